@@ -1,0 +1,124 @@
+/* encoded.c — zs_encoded: a format id, sizes, named typed arrays and integer parameters. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/zs_internal.h"
+
+zs_status zsi_encoded_new(zs_encoded **out, zs_format format, zs_type type, int64_t rows,
+                          int64_t cols, int64_t nnz) {
+  zs_encoded *E = calloc(1, sizeof *E);
+  if (!E) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "encoded matrix header");
+  E->format = format, E->type = type, E->rows = rows, E->cols = cols, E->nnz = nnz;
+  *out = E;
+  return ZS_OK;
+}
+
+void zs_encoded_destroy(zs_encoded **E) {
+  if (!E || !*E) return;
+  for (int i = 0; i < (*E)->n_arrays; i++) zsi_free((*E)->arrays[i].data);
+  free(*E);
+  *E = NULL;
+}
+
+zs_status zsi_encoded_add_array(zs_encoded *E, const char *name, uint32_t elem_size,
+                                uint64_t count, void **data) {
+  if (E->n_arrays == ZSI_MAX_ARRAYS || strlen(name) > ZSI_NAME_MAX || elem_size == 0)
+    return zsi_error(ZS_ERR_INTERNAL, "cannot add array '%s'", name);
+  void *p = zsi_alloc_array(count, elem_size);
+  if (!p)
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "array '%s': %" PRIu64 " x %u bytes", name, count,
+                     elem_size);
+  zsi_array *a = &E->arrays[E->n_arrays++];
+  strcpy(a->name, name);
+  a->elem_size = elem_size, a->count = count, a->data = p;
+  if (data) *data = p;
+  return ZS_OK;
+}
+
+zs_status zsi_encoded_add_param(zs_encoded *E, const char *name, int64_t value) {
+  if (E->n_params == ZSI_MAX_PARAMS || strlen(name) > ZSI_NAME_MAX)
+    return zsi_error(ZS_ERR_INTERNAL, "cannot add parameter '%s'", name);
+  zsi_param *p = &E->params[E->n_params++];
+  strcpy(p->name, name);
+  p->value = value;
+  return ZS_OK;
+}
+
+const zsi_array *zsi_encoded_array(const zs_encoded *E, const char *name) {
+  for (int i = 0; i < E->n_arrays; i++)
+    if (strcmp(E->arrays[i].name, name) == 0) return &E->arrays[i];
+  return NULL;
+}
+
+zs_status zsi_encoded_need(const zs_encoded *E, const char *name, uint32_t elem_size,
+                           uint64_t count, const void **data) {
+  const zsi_array *a = zsi_encoded_array(E, name);
+  if (!a) return zsi_error(ZS_ERR_CORRUPT, "array '%s' is missing", name);
+  if (a->elem_size != elem_size)
+    return zsi_error(ZS_ERR_CORRUPT, "array '%s' has %u-byte elements, expected %u", name,
+                     a->elem_size, elem_size);
+  if (a->count != count)
+    return zsi_error(ZS_ERR_CORRUPT, "array '%s' has %" PRIu64 " elements, expected %" PRIu64,
+                     name, a->count, count);
+  *data = a->data;
+  return ZS_OK;
+}
+
+void zsi_encoded_view(const zs_encoded *E, zsb_encoded_view *view, zsb_array *arrays,
+                      zsb_param *params) {
+  for (int i = 0; i < E->n_arrays; i++)
+    arrays[i] = (zsb_array){E->arrays[i].name, E->arrays[i].data, E->arrays[i].count,
+                            E->arrays[i].elem_size};
+  for (int i = 0; i < E->n_params; i++)
+    params[i] = (zsb_param){E->params[i].name, E->params[i].value};
+  *view = (zsb_encoded_view){E->format, E->type,     E->rows,  E->cols, E->nnz,
+                             E->n_arrays, arrays,    E->n_params, params};
+}
+
+zs_format zs_encoded_format(const zs_encoded *E) { return E->format; }
+zs_type zs_encoded_type(const zs_encoded *E) { return E->type; }
+int64_t zs_encoded_rows(const zs_encoded *E) { return E->rows; }
+int64_t zs_encoded_cols(const zs_encoded *E) { return E->cols; }
+int64_t zs_encoded_nnz(const zs_encoded *E) { return E->nnz; }
+int zs_encoded_array_count(const zs_encoded *E) { return E->n_arrays; }
+int zs_encoded_param_count(const zs_encoded *E) { return E->n_params; }
+
+uint64_t zs_encoded_bytes(const zs_encoded *E) {
+  uint64_t total = 0;
+  for (int i = 0; i < E->n_arrays; i++) total += E->arrays[i].count * E->arrays[i].elem_size;
+  return total;
+}
+
+zs_status zs_encoded_array_info(const zs_encoded *E, int i, const char **name, size_t *elem_size,
+                                uint64_t *count) {
+  if (!E || i < 0 || i >= E->n_arrays)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "array index %d out of range", i);
+  if (name) *name = E->arrays[i].name;
+  if (elem_size) *elem_size = E->arrays[i].elem_size;
+  if (count) *count = E->arrays[i].count;
+  return ZS_OK;
+}
+
+zs_status zs_encoded_param_info(const zs_encoded *E, int i, const char **name, int64_t *value) {
+  if (!E || i < 0 || i >= E->n_params)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "parameter index %d out of range", i);
+  if (name) *name = E->params[i].name;
+  if (value) *value = E->params[i].value;
+  return ZS_OK;
+}
+
+zs_status zs_encode(zs_encoded **out, const zs_matrix *A, zs_format format,
+                    const char *options) {
+  if (!out || !A) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encode: NULL argument");
+  const zsi_format_ops *f = zsi_format_lookup(format);
+  if (!f) return zsi_error(ZS_ERR_UNSUPPORTED, "format %d is not built in", (int)format);
+  return f->encode(A, options, out);
+}
+
+zs_status zs_decode(zs_matrix **out, const zs_encoded *E) {
+  if (!out || !E) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_decode: NULL argument");
+  const zsi_format_ops *f = zsi_format_lookup(E->format);
+  if (!f) return zsi_error(ZS_ERR_UNSUPPORTED, "format %d is not built in", (int)E->format);
+  return f->decode(E, out);
+}

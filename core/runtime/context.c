@@ -1,0 +1,134 @@
+/* context.c — context lifetime, backend registry, module loading and backend selection. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/runtime/runtime.h"
+
+#ifndef ZS_MODULE_INSTALL_DIR
+#define ZS_MODULE_INSTALL_DIR ""
+#endif
+#ifndef ZS_MODULE_BUILD_DIR
+#define ZS_MODULE_BUILD_DIR ""
+#endif
+
+static zsi_backend_slot *add_slot(zs_context *ctx, const char *name) {
+  zsi_backend_slot *b = &ctx->backends[ctx->n_backends++];
+  snprintf(b->name, sizeof b->name, "%s", name);
+  return b;
+}
+
+static void init_slot(zsi_backend_slot *b, const zsb_backend *ops) {
+  if (ops->abi_version != ZS_BACKEND_ABI_VERSION) {
+    snprintf(b->detail, sizeof b->detail, "module ABI %u, library expects %u", ops->abi_version,
+             (unsigned)ZS_BACKEND_ABI_VERSION);
+    return;
+  }
+  b->ops = ops;
+  b->usable = ops->init(ops->self, zsi_backend_error, b->detail, sizeof b->detail) == ZS_OK;
+}
+
+/* dlopen libzsparse-<name>.so from $ZS_MODULE_DIR, the build tree, then the install dir. */
+static void load_module(zsi_backend_slot *b, const char *name) {
+  const char *dirs[] = {getenv("ZS_MODULE_DIR"), ZS_MODULE_BUILD_DIR, ZS_MODULE_INSTALL_DIR};
+  char path[1024], tried[ZSI_DETAIL_LEN] = "";
+  for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+    if (!dirs[i] || !dirs[i][0]) continue;
+    snprintf(path, sizeof path, "%s/libzsparse-%s.so", dirs[i], name);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      snprintf(tried + strlen(tried), sizeof tried - strlen(tried), "%s%s", tried[0] ? "; " : "",
+               dlerror());
+      continue;
+    }
+    zsb_entry_fn entry = (zsb_entry_fn)dlsym(h, ZSB_ENTRY_SYMBOL);
+    if (!entry) {
+      snprintf(b->detail, sizeof b->detail, "%.200s has no %s", path, ZSB_ENTRY_SYMBOL);
+      dlclose(h);
+      return;
+    }
+    b->module = h;
+    init_slot(b, entry());
+    return;
+  }
+  snprintf(b->detail, sizeof b->detail, "module libzsparse-%s.so not loaded: %s", name,
+           tried[0] ? tried : "not built (configure with -Dcuda/-Dhip=enabled)");
+}
+
+zs_status zs_context_create(zs_context **out) {
+  if (!out) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_context_create: out is NULL");
+  zs_context *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "context");
+  zsi_discover(ctx);
+  init_slot(add_slot(ctx, "ref"), zsi_backend_ref());
+  zsi_backend_cpu_set_threads(ctx->topo.threads);
+  init_slot(add_slot(ctx, "cpu"), zsi_backend_cpu());
+  static const struct { const char *name, *vendor; int pci_id; } gpu[] = {
+      {"cuda", "NVIDIA", 0x10de}, {"hip", "AMD", 0x1002}};
+  for (int i = 0; i < 2; i++) {
+    zsi_backend_slot *b = add_slot(ctx, gpu[i].name);
+    int found = i == 0 ? ctx->topo.gpus_nvidia : ctx->topo.gpus_amd;
+    if (found)
+      load_module(b, gpu[i].name);
+    else
+      snprintf(b->detail, sizeof b->detail, "no %s GPU found (hwloc PCI vendor 0x%04x)%s",
+               gpu[i].vendor, gpu[i].pci_id, ctx->topo.hwloc ? "" : "; built without hwloc");
+  }
+  *out = ctx;
+  return ZS_OK;
+}
+
+void zs_context_destroy(zs_context **ctx) {
+  if (!ctx || !*ctx) return;
+  for (int i = 0; i < (*ctx)->n_backends; i++) {
+    zsi_backend_slot *b = &(*ctx)->backends[i];
+    if (b->ops && b->usable && b->ops->fini) b->ops->fini(b->ops->self);
+    if (b->module) dlclose(b->module);
+  }
+  free(*ctx);
+  *ctx = NULL;
+}
+
+int zs_context_backend_count(const zs_context *ctx) { return ctx ? ctx->n_backends : 0; }
+
+zs_status zs_context_backend_info(const zs_context *ctx, int i, zs_backend_info *info) {
+  if (!ctx || !info || i < 0 || i >= ctx->n_backends)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "backend index %d out of range", i);
+  const zsi_backend_slot *b = &ctx->backends[i];
+  *info = (zs_backend_info){b->name, b->usable, b->detail};
+  return ZS_OK;
+}
+
+const char *zs_context_default_backend(const zs_context *ctx) {
+  const char *env = getenv("ZS_BACKEND");
+  if (env && *env) return env;
+  static const char *const order[] = {"cuda", "hip", "cpu"};
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < ctx->n_backends; i++)
+      if (ctx->backends[i].usable && strcmp(ctx->backends[i].name, order[k]) == 0)
+        return order[k];
+  return "cpu";
+}
+
+void zs_context_topology(const zs_context *ctx, zs_topology *out) { *out = ctx->topo; }
+int zs_context_device_count(const zs_context *ctx) { return ctx ? ctx->n_devices : 0; }
+const char *zs_context_device(const zs_context *ctx, int i) {
+  return ctx && i >= 0 && i < ctx->n_devices ? ctx->devices[i] : NULL;
+}
+
+zs_status zsi_backend_get(zs_context *ctx, const char *name, const zsi_backend_slot **out) {
+  if (!ctx) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "context is NULL");
+  if (!name) name = zs_context_default_backend(ctx);
+  for (int i = 0; i < ctx->n_backends; i++) {
+    const zsi_backend_slot *b = &ctx->backends[i];
+    if (strcmp(b->name, name) != 0) continue;
+    if (!b->usable)
+      return zsi_error(ZS_ERR_BACKEND_UNAVAILABLE, "backend '%s' is not usable: %s", name,
+                       b->detail);
+    *out = b;
+    return ZS_OK;
+  }
+  return zsi_error(ZS_ERR_INVALID_ARGUMENT, "unknown backend '%s' (known: ref, cpu, cuda, hip)",
+                   name);
+}

@@ -1,0 +1,37 @@
+/* runtime.h — the context: discovered topology and the backend registry. */
+#ifndef ZS_RUNTIME_H
+#define ZS_RUNTIME_H
+
+#include "core/zs_internal.h"
+
+#define ZSI_MAX_BACKENDS 8
+#define ZSI_MAX_DEVICES 32
+#define ZSI_DETAIL_LEN 256
+
+typedef struct zsi_backend_slot {
+  const zsb_backend *ops; /* NULL when the backend could not be loaded */
+  char name[16];
+  int usable;
+  char detail[ZSI_DETAIL_LEN];
+  void *module; /* dlopen handle, or NULL for built-in backends */
+} zsi_backend_slot;
+
+struct zs_context {
+  zs_topology topo;
+  int n_devices;
+  char devices[ZSI_MAX_DEVICES][ZSI_DETAIL_LEN];
+  int n_backends;
+  zsi_backend_slot backends[ZSI_MAX_BACKENDS];
+};
+
+/* Fill ctx->topo and ctx->devices (hwloc when built with it, sysconf otherwise). */
+ZSI_HIDDEN void zsi_discover(zs_context *ctx);
+/* The usable backend named `name` (NULL: the default), or an error naming why not. */
+ZSI_HIDDEN zs_status zsi_backend_get(zs_context *ctx, const char *name,
+                                     const zsi_backend_slot **out);
+
+/* A vector's backend and storage, for operators (core/runtime/vector.c). */
+ZSI_HIDDEN const zsb_backend *zsi_vector_backend(const zs_vector *v);
+ZSI_HIDDEN void *zsi_vector_data(const zs_vector *v);
+
+#endif

@@ -1,0 +1,106 @@
+/* vector.c — zs_vector: an array of one value type resident on one backend, and BLAS-1. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/runtime/runtime.h"
+
+struct zs_vector {
+  const zsb_backend *be;
+  zs_type type;
+  int64_t n;
+  void *data;
+};
+
+zs_status zs_vector_create(zs_vector **out, zs_context *ctx, const char *backend, zs_type type,
+                           int64_t n) {
+  if (!out) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_create: out is NULL");
+  if (type != ZS_F32 && type != ZS_F64)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vector: value type %d is invalid", (int)type);
+  if (n < 0 || n > ZS_MAX_DIM)
+    return zsi_error(ZS_ERR_OVERFLOW, "vector length %" PRId64 " outside [0, 2^31-1]", n);
+  const zsi_backend_slot *b;
+  zs_status s = zsi_backend_get(ctx, backend, &b);
+  if (s != ZS_OK) return s;
+  zs_vector *v = calloc(1, sizeof *v);
+  if (!v) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "vector header");
+  v->be = b->ops, v->type = type, v->n = n;
+  if ((s = v->be->alloc(v->be->self, &v->data, (size_t)n * zs_type_size(type))) != ZS_OK) {
+    free(v);
+    return s;
+  }
+  *out = v;
+  return ZS_OK;
+}
+
+void zs_vector_destroy(zs_vector **v) {
+  if (!v || !*v) return;
+  (*v)->be->free((*v)->be->self, (*v)->data);
+  free(*v);
+  *v = NULL;
+}
+
+int64_t zs_vector_size(const zs_vector *v) { return v ? v->n : 0; }
+zs_type zs_vector_type(const zs_vector *v) { return v ? v->type : ZS_F64; }
+
+/* Internal: the backend and data pointer of a vector, for operators. */
+const zsb_backend *zsi_vector_backend(const zs_vector *v) { return v->be; }
+void *zsi_vector_data(const zs_vector *v) { return v->data; }
+
+static size_t bytes_of(const zs_vector *v) { return (size_t)v->n * zs_type_size(v->type); }
+
+zs_status zs_vector_upload(zs_vector *v, const void *host) {
+  if (!v || (!host && v->n))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_upload: NULL argument");
+  return v->be->upload(v->be->self, v->data, host, bytes_of(v));
+}
+
+zs_status zs_vector_download(const zs_vector *v, void *host) {
+  if (!v || (!host && v->n))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_download: NULL argument");
+  return v->be->download(v->be->self, host, v->data, bytes_of(v));
+}
+
+zs_status zs_vector_fill(zs_vector *v, double value) {
+  if (!v) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_fill: NULL vector");
+  return v->be->fill(v->be->self, v->type, v->data, v->n, value);
+}
+
+static zs_status same_shape(const zs_vector *a, const zs_vector *b, const char *what) {
+  if (!a || !b) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: NULL vector", what);
+  if (a->be != b->be)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: vectors live on backends '%s' and '%s'", what,
+                     a->be->name, b->be->name);
+  if (a->type != b->type || a->n != b->n)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "%s: vectors differ (%s[%" PRId64 "] vs %s[%" PRId64 "])", what,
+                     zs_type_name(a->type), a->n, zs_type_name(b->type), b->n);
+  return ZS_OK;
+}
+
+zs_status zs_vector_copy(zs_vector *dst, const zs_vector *src) {
+  zs_status s = same_shape(dst, src, "zs_vector_copy");
+  if (s != ZS_OK) return s;
+  return dst->be->copy(dst->be->self, dst->data, src->data, bytes_of(dst));
+}
+
+zs_status zs_vector_dot(const zs_vector *x, const zs_vector *y, double *out) {
+  zs_status s = same_shape(x, y, "zs_vector_dot");
+  if (s != ZS_OK) return s;
+  if (!out) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_dot: out is NULL");
+  return x->be->dot(x->be->self, x->type, x->n, x->data, y->data, out);
+}
+
+zs_status zs_vector_nrm2(const zs_vector *x, double *out) {
+  double d;
+  zs_status s = zs_vector_dot(x, x, &d);
+  if (s == ZS_OK) *out = sqrt(d);
+  return s;
+}
+
+zs_status zs_vector_axpby(double alpha, const zs_vector *x, double beta, zs_vector *y) {
+  zs_status s = same_shape(x, y, "zs_vector_axpby");
+  if (s != ZS_OK) return s;
+  return y->be->axpby(y->be->self, y->type, y->n, alpha, x->data, beta, y->data);
+}

@@ -1,0 +1,103 @@
+/* zsparse_backend.h — the backend plugin ABI, versioned apart from the public API. */
+#ifndef ZSPARSE_BACKEND_H
+#define ZSPARSE_BACKEND_H
+
+#include "zsparse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bump when any struct below changes layout or a function changes meaning. */
+#define ZS_BACKEND_ABI_VERSION 1
+
+/* One named array of an encoded matrix, already validated, in host memory. */
+typedef struct zsb_array {
+  const char *name;
+  const void *data;
+  uint64_t count;   /* elements */
+  uint32_t elem_size;
+} zsb_array;
+
+typedef struct zsb_param {
+  const char *name;
+  int64_t value;
+} zsb_param;
+
+/* What a backend receives to build an operator: plain data, no library internals, so a
+ * dlopen'ed module needs nothing from libzsparse. */
+typedef struct zsb_encoded_view {
+  zs_format format;
+  zs_type type;
+  int64_t rows, cols, nnz;
+  int n_arrays;
+  const zsb_array *arrays;
+  int n_params;
+  const zsb_param *params;
+} zsb_encoded_view;
+
+/* Functions may set a message with the `error` callback given at init (thread-local in the
+ * library). Device pointers are opaque to the library. */
+typedef void (*zsb_error_fn)(zs_status status, const char *message);
+
+typedef struct zsb_backend {
+  uint32_t abi_version; /* ZS_BACKEND_ABI_VERSION */
+  const char *name;
+  void *self; /* backend state, passed back as first argument */
+
+  /* Called once after loading. Returns ZS_OK when usable; otherwise writes why to `why`. */
+  zs_status (*init)(void *self, zsb_error_fn error, char *why, size_t why_len);
+  void (*fini)(void *self);
+
+  /* Memory. Vectors are arrays of `type` on the backend. */
+  zs_status (*alloc)(void *self, void **ptr, size_t bytes);
+  void (*free)(void *self, void *ptr);
+  zs_status (*upload)(void *self, void *dst, const void *src_host, size_t bytes);
+  zs_status (*download)(void *self, void *dst_host, const void *src, size_t bytes);
+  zs_status (*copy)(void *self, void *dst, const void *src, size_t bytes);
+  zs_status (*fill)(void *self, zs_type type, void *x, int64_t n, double value);
+
+  /* BLAS-1, deterministic. */
+  zs_status (*dot)(void *self, zs_type type, int64_t n, const void *x, const void *y,
+                   double *out);
+  zs_status (*axpby)(void *self, zs_type type, int64_t n, double alpha, const void *x,
+                     double beta, void *y);
+
+  /* Operators. create returns ZS_ERR_UNSUPPORTED for a format it has no kernel for.
+   * options is the user's "key=value,..." string or NULL. */
+  zs_status (*op_create)(void *self, void **op, const zsb_encoded_view *enc,
+                         const char *options);
+  void (*op_destroy)(void *self, void *op);
+  zs_status (*op_apply)(void *self, void *op, zs_op which, double alpha, const void *x,
+                        double beta, void *y);
+  zs_status (*sync)(void *self);
+} zsb_backend;
+
+/* A module exports this symbol; the library dlopens the module and calls it. */
+typedef const zsb_backend *(*zsb_entry_fn)(void);
+#define ZSB_ENTRY_SYMBOL "zsb_backend_entry"
+
+/* Look up an array / parameter of a view by name; NULL / `fallback` when absent. */
+static inline const zsb_array *zsb_find_array(const zsb_encoded_view *v, const char *name) {
+  for (int i = 0; i < v->n_arrays; i++) {
+    const char *a = v->arrays[i].name, *b = name;
+    while (*a && *a == *b) a++, b++;
+    if (*a == *b) return &v->arrays[i];
+  }
+  return NULL;
+}
+
+static inline int64_t zsb_find_param(const zsb_encoded_view *v, const char *name,
+                                     int64_t fallback) {
+  for (int i = 0; i < v->n_params; i++) {
+    const char *a = v->params[i].name, *b = name;
+    while (*a && *a == *b) a++, b++;
+    if (*a == *b) return v->params[i].value;
+  }
+  return fallback;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZSPARSE_BACKEND_H */
