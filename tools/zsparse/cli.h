@@ -1,0 +1,121 @@
+/* cli.h — declarations shared by the zsparse subcommands: argument parsing, JSON, loading. */
+#ifndef ZS_CLI_H
+#define ZS_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "zsparse.h"
+
+/* Exit codes of every subcommand. */
+enum { ZS_CLI_OK = 0, ZS_CLI_FAIL = 1, ZS_CLI_USAGE = 2 };
+
+/* ---- subcommands (cli_<name>.c) ---- */
+int zs_cli_devices(int argc, char **argv);
+int zs_cli_info(int argc, char **argv);
+int zs_cli_convert(int argc, char **argv);
+int zs_cli_spmv(int argc, char **argv);
+int zs_cli_gen(int argc, char **argv);
+int zs_cli_demo(int argc, char **argv);
+
+/* ---- argument parsing (cli_args.c) ----
+ * Options are "--name value", "--name=value", "-x value" or flags without a value. A spec
+ * table lists them; everything else that does not start with '-' is a positional argument. */
+typedef struct zs_cli_opt {
+  const char *long_name; /* "format" for --format */
+  char short_name;       /* 'f' for -f, or 0 */
+  int takes_value;       /* 1: needs a value; 0: a flag */
+  const char *value;     /* filled in: the value, or "1" for a present flag, NULL if absent */
+} zs_cli_opt;
+
+/* Parse argv[1..argc-1] (argv[0] is the subcommand name). Positional arguments are collected
+ * into pos (at most max_pos). "--help"/"-h" sets *help. Returns 0, or prints
+ * "zsparse <cmd>: ..." and returns ZS_CLI_USAGE. */
+int zs_cli_parse(const char *cmd, int argc, char **argv, zs_cli_opt *opts, int n_opts,
+                 const char **pos, int max_pos, int *n_pos, int *help);
+/* The value of option `long_name` (NULL when absent). */
+const char *zs_cli_get(const zs_cli_opt *opts, int n_opts, const char *long_name);
+
+/* Print "zsparse <cmd>: <message>" to stderr; usage errors add a hint to --help. */
+void zs_cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Print "zsparse <cmd>: <zs_last_error()>" (or the status name when the message is empty). */
+void zs_cli_lib_error(const char *cmd, zs_status s);
+
+/* Parse "f32"/"f64"; returns 0 or -1. */
+int zs_cli_parse_type(const char *s, zs_type *out);
+/* Parse a positive integer in [lo, hi]; returns 0 or -1. */
+int zs_cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
+
+/* ---- inputs (cli_util.c) ---- */
+/* 1 when the file begins with the .zsm magic "ZSPARSE" or, if unreadable, ends in ".zsm". */
+int zs_cli_is_zsm(const char *path);
+/* 1 when path ends with suffix. */
+int zs_cli_ends_with(const char *path, const char *suffix);
+/* 1 when progress lines are wanted (stderr is a terminal). */
+int zs_cli_progress(void);
+
+/* ---- small numerics (cli_util.c) ---- */
+double zs_cli_now(void); /* monotonic seconds */
+/* A deterministic generator (splitmix64) for test vectors. */
+typedef struct zs_cli_rng {
+  uint64_t state;
+} zs_cli_rng;
+uint64_t zs_cli_rng_next(zs_cli_rng *r);
+double zs_cli_rng_uniform(zs_cli_rng *r); /* uniform in [-1, 1] */
+/* Median of n doubles (sorts them in place). */
+double zs_cli_median(double *v, int n);
+
+/* ---- JSON output (cli_json.c) ----
+ * One object on stdout. Keys are given at each call; inside arrays pass key = NULL. Non-finite
+ * numbers are written as null (JSON has no NaN or infinity). */
+typedef struct zs_json {
+  FILE *f;
+  int depth;
+  int count[32]; /* members written so far at each nesting level */
+} zs_json;
+void zs_json_begin(zs_json *j, FILE *f); /* opens the top-level object */
+void zs_json_end(zs_json *j);            /* closes it and writes a newline */
+void zs_json_object(zs_json *j, const char *key);
+void zs_json_object_end(zs_json *j);
+void zs_json_array(zs_json *j, const char *key);
+void zs_json_array_end(zs_json *j);
+void zs_json_str(zs_json *j, const char *key, const char *value); /* NULL value: null */
+void zs_json_int(zs_json *j, const char *key, int64_t value);
+void zs_json_num(zs_json *j, const char *key, double value);
+void zs_json_bool(zs_json *j, const char *key, int value);
+void zs_json_null(zs_json *j, const char *key);
+/* Write s as a JSON string literal (quotes, escapes, control characters as \u00XX). */
+void zs_json_write_string(FILE *f, const char *s);
+
+/* ---- SpMV measurement shared by `spmv` and `demo` (cli_measure.c) ---- */
+typedef struct zs_cli_measure {
+  /* inputs */
+  zs_op op;
+  int repeat;    /* timed repetitions after one warm-up */
+  int check;     /* compare with the host reference */
+  uint64_t seed; /* for x and y */
+  /* results */
+  uint64_t bytes;       /* encoded bytes + x bytes + y bytes */
+  double time_median_s; /* median of the timed runs */
+  double time_min_s;
+  double gbps;        /* bytes / time_median_s / 1e9 */
+  double max_rel_err; /* infinity when a result was NaN or missing; 0 when not checked */
+  double tolerance;
+  int64_t len_max; /* longest row of op(A): what the tolerance scales with */
+  int check_ok;    /* 1 when checked and within tolerance, or not checked */
+} zs_cli_measure;
+
+/* Tolerance of --check for a value type and op(A)'s longest row:
+ * 16 * eps(type) * min(len_max + 2, 1024). */
+double zs_cli_tolerance(zs_type type, int64_t len_max);
+
+/* Create vectors on op's backend, time `repeat` runs of y = op(A) x (alpha 1, beta 0) and,
+ * with check, compare two products (beta 0 over a NaN-poisoned y, and alpha 0.75 / beta -1.25
+ * over a random y) against a long double reference computed from A's CSR (A: the same matrix
+ * as the operator, in the operator's value type). Returns a status (an error is printed as
+ * "zsparse <cmd>: ..."); m holds the results. */
+zs_status zs_cli_measure_run(const char *cmd, zs_context *ctx, zs_operator *op, const zs_encoded *E,
+                             const zs_matrix *A, zs_cli_measure *m);
+
+#endif /* ZS_CLI_H */

@@ -1,0 +1,54 @@
+/* cli_util.c — small helpers for the zsparse tool: file kind, timing, test-vector RNG, median. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int zs_cli_ends_with(const char *path, const char *suffix) {
+  size_t n = strlen(path), k = strlen(suffix);
+  return n >= k && strcmp(path + n - k, suffix) == 0;
+}
+
+int zs_cli_is_zsm(const char *path) {
+  /* The content decides; the name only when the file cannot be read (the loader then says why). */
+  FILE *f = fopen(path, "rb");
+  if (!f) return zs_cli_ends_with(path, ".zsm");
+  char magic[7];
+  size_t got = fread(magic, 1, sizeof magic, f);
+  fclose(f);
+  if (got == sizeof magic && memcmp(magic, "ZSPARSE", sizeof magic) == 0) return 1;
+  return got < sizeof magic && zs_cli_ends_with(path, ".zsm");
+}
+
+int zs_cli_progress(void) { return isatty(STDERR_FILENO); }
+
+double zs_cli_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+uint64_t zs_cli_rng_next(zs_cli_rng *r) {
+  uint64_t z = (r->state += UINT64_C(0x9E3779B97F4A7C15));
+  z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+  return z ^ (z >> 31);
+}
+
+double zs_cli_rng_uniform(zs_cli_rng *r) {
+  /* 53 random bits -> [0, 1) -> [-1, 1) */
+  return 2.0 * ((double)(zs_cli_rng_next(r) >> 11) * 0x1.0p-53) - 1.0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double zs_cli_median(double *v, int n) {
+  if (n <= 0) return 0.0;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
