@@ -31,7 +31,11 @@ static void init_slot(zsi_backend_slot *b, const zsb_backend *ops) {
 
 /* dlopen libzsparse-<name>.so from $ZS_MODULE_DIR, the build tree, then the install dir. */
 static void load_module(zsi_backend_slot *b, const char *name) {
-  const char *dirs[] = {getenv("ZS_MODULE_DIR"), ZS_MODULE_BUILD_DIR, ZS_MODULE_INSTALL_DIR};
+  /* The build tree keeps each module in backends/<name>/. */
+  char build_dir[512];
+  snprintf(build_dir, sizeof build_dir, "%s/%s", ZS_MODULE_BUILD_DIR, name);
+  const char *dirs[] = {getenv("ZS_MODULE_DIR"), ZS_MODULE_BUILD_DIR[0] ? build_dir : NULL,
+                        ZS_MODULE_INSTALL_DIR};
   char path[1024], tried[ZSI_DETAIL_LEN] = "";
   for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
     if (!dirs[i] || !dirs[i][0]) continue;

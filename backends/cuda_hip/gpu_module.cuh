@@ -1,0 +1,454 @@
+/* gpu_module.cuh — the zsb_backend of the CUDA and HIP modules: device memory, BLAS-1 and
+ * CSR/COO operators. Included once by backends/cuda/zsparse_cuda.cu and
+ * backends/hip/zsparse_hip.cpp; everything vendor-specific comes from zs_gpu_compat.h. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cuda_hip/blas1_kernels.cuh"
+#include "backends/cuda_hip/coo_kernels.cuh"
+#include "backends/cuda_hip/csr_kernels.cuh"
+#include "backends/cuda_hip/row_blocks.h"
+#include "zsparse_backend.h"
+
+namespace {
+
+#define ZS_GPU_NAME_LEN 256
+
+struct gpu_state {
+  zsb_error_fn error;
+  double *dot_partials; /* ZS_DOT_BLOCKS + 1 doubles */
+  char name[ZS_GPU_NAME_LEN];
+};
+gpu_state g_state;
+
+zs_status fail(zs_status s, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (g_state.error) g_state.error(s, msg);
+  return s;
+}
+
+zs_status check(gpuError_t e, const char *what) {
+  if (e == gpuSuccess) return ZS_OK;
+  return fail(e == gpuErrorMemoryAllocation ? ZS_ERR_OUT_OF_MEMORY : ZS_ERR_DEVICE,
+              ZS_GPU_RUNTIME " %s: %s", what, gpuGetErrorString(e));
+}
+
+zs_status check_launch(const char *what) { return check(gpuGetLastError(), what); }
+
+/* Grid for grid-stride loops: enough blocks to fill the device, never zero. */
+unsigned grid_for(int64_t n, int threads) {
+  int64_t b = (n + threads - 1) / threads;
+  if (b > 65535) b = 65535;
+  return b < 1 ? 1u : (unsigned)b;
+}
+
+/* ---- device memory ---- */
+template <typename V>
+zs_status upload_array(V **dst, const void *src, uint64_t count, const char *what) {
+  *dst = NULL;
+  if (count == 0) return ZS_OK;
+  zs_status s = check(gpuMalloc((void **)dst, count * sizeof(V)), what);
+  if (s == ZS_OK) s = check(gpuMemcpy(*dst, src, count * sizeof(V), gpuMemcpyHostToDevice), what);
+  return s;
+}
+
+void release(void *p) {
+  if (p) (void)gpuFree(p); /* nothing useful to do if freeing fails */
+}
+
+/* ---- operators ---- */
+struct gpu_op {
+  zs_format format;
+  zs_type type;
+  int64_t rows, cols, nnz;
+  bool atomic_transpose;
+  /* CSR: ptr/idx/val; COO: row/idx/val */
+  int64_t *ptr;
+  int32_t *row, *idx;
+  void *val;
+  /* CSR row plan of A (and of Aᵀ once a deterministic SpMVT built it) */
+  zs_row_block *blocks, *t_blocks;
+  zs_long_row *long_rows, *t_long_rows;
+  int64_t n_blocks, n_long_rows, t_n_blocks, t_n_long_rows;
+  void *partials, *t_partials;
+  /* Aᵀ index for deterministic SpMVT: per nonzero in column order, its row and position. */
+  int64_t *t_ptr;
+  int32_t *t_row, *t_idx, *t_perm;
+  bool have_transpose;
+  /* COO carries (per range of ZS_COO_RANGE nonzeros) */
+  int64_t ranges;
+  int32_t *head_row, *tail_row;
+  void *head_sum, *tail_sum;
+};
+
+void op_free(gpu_op *op) {
+  void *ptrs[] = {op->ptr,      op->row,         op->idx,        op->val,       op->blocks,
+                  op->t_blocks, op->long_rows,   op->t_long_rows, op->partials, op->t_partials,
+                  op->t_ptr,    op->t_row,       op->t_idx,      op->t_perm,    op->head_row,
+                  op->tail_row, op->head_sum,    op->tail_sum};
+  for (void *p : ptrs) release(p);
+  free(op);
+}
+
+size_t type_size(zs_type t) { return t == ZS_F64 ? 8 : 4; }
+
+zs_status upload_plan(const int64_t *host_ptr, int64_t rows, size_t value_size,
+                      zs_row_block **blocks, int64_t *n_blocks, zs_long_row **long_rows,
+                      int64_t *n_long_rows, void **partials) {
+  zs_row_plan plan;
+  if (!zs_row_plan_build(&plan, host_ptr, rows)) {
+    zs_row_plan_free(&plan);
+    return fail(ZS_ERR_OUT_OF_MEMORY, "row plan for %lld rows", (long long)rows);
+  }
+  zs_status s = upload_array(blocks, plan.blocks, (uint64_t)plan.n_blocks, "row blocks");
+  if (s == ZS_OK)
+    s = upload_array(long_rows, plan.long_rows, (uint64_t)plan.n_long_rows, "long rows");
+  if (s == ZS_OK && plan.n_partials > 0)
+    s = check(gpuMalloc(partials, (size_t)plan.n_partials * value_size), "partials");
+  *n_blocks = plan.n_blocks, *n_long_rows = plan.n_long_rows;
+  zs_row_plan_free(&plan);
+  return s;
+}
+
+/* Counting sort of the nonzeros by column: t_ptr (cols + 1), and per position in column order
+ * the nonzero's row and its index in the original arrays. */
+zs_status build_transpose_host(const int32_t *rows_of, const int32_t *col, int64_t nnz,
+                               int64_t cols, int64_t **t_ptr, int32_t **t_row, int32_t **t_perm) {
+  *t_ptr = (int64_t *)calloc((size_t)cols + 1, sizeof(int64_t));
+  *t_row = (int32_t *)malloc((size_t)(nnz ? nnz : 1) * sizeof(int32_t));
+  *t_perm = (int32_t *)malloc((size_t)(nnz ? nnz : 1) * sizeof(int32_t));
+  if (!*t_ptr || !*t_row || !*t_perm) return fail(ZS_ERR_OUT_OF_MEMORY, "transpose index");
+  for (int64_t k = 0; k < nnz; k++) (*t_ptr)[col[k] + 1]++;
+  for (int64_t j = 0; j < cols; j++) (*t_ptr)[j + 1] += (*t_ptr)[j];
+  int64_t *next = (int64_t *)malloc(((size_t)cols + 1) * sizeof(int64_t));
+  if (!next) return fail(ZS_ERR_OUT_OF_MEMORY, "transpose index");
+  memcpy(next, *t_ptr, ((size_t)cols + 1) * sizeof(int64_t));
+  for (int64_t k = 0; k < nnz; k++) {
+    const int64_t p = next[col[k]]++;
+    (*t_row)[p] = rows_of[k];
+    (*t_perm)[p] = (int32_t)k;
+  }
+  free(next);
+  return ZS_OK;
+}
+
+/* Built on first use, from the device copy, so operators used only for Ax pay nothing. */
+zs_status ensure_transpose(gpu_op *op) {
+  if (op->have_transpose) return ZS_OK;
+  if (op->nnz > INT32_MAX)
+    return fail(ZS_ERR_UNSUPPORTED,
+                "deterministic SpMVT indexes nonzeros with 32 bits; this matrix has %lld "
+                "(create the operator with transpose=atomic)",
+                (long long)op->nnz);
+  const size_t n = (size_t)(op->nnz ? op->nnz : 1);
+  int32_t *rows_of = (int32_t *)malloc(n * sizeof(int32_t));
+  int32_t *col = (int32_t *)malloc(n * sizeof(int32_t));
+  int64_t *t_ptr = NULL;
+  int32_t *t_row = NULL, *t_perm = NULL;
+  zs_status s = rows_of && col ? ZS_OK : fail(ZS_ERR_OUT_OF_MEMORY, "transpose index");
+  if (s == ZS_OK && op->nnz)
+    s = check(gpuMemcpy(col, op->idx, (size_t)op->nnz * 4, gpuMemcpyDeviceToHost), "download");
+  if (s == ZS_OK && op->format == ZS_FORMAT_COO && op->nnz)
+    s = check(gpuMemcpy(rows_of, op->row, (size_t)op->nnz * 4, gpuMemcpyDeviceToHost),
+              "download");
+  if (s == ZS_OK && op->format == ZS_FORMAT_CSR) {
+    int64_t *ptr = (int64_t *)malloc(((size_t)op->rows + 1) * sizeof(int64_t));
+    s = ptr ? check(gpuMemcpy(ptr, op->ptr, ((size_t)op->rows + 1) * 8, gpuMemcpyDeviceToHost),
+                    "download")
+            : fail(ZS_ERR_OUT_OF_MEMORY, "transpose index");
+    for (int64_t i = 0; s == ZS_OK && i < op->rows; i++)
+      for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) rows_of[k] = (int32_t)i;
+    free(ptr);
+  }
+  if (s == ZS_OK) s = build_transpose_host(rows_of, col, op->nnz, op->cols, &t_ptr, &t_row, &t_perm);
+  if (s == ZS_OK) s = upload_array(&op->t_row, t_row, (uint64_t)op->nnz, "transpose index");
+  if (s == ZS_OK) s = upload_array(&op->t_perm, t_perm, (uint64_t)op->nnz, "transpose index");
+  if (s == ZS_OK && op->format == ZS_FORMAT_CSR) {
+    s = upload_array(&op->t_ptr, t_ptr, (uint64_t)op->cols + 1, "transpose index");
+    if (s == ZS_OK)
+      s = upload_plan(t_ptr, op->cols, type_size(op->type), &op->t_blocks, &op->t_n_blocks,
+                      &op->t_long_rows, &op->t_n_long_rows, &op->t_partials);
+  }
+  if (s == ZS_OK && op->format == ZS_FORMAT_COO) {
+    /* Aᵀ in COO: rows are A's columns (sorted), columns are A's rows. */
+    int32_t *t_col_rows = (int32_t *)malloc(n * sizeof(int32_t));
+    s = t_col_rows ? ZS_OK : fail(ZS_ERR_OUT_OF_MEMORY, "transpose index");
+    for (int64_t j = 0; s == ZS_OK && j < op->cols; j++)
+      for (int64_t p = t_ptr[j]; p < t_ptr[j + 1]; p++) t_col_rows[p] = (int32_t)j;
+    if (s == ZS_OK) s = upload_array(&op->t_idx, t_col_rows, (uint64_t)op->nnz, "transpose index");
+    free(t_col_rows);
+  }
+  free(rows_of), free(col), free(t_ptr), free(t_row), free(t_perm);
+  if (s == ZS_OK) op->have_transpose = true;
+  return s;
+}
+
+template <typename T>
+zs_status apply_csr(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
+  if (which == ZS_OP_N || !op->atomic_transpose) {
+    const bool t = which == ZS_OP_T;
+    if (t) {
+      zs_status s = ensure_transpose(op);
+      if (s != ZS_OK) return s;
+    }
+    const int64_t n_blocks = t ? op->t_n_blocks : op->n_blocks;
+    const int64_t n_long = t ? op->t_n_long_rows : op->n_long_rows;
+    T *partials = (T *)(t ? op->t_partials : op->partials);
+    if (n_blocks > 0) {
+      if (t)
+        zs_csr_rows_kernel<T, true><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
+            op->t_blocks, op->t_ptr, op->t_row, op->t_perm, (const T *)op->val, x, y, partials,
+            alpha, beta);
+      else
+        zs_csr_rows_kernel<T, false><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
+            op->blocks, op->ptr, op->idx, NULL, (const T *)op->val, x, y, partials, alpha, beta);
+    }
+    if (n_long > 0)
+      zs_long_rows_kernel<T><<<(unsigned)((n_long + 127) / 128), 128>>>(
+          t ? op->t_long_rows : op->long_rows, (int)n_long, partials, y, alpha, beta);
+    return check_launch("CSR SpMV kernel");
+  }
+  zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta, y);
+  if (op->n_blocks > 0)
+    zs_csr_scatter_kernel<T><<<(unsigned)op->n_blocks, ZS_BLOCK_THREADS>>>(
+        op->blocks, op->ptr, op->idx, (const T *)op->val, x, y, alpha);
+  return check_launch("CSR atomic SpMVT kernel");
+}
+
+template <typename T>
+zs_status apply_coo(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
+  const int64_t ny = which == ZS_OP_N ? op->rows : op->cols;
+  zs_scale_kernel<T><<<grid_for(ny, 256), 256>>>(ny, beta, y);
+  if (op->nnz == 0) return check_launch("COO kernel");
+  if (which == ZS_OP_T && op->atomic_transpose) {
+    zs_coo_scatter_kernel<T><<<grid_for(op->nnz, 256), 256>>>(op->nnz, op->row, op->idx,
+                                                              (const T *)op->val, x, y, alpha);
+    return check_launch("COO atomic SpMVT kernel");
+  }
+  if (which == ZS_OP_T) {
+    zs_status s = ensure_transpose(op);
+    if (s != ZS_OK) return s;
+  }
+  zs_coo_carry<T> c = {op->head_row, op->tail_row, (T *)op->head_sum, (T *)op->tail_sum};
+  const int warps_per_block = 256 / ZS_WARP_SIZE;
+  const unsigned blocks = (unsigned)((op->ranges + warps_per_block - 1) / warps_per_block);
+  if (which == ZS_OP_N)
+    zs_coo_ranges_kernel<T, false><<<blocks, 256>>>(op->nnz, op->row, op->idx, NULL,
+                                                    (const T *)op->val, x, y, alpha, c);
+  else
+    zs_coo_ranges_kernel<T, true><<<blocks, 256>>>(op->nnz, op->t_idx, op->t_row, op->t_perm,
+                                                   (const T *)op->val, x, y, alpha, c);
+  zs_coo_fixup_kernel<T><<<(unsigned)((op->ranges + 255) / 256), 256>>>(op->ranges, y, alpha, c);
+  return check_launch("COO SpMV kernel");
+}
+
+/* ---- the zsb_backend entries ---- */
+zs_status gpu_init(void *self, zsb_error_fn error, char *why, size_t why_len) {
+  (void)self;
+  g_state.error = error;
+  int count = 0;
+  gpuError_t e = gpuGetDeviceCount(&count);
+  if (e != gpuSuccess || count == 0) {
+    snprintf(why, why_len, ZS_GPU_RUNTIME " runtime found no device (%s)",
+             e != gpuSuccess ? gpuGetErrorString(e) : "0 devices");
+    return ZS_ERR_BACKEND_UNAVAILABLE;
+  }
+  gpuDeviceProp p;
+  char bus[32] = "?";
+  if ((e = gpuGetDeviceProperties(&p, 0)) != gpuSuccess || (e = gpuSetDevice(0)) != gpuSuccess) {
+    snprintf(why, why_len, ZS_GPU_RUNTIME " device 0: %s", gpuGetErrorString(e));
+    return ZS_ERR_BACKEND_UNAVAILABLE;
+  }
+  if (gpuDeviceGetPCIBusId(bus, sizeof bus, 0) != gpuSuccess) snprintf(bus, sizeof bus, "?");
+  for (char *c = bus; *c; c++) *c = (char)tolower((unsigned char)*c);
+  /* A module built without code for this device fails here, not in the first product. */
+  gpuFuncAttributes attr;
+  if ((e = gpuFuncGetAttributes(&attr, (const void *)zs_scale_kernel<double>)) != gpuSuccess) {
+    snprintf(why, why_len, "%s (compute capability %d.%d): %s", p.name, p.major, p.minor,
+             gpuGetErrorString(e));
+    return ZS_ERR_BACKEND_UNAVAILABLE;
+  }
+  if ((e = gpuMalloc((void **)&g_state.dot_partials, (ZS_DOT_BLOCKS + 1) * sizeof(double))) !=
+      gpuSuccess) {
+    snprintf(why, why_len, "%s: %s", p.name, gpuGetErrorString(e));
+    return ZS_ERR_BACKEND_UNAVAILABLE;
+  }
+  snprintf(g_state.name, sizeof g_state.name, "%s", p.name);
+  snprintf(why, why_len, "%s, cc %d.%d, %d SMs, %.1f GiB, pci %s (%d device%s)", p.name, p.major,
+           p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / (1 << 30), bus, count,
+           count > 1 ? "s" : "");
+  return ZS_OK;
+}
+
+void gpu_fini(void *self) {
+  (void)self;
+  release(g_state.dot_partials);
+  g_state.dot_partials = NULL;
+}
+
+zs_status gpu_alloc(void *self, void **ptr, size_t bytes) {
+  (void)self;
+  *ptr = NULL;
+  return check(gpuMalloc(ptr, bytes ? bytes : 1), "allocating a vector");
+}
+
+void gpu_free(void *self, void *ptr) {
+  (void)self;
+  release(ptr);
+}
+
+zs_status gpu_upload(void *self, void *dst, const void *src, size_t bytes) {
+  (void)self;
+  return bytes ? check(gpuMemcpy(dst, src, bytes, gpuMemcpyHostToDevice), "upload") : ZS_OK;
+}
+
+zs_status gpu_download(void *self, void *dst, const void *src, size_t bytes) {
+  (void)self;
+  return bytes ? check(gpuMemcpy(dst, src, bytes, gpuMemcpyDeviceToHost), "download") : ZS_OK;
+}
+
+zs_status gpu_copy(void *self, void *dst, const void *src, size_t bytes) {
+  (void)self;
+  return bytes ? check(gpuMemcpy(dst, src, bytes, gpuMemcpyDeviceToDevice), "copy") : ZS_OK;
+}
+
+zs_status gpu_fill(void *self, zs_type type, void *x, int64_t n, double value) {
+  (void)self;
+  if (type == ZS_F64)
+    zs_fill_kernel<double><<<grid_for(n, 256), 256>>>(n, value, (double *)x);
+  else
+    zs_fill_kernel<float><<<grid_for(n, 256), 256>>>(n, (float)value, (float *)x);
+  return check_launch("fill kernel");
+}
+
+zs_status gpu_dot(void *self, zs_type type, int64_t n, const void *x, const void *y,
+                  double *out) {
+  (void)self;
+  if (type == ZS_F64)
+    zs_dot_partial_kernel<double><<<ZS_DOT_BLOCKS, ZS_DOT_THREADS>>>(
+        n, (const double *)x, (const double *)y, g_state.dot_partials);
+  else
+    zs_dot_partial_kernel<float><<<ZS_DOT_BLOCKS, ZS_DOT_THREADS>>>(
+        n, (const float *)x, (const float *)y, g_state.dot_partials);
+  zs_dot_final_kernel<<<1, ZS_DOT_THREADS>>>(g_state.dot_partials,
+                                              g_state.dot_partials + ZS_DOT_BLOCKS);
+  zs_status s = check_launch("dot kernel");
+  if (s == ZS_OK)
+    s = check(gpuMemcpy(out, g_state.dot_partials + ZS_DOT_BLOCKS, sizeof(double),
+                        gpuMemcpyDeviceToHost),
+              "dot result");
+  return s;
+}
+
+zs_status gpu_axpby(void *self, zs_type type, int64_t n, double alpha, const void *x,
+                    double beta, void *y) {
+  (void)self;
+  if (type == ZS_F64)
+    zs_axpby_kernel<double><<<grid_for(n, 256), 256>>>(n, alpha, (const double *)x, beta,
+                                                       (double *)y);
+  else
+    zs_axpby_kernel<float><<<grid_for(n, 256), 256>>>(n, (float)alpha, (const float *)x,
+                                                      (float)beta, (float *)y);
+  return check_launch("axpby kernel");
+}
+
+/* "transpose=deterministic|atomic" */
+zs_status parse_options(const char *options, bool *atomic) {
+  *atomic = false;
+  for (const char *p = options; p && *p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == 16 && strncmp(p, "transpose=atomic", len) == 0)
+      *atomic = true;
+    else if (!(len == 23 && strncmp(p, "transpose=deterministic", len) == 0))
+      return fail(ZS_ERR_INVALID_ARGUMENT,
+                  "backend option '%.*s' unknown (known: transpose=deterministic|atomic)",
+                  (int)len, p);
+    p = end ? end + 1 : p + len;
+  }
+  return ZS_OK;
+}
+
+zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const char *options) {
+  (void)self;
+  if (v->format != ZS_FORMAT_CSR && v->format != ZS_FORMAT_COO)
+    return fail(ZS_ERR_UNSUPPORTED, "backend '%s' has no kernel for format id %d",
+                ZS_GPU_BACKEND_NAME, (int)v->format);
+  gpu_op *op = (gpu_op *)calloc(1, sizeof(gpu_op));
+  if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "operator");
+  op->format = v->format, op->type = v->type;
+  op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
+  zs_status s = parse_options(options, &op->atomic_transpose);
+  const size_t vs = type_size(v->type);
+  const zsb_array *val = zsb_find_array(v, "values"), *col = zsb_find_array(v, "col_idx");
+  if (s == ZS_OK) s = check(gpuMalloc(&op->val, (size_t)(v->nnz ? v->nnz : 1) * vs), "values");
+  if (s == ZS_OK && v->nnz)
+    s = check(gpuMemcpy(op->val, val->data, (size_t)v->nnz * vs, gpuMemcpyHostToDevice),
+              "values");
+  if (s == ZS_OK) s = upload_array(&op->idx, col->data, (uint64_t)v->nnz, "col_idx");
+  if (s == ZS_OK && v->format == ZS_FORMAT_CSR) {
+    const int64_t *ptr = (const int64_t *)zsb_find_array(v, "row_ptr")->data;
+    s = upload_array(&op->ptr, ptr, (uint64_t)v->rows + 1, "row_ptr");
+    if (s == ZS_OK)
+      s = upload_plan(ptr, v->rows, vs, &op->blocks, &op->n_blocks, &op->long_rows,
+                      &op->n_long_rows, &op->partials);
+  }
+  if (s == ZS_OK && v->format == ZS_FORMAT_COO) {
+    s = upload_array(&op->row, zsb_find_array(v, "row_idx")->data, (uint64_t)v->nnz, "row_idx");
+    op->ranges = (v->nnz + ZS_COO_RANGE - 1) / ZS_COO_RANGE;
+    const size_t r = (size_t)(op->ranges ? op->ranges : 1);
+    if (s == ZS_OK) s = check(gpuMalloc((void **)&op->head_row, r * 4), "COO carries");
+    if (s == ZS_OK) s = check(gpuMalloc((void **)&op->tail_row, r * 4), "COO carries");
+    if (s == ZS_OK) s = check(gpuMalloc(&op->head_sum, r * vs), "COO carries");
+    if (s == ZS_OK) s = check(gpuMalloc(&op->tail_sum, r * vs), "COO carries");
+  }
+  if (s != ZS_OK) {
+    op_free(op);
+    return s;
+  }
+  *out = op;
+  return ZS_OK;
+}
+
+void gpu_op_destroy(void *self, void *op) {
+  (void)self;
+  if (op) op_free((gpu_op *)op);
+}
+
+zs_status gpu_op_apply(void *self, void *opaque, zs_op which, double alpha, const void *x,
+                       double beta, void *y) {
+  (void)self;
+  gpu_op *op = (gpu_op *)opaque;
+  if (op->type == ZS_F64)
+    return op->format == ZS_FORMAT_CSR
+               ? apply_csr<double>(op, which, alpha, (const double *)x, beta, (double *)y)
+               : apply_coo<double>(op, which, alpha, (const double *)x, beta, (double *)y);
+  return op->format == ZS_FORMAT_CSR
+             ? apply_csr<float>(op, which, (float)alpha, (const float *)x, (float)beta, (float *)y)
+             : apply_coo<float>(op, which, (float)alpha, (const float *)x, (float)beta, (float *)y);
+}
+
+zs_status gpu_sync(void *self) {
+  (void)self;
+  return check(gpuDeviceSynchronize(), "synchronize");
+}
+
+const zsb_backend g_backend = {
+    ZS_BACKEND_ABI_VERSION, ZS_GPU_BACKEND_NAME, NULL,          gpu_init,     gpu_fini,
+    gpu_alloc,              gpu_free,            gpu_upload,    gpu_download, gpu_copy,
+    gpu_fill,               gpu_dot,             gpu_axpby,     gpu_op_create, gpu_op_destroy,
+    gpu_op_apply,           gpu_sync,
+};
+
+} /* namespace */
+
+extern "C" __attribute__((visibility("default"))) const zsb_backend *zsb_backend_entry(void) {
+  return &g_backend;
+}

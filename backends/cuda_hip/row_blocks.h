@@ -1,0 +1,85 @@
+/* row_blocks.h — cutting CSR rows into blocks of bounded nonzeros (host side, plain C), the
+ * work units of the GPU CSR kernels. Layout shared by host and device code. */
+#ifndef ZS_ROW_BLOCKS_H
+#define ZS_ROW_BLOCKS_H
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#define ZS_BLOCK_THREADS 256
+#define ZS_BLOCK_ITEMS 8
+#define ZS_BLOCK_NNZ (ZS_BLOCK_THREADS * ZS_BLOCK_ITEMS)
+/* Bounds the row loop of a block made of many empty or very short rows. */
+#define ZS_BLOCK_MAX_ROWS (4 * ZS_BLOCK_THREADS)
+
+typedef struct zs_row_block {
+  int64_t nnz_begin, nnz_end; /* nonzeros [nnz_begin, nnz_end) */
+  int32_t row_begin, row_end; /* rows [row_begin, row_end) */
+  int32_t partial;            /* >= 0: a chunk of one long row, its slot in the partials */
+  int32_t pad;
+} zs_row_block;
+
+typedef struct zs_long_row {
+  int32_t row, chunks, first_partial, pad;
+} zs_long_row;
+
+typedef struct zs_row_plan {
+  zs_row_block *blocks;
+  int64_t n_blocks;
+  zs_long_row *long_rows;
+  int64_t n_long_rows;
+  int64_t n_partials;
+} zs_row_plan;
+
+static inline int zs_plan_push(void **arr, int64_t *n, int64_t *cap, size_t size) {
+  if (*n < *cap) return 1;
+  int64_t c = *cap ? 2 * *cap : 1024;
+  void *p = realloc(*arr, (size_t)c * size);
+  if (!p) return 0;
+  *arr = p, *cap = c;
+  return 1;
+}
+
+/* Build the plan for `rows` rows with offsets `ptr`. Returns 0 when out of memory. */
+static inline int zs_row_plan_build(zs_row_plan *plan, const int64_t *ptr, int64_t rows) {
+  int64_t cap_b = 0, cap_l = 0;
+  plan->blocks = NULL, plan->long_rows = NULL;
+  plan->n_blocks = plan->n_long_rows = plan->n_partials = 0;
+  for (int64_t r = 0; r < rows;) {
+    const int64_t len = ptr[r + 1] - ptr[r];
+    if (len > ZS_BLOCK_NNZ) {
+      const int64_t chunks = (len + ZS_BLOCK_NNZ - 1) / ZS_BLOCK_NNZ;
+      if (!zs_plan_push((void **)&plan->long_rows, &plan->n_long_rows, &cap_l,
+                        sizeof(zs_long_row)))
+        return 0;
+      plan->long_rows[plan->n_long_rows++] =
+          (zs_long_row){(int32_t)r, (int32_t)chunks, (int32_t)plan->n_partials, 0};
+      for (int64_t c = 0; c < chunks; c++) {
+        if (!zs_plan_push((void **)&plan->blocks, &plan->n_blocks, &cap_b, sizeof(zs_row_block)))
+          return 0;
+        const int64_t b = ptr[r] + c * ZS_BLOCK_NNZ;
+        const int64_t e = b + ZS_BLOCK_NNZ < ptr[r + 1] ? b + ZS_BLOCK_NNZ : ptr[r + 1];
+        plan->blocks[plan->n_blocks++] =
+            (zs_row_block){b, e, (int32_t)r, (int32_t)(r + 1), (int32_t)plan->n_partials++, 0};
+      }
+      r++;
+      continue;
+    }
+    const int64_t start = r;
+    while (r < rows && r - start < ZS_BLOCK_MAX_ROWS && ptr[r + 1] - ptr[start] <= ZS_BLOCK_NNZ)
+      r++;
+    if (!zs_plan_push((void **)&plan->blocks, &plan->n_blocks, &cap_b, sizeof(zs_row_block)))
+      return 0;
+    plan->blocks[plan->n_blocks++] =
+        (zs_row_block){ptr[start], ptr[r], (int32_t)start, (int32_t)r, -1, 0};
+  }
+  return 1;
+}
+
+static inline void zs_row_plan_free(zs_row_plan *plan) {
+  free(plan->blocks);
+  free(plan->long_rows);
+  plan->blocks = NULL, plan->long_rows = NULL;
+}
+
+#endif /* ZS_ROW_BLOCKS_H */

@@ -1,0 +1,85 @@
+/* zs_gpu_compat.h — the one place that knows CUDA from HIP: runtime names, warp width, lane
+ * masks, ballot and shuffle. Kernel bodies include only this. */
+#ifndef ZS_GPU_COMPAT_H
+#define ZS_GPU_COMPAT_H
+
+#if defined(__HIPCC__)
+#include <hip/hip_runtime.h>
+/* gfx9 (CDNA) wavefronts are 64 lanes wide. */
+#define ZS_WARP_SIZE 64
+typedef unsigned long long zs_lane_mask;
+#define zs_ballot(pred) __ballot(pred)
+#define zs_shfl_down(v, d) __shfl_down((v), (d))
+#define zs_shfl_up(v, d) __shfl_up((v), (d))
+#define zs_shfl(v, l) __shfl((v), (l))
+#define zs_popc(m) __popcll(m)
+typedef hipError_t gpuError_t;
+typedef hipStream_t gpuStream_t;
+#define gpuSuccess hipSuccess
+#define gpuMalloc hipMalloc
+#define gpuFree hipFree
+#define gpuMemcpy hipMemcpy
+#define gpuMemcpyAsync hipMemcpyAsync
+#define gpuMemset hipMemset
+#define gpuMemcpyHostToDevice hipMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
+#define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
+#define gpuDeviceSynchronize hipDeviceSynchronize
+#define gpuGetLastError hipGetLastError
+#define gpuGetErrorString hipGetErrorString
+#define gpuGetDeviceCount hipGetDeviceCount
+#define gpuGetDeviceProperties hipGetDeviceProperties
+#define gpuDeviceProp hipDeviceProp_t
+#define gpuDeviceGetPCIBusId hipDeviceGetPCIBusId
+#define gpuSetDevice hipSetDevice
+#define gpuFuncGetAttributes hipFuncGetAttributes
+#define gpuFuncAttributes hipFuncAttributes
+#define ZS_GPU_VENDOR "AMD"
+#define ZS_GPU_BACKEND_NAME "hip"
+#define gpuErrorMemoryAllocation hipErrorOutOfMemory
+#define ZS_GPU_RUNTIME "HIP"
+#else
+#include <cuda_runtime.h>
+#define ZS_WARP_SIZE 32
+typedef unsigned int zs_lane_mask;
+#define zs_ballot(pred) __ballot_sync(0xffffffffu, (pred))
+#define zs_shfl_down(v, d) __shfl_down_sync(0xffffffffu, (v), (d))
+#define zs_shfl_up(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
+#define zs_shfl(v, l) __shfl_sync(0xffffffffu, (v), (l))
+#define zs_popc(m) __popc(m)
+typedef cudaError_t gpuError_t;
+typedef cudaStream_t gpuStream_t;
+#define gpuSuccess cudaSuccess
+#define gpuMalloc cudaMalloc
+#define gpuFree cudaFree
+#define gpuMemcpy cudaMemcpy
+#define gpuMemcpyAsync cudaMemcpyAsync
+#define gpuMemset cudaMemset
+#define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+#define gpuDeviceSynchronize cudaDeviceSynchronize
+#define gpuGetLastError cudaGetLastError
+#define gpuGetErrorString cudaGetErrorString
+#define gpuGetDeviceCount cudaGetDeviceCount
+#define gpuGetDeviceProperties cudaGetDeviceProperties
+#define gpuDeviceProp cudaDeviceProp
+#define gpuDeviceGetPCIBusId cudaDeviceGetPCIBusId
+#define gpuSetDevice cudaSetDevice
+#define gpuFuncGetAttributes cudaFuncGetAttributes
+#define gpuFuncAttributes cudaFuncAttributes
+#define ZS_GPU_VENDOR "NVIDIA"
+#define ZS_GPU_BACKEND_NAME "cuda"
+#define gpuErrorMemoryAllocation cudaErrorMemoryAllocation
+#define ZS_GPU_RUNTIME "CUDA"
+#endif
+
+/* Sum over the first `width` lanes of each group of `width` (a power of two ≤ warp width);
+ * lane 0 of the group ends with the total. */
+template <typename T>
+__device__ __forceinline__ T zs_group_sum(T v, int width) {
+  for (int d = width / 2; d > 0; d /= 2) v += zs_shfl_down(v, d);
+  return v;
+}
+
+#endif /* ZS_GPU_COMPAT_H */
