@@ -55,11 +55,11 @@ typedef struct probe {
   volatile double sink; /* keeps the sums alive */
 } probe;
 
+/* First touch with the same static schedule the probe uses, so pages sit near their reader. */
 static int probe_init(probe *p, int64_t bytes) {
   p->n = bytes / (int64_t)sizeof(double);
   p->a = aligned_alloc(64, (size_t)p->n * sizeof(double));
   if (!p->a) return -1;
-    /* First touch with the same static schedule the probe uses, so pages sit near their reader. */
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < p->n; i++) p->a[i] = 1.0 + (double)(i & 1023) * 1e-3;
   return 0;
