@@ -306,40 +306,45 @@ int main(int argc, char **argv) {
   const zs_op ops[2] = {ZS_OP_N, ZS_OP_T};
   uint64_t csr_bytes[3] = {0, 0, 0}; /* by zs_type */
 
-  /* zsparse cpu backend, CSR. */
+  /* zsparse cpu backend, CSR: the default operator (SpMV, private-buffer SpMVT), and one with
+   * transpose=atomic for SpMVT only. */
   for (int ti = 0; ti < 2; ti++) {
-    const zs_matrix *A = types[ti] == ZS_F64 ? A64 : A32;
-    zs_encoded *E = NULL;
-    zs_operator *op = NULL;
-    char why[256] = "";
-    if (zs_encode(&E, A, ZS_FORMAT_CSR, NULL) != ZS_OK) {
-      snprintf(why, sizeof why, "encode: %s", zs_last_error());
-    } else {
-      csr_bytes[types[ti]] = zs_encoded_bytes(E);
-      if (zs_operator_create(&op, ctx, E, "cpu", NULL) != ZS_OK)
-        snprintf(why, sizeof why, "operator: %s", zs_last_error());
-    }
-    zs_encoded_destroy(&E);
-    for (int oi = 0; oi < 2; oi++) {
-      kernel *k = &ks[nk++];
-      memset(k, 0, sizeof *k);
-      snprintf(k->name, sizeof k->name, "zsparse cpu csr");
-      k->type = types[ti], k->op = ops[oi];
-      k->nx = ops[oi] == ZS_OP_N ? cols : rows, k->ny = ops[oi] == ZS_OP_N ? rows : cols;
-      k->run = zs_kernel_run, k->result = zs_kernel_result;
-      if (!op) {
-        snprintf(k->why, sizeof k->why, "%s", why);
-        continue;
+    for (int variant = 0; variant < 2; variant++) {
+      const zs_matrix *A = types[ti] == ZS_F64 ? A64 : A32;
+      const char *options = variant ? "transpose=atomic" : NULL;
+      zs_encoded *E = NULL;
+      zs_operator *op = NULL;
+      char why[256] = "";
+      if (zs_encode(&E, A, ZS_FORMAT_CSR, NULL) != ZS_OK) {
+        snprintf(why, sizeof why, "encode: %s", zs_last_error());
+      } else {
+        csr_bytes[types[ti]] = zs_encoded_bytes(E);
+        if (zs_operator_create(&op, ctx, E, "cpu", options) != ZS_OK)
+          snprintf(why, sizeof why, "operator: %s", zs_last_error());
       }
-      k->zop = op;
-      if (zs_vector_create(&k->zx, ctx, "cpu", k->type, k->nx) != ZS_OK ||
-          zs_vector_create(&k->zy, ctx, "cpu", k->type, k->ny) != ZS_OK ||
-          zs_vector_upload(k->zx, k->type == ZS_F64 ? (const void *)x64 : (const void *)x32) !=
-              ZS_OK) {
-        snprintf(k->why, sizeof k->why, "vectors: %s", zs_last_error());
-        continue;
+      zs_encoded_destroy(&E);
+      for (int oi = variant; oi < 2; oi++) {
+        kernel *k = &ks[nk++];
+        memset(k, 0, sizeof *k);
+        snprintf(k->name, sizeof k->name,
+                 variant ? "zsparse cpu csr, atomic T" : "zsparse cpu csr");
+        k->type = types[ti], k->op = ops[oi];
+        k->nx = ops[oi] == ZS_OP_N ? cols : rows, k->ny = ops[oi] == ZS_OP_N ? rows : cols;
+        k->run = zs_kernel_run, k->result = zs_kernel_result;
+        if (!op) {
+          snprintf(k->why, sizeof k->why, "%s", why);
+          continue;
+        }
+        k->zop = op;
+        if (zs_vector_create(&k->zx, ctx, "cpu", k->type, k->nx) != ZS_OK ||
+            zs_vector_create(&k->zy, ctx, "cpu", k->type, k->ny) != ZS_OK ||
+            zs_vector_upload(k->zx, k->type == ZS_F64 ? (const void *)x64 : (const void *)x32) !=
+                ZS_OK) {
+          snprintf(k->why, sizeof k->why, "vectors: %s", zs_last_error());
+          continue;
+        }
+        k->available = 1;
       }
-      k->available = 1;
     }
   }
 
