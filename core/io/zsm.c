@@ -1,10 +1,552 @@
-/* zsm.c — STUB until the .zsm container lands. */
+/* zsm.c — the .zsm container: save and load a zs_encoded (layout in docs/container.md). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
 #include "core/zs_internal.h"
-zs_status zs_encoded_save(const zs_encoded *E, const char *path) {
-  (void)E;
-  return zsi_error(ZS_ERR_UNSUPPORTED, "%s: container not implemented yet", path);
+
+#define ZSM_VERSION 1u
+#define ZSM_FIXED 64u       /* bytes of the fixed header */
+#define ZSM_PARAM_ENTRY 40u /* name[32] + i64 */
+#define ZSM_ARRAY_ENTRY 64u /* name[32] + elem_size + crc + count + offset + length */
+#define ZSM_NAME_FIELD 32u
+#define ZSM_ALIGN 64u
+/* Data moves in chunks: bounded stack/heap use, and zlib's crc32() takes a 32-bit length. */
+#define ZSM_CHUNK (UINT32_C(1) << 20)
+#define ZSM_HEADER_MAX \
+  (ZSM_FIXED + ZSM_PARAM_ENTRY * ZSI_MAX_PARAMS + ZSM_ARRAY_ENTRY * ZSI_MAX_ARRAYS + 4u)
+
+static const unsigned char zsm_magic[8] = {'Z', 'S', 'P', 'A', 'R', 'S', 'E', '\0'};
+
+/* ---- little-endian packing, independent of the host's byte order ---- */
+
+static void put_u32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
+static void put_u64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static uint32_t get_u32(const unsigned char *p) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; i++) v |= (uint32_t)p[i] << (8 * i);
+  return v;
+}
+static uint64_t get_u64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
+static int host_is_little_endian(void) {
+  const uint16_t one = 1;
+  unsigned char b;
+  memcpy(&b, &one, 1);
+  return b == 1;
+}
+
+/* Reverse the bytes of each element (big-endian hosts only: the file is little-endian). */
+static void swap_elements(unsigned char *p, uint64_t bytes, uint32_t elem_size) {
+  for (uint64_t off = 0; off + elem_size <= bytes; off += elem_size)
+    for (uint32_t i = 0; i < elem_size / 2; i++) {
+      const unsigned char t = p[off + i];
+      p[off + i] = p[off + elem_size - 1 - i];
+      p[off + elem_size - 1 - i] = t;
+    }
+}
+
+static uint64_t align_up(uint64_t v) { return (v + (ZSM_ALIGN - 1)) & ~(uint64_t)(ZSM_ALIGN - 1); }
+
+static uint64_t header_bytes(uint32_t n_params, uint32_t n_arrays) {
+  return ZSM_FIXED + (uint64_t)ZSM_PARAM_ENTRY * n_params + (uint64_t)ZSM_ARRAY_ENTRY * n_arrays +
+         4u;
+}
+
+static int valid_elem_size(uint64_t s) { return s == 1 || s == 2 || s == 4 || s == 8; }
+
+/* A name is 1..31 printable ASCII characters other than space. */
+static int valid_name(const char *s) {
+  size_t n = 0;
+  for (; s[n]; n++)
+    if ((unsigned char)s[n] < 0x21 || (unsigned char)s[n] > 0x7e) return 0;
+  return n >= 1 && n <= ZSI_NAME_MAX;
+}
+
+/* Check a stored 32-byte name field: NUL-terminated, printable, zero after the NUL (so every
+ * name has exactly one encoding). Returns NULL when valid, else what is wrong. */
+static const char *check_name_field(const unsigned char *field, char out[ZSI_NAME_MAX + 1]) {
+  size_t n = 0;
+  while (n < ZSM_NAME_FIELD && field[n]) n++;
+  if (n == ZSM_NAME_FIELD) return "name is not NUL-terminated within 32 bytes";
+  if (n == 0) return "name is empty";
+  for (size_t i = 0; i < n; i++)
+    if (field[i] < 0x21 || field[i] > 0x7e) return "name has a non-printable character";
+  for (size_t i = n; i < ZSM_NAME_FIELD; i++)
+    if (field[i]) return "name field has non-zero bytes after its terminating NUL";
+  memcpy(out, field, n + 1);
+  return NULL;
+}
+
+/* ---- save ---- */
+
+typedef struct zsm_layout {
+  uint64_t header; /* bytes up to and including the header CRC */
+  uint64_t offset[ZSI_MAX_ARRAYS];
+  uint64_t length[ZSI_MAX_ARRAYS];
+  uint64_t file_length;
+} zsm_layout;
+
+/* Refuse to write what a reader would refuse, so every saved file loads. */
+static zs_status check_for_save(const zs_encoded *E, const char *path, zsm_layout *L) {
+  const zsi_format_ops *f = zsi_format_lookup(E->format);
+  if (!f) return zsi_error(ZS_ERR_UNSUPPORTED, "%s: format %d is not built in", path, E->format);
+  if (zs_type_size(E->type) == 0)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: invalid value type %d", path, (int)E->type);
+  if (E->rows < 0 || E->rows > ZS_MAX_DIM || E->cols < 0 || E->cols > ZS_MAX_DIM || E->nnz < 0 ||
+      E->nnz > ZS_MAX_NNZ)
+    return zsi_error(ZS_ERR_OVERFLOW,
+                     "%s: sizes %" PRId64 " x %" PRId64 ", nnz %" PRId64 " exceed the limits", path,
+                     E->rows, E->cols, E->nnz);
+  if (E->n_params < 0 || E->n_params > ZSI_MAX_PARAMS || E->n_arrays < 0 ||
+      E->n_arrays > ZSI_MAX_ARRAYS)
+    return zsi_error(ZS_ERR_INTERNAL, "%s: %d parameters, %d arrays", path, E->n_params,
+                     E->n_arrays);
+  for (int i = 0; i < E->n_params; i++) {
+    if (!valid_name(E->params[i].name))
+      return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: parameter %d has an invalid name '%.31s'",
+                       path, i, E->params[i].name);
+    for (int j = 0; j < i; j++)
+      if (strcmp(E->params[i].name, E->params[j].name) == 0)
+        return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: parameter '%s' appears twice", path,
+                         E->params[i].name);
+  }
+  L->header = header_bytes((uint32_t)E->n_params, (uint32_t)E->n_arrays);
+  uint64_t end = L->header;
+  for (int i = 0; i < E->n_arrays; i++) {
+    const zsi_array *a = &E->arrays[i];
+    if (!valid_name(a->name))
+      return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: array %d has an invalid name '%.31s'", path, i,
+                       a->name);
+    for (int j = 0; j < i; j++)
+      if (strcmp(a->name, E->arrays[j].name) == 0)
+        return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: array '%s' appears twice", path, a->name);
+    if (!valid_elem_size(a->elem_size))
+      return zsi_error(ZS_ERR_UNSUPPORTED,
+                       "%s: array '%s' has %u-byte elements (the container stores 1, 2, 4 or 8)",
+                       path, a->name, a->elem_size);
+    L->offset[i] = align_up(end);
+    if (!zsi_mul_u64(a->count, a->elem_size, &L->length[i]) ||
+        !zsi_add_u64(L->offset[i], L->length[i], &end) || end > (UINT64_MAX >> 1))
+      return zsi_error(ZS_ERR_OVERFLOW, "%s: array '%s' of %" PRIu64 " elements is too large", path,
+                       a->name, a->count);
+  }
+  L->file_length = end;
+  zs_status s = f->validate(E);
+  if (s != ZS_OK)
+    return zsi_error_prefix(s, "%s: refusing to save an invalid %s matrix", path, f->name);
+  return ZS_OK;
+}
+
+static size_t build_header(const zs_encoded *E, const zsm_layout *L, const uint32_t *crcs,
+                           unsigned char *h) {
+  memset(h, 0, (size_t)L->header);
+  memcpy(h, zsm_magic, 8);
+  put_u32(h + 8, ZSM_VERSION);
+  put_u32(h + 12, (uint32_t)E->format);
+  put_u32(h + 16, (uint32_t)E->type);
+  put_u32(h + 20, (uint32_t)E->n_params);
+  put_u32(h + 24, (uint32_t)E->n_arrays);
+  put_u32(h + 28, 0);
+  put_u64(h + 32, (uint64_t)E->rows);
+  put_u64(h + 40, (uint64_t)E->cols);
+  put_u64(h + 48, (uint64_t)E->nnz);
+  put_u64(h + 56, L->file_length);
+  unsigned char *p = h + ZSM_FIXED;
+  for (int i = 0; i < E->n_params; i++, p += ZSM_PARAM_ENTRY) {
+    memcpy(p, E->params[i].name, strlen(E->params[i].name));
+    put_u64(p + 32, (uint64_t)E->params[i].value);
+  }
+  for (int i = 0; i < E->n_arrays; i++, p += ZSM_ARRAY_ENTRY) {
+    memcpy(p, E->arrays[i].name, strlen(E->arrays[i].name));
+    put_u32(p + 32, E->arrays[i].elem_size);
+    put_u32(p + 36, crcs ? crcs[i] : 0);
+    put_u64(p + 40, E->arrays[i].count);
+    put_u64(p + 48, L->offset[i]);
+    put_u64(p + 56, L->length[i]);
+  }
+  put_u32(p, (uint32_t)crc32(0L, h, (uInt)(p - h)));
+  return (size_t)L->header;
+}
+
+static int write_zeros(FILE *f, uint64_t n) {
+  static const unsigned char zeros[ZSM_ALIGN];
+  return n == 0 || fwrite(zeros, 1, (size_t)n, f) == n;
+}
+
+/* Stream one array in chunks, little-endian, with its CRC computed on the bytes written. */
+static int write_array(FILE *f, const zsi_array *a, uint64_t length, unsigned char *swap_buf,
+                       uint32_t *crc_out) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  const unsigned char *data = a->data;
+  for (uint64_t off = 0; off < length;) {
+    const size_t n = (size_t)(length - off < ZSM_CHUNK ? length - off : ZSM_CHUNK);
+    const unsigned char *src = data + off;
+    if (swap_buf) {
+      memcpy(swap_buf, src, n);
+      swap_elements(swap_buf, n, a->elem_size);
+      src = swap_buf;
+    }
+    crc = crc32(crc, src, (uInt)n);
+    if (fwrite(src, 1, n, f) != n) return 0;
+    off += n;
+  }
+  *crc_out = (uint32_t)crc;
+  return 1;
+}
+
+zs_status zs_encoded_save(const zs_encoded *E, const char *path) {
+  if (!E || !path) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encoded_save: NULL argument");
+  zsm_layout L;
+  zs_status s = check_for_save(E, path, &L);
+  if (s != ZS_OK) return s;
+
+  const size_t plen = strlen(path);
+  char *tmp = malloc(plen + 5);
+  unsigned char *header = malloc(ZSM_HEADER_MAX);
+  const int need_swap = !host_is_little_endian();
+  unsigned char *swap_buf = need_swap ? malloc(ZSM_CHUNK) : NULL;
+  if (!tmp || !header || (need_swap && !swap_buf)) {
+    free(tmp), free(header), free(swap_buf);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "%s: buffers for saving", path);
+  }
+  memcpy(tmp, path, plen);
+  memcpy(tmp + plen, ".tmp", 5);
+
+  /* Write to path.tmp and rename at the end, so a failed save never leaves a partial file
+   * under the final name. The header goes first with zero CRCs and is rewritten once the
+   * array CRCs are known, so the data is read only once. */
+  FILE *f = fopen(tmp, "wb");
+  if (!f) {
+    s = zsi_error(ZS_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+    goto done;
+  }
+  uint32_t crcs[ZSI_MAX_ARRAYS];
+  const char *what = "header";
+  size_t hn = build_header(E, &L, NULL, header);
+  int ok = fwrite(header, 1, hn, f) == hn;
+  uint64_t pos = L.header;
+  for (int i = 0; ok && i < E->n_arrays; i++) {
+    what = E->arrays[i].name;
+    ok = write_zeros(f, L.offset[i] - pos) &&
+         write_array(f, &E->arrays[i], L.length[i], swap_buf, &crcs[i]);
+    pos = L.offset[i] + L.length[i];
+  }
+  if (ok) {
+    what = "header";
+    hn = build_header(E, &L, crcs, header);
+    ok = fseek(f, 0, SEEK_SET) == 0 && fwrite(header, 1, hn, f) == hn;
+  }
+  if (ok) what = "file", ok = fflush(f) == 0 && !ferror(f);
+  const int err = errno;
+  if (fclose(f) != 0 && ok) ok = 0;
+  if (!ok) {
+    remove(tmp);
+    s = zsi_error(ZS_ERR_IO, "%s: writing %s%s%s failed: %s", path,
+                  strcmp(what, "header") && strcmp(what, "file") ? "array '" : "", what,
+                  strcmp(what, "header") && strcmp(what, "file") ? "'" : "",
+                  strerror(err ? err : EIO));
+    goto done;
+  }
+  if (rename(tmp, path) != 0) {
+    s = zsi_error(ZS_ERR_IO, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
+    remove(tmp);
+    goto done;
+  }
+  s = ZS_OK;
+done:
+  free(tmp), free(header), free(swap_buf);
+  return s;
+}
+
+/* ---- load ---- */
+
+typedef struct zsm_entry {
+  char name[ZSI_NAME_MAX + 1];
+  uint32_t elem_size, crc;
+  uint64_t count, offset, length;
+} zsm_entry;
+
+typedef struct zsm_reader {
+  FILE *f;
+  const char *path;
+  uint64_t pos;
+} zsm_reader;
+
+static zs_status read_bytes(zsm_reader *r, void *buf, size_t n) {
+  if (n && fread(buf, 1, n, r->f) != n)
+    return zsi_error(ZS_ERR_IO, "%s: read of %zu bytes at offset %" PRIu64 " failed: %s", r->path,
+                     n, r->pos, ferror(r->f) ? strerror(errno) : "unexpected end of file");
+  r->pos += n;
+  return ZS_OK;
+}
+
+/* Padding must be zero: then every byte of a valid file is checked by something. */
+static zs_status skip_zero_padding(zsm_reader *r, uint64_t to, const char *before) {
+  unsigned char buf[256];
+  while (r->pos < to) {
+    const uint64_t start = r->pos;
+    const size_t n = (size_t)(to - start < sizeof buf ? to - start : sizeof buf);
+    zs_status s = read_bytes(r, buf, n);
+    if (s != ZS_OK) return s;
+    for (size_t i = 0; i < n; i++)
+      if (buf[i])
+        return zsi_error(ZS_ERR_CORRUPT,
+                         "%s: padding before %s at offset %" PRIu64 ": byte is 0x%02x, not 0",
+                         r->path, before, start + i, buf[i]);
+  }
+  return ZS_OK;
+}
+
+static zs_status read_array(zsm_reader *r, const zsm_entry *e, unsigned char *dst) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (uint64_t off = 0; off < e->length;) {
+    const size_t n = (size_t)(e->length - off < ZSM_CHUNK ? e->length - off : ZSM_CHUNK);
+    zs_status s = read_bytes(r, dst + off, n);
+    if (s != ZS_OK) return s;
+    crc = crc32(crc, dst + off, (uInt)n);
+    off += n;
+  }
+  if ((uint32_t)crc != e->crc)
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "%s: array '%s' at offset %" PRIu64 ": CRC mismatch (stored 0x%08" PRIx32
+                     ", computed 0x%08" PRIx32 ")",
+                     r->path, e->name, e->offset, e->crc, (uint32_t)crc);
+  if (!host_is_little_endian()) swap_elements(dst, e->length, e->elem_size);
+  return ZS_OK;
+}
+
+/* Everything in the header and directory, before anything is allocated for the data. */
+static zs_status parse_header(zsm_reader *r, uint64_t size, unsigned char *h, zs_encoded *hdr,
+                              zsm_entry *dir) {
+  const char *path = r->path;
+  zs_status s;
+  if (size < ZSM_FIXED)
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "%s: header at offset 0: file has %" PRIu64
+                     " bytes, the fixed header alone needs %u (truncated?)",
+                     path, size, ZSM_FIXED);
+  if ((s = read_bytes(r, h, ZSM_FIXED)) != ZS_OK) return s;
+  if (memcmp(h, zsm_magic, 8) != 0)
+    return zsi_error(ZS_ERR_CORRUPT, "%s: magic at offset 0: not a .zsm file", path);
+  const uint32_t version = get_u32(h + 8);
+  if (version == 0)
+    return zsi_error(ZS_ERR_CORRUPT, "%s: version at offset 8: 0 is not a valid version", path);
+  if (version > ZSM_VERSION)
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "%s: version at offset 8: container version %" PRIu32
+                     " is newer than this library reads (%u)",
+                     path, version, ZSM_VERSION);
+  const uint64_t file_length = get_u64(h + 56);
+  if (file_length != size)
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "%s: file length at offset 56: header records %" PRIu64
+                     " bytes, the file has %" PRIu64 " (%s)",
+                     path, file_length, size, size < file_length ? "truncated" : "extended");
+  const uint32_t format = get_u32(h + 12), type = get_u32(h + 16);
+  if (format > INT32_MAX || !zsi_format_lookup((zs_format)format))
+    return zsi_error(ZS_ERR_CORRUPT, "%s: format id at offset 12: %" PRIu32 " is not known", path,
+                     format);
+  if (type != ZS_F32 && type != ZS_F64)
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "%s: value type at offset 16: %" PRIu32 " is neither 1 (f32) nor 2 (f64)",
+                     path, type);
+  const uint32_t n_params = get_u32(h + 20), n_arrays = get_u32(h + 24);
+  if (n_params > ZSI_MAX_PARAMS)
+    return zsi_error(ZS_ERR_CORRUPT, "%s: parameter count at offset 20: %" PRIu32 " exceeds %d",
+                     path, n_params, ZSI_MAX_PARAMS);
+  if (n_arrays > ZSI_MAX_ARRAYS)
+    return zsi_error(ZS_ERR_CORRUPT, "%s: array count at offset 24: %" PRIu32 " exceeds %d", path,
+                     n_arrays, ZSI_MAX_ARRAYS);
+  if (get_u32(h + 28) != 0)
+    return zsi_error(ZS_ERR_CORRUPT, "%s: reserved field at offset 28: 0x%08" PRIx32 ", not 0",
+                     path, get_u32(h + 28));
+  static const char *const dim_names[3] = {"rows", "cols", "nnz"};
+  int64_t dims[3];
+  for (int i = 0; i < 3; i++) {
+    dims[i] = (int64_t)get_u64(h + 32 + 8 * i);
+    const int64_t limit = i < 2 ? (int64_t)ZS_MAX_DIM : ZS_MAX_NNZ;
+    if (dims[i] < 0 || dims[i] > limit)
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "%s: %s at offset %d: %" PRId64 " is outside [0, %" PRId64 "]", path,
+                       dim_names[i], 32 + 8 * i, dims[i], limit);
+  }
+  *hdr = (zs_encoded){.format = (zs_format)format,
+                      .type = (zs_type)type,
+                      .rows = dims[0],
+                      .cols = dims[1],
+                      .nnz = dims[2],
+                      .n_arrays = (int)n_arrays,
+                      .n_params = (int)n_params};
+
+  const uint64_t hsize = header_bytes(n_params, n_arrays);
+  if (hsize > size)
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "%s: header at offset %u: %" PRIu32 " parameters and %" PRIu32
+                     " arrays need %" PRIu64 " header bytes, the file has %" PRIu64,
+                     path, ZSM_FIXED, n_params, n_arrays, hsize, size);
+  if ((s = read_bytes(r, h + ZSM_FIXED, (size_t)(hsize - ZSM_FIXED))) != ZS_OK) return s;
+
+  for (uint32_t i = 0; i < n_params; i++) {
+    const uint64_t at = ZSM_FIXED + (uint64_t)ZSM_PARAM_ENTRY * i;
+    zsi_param *p = &hdr->params[i];
+    const char *bad = check_name_field(h + at, p->name);
+    if (bad)
+      return zsi_error(ZS_ERR_CORRUPT, "%s: parameter %" PRIu32 " at offset %" PRIu64 ": %s", path,
+                       i, at, bad);
+    for (uint32_t j = 0; j < i; j++)
+      if (strcmp(p->name, hdr->params[j].name) == 0)
+        return zsi_error(ZS_ERR_CORRUPT,
+                         "%s: parameter '%s' at offset %" PRIu64 ": name appears twice", path,
+                         p->name, at);
+    p->value = (int64_t)get_u64(h + at + 32);
+  }
+
+  uint64_t prev_offset = 0, prev_end = hsize;
+  const char *prev_name = NULL;
+  for (uint32_t i = 0; i < n_arrays; i++) {
+    const uint64_t at =
+        ZSM_FIXED + (uint64_t)ZSM_PARAM_ENTRY * n_params + (uint64_t)ZSM_ARRAY_ENTRY * i;
+    const unsigned char *d = h + at;
+    zsm_entry *e = &dir[i];
+    const char *bad = check_name_field(d, e->name);
+    if (bad)
+      return zsi_error(ZS_ERR_CORRUPT, "%s: array entry %" PRIu32 " at offset %" PRIu64 ": %s",
+                       path, i, at, bad);
+    for (uint32_t j = 0; j < i; j++)
+      if (strcmp(e->name, dir[j].name) == 0)
+        return zsi_error(ZS_ERR_CORRUPT, "%s: array '%s' at offset %" PRIu64 ": name appears twice",
+                         path, e->name, at);
+    e->elem_size = get_u32(d + 32);
+    e->crc = get_u32(d + 36);
+    e->count = get_u64(d + 40);
+    e->offset = get_u64(d + 48);
+    e->length = get_u64(d + 56);
+    uint64_t bytes, end;
+    if (!valid_elem_size(e->elem_size))
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "%s: array '%s' entry at offset %" PRIu64 ": element size %" PRIu32
+                       " is not 1, 2, 4 or 8",
+                       path, e->name, at + 32, e->elem_size);
+    if (!zsi_mul_u64(e->count, e->elem_size, &bytes))
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "%s: array '%s' entry at offset %" PRIu64 ": %" PRIu64
+                       " elements of %" PRIu32 " bytes overflow 64 bits",
+                       path, e->name, at + 40, e->count, e->elem_size);
+    if (bytes != e->length)
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "%s: array '%s' entry at offset %" PRIu64 ": byte length %" PRIu64
+                       " is not %" PRIu64 " elements x %" PRIu32 " bytes",
+                       path, e->name, at + 56, e->length, e->count, e->elem_size);
+    if (e->offset % ZSM_ALIGN != 0)
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "%s: array '%s' entry at offset %" PRIu64 ": data offset %" PRIu64
+                       " is not a multiple of %u",
+                       path, e->name, at + 48, e->offset, ZSM_ALIGN);
+    if (e->offset < hsize)
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "%s: array '%s' entry at offset %" PRIu64 ": data offset %" PRIu64
+                       " lies inside the %" PRIu64 "-byte header",
+                       path, e->name, at + 48, e->offset, hsize);
+    if (!zsi_add_u64(e->offset, e->length, &end) || end > size)
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "%s: array '%s' entry at offset %" PRIu64 ": data [%" PRIu64 ", +%" PRIu64
+                       ") lies outside the %" PRIu64 "-byte file",
+                       path, e->name, at + 48, e->offset, e->length, size);
+    if (prev_name && e->offset < prev_offset)
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "%s: array '%s' entry at offset %" PRIu64 ": data offset %" PRIu64
+                       " is below that of '%s' (%" PRIu64 "): arrays must ascend",
+                       path, e->name, at + 48, e->offset, prev_name, prev_offset);
+    if (prev_name && e->offset < prev_end)
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "%s: array '%s' entry at offset %" PRIu64 ": data at %" PRIu64
+                       " overlaps array '%s', which ends at %" PRIu64,
+                       path, e->name, at + 48, e->offset, prev_name, prev_end);
+    prev_offset = e->offset, prev_end = end, prev_name = e->name;
+  }
+  if (prev_end != size)
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "%s: file length at offset 56: %" PRIu64
+                     " bytes follow the %s at offset %" PRIu64,
+                     path, size - prev_end, n_arrays ? "last array" : "header", prev_end);
+
+  const uint64_t crc_at = hsize - 4;
+  const uint32_t stored = get_u32(h + crc_at);
+  const uint32_t computed = (uint32_t)crc32(0L, h, (uInt)crc_at);
+  if (stored != computed)
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "%s: header CRC at offset %" PRIu64 ": mismatch (stored 0x%08" PRIx32
+                     ", computed 0x%08" PRIx32 ")",
+                     path, crc_at, stored, computed);
+  return ZS_OK;
+}
+
 zs_status zs_encoded_load(zs_encoded **out, const char *path) {
-  (void)out;
-  return zsi_error(ZS_ERR_UNSUPPORTED, "%s: container not implemented yet", path);
+  if (!out || !path) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encoded_load: NULL argument");
+  FILE *f = fopen(path, "rb");
+  if (!f) return zsi_error(ZS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0) {
+    const int err = errno;
+    fclose(f);
+    return zsi_error(ZS_ERR_IO, "%s: cannot stat: %s", path, strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    fclose(f);
+    return zsi_error(ZS_ERR_IO, "%s: %s", path,
+                     S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
+  }
+  zsm_reader r = {f, path, 0};
+  unsigned char *h = malloc(ZSM_HEADER_MAX);
+  zs_encoded *hdr = malloc(sizeof *hdr);
+  zsm_entry *dir = malloc(sizeof *dir * ZSI_MAX_ARRAYS);
+  zs_encoded *E = NULL;
+  zs_status s;
+  if (!h || !hdr || !dir) {
+    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "%s: header buffers", path);
+    goto done;
+  }
+  if ((s = parse_header(&r, (uint64_t)st.st_size, h, hdr, dir)) != ZS_OK) goto done;
+
+  /* Sizes are now known to fit inside the file, so allocating them is safe. */
+  if ((s = zsi_encoded_new(&E, hdr->format, hdr->type, hdr->rows, hdr->cols, hdr->nnz)) != ZS_OK)
+    goto done;
+  for (int i = 0; i < hdr->n_params; i++)
+    if ((s = zsi_encoded_add_param(E, hdr->params[i].name, hdr->params[i].value)) != ZS_OK)
+      goto done;
+  for (int i = 0; i < hdr->n_arrays; i++) {
+    void *data;
+    char before[64];
+    snprintf(before, sizeof before, "array '%s'", dir[i].name);
+    if ((s = zsi_encoded_add_array(E, dir[i].name, dir[i].elem_size, dir[i].count, &data)) !=
+            ZS_OK ||
+        (s = skip_zero_padding(&r, dir[i].offset, before)) != ZS_OK ||
+        (s = read_array(&r, &dir[i], data)) != ZS_OK)
+      goto done;
+  }
+  const zsi_format_ops *fmt = zsi_format_lookup(E->format);
+  if ((s = fmt->validate(E)) != ZS_OK) {
+    s = zsi_error_prefix(ZS_ERR_CORRUPT, "%s: %s payload", path, fmt->name);
+    goto done;
+  }
+  *out = E;
+  E = NULL;
+done:
+  zs_encoded_destroy(&E);
+  free(h), free(hdr), free(dir);
+  fclose(f);
+  return s;
 }
