@@ -1,0 +1,463 @@
+#!/usr/bin/env python3
+"""cli_test.py — end-to-end tests of the `zsparse` tool against an independent Python reader.
+
+usage: cli_test.py MODE ZSPARSE MATRICES_DIR
+MODE: info | spmv | convert | usage | gen | demo. Exit 0 pass, 1 fail, 77 skip.
+"""
+import concurrent.futures
+import gzip
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+FAILURES = []
+
+
+def fail(msg):
+    FAILURES.append(msg)
+    print("FAIL: " + msg, flush=True)
+
+
+def run(tool, *args, timeout=120):
+    p = subprocess.run([tool] + [str(a) for a in args], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def run_json(tool, *args):
+    rc, out, err = run(tool, *args)
+    try:
+        obj = json.loads(out) if out.strip() else None
+    except ValueError as e:
+        fail("%s: stdout is not JSON (%s): %r" % (" ".join(map(str, args)), e, out[:200]))
+        obj = None
+    return rc, obj, err
+
+
+# ---- an independent Matrix Market reader (coordinate only; all shared matrices are) ----------
+
+class MM:
+    pass
+
+
+def read_mm(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        header = f.readline().split()
+        m = MM()
+        m.fmt, m.field, m.symmetry = header[2].lower(), header[3].lower(), header[4].lower()
+        line = f.readline()
+        while line.startswith("%") or not line.strip():
+            line = f.readline()
+        dims = line.split()
+        m.rows, m.cols, m.stored = int(dims[0]), int(dims[1]), int(dims[2])
+        if m.fmt != "coordinate" or m.field == "complex":
+            m.entries = None
+            return m
+        entries = {}
+        count = 0
+        for line in f:
+            t = line.split()
+            if not t or t[0].startswith("%"):
+                continue
+            count += 1
+            i, j = int(t[0]) - 1, int(t[1]) - 1
+            v = 1.0 if m.field == "pattern" else float(t[2])
+            entries[(i, j)] = entries.get((i, j), 0.0) + v
+            if m.symmetry in ("symmetric", "skew-symmetric") and i != j:
+                w = -v if m.symmetry == "skew-symmetric" else v
+                entries[(j, i)] = entries.get((j, i), 0.0) + w
+        m.count = count
+        m.entries = entries
+    return m
+
+
+def manifest(mdir):
+    rows = []
+    with open(os.path.join(mdir, "MANIFEST.tsv")) as f:
+        head = f.readline().rstrip("\n").split("\t")
+        for line in f:
+            if line.strip():
+                rows.append(dict(zip(head, line.rstrip("\n").split("\t"))))
+    return rows
+
+
+def entropy(counts):
+    n = sum(counts)
+    return -sum(c / n * math.log2(c / n) for c in counts) if n else 0.0
+
+
+def stats(m):
+    """The numbers `zsparse info` reports, computed here from the mirrored entry set."""
+    per_row = [0] * m.rows
+    by_row = {}
+    for (i, j) in m.entries:
+        per_row[i] += 1
+        by_row.setdefault(i, []).append(j)
+    deltas = {}
+    for i, cols in by_row.items():
+        cols.sort()
+        prev = None
+        for c in cols:
+            d = c - i if prev is None else c - prev
+            deltas[d] = deltas.get(d, 0) + 1
+            prev = c
+    vals = {}
+    for v in m.entries.values():
+        vals[v] = vals.get(v, 0) + 1  # 0.0 and -0.0 hash alike: one value, as documented
+    return {
+        "nnz_per_row_min": min(per_row) if per_row else 0,
+        "nnz_per_row_max": max(per_row) if per_row else 0,
+        "empty_rows": sum(1 for c in per_row if c == 0),
+        "distinct_values": len(vals),
+        "entropy_col_delta_bits": entropy(list(deltas.values())),
+        "entropy_value_bits": entropy(list(vals.values())),
+    }
+
+
+# ---- modes ---------------------------------------------------------------------------------
+
+def mode_info(tool, mdir):
+    for row in manifest(mdir):
+        path = os.path.join(mdir, row["file"])
+        rc, obj, err = run_json(tool, "info", "--json", path)
+        if row["field"] == "complex":
+            if rc == 0 or "zsparse info:" not in err or "complex" not in err:
+                fail("%s: complex file should fail with a message, rc=%d err=%r" %
+                     (row["file"], rc, err))
+            continue
+        if rc != 0 or obj is None:
+            fail("%s: info rc=%d err=%r" % (row["file"], rc, err))
+            continue
+        m = read_mm(path)
+        want = {"rows": int(row["rows"]), "cols": int(row["cols"]), "nnz": len(m.entries),
+                "symmetry": row["symmetry"], "field": row["field"],
+                "entries_stored": int(row["nnz_stored"])}
+        if m.count != int(row["nnz_stored"]):
+            fail("%s: the file has %d entries, MANIFEST says %s" %
+                 (row["file"], m.count, row["nnz_stored"]))
+        want.update(stats(m))
+        for k, v in want.items():
+            got = obj.get(k)
+            ok = abs(got - v) <= 1e-9 * max(1.0, abs(v)) if isinstance(v, float) else got == v
+            if not ok:
+                fail("%s: %s = %r, expected %r" % (row["file"], k, got, v))
+        if abs(obj["nnz_per_row_mean"] - len(m.entries) / m.rows) > 1e-9:
+            fail("%s: nnz_per_row_mean %r" % (row["file"], obj["nnz_per_row_mean"]))
+        if row["symmetry"] == "symmetric" and not (obj["symmetric_structural"] and
+                                                   obj["symmetric_numerical"]):
+            fail("%s: stored symmetric but not computed symmetric: %r" % (row["file"], obj))
+        if row["symmetry"] == "skew-symmetric" and not obj["skew_symmetric_numerical"]:
+            fail("%s: stored skew-symmetric but not computed so" % row["file"])
+        # The computed flags must agree with the entry set, for general files too.
+        if m.rows == m.cols:
+            e = m.entries
+            structural = all((j, i) in e for (i, j) in e)
+            numerical = structural and all(e[(j, i)] == v for (i, j), v in e.items())
+            if obj["symmetric_structural"] != structural or obj["symmetric_numerical"] != numerical:
+                fail("%s: symmetric_structural/numerical %r/%r, expected %r/%r" %
+                     (row["file"], obj["symmetric_structural"], obj["symmetric_numerical"],
+                      structural, numerical))
+    rc, _, err = run(tool, "info", os.path.join(mdir, "no-such-file.mtx"))
+    if rc != 1 or not err.startswith("zsparse info: "):
+        fail("info on a missing file: rc=%d err=%r" % (rc, err))
+
+
+def max_lengths(m):
+    rows, cols = {}, {}
+    for (i, j) in m.entries:
+        rows[i] = rows.get(i, 0) + 1
+        cols[j] = cols.get(j, 0) + 1
+    return max(rows.values(), default=0), max(cols.values(), default=0)
+
+
+def mode_spmv(tool, mdir):
+    jobs = []
+    for row in manifest(mdir):
+        if row["field"] == "complex":
+            continue
+        path = os.path.join(mdir, row["file"])
+        m = read_mm(path)
+        lmax = max_lengths(m)
+        for op in ("N", "T"):
+            for typ in ("f32", "f64"):
+                for be in ("cpu", "ref"):
+                    jobs.append((row["file"], path, op, typ, be, len(m.entries),
+                                 lmax[0] if op == "N" else lmax[1]))
+
+    def one(job):
+        name, path, op, typ, be, nnz, lmax = job
+        rc, obj, err = run_json(tool, "spmv", path, "--op", op, "--type", typ, "--backend", be,
+                                "--repeat", "2", "--check", "--json")
+        what = "%s op %s %s %s" % (name, op, typ, be)
+        if rc != 0 or obj is None:
+            return ["%s: rc=%d err=%r" % (what, rc, err.strip())]
+        errs = []
+        eps = 2.0 ** -23 if typ == "f32" else 2.0 ** -52
+        want = {"op": op, "type": typ, "backend": be, "nnz": nnz, "format": "csr",
+                "len_max": lmax, "checked": True, "ok": True, "repeat": 2}
+        for k, v in want.items():
+            if obj.get(k) != v:
+                errs.append("%s: %s = %r, expected %r" % (what, k, obj.get(k), v))
+        tol = 16 * eps * min(lmax + 2, 1024)
+        if obj.get("tolerance") is None or abs(obj["tolerance"] - tol) > 1e-12 * tol:
+            errs.append("%s: tolerance %r, expected %r" % (what, obj.get("tolerance"), tol))
+        if obj.get("max_rel_err") is None or not obj["max_rel_err"] <= tol:
+            errs.append("%s: max_rel_err %r > %r" % (what, obj.get("max_rel_err"), tol))
+        es = 4 if typ == "f32" else 8
+        nx, ny = (obj["cols"], obj["rows"]) if op == "N" else (obj["rows"], obj["cols"])
+        if obj.get("bytes") != obj["encoded_bytes"] + (nx + ny) * es:
+            errs.append("%s: bytes %r != encoded + x + y" % (what, obj.get("bytes")))
+        if not (obj.get("time_median_s") or 0) > 0:
+            errs.append("%s: time_median_s %r" % (what, obj.get("time_median_s")))
+        return errs
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
+        for errs in ex.map(one, jobs):
+            for e in errs:
+                fail(e)
+    print("%d spmv runs" % len(jobs))
+
+
+def read_written(path):
+    """Entries of a file the tool wrote (coordinate real general)."""
+    m = read_mm(path)
+    if m.field != "real" or m.symmetry != "general":
+        fail("%s: written as %s %s, expected real general" % (path, m.field, m.symmetry))
+    return m
+
+
+def f32(v):
+    return struct.unpack("f", struct.pack("f", v))[0]
+
+
+def mode_convert(tool, mdir):
+    tmp = tempfile.mkdtemp(prefix="zsparse-cli-")
+    rows = [r for r in manifest(mdir) if r["field"] != "complex"]
+    for i, row in enumerate(rows):
+        path = os.path.join(mdir, row["file"])
+        orig = read_mm(path)
+        # Alternate formats and types so every pairing is covered across the set.
+        fmt = ("csr", "coo")[i % 2]
+        typ = ("f64", "f32")[(i // 2) % 2]
+        out_ext = (".mtx", ".mtx.gz")[i % 3 == 0]
+        zsm = os.path.join(tmp, "m%d.zsm" % i)
+        back = os.path.join(tmp, "m%d%s" % (i, out_ext))
+        rc, _, err = run(tool, "convert", path, "-f", fmt, "--type", typ, "-o", zsm)
+        if rc != 0:
+            fail("%s: convert to %s %s: rc=%d %s" % (row["file"], fmt, typ, rc, err.strip()))
+            continue
+        rc, obj, err = run_json(tool, "info", "--json", zsm)
+        if rc != 0 or obj is None:
+            fail("%s: info on the .zsm: rc=%d %s" % (row["file"], rc, err.strip()))
+            continue
+        if (obj.get("kind"), obj.get("format"), obj.get("type")) != ("zsm", fmt, typ):
+            fail("%s: .zsm info kind/format/type %r/%r/%r" %
+                 (row["file"], obj.get("kind"), obj.get("format"), obj.get("type")))
+        if (obj.get("rows"), obj.get("cols"), obj.get("nnz")) != (orig.rows, orig.cols,
+                                                                  len(orig.entries)):
+            fail("%s: .zsm dims %r" % (row["file"], (obj.get("rows"), obj.get("cols"),
+                                                     obj.get("nnz"))))
+        arrays = obj.get("arrays") or []
+        if not arrays or obj.get("bytes") != sum(a["bytes"] for a in arrays) or any(
+                a["bytes"] != a["elem_size"] * a["count"] for a in arrays):
+            fail("%s: .zsm arrays/bytes inconsistent: %r" % (row["file"], obj))
+        rc, _, err = run(tool, "convert", zsm, "-o", back)
+        if rc != 0:
+            fail("%s: convert back: rc=%d %s" % (row["file"], rc, err.strip()))
+            continue
+        got = read_written(back)
+        want = orig.entries
+        if typ == "f32":
+            # f32 values are written with the 9 digits that identify the float, so the text
+            # reads back to that float, not to the double the original text gave.
+            want = {k: f32(v) for k, v in want.items()}
+            got.entries = {k: f32(v) for k, v in got.entries.items()}
+        if (got.rows, got.cols) != (orig.rows, orig.cols) or got.entries != want:
+            diff = [k for k in want if got.entries.get(k) != want[k]][:3]
+            fail("%s: round trip via %s %s differs (%d vs %d entries; first: %r)" %
+                 (row["file"], fmt, typ, len(got.entries), len(want), diff))
+    # A damaged container is refused with a message, never decoded.
+    zsm = os.path.join(tmp, "m1.zsm")
+    if os.path.exists(zsm):
+        data = bytearray(open(zsm, "rb").read())
+        data[len(data) // 2] ^= 0x5A
+        bad = os.path.join(tmp, "bad.zsm")
+        open(bad, "wb").write(bytes(data))
+        for cmd in (["info", bad], ["convert", bad, "-o", os.path.join(tmp, "bad.mtx")],
+                    ["spmv", bad, "--repeat", "1"]):
+            rc, _, err = run(tool, *cmd)
+            if rc != 1 or not err.startswith("zsparse %s: " % cmd[0]):
+                fail("%s on a corrupted .zsm: rc=%d err=%r" % (cmd[0], rc, err))
+        open(zsm[:-4] + "-trunc.zsm", "wb").write(bytes(data[:len(data) // 3]))
+        rc, _, err = run(tool, "info", zsm[:-4] + "-trunc.zsm")
+        if rc != 1 or not err.startswith("zsparse info: "):
+            fail("info on a truncated .zsm: rc=%d err=%r" % (rc, err))
+    # spmv on a .zsm runs its stored format and type.
+    zsm = os.path.join(tmp, "m0.zsm")
+    if os.path.exists(zsm):
+        rc, obj, err = run_json(tool, "spmv", zsm, "--check", "--repeat", "1", "--json",
+                                "--backend", "ref")
+        if rc != 0 or not obj or (obj["format"], obj["type"], obj["ok"]) != ("csr", "f64", True):
+            fail("spmv on a .zsm: rc=%d %r %s" % (rc, obj, err.strip()))
+        rc, _, err = run(tool, "spmv", zsm, "--format", "coo")
+        if rc != 2:
+            fail("spmv on a csr .zsm with --format coo: rc=%d, expected 2" % rc)
+
+
+def mode_usage(tool, mdir):
+    cmds = ["devices", "info", "convert", "spmv", "gen", "demo"]
+    for c in cmds:
+        rc, out, err = run(tool, c, "--help")
+        if rc != 0 or "usage: zsparse " + c not in out:
+            fail("%s --help: rc=%d out=%r" % (c, rc, out[:100]))
+        rc, out, err = run(tool, "help", c)
+        if rc != 0 or "usage: zsparse " + c not in out:
+            fail("help %s: rc=%d" % (c, rc))
+        rc, out, err = run(tool, c, "--no-such-option")
+        if rc != 2 or "unknown option" not in err:
+            fail("%s --no-such-option: rc=%d err=%r" % (c, rc, err))
+    rc, out, _ = run(tool, "--version")
+    if rc != 0 or not out.startswith("zsparse "):
+        fail("--version: rc=%d out=%r" % (rc, out))
+    rc, out, _ = run(tool, "help")
+    if rc != 0 or not all(c in out for c in cmds):
+        fail("help: rc=%d" % rc)
+    mtx = os.path.join(mdir, "can_24.mtx")
+    bad = [
+        [], ["frobnicate"], ["info"], ["info", mtx, mtx], ["info", mtx, "--type", "f16"],
+        ["spmv", mtx, "--op", "X"], ["spmv", mtx, "--type", "f16"], ["spmv", mtx, "--repeat", "-1"],
+        ["spmv", mtx, "--repeat"], ["spmv", mtx, "--format", "nosuch"], ["convert", mtx],
+        ["convert", mtx, "-o", "x.mtx", "-f", "coo"], ["gen", "stencil2d:n=4"],
+        ["demo", "extra"], ["devices", "extra"], ["devices", "--json=1"],
+    ]
+    for args in bad:
+        rc, out, err = run(tool, *args)
+        if rc != 2 or not err.startswith("zsparse"):
+            fail("%r: rc=%d (expected 2) err=%r" % (args, rc, err))
+    rc, obj, err = run_json(tool, "devices", "--json")
+    if rc != 0 or not obj:
+        fail("devices --json: rc=%d %s" % (rc, err))
+    else:
+        names = {b["name"]: b for b in obj["backends"]}
+        for k in ("packages", "cores", "pus", "numa_nodes", "threads", "hwloc"):
+            if k not in obj["topology"]:
+                fail("devices --json: topology lacks %s" % k)
+        if not names.get("ref", {}).get("usable") or not names.get("cpu", {}).get("usable"):
+            fail("devices --json: ref and cpu must be usable: %r" % obj["backends"])
+        if obj.get("default_backend") not in names:
+            fail("devices --json: default_backend %r" % obj.get("default_backend"))
+        for b in obj["backends"]:
+            if not b["usable"] and not b["detail"]:
+                fail("devices: backend %s is not usable and says not why" % b["name"])
+    # A backend that does not exist is a runtime error with the library's message.
+    rc, _, err = run(tool, "spmv", mtx, "--backend", "nosuch", "--repeat", "1")
+    if rc != 1 or "nosuch" not in err:
+        fail("spmv --backend nosuch: rc=%d err=%r" % (rc, err))
+
+
+def mode_gen(tool, mdir):
+    tmp = tempfile.mkdtemp(prefix="zsparse-cli-")
+    n = 10
+    cases = [  # spec, rows, cols, nnz (None: only bounds checked), symmetric
+        ("stencil2d:n=%d,points=5" % n, n * n, n * n, 5 * n * n - 4 * n, True),
+        ("stencil2d:n=%d,points=9" % n, n * n, n * n, (3 * n - 2) ** 2, True),
+        ("stencil3d:n=5,points=7", 125, 125, 7 * 125 - 6 * 25, True),
+        ("stencil3d:n=5,points=27", 125, 125, 13 ** 3, True),
+        ("elasticity3d:n=4", 192, 192, 9 * 10 ** 3, True),
+        ("erdos_renyi:rows=50,cols=40,per_row=3", 50, 40, 150, False),
+        ("banded:rows=100,width=8,per_row=5", 100, 100, 500, False),
+        ("watts_strogatz:n=100,k=4,p=0.1", 100, 100, None, True),
+        ("barabasi_albert:n=100,m=2", 100, 100, None, True),
+        ("rmat:scale=7,per_row=4", 128, 128, None, False),
+    ]
+    for i, (spec, rows, cols, nnz, sym) in enumerate(cases):
+        out = os.path.join(tmp, "g%d.mtx" % i)
+        rc, _, err = run(tool, "gen", spec, "-o", out)
+        if rc != 0:
+            fail("gen %s: rc=%d %s" % (spec, rc, err.strip()))
+            continue
+        m = read_written(out)
+        rc, obj, err = run_json(tool, "info", "--json", out)
+        if rc != 0 or not obj:
+            fail("info on gen %s: rc=%d %s" % (spec, rc, err.strip()))
+            continue
+        if (obj["rows"], obj["cols"]) != (rows, cols) or (m.rows, m.cols) != (rows, cols):
+            fail("gen %s: %rx%r, expected %rx%r" % (spec, obj["rows"], obj["cols"], rows, cols))
+        if obj["nnz"] != len(m.entries):
+            fail("gen %s: info nnz %r, file holds %r" % (spec, obj["nnz"], len(m.entries)))
+        if nnz is not None and obj["nnz"] != nnz:
+            fail("gen %s: nnz %r, expected %r" % (spec, obj["nnz"], nnz))
+        if nnz is None and not 0 < obj["nnz"] <= rows * cols:
+            fail("gen %s: nnz %r" % (spec, obj["nnz"]))
+        if sym and not obj["symmetric_numerical"]:
+            fail("gen %s: expected a symmetric matrix" % spec)
+        if spec.startswith("banded") and any(abs(i - j) > 4 for (i, j) in m.entries):
+            fail("gen %s: an entry lies outside the band" % spec)
+    # Deterministic for a spec; another seed differs; f32 and .zsm outputs work.
+    a, b, c = (os.path.join(tmp, x) for x in ("a.mtx", "b.mtx", "c.mtx"))
+    run(tool, "gen", "erdos_renyi:rows=64,per_row=5,seed=7", "-o", a)
+    run(tool, "gen", "erdos_renyi:rows=64,per_row=5,seed=7", "-o", b)
+    run(tool, "gen", "erdos_renyi:rows=64,per_row=5,seed=8", "-o", c)
+    ea, eb, ec = (read_written(x).entries for x in (a, b, c))
+    if ea != eb or ea == ec:
+        fail("gen: same seed must give the same matrix and another seed another one")
+    z = os.path.join(tmp, "g.zsm")
+    rc, _, err = run(tool, "gen", "stencil2d:n=16", "-o", z, "-f", "coo", "--type", "f32")
+    rc2, obj, _ = run_json(tool, "info", "--json", z)
+    if rc or rc2 or not obj or (obj["format"], obj["type"], obj["nnz"]) != ("coo", "f32",
+                                                                            5 * 256 - 64):
+        fail("gen to .zsm: rc=%d/%d %r %s" % (rc, rc2, obj, err.strip()))
+    rc, _, err = run(tool, "gen", "nosuchkind:n=3", "-o", os.path.join(tmp, "x.mtx"))
+    if rc != 1 or "zsparse gen: " not in err:
+        fail("gen with an unknown kind: rc=%d err=%r" % (rc, err))
+
+
+def mode_demo(tool, mdir):
+    n = 48
+    rc, obj, err = run_json(tool, "demo", "--spec", "stencil2d:n=%d,points=5" % n, "--repeat", "2",
+                            "--json")
+    if rc != 0 or not obj or obj.get("ok") is not True:
+        fail("demo --json: rc=%d %r %s" % (rc, obj, err.strip()))
+        return
+    if obj["nnz"] != 5 * n * n - 4 * n:
+        fail("demo: nnz %r" % obj["nnz"])
+    by = {f["format"]: f for f in obj["formats"]}
+    for name in ("csr", "coo"):
+        f = by.get(name)
+        if not f or f["status"] != "ok" or not f["spmv"]["ok"] or not f["spmvt"]["ok"]:
+            fail("demo: %s row %r" % (name, f))
+    if by.get("csr", {}).get("size_vs_csr") != 1.0:
+        fail("demo: csr size_vs_csr %r" % by.get("csr", {}).get("size_vs_csr"))
+    for f in obj["formats"]:
+        if f["status"] == "skipped" and not f.get("reason"):
+            fail("demo: %s skipped without a reason" % f["format"])
+    rc, out, err = run(tool, "demo", "--spec", "stencil2d:n=16", "--repeat", "1", "--backend",
+                       "ref", "--type", "f32")
+    if rc != 0 or "csr" not in out or "all checks passed" not in out:
+        fail("demo (table): rc=%d out=%r err=%r" % (rc, out, err))
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__)
+        return 2
+    mode, tool, mdir = sys.argv[1:]
+    if mode not in ("gen", "demo") and not os.path.exists(
+            os.path.join(mdir, "MANIFEST.tsv")):
+        print("no shared matrices at %s: skipping" % mdir)
+        return 77
+    globals()["mode_" + mode](tool, mdir)
+    if FAILURES:
+        print("%d failure(s)" % len(FAILURES))
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
