@@ -1,0 +1,38 @@
+/* cpu_kernels.h — the cpu backend's kernel table, thread helpers and OpenMP pragma wrapper. */
+#ifndef ZS_CPU_KERNELS_H
+#define ZS_CPU_KERNELS_H
+
+#include "core/zs_internal.h"
+
+#if defined(_OPENMP)
+#include <omp.h>
+#define ZSI_PRAGMA(...) _Pragma(#__VA_ARGS__)
+#define ZSI_OMP(...) ZSI_PRAGMA(omp __VA_ARGS__)
+static inline int zsi_cpu_tid(void) { return omp_get_thread_num(); }
+static inline int zsi_cpu_nth(void) { return omp_get_num_threads(); }
+#else
+/* Built without OpenMP: the pragmas vanish and every loop runs on the calling thread. */
+#define ZSI_OMP(...)
+static inline int zsi_cpu_tid(void) { return 0; }
+static inline int zsi_cpu_nth(void) { return 1; }
+#endif
+
+/* What op_create hands every format's kernel, parsed once from the option string. */
+typedef struct zsi_cpu_opts {
+  int threads;          /* team size; the work partition is fixed from it at create */
+  int transpose_atomic; /* "transpose=atomic": omp atomic SpMVT, not bitwise reproducible */
+} zsi_cpu_opts;
+
+typedef struct zsi_cpu_kernel {
+  zs_format format;
+  zs_status (*create)(void **state, const zsb_encoded_view *enc, const zsi_cpu_opts *opts);
+  void (*destroy)(void *state);
+  zs_status (*apply)(void *state, zs_op which, double alpha, const void *x, double beta, void *y);
+} zsi_cpu_kernel;
+
+ZSI_HIDDEN extern const zsi_cpu_kernel zsi_cpu_csr, zsi_cpu_coo;
+
+/* The thread count set by the context (>= 1). */
+ZSI_HIDDEN int zsi_cpu_threads(void);
+
+#endif

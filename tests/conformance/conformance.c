@@ -1,0 +1,596 @@
+/* conformance.c — every SpMV/SpMVT case on every usable backend, checked against a long-double
+ * product computed here from the matrix's CSR arrays and against the ref backend. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zsparse.h"
+
+static int failures, cases;
+
+/* ---- deterministic random numbers (splitmix64) ---- */
+static uint64_t rng_next(uint64_t *s) {
+  uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
+  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+static double rng_unit(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1p-53 * 2.0 - 1.0; }
+static int64_t rng_below(uint64_t *s, int64_t n) { return (int64_t)(rng_next(s) % (uint64_t)n); }
+static uint64_t hash_str(const char *p, uint64_t h) {
+  while (*p) h = (h ^ (unsigned char)*p++) * UINT64_C(0x100000001b3);
+  return h;
+}
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) {
+    fprintf(stderr, "conformance: out of memory (%zu bytes)\n", n);
+    exit(2);
+  }
+  return p;
+}
+
+/* ---- typed host vectors: values in [-1, 1], never all equal ---- */
+static size_t tsize(zs_type t) { return t == ZS_F32 ? 4 : 8; }
+static long double tget(zs_type t, const void *v, int64_t i) {
+  return t == ZS_F32 ? (long double)((const float *)v)[i] : (long double)((const double *)v)[i];
+}
+static void tset(zs_type t, void *v, int64_t i, double x) {
+  if (t == ZS_F32)
+    ((float *)v)[i] = (float)x;
+  else
+    ((double *)v)[i] = x;
+}
+static void *random_vector(zs_type t, int64_t n, uint64_t seed) {
+  void *v = xmalloc((size_t)n * tsize(t));
+  for (int64_t i = 0; i < n; i++) tset(t, v, i, rng_unit(&seed));
+  return v;
+}
+static double type_eps(zs_type t) { return t == ZS_F32 ? FLT_EPSILON : DBL_EPSILON; }
+
+/* ---- backends under test: every usable one, plus cpu with the atomic transpose ---- */
+typedef struct variant {
+  char label[40];
+  const char *backend, *options;
+  int deterministic_t; /* SpMVT must give the same bits twice */
+} variant;
+static variant variants[16];
+static int n_variants;
+
+static void find_variants(zs_context *ctx) {
+  int have_ref = 0;
+  for (int i = 0; i < zs_context_backend_count(ctx); i++) {
+    zs_backend_info bi;
+    if (zs_context_backend_info(ctx, i, &bi) != ZS_OK) continue;
+    printf("backend %-5s %s: %s\n", bi.name, bi.usable ? "usable" : "not usable", bi.detail);
+    if (!bi.usable || n_variants + 2 > 16) continue;
+    if (strcmp(bi.name, "ref") == 0) have_ref = 1;
+    variant *v = &variants[n_variants++];
+    snprintf(v->label, sizeof v->label, "%s", bi.name);
+    v->backend = bi.name, v->options = NULL, v->deterministic_t = 1;
+    if (strcmp(bi.name, "cpu") == 0) {
+      v = &variants[n_variants++];
+      snprintf(v->label, sizeof v->label, "cpu[atomic]");
+      v->backend = "cpu", v->options = "transpose=atomic", v->deterministic_t = 0;
+    }
+  }
+  if (!have_ref || strcmp(variants[0].backend, "ref") != 0) {
+    printf("FAIL backend 'ref' is not usable (or not first): nothing to compare with\n");
+    failures++;
+  }
+}
+
+/* ---- one matrix, one value type: all formats, ops, alpha/beta, backends ---- */
+static const struct { double alpha, beta; } ab[] = {{1.0, 0.0}, {-0.5, 2.0}};
+#define N_AB 2
+
+typedef struct expect {
+  int64_t n_in, n_out;
+  void *x, *y0;       /* typed inputs */
+  long double *exact; /* alpha*op(A)*x + beta*y0 */
+  long double *bound; /* per-element error bound */
+  long double *scale; /* |alpha| sum|a x| + |beta y0|, for the relative error */
+} expect;
+
+static void build_expect(expect *e, const zs_matrix *A, zs_op op, double alpha, double beta,
+                         uint64_t seed) {
+  const zs_type t = zs_matrix_type(A);
+  const int64_t rows = zs_matrix_rows(A), cols = zs_matrix_cols(A);
+  const int64_t *rp;
+  const int32_t *ci;
+  const void *v;
+  zs_matrix_csr(A, &rp, &ci, &v);
+  e->n_in = op == ZS_OP_N ? cols : rows, e->n_out = op == ZS_OP_N ? rows : cols;
+  e->x = random_vector(t, e->n_in, seed);
+  e->y0 = random_vector(t, e->n_out, seed ^ UINT64_C(0x5eed));
+  long double *sum = calloc((size_t)e->n_out + 1, sizeof *sum);
+  long double *abs_sum = calloc((size_t)e->n_out + 1, sizeof *abs_sum);
+  int64_t *len = calloc((size_t)e->n_out + 1, sizeof *len);
+  if (!sum || !abs_sum || !len) exit(2);
+  for (int64_t i = 0; i < rows; i++)
+    for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
+      const int64_t in = op == ZS_OP_N ? ci[k] : i, out = op == ZS_OP_N ? i : ci[k];
+      const long double p = tget(t, v, k) * tget(t, e->x, in);
+      sum[out] += p, abs_sum[out] += fabsl(p), len[out]++;
+    }
+  e->exact = xmalloc((size_t)e->n_out * sizeof(long double));
+  e->bound = xmalloc((size_t)e->n_out * sizeof(long double));
+  e->scale = xmalloc((size_t)e->n_out * sizeof(long double));
+  const long double eps = type_eps(t), tiny = t == ZS_F32 ? FLT_MIN : DBL_MIN;
+  for (int64_t i = 0; i < e->n_out; i++) {
+    const long double by = beta == 0.0 ? 0.0L : (long double)beta * tget(t, e->y0, i);
+    e->exact[i] = (long double)alpha * sum[i] + by;
+    /* Any summation order of the len products and beta*y0 (kernels may scale y first and add
+     * into it): len roundings; alpha, beta and the final conversion add a few more. eps = 2u
+     * leaves a factor of two of margin. */
+    e->scale[i] = fabsl((long double)alpha) * abs_sum[i] + fabsl(by);
+    e->bound[i] = eps * (long double)(len[i] + 3) * e->scale[i] + tiny * (long double)(len[i] + 3);
+  }
+  free(sum), free(abs_sum), free(len);
+}
+
+static void free_expect(expect *e) {
+  free(e->x), free(e->y0), free(e->exact), free(e->bound), free(e->scale);
+}
+
+/* Run one product on one operator; y is poisoned with NaN when beta == 0. Returns a status; on
+ * success `out` holds y. */
+static zs_status run_once(zs_context *ctx, zs_operator *op, const variant *vr, zs_type t,
+                          zs_op which, double alpha, double beta, const expect *e, void *out,
+                          char *why, size_t why_len) {
+  zs_vector *x = NULL, *y = NULL;
+  zs_status s = zs_vector_create(&x, ctx, vr->backend, t, e->n_in);
+  if (s == ZS_OK) s = zs_vector_create(&y, ctx, vr->backend, t, e->n_out);
+  if (s == ZS_OK) s = zs_vector_upload(x, e->x);
+  if (s == ZS_OK && beta == 0.0)
+    s = zs_vector_fill(y, NAN);
+  else if (s == ZS_OK)
+    s = zs_vector_upload(y, e->y0);
+  if (s == ZS_OK) s = zs_spmv(op, which, alpha, x, beta, y);
+  if (s == ZS_OK) s = zs_operator_sync(op);
+  if (s == ZS_OK) s = zs_vector_download(y, out);
+  if (s != ZS_OK) {
+    snprintf(why, why_len, "%s: %s", zs_status_name(s), zs_last_error());
+  } else if (e->n_in) {
+    /* x is input only. */
+    void *xb = xmalloc((size_t)e->n_in * tsize(t));
+    if ((s = zs_vector_download(x, xb)) != ZS_OK || memcmp(xb, e->x, (size_t)e->n_in * tsize(t)))
+      snprintf(why, why_len, "x was modified"), s = s ? s : ZS_ERR_INTERNAL;
+    free(xb);
+  }
+  zs_vector_destroy(&x);
+  zs_vector_destroy(&y);
+  return s;
+}
+
+/* Worst element against the exact result (and against the ref backend's y when given). */
+static int compare(const expect *e, zs_type t, const void *y, const void *y_ref, double *rel,
+                   char *why, size_t why_len) {
+  double worst = 0;
+  for (int64_t i = 0; i < e->n_out; i++) {
+    const long double got = tget(t, y, i), err = fabsl(got - e->exact[i]);
+    if (!(err <= e->bound[i])) {
+      snprintf(why, why_len, "y[%lld] = %.17Lg, exact %.17Lg, |err| %.3Lg > bound %.3Lg",
+               (long long)i, got, e->exact[i], err, e->bound[i]);
+      return 0;
+    }
+    if (y_ref) {
+      const long double d = fabsl(got - tget(t, y_ref, i));
+      if (!(d <= 2 * e->bound[i])) {
+        snprintf(why, why_len, "y[%lld] = %.17Lg, ref backend %.17Lg, |diff| %.3Lg > %.3Lg",
+                 (long long)i, got, tget(t, y_ref, i), d, 2 * e->bound[i]);
+        return 0;
+      }
+    }
+    if (e->scale[i] > 0 && (double)(err / e->scale[i]) > worst) worst = (double)(err / e->scale[i]);
+  }
+  *rel = worst;
+  return 1;
+}
+
+static void run_matrix(zs_context *ctx, const char *name, const zs_matrix *A) {
+  const zs_type t = zs_matrix_type(A);
+  static const zs_format formats[] = {ZS_FORMAT_CSR, ZS_FORMAT_COO};
+  expect ex[2][N_AB];
+  for (int o = 0; o < 2; o++)
+    for (int a = 0; a < N_AB; a++) {
+      const uint64_t seed = hash_str(name, UINT64_C(0xcbf29ce484222325)) * 31 + (uint64_t)t * 7 +
+                            (uint64_t)o * 3 + (uint64_t)a;
+      build_expect(&ex[o][a], A, (zs_op)o, ab[a].alpha, ab[a].beta, seed);
+    }
+  for (size_t f = 0; f < 2; f++) {
+    const char *fname = zs_format_name(formats[f]);
+    zs_encoded *E = NULL;
+    zs_status s = zs_encode(&E, A, formats[f], NULL);
+    if (s != ZS_OK) {
+      printf("FAIL %s %s %s: zs_encode: %s: %s\n", name, zs_type_name(t), fname, zs_status_name(s),
+             zs_last_error());
+      failures++, cases++;
+      continue;
+    }
+    zs_operator *ops[16] = {0};
+    char create_err[16][256] = {{0}};
+    for (int b = 0; b < n_variants; b++)
+      if ((s = zs_operator_create(&ops[b], ctx, E, variants[b].backend, variants[b].options)))
+        snprintf(create_err[b], sizeof create_err[b], "zs_operator_create: %s: %s",
+                 zs_status_name(s), zs_last_error());
+    zs_encoded_destroy(&E); /* operators hold their own copies */
+    for (int o = 0; o < 2; o++)
+      for (int a = 0; a < N_AB; a++) {
+        const expect *e = &ex[o][a];
+        char line[1024];
+        int n = 0, ok = 1;
+        const size_t bytes = (size_t)e->n_out * tsize(t) + 1;
+        void *y_ref = NULL;
+        n += snprintf(line + n, sizeof line - n, "%-22s %s %s %s a=%g b=%g |", name,
+                      zs_type_name(t), fname, o ? "T" : "N", ab[a].alpha, ab[a].beta);
+        for (int b = 0; b < n_variants; b++) {
+          char why[400] = "";
+          double rel = 0;
+          void *y = xmalloc(bytes), *y2 = xmalloc(bytes);
+          int good = ops[b] != NULL;
+          if (!good) snprintf(why, sizeof why, "%s", create_err[b]);
+          if (good)
+            good = run_once(ctx, ops[b], &variants[b], t, (zs_op)o, ab[a].alpha, ab[a].beta, e, y,
+                            why, sizeof why) == ZS_OK;
+          if (good) good = compare(e, t, y, y_ref, &rel, why, sizeof why);
+          /* Same inputs, same bits: op N always, op T unless the atomic variant. */
+          if (good && (o == 0 || variants[b].deterministic_t)) {
+            good = run_once(ctx, ops[b], &variants[b], t, (zs_op)o, ab[a].alpha, ab[a].beta, e, y2,
+                            why, sizeof why) == ZS_OK;
+            if (good && memcmp(y, y2, bytes - 1)) {
+              snprintf(why, sizeof why, "not deterministic: two runs differ");
+              good = 0;
+            }
+          }
+          if (good) {
+            n += snprintf(line + n, sizeof line - n, " %s %.2g", variants[b].label, rel);
+          } else {
+            ok = 0;
+            printf("FAIL %s %s %s %s a=%g b=%g on %s: %s\n", name, zs_type_name(t), fname,
+                   o ? "T" : "N", ab[a].alpha, ab[a].beta, variants[b].label, why);
+          }
+          if (b == 0 && good)
+            y_ref = y;
+          else
+            free(y);
+          free(y2);
+          if (n >= (int)sizeof line) n = (int)sizeof line - 1;
+        }
+        free(y_ref);
+        cases++;
+        if (ok)
+          printf("ok   %s\n", line);
+        else
+          failures++;
+      }
+    for (int b = 0; b < n_variants; b++) zs_operator_destroy(&ops[b]);
+  }
+  for (int o = 0; o < 2; o++)
+    for (int a = 0; a < N_AB; a++) free_expect(&ex[o][a]);
+}
+
+/* ---- generated matrices ---- */
+typedef struct triplets {
+  int64_t rows, cols, n, cap;
+  int64_t *r, *c;
+  double *v;
+} triplets;
+
+static void add(triplets *T, int64_t r, int64_t c, double v) {
+  if (T->n == T->cap) {
+    T->cap = T->cap ? 2 * T->cap : 1024;
+    T->r = realloc(T->r, (size_t)T->cap * 8), T->c = realloc(T->c, (size_t)T->cap * 8);
+    T->v = realloc(T->v, (size_t)T->cap * 8);
+    if (!T->r || !T->c || !T->v) exit(2);
+  }
+  T->r[T->n] = r, T->c[T->n] = c, T->v[T->n++] = v;
+}
+
+static void run_triplets(zs_context *ctx, const char *name, triplets *T) {
+  for (int k = 0; k < 2; k++) {
+    const zs_type t = k ? ZS_F64 : ZS_F32;
+    void *vals = xmalloc((size_t)T->n * tsize(t));
+    for (int64_t i = 0; i < T->n; i++) tset(t, vals, i, T->v[i]);
+    zs_matrix *A = NULL;
+    zs_status s = zs_matrix_from_coo(&A, T->rows, T->cols, T->n, T->r, T->c, vals, t, 0);
+    free(vals);
+    if (s != ZS_OK) {
+      printf("FAIL %s %s: zs_matrix_from_coo: %s: %s\n", name, zs_type_name(t), zs_status_name(s),
+             zs_last_error());
+      failures++, cases++;
+      continue;
+    }
+    run_matrix(ctx, name, A);
+    zs_matrix_destroy(&A);
+  }
+  free(T->r), free(T->c), free(T->v);
+}
+
+static void random_cases(zs_context *ctx) {
+  uint64_t s = 42;
+  triplets T;
+#define BEGIN(R, C) (T = (triplets){.rows = (R), .cols = (C)})
+  BEGIN(50, 40);
+  for (int k = 0; k < 300; k++) add(&T, rng_below(&s, 50), rng_below(&s, 40), rng_unit(&s));
+  run_triplets(ctx, "small-50x40", &T);
+
+  BEGIN(3000, 2500); /* a few explicit zeros: they are structure */
+  for (int k = 0; k < 40000; k++)
+    add(&T, rng_below(&s, 3000), rng_below(&s, 2500), k % 97 ? rng_unit(&s) : 0.0);
+  run_triplets(ctx, "medium-3000x2500", &T);
+
+  BEGIN(2000, 2000); /* only every third row, none in the first and last 50 */
+  for (int k = 0; k < 12000; k++) {
+    const int64_t r = 50 + 3 * rng_below(&s, 633) + 1;
+    add(&T, r, rng_below(&s, 2000), rng_unit(&s));
+  }
+  run_triplets(ctx, "empty-rows", &T);
+
+  BEGIN(1500, 1800); /* only even columns below 1000 */
+  for (int k = 0; k < 9000; k++) add(&T, rng_below(&s, 1500), 2 * rng_below(&s, 500), rng_unit(&s));
+  run_triplets(ctx, "empty-cols", &T);
+
+  BEGIN(3000, 25000); /* row 1234 holds 20000 of the entries: it spans several chunks */
+  for (int64_t j = 0; j < 20000; j++) add(&T, 1234, j * 25000 / 20000, rng_unit(&s));
+  for (int64_t r = 0; r < 3000; r++)
+    for (int k = 0; r != 1234 && k < 3; k++) add(&T, r, rng_below(&s, 25000), rng_unit(&s));
+  run_triplets(ctx, "huge-row", &T);
+
+  BEGIN(1000, 1000); /* one full row, nothing else: every chunk lies inside it */
+  for (int64_t j = 0; j < 1000; j++) add(&T, 500, j, rng_unit(&s));
+  run_triplets(ctx, "single-row", &T);
+
+  BEGIN(20000, 300);
+  for (int k = 0; k < 80000; k++) add(&T, rng_below(&s, 20000), rng_below(&s, 300), rng_unit(&s));
+  run_triplets(ctx, "tall-20000x300", &T);
+
+  BEGIN(300, 20000);
+  for (int k = 0; k < 30000; k++) add(&T, rng_below(&s, 300), rng_below(&s, 20000), rng_unit(&s));
+  run_triplets(ctx, "wide-300x20000", &T);
+
+  BEGIN(64, 64);
+  for (int64_t r = 0; r < 64; r++)
+    for (int64_t c = 0; c < 64; c++) add(&T, r, c, rng_unit(&s));
+  run_triplets(ctx, "dense-64x64", &T);
+
+  BEGIN(500, 500); /* every entry given two or three times: from_coo sums them */
+  for (int k = 0; k < 3000; k++) {
+    const int64_t r = rng_below(&s, 500), c = rng_below(&s, 500);
+    for (int d = 0; d < 2 + k % 2; d++) add(&T, r, c, rng_unit(&s));
+  }
+  run_triplets(ctx, "duplicates", &T);
+
+  BEGIN(0, 17);
+  run_triplets(ctx, "0x17", &T);
+  BEGIN(13, 0);
+  run_triplets(ctx, "13x0", &T);
+  BEGIN(40, 30);
+  run_triplets(ctx, "no-entries-40x30", &T);
+  BEGIN(1, 1);
+  add(&T, 0, 0, -0.75);
+  run_triplets(ctx, "1x1", &T);
+#undef BEGIN
+}
+
+/* ---- the shared Matrix Market collection, listed in MANIFEST.tsv ---- */
+static void shared_cases(zs_context *ctx, const char *dir) {
+  char path[4096], line[4096];
+  snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    printf("FAIL cannot open %s\n", path);
+    failures++;
+    return;
+  }
+  int n = 0;
+  while (fgets(line, sizeof line, f)) {
+    char *fields[12];
+    int nf = 0;
+    for (char *p = strtok(line, "\t\n"); p && nf < 12; p = strtok(NULL, "\t\n")) fields[nf++] = p;
+    if (nf < 10 || strcmp(fields[0], "file") == 0) continue;
+    const char *file = fields[0], *field = fields[9];
+    const int64_t rows = atoll(fields[5]), cols = atoll(fields[6]);
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    n++;
+    for (int k = 0; k < 2; k++) {
+      const zs_type t = k ? ZS_F64 : ZS_F32;
+      zs_matrix *A = NULL;
+      const zs_status s = zs_matrix_read(&A, path, t, 0, NULL, 0);
+      cases++;
+      if (strcmp(field, "complex") == 0) {
+        if (s == ZS_ERR_UNSUPPORTED) {
+          printf("ok   %-22s %s complex: refused (%s)\n", file, zs_type_name(t), zs_last_error());
+        } else {
+          printf("FAIL %s: complex file read gave %s, expected ZS_ERR_UNSUPPORTED\n", path,
+                 zs_status_name(s));
+          failures++;
+        }
+        zs_matrix_destroy(&A);
+        continue;
+      }
+      if (s != ZS_OK) {
+        printf("FAIL %s %s: zs_matrix_read: %s: %s\n", path, zs_type_name(t), zs_status_name(s),
+               zs_last_error());
+        failures++;
+        continue;
+      }
+      if (zs_matrix_rows(A) != rows || zs_matrix_cols(A) != cols) {
+        printf("FAIL %s: read as %lldx%lld, MANIFEST.tsv says %lldx%lld\n", path,
+               (long long)zs_matrix_rows(A), (long long)zs_matrix_cols(A), (long long)rows,
+               (long long)cols);
+        failures++;
+      }
+      cases--; /* run_matrix counts its own cases */
+      run_matrix(ctx, file, A);
+      zs_matrix_destroy(&A);
+    }
+  }
+  fclose(f);
+  if (n < 2) {
+    printf("FAIL %s lists %d matrices\n", dir, n);
+    failures++;
+  }
+}
+
+/* ---- backend options and BLAS-1 ---- */
+static void expect_status(const char *what, zs_status got, zs_status want) {
+  cases++;
+  if (got == want) {
+    printf("ok   %s -> %s\n", what, zs_status_name(got));
+  } else {
+    printf("FAIL %s -> %s (%s), expected %s\n", what, zs_status_name(got), zs_last_error(),
+           zs_status_name(want));
+    failures++;
+  }
+}
+
+static void option_cases(zs_context *ctx) {
+  const int64_t r[] = {0, 1}, c[] = {1, 0};
+  const double v[] = {1, 2};
+  zs_matrix *A = NULL;
+  zs_encoded *E = NULL;
+  if (zs_matrix_from_coo(&A, 2, 2, 2, r, c, v, ZS_F64, 0) ||
+      zs_encode(&E, A, ZS_FORMAT_CSR, NULL)) {
+    printf("FAIL option cases: cannot build a 2x2 matrix: %s\n", zs_last_error());
+    failures++;
+    return;
+  }
+  zs_operator *op = NULL;
+  expect_status("cpu transpose=sometimes",
+                zs_operator_create(&op, ctx, E, "cpu", "transpose=sometimes"),
+                ZS_ERR_INVALID_ARGUMENT);
+  expect_status("cpu threads=3 (unknown key)", zs_operator_create(&op, ctx, E, "cpu", "threads=3"),
+                ZS_ERR_INVALID_ARGUMENT);
+  expect_status("ref transpose=atomic (ref has no options)",
+                zs_operator_create(&op, ctx, E, "ref", "transpose=atomic"),
+                ZS_ERR_INVALID_ARGUMENT);
+  expect_status("cpu transpose=private",
+                zs_operator_create(&op, ctx, E, "cpu", "transpose=private"), ZS_OK);
+  zs_operator_destroy(&op);
+  zs_encoded_destroy(&E);
+  zs_matrix_destroy(&A);
+}
+
+static void blas1_case(zs_context *ctx, const variant *vr, zs_type t, int64_t n) {
+  const double eps = type_eps(t), alpha = -0.75, beta = 1.5;
+  char what[96], why[256] = "";
+  snprintf(what, sizeof what, "blas1 %s %s n=%lld", vr->label, zs_type_name(t), (long long)n);
+  void *hx = random_vector(t, n, 11 + (uint64_t)n), *hy = random_vector(t, n, 12 + (uint64_t)n);
+  void *out = xmalloc((size_t)n * tsize(t) + 1);
+  zs_vector *x = NULL, *y = NULL, *z = NULL;
+  double d1 = 0, d2 = 0, nrm = 0;
+  long double dot = 0, dot_abs = 0, sq = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const long double p = tget(t, hx, i) * tget(t, hy, i);
+    dot += p, dot_abs += fabsl(p), sq += tget(t, hx, i) * tget(t, hx, i);
+  }
+  zs_status s;
+  if ((s = zs_vector_create(&x, ctx, vr->backend, t, n)) ||
+      (s = zs_vector_create(&y, ctx, vr->backend, t, n)) ||
+      (s = zs_vector_create(&z, ctx, vr->backend, t, n)) || (s = zs_vector_upload(x, hx)) ||
+      (s = zs_vector_upload(y, hy)) || (s = zs_vector_dot(x, y, &d1)) ||
+      (s = zs_vector_dot(x, y, &d2)) || (s = zs_vector_nrm2(x, &nrm))) {
+    snprintf(why, sizeof why, "%s: %s", zs_status_name(s), zs_last_error());
+    goto done;
+  }
+  const long double dot_bound = (n + 2) * (long double)DBL_EPSILON * dot_abs;
+  if (!(fabsl(d1 - dot) <= dot_bound)) {
+    snprintf(why, sizeof why, "dot %.17g, exact %.17Lg", d1, dot);
+    goto done;
+  }
+  if (memcmp(&d1, &d2, sizeof d1)) {
+    snprintf(why, sizeof why, "dot not deterministic: %.17g then %.17g", d1, d2);
+    goto done;
+  }
+  if (!(fabsl(nrm - sqrtl(sq)) <= (n + 4) * (long double)DBL_EPSILON * sqrtl(sq))) {
+    snprintf(why, sizeof why, "nrm2 %.17g, exact %.17Lg", nrm, sqrtl(sq));
+    goto done;
+  }
+  /* y = alpha x + beta y, then z (poisoned) = alpha x + 0 z. */
+  if ((s = zs_vector_axpby(alpha, x, beta, y)) || (s = zs_vector_download(y, out))) {
+    snprintf(why, sizeof why, "axpby: %s: %s", zs_status_name(s), zs_last_error());
+    goto done;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    const long double ax = alpha * tget(t, hx, i), by = beta * tget(t, hy, i);
+    if (!(fabsl(tget(t, out, i) - (ax + by)) <= 2 * eps * (fabsl(ax) + fabsl(by)))) {
+      snprintf(why, sizeof why, "axpby y[%lld] = %.17Lg, exact %.17Lg", (long long)i,
+               tget(t, out, i), ax + by);
+      goto done;
+    }
+  }
+  if ((s = zs_vector_fill(z, NAN)) || (s = zs_vector_axpby(alpha, x, 0.0, z)) ||
+      (s = zs_vector_download(z, out))) {
+    snprintf(why, sizeof why, "axpby beta=0: %s: %s", zs_status_name(s), zs_last_error());
+    goto done;
+  }
+  for (int64_t i = 0; i < n; i++)
+    if (!(fabsl(tget(t, out, i) - alpha * tget(t, hx, i)) <= eps * fabsl(alpha * tget(t, hx, i)))) {
+      snprintf(why, sizeof why, "axpby beta=0: z[%lld] = %.17Lg (NaN leaked?)", (long long)i,
+               tget(t, out, i));
+      goto done;
+    }
+  if ((s = zs_vector_fill(z, 0.25)) || (s = zs_vector_download(z, out))) {
+    snprintf(why, sizeof why, "fill: %s: %s", zs_status_name(s), zs_last_error());
+    goto done;
+  }
+  for (int64_t i = 0; i < n; i++)
+    if (tget(t, out, i) != 0.25L) {
+      snprintf(why, sizeof why, "fill: z[%lld] = %.17Lg", (long long)i, tget(t, out, i));
+      goto done;
+    }
+  if ((s = zs_vector_copy(z, x)) || (s = zs_vector_download(z, out)) ||
+      memcmp(out, hx, (size_t)n * tsize(t))) {
+    snprintf(why, sizeof why, "copy: %s", s ? zs_last_error() : "contents differ");
+    goto done;
+  }
+done:
+  cases++;
+  if (why[0]) {
+    printf("FAIL %s: %s\n", what, why);
+    failures++;
+  } else {
+    printf("ok   %s: dot rel err %.2Lg\n", what, dot_abs > 0 ? fabsl(d1 - dot) / dot_abs : 0.0L);
+  }
+  zs_vector_destroy(&x), zs_vector_destroy(&y), zs_vector_destroy(&z);
+  free(hx), free(hy), free(out);
+}
+
+int main(int argc, char **argv) {
+  const char *dir = NULL;
+  int random_only = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--random-only") == 0)
+      random_only = 1;
+    else
+      dir = argv[i];
+  }
+  if (!dir && !random_only) {
+    fprintf(stderr, "usage: conformance MATRICES_DIR | --random-only\n");
+    return 2;
+  }
+  zs_context *ctx = NULL;
+  if (zs_context_create(&ctx) != ZS_OK) {
+    printf("FAIL zs_context_create: %s\n", zs_last_error());
+    return 1;
+  }
+  find_variants(ctx);
+  option_cases(ctx);
+  for (int b = 0; b < n_variants; b++)
+    if (!variants[b].options)
+      for (int k = 0; k < 2; k++) {
+        blas1_case(ctx, &variants[b], k ? ZS_F64 : ZS_F32, 100003);
+        blas1_case(ctx, &variants[b], k ? ZS_F64 : ZS_F32, 5);
+        blas1_case(ctx, &variants[b], k ? ZS_F64 : ZS_F32, 0);
+      }
+  random_cases(ctx);
+  if (!random_only) shared_cases(ctx, dir);
+  zs_context_destroy(&ctx);
+  printf("%d cases, %d failed\n", cases, failures);
+  return failures ? 1 : 0;
+}
