@@ -244,6 +244,10 @@ int main(int argc, char **argv) {
   char nt_str[16];
   snprintf(nt_str, sizeof nt_str, "%d", nthreads);
   setenv("ZS_NUM_THREADS", nt_str, 0); /* an explicit ZS_NUM_THREADS wins */
+  if (!getenv("OMP_PROC_BIND") || !getenv("OMP_PLACES"))
+    fprintf(stderr,
+            "zs-bench-cpu: note: OMP_PROC_BIND/OMP_PLACES unset; the reference numbers "
+            "use OMP_PROC_BIND=close OMP_PLACES=cores\n");
 
   /* Matrix: the generator, or the built-in Laplacian for a stencil2d spec it cannot build. */
   zs_matrix *A64 = NULL, *A32 = NULL;
