@@ -30,13 +30,20 @@ static inline uint64_t mix(uint64_t z) { /* splitmix64 step: add the gamma, then
 static inline uint64_t stream_key(uint64_t seed, uint64_t stream) { return mix(mix(seed) ^ stream); }
 static inline uint64_t draw(uint64_t key, uint64_t a, uint64_t b) { return mix(mix(key ^ a) ^ b); }
 
-/* floor(h * n / 2^64): an integer in [0, n) without division or 128-bit types. */
+/* floor(h * n / 2^64): an integer in [0, n) without division. */
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 zsi_u128;
+static inline uint64_t bounded(uint64_t h, uint64_t n) {
+  return (uint64_t)(((zsi_u128)h * n) >> 64);
+}
+#else
 static inline uint64_t bounded(uint64_t h, uint64_t n) {
   const uint64_t hl = h & 0xffffffffu, hh = h >> 32, nl = n & 0xffffffffu, nh = n >> 32;
   const uint64_t ll = hl * nl, hln = hh * nl, lhn = hl * nh, hhn = hh * nh;
   const uint64_t cross = (ll >> 32) + (hln & 0xffffffffu) + lhn;
   return hhn + (hln >> 32) + (cross >> 32);
 }
+#endif
 /* A double in [0, 1) with 53 random bits. */
 static inline double unit(uint64_t h) { return (double)(h >> 11) * 0x1p-53; }
 
@@ -74,13 +81,12 @@ typedef int64_t (*row_fn)(const gen *g, int64_t i, int32_t *cols, double *coef, 
 
 /* ---- values ------------------------------------------------------------------------------ */
 
-static double value_of(const gen *g, int64_t i, int64_t j) {
+/* Value of entry (i, j); rkey = mix(vkey ^ i), hoisted by the caller (draw(vkey, i, j) ==
+ * mix(rkey ^ j)). */
+static double value_of(const gen *g, uint64_t rkey, int64_t i, int64_t j) {
   if (g->vmode == VAL_PATTERN) return 1.0;
-  if (g->symmetric && i > j) {
-    const int64_t t = i;
-    i = j, j = t;
-  }
-  const uint64_t h = draw(g->vkey, (uint64_t)i, (uint64_t)j);
+  const uint64_t h = g->symmetric && i > j ? draw(g->vkey, (uint64_t)j, (uint64_t)i)
+                                           : mix(rkey ^ (uint64_t)j);
   if (g->vmode == VAL_SET) {
     const uint64_t idx = bounded(h, (uint64_t)g->distinct);
     const double v = (double)((idx >> 1) + 1) * 0.125;
@@ -93,25 +99,39 @@ static double value_of(const gen *g, int64_t i, int64_t j) {
 
 static void row_values(const gen *g, int64_t i, const int32_t *cols, int64_t len,
                        const double *coef, void *values, int64_t at) {
+  const uint64_t rkey = mix(g->vkey ^ (uint64_t)i);
   if (g->type == ZS_F64) {
     double *v = (double *)values + at;
-    for (int64_t k = 0; k < len; k++) v[k] = coef ? coef[k] : value_of(g, i, cols[k]);
+    for (int64_t k = 0; k < len; k++) v[k] = coef ? coef[k] : value_of(g, rkey, i, cols[k]);
   } else {
     float *v = (float *)values + at;
-    for (int64_t k = 0; k < len; k++) v[k] = (float)(coef ? coef[k] : value_of(g, i, cols[k]));
+    for (int64_t k = 0; k < len; k++)
+      v[k] = (float)(coef ? coef[k] : value_of(g, rkey, i, cols[k]));
   }
 }
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 
-static int cmp_i32(const void *a, const void *b) {
-  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
+/* Quicksort with a three-way partition (R-MAT rows repeat columns a lot), insertion sort for
+ * short ranges; recursion only into the smaller side. */
 static void sort_i32(int32_t *v, int64_t n) {
-  if (n > 32) {
-    qsort(v, (size_t)n, sizeof *v, cmp_i32);
-    return;
+  while (n > 24) {
+    const int32_t a = v[0], b = v[n / 2], c = v[n - 1];
+    const int32_t pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+    int64_t lt = 0, i = 0, gt = n; /* [0,lt) < pivot, [lt,i) == pivot, [gt,n) > pivot */
+    while (i < gt) {
+      const int32_t x = v[i];
+      if (x < pivot) v[i++] = v[lt], v[lt++] = x;
+      else if (x > pivot) v[i] = v[--gt], v[gt] = x;
+      else i++;
+    }
+    if (lt < n - gt) {
+      sort_i32(v, lt);
+      v += gt, n -= gt;
+    } else {
+      sort_i32(v + gt, n - gt);
+      n = lt;
+    }
   }
   for (int64_t k = 1; k < n; k++) {
     const int32_t x = v[k];
@@ -194,27 +214,32 @@ static int64_t row_stencil(const gen *g, int64_t r, int32_t *cols, double *coef,
 /* Floyd's algorithm: k distinct integers from [lo, lo + n), draw j keyed by (row, j); then sort. */
 static void floyd(const gen *g, int64_t row, int64_t lo, int64_t n, int64_t k, int32_t *out,
                   scratch *s) {
-  const int use_table = k > 64;
-  if (use_table) {
-    for (int64_t t = 0; t < s->cap; t++) s->table[t] = -1;
+  const uint64_t rkey = mix(g->skey ^ (uint64_t)row); /* draw(skey, row, j) == mix(rkey ^ j) */
+  if (k <= 64) { /* keep out[0..m) sorted: find the insertion point, shift to insert */
+    for (int64_t j = n - k, m = 0; j < n; j++, m++) {
+      int64_t t = lo + (int64_t)bounded(mix(rkey ^ (uint64_t)j), (uint64_t)j + 1);
+      int64_t a = 0; /* insertion point, by a branch-free count (rows are short) */
+      for (int64_t q = 0; q < m; q++) a += out[q] < t;
+      if (a < m && out[a] == t) a = m, t = lo + j; /* j exceeds every earlier pick: append */
+      for (int64_t q = m; q > a; q--) out[q] = out[q - 1];
+      out[a] = (int32_t)t;
+    }
+    return;
   }
+  for (int64_t t = 0; t < s->cap; t++) s->table[t] = -1;
   const int64_t mask = s->cap - 1;
   for (int64_t j = n - k, m = 0; j < n; j++, m++) {
-    int64_t t = (int64_t)bounded(draw(g->skey, (uint64_t)row, (uint64_t)j), (uint64_t)j + 1);
+    const int64_t t = (int64_t)bounded(mix(rkey ^ (uint64_t)j), (uint64_t)j + 1);
     int present = 0;
-    if (use_table) {
-      int64_t h = (int64_t)(mix((uint64_t)t) & (uint64_t)mask);
-      for (; s->table[h] >= 0; h = (h + 1) & mask)
-        if (s->table[h] == t) present = 1;
-      if (present) { /* insert j instead; j was never drawn before (all draws are < j) */
-        h = (int64_t)(mix((uint64_t)j) & (uint64_t)mask);
-        while (s->table[h] >= 0) h = (h + 1) & mask;
-        s->table[h] = j;
-      } else {
-        s->table[h] = t;
-      }
+    int64_t h = (int64_t)(mix((uint64_t)t) & (uint64_t)mask);
+    for (; s->table[h] >= 0; h = (h + 1) & mask)
+      if (s->table[h] == t) present = 1;
+    if (present) { /* take j instead; j was never drawn before (all draws are < j) */
+      h = (int64_t)(mix((uint64_t)j) & (uint64_t)mask);
+      while (s->table[h] >= 0) h = (h + 1) & mask;
+      s->table[h] = j;
     } else {
-      for (int64_t q = 0; q < m && !present; q++) present = out[q] == lo + t;
+      s->table[h] = t;
     }
     out[m] = (int32_t)(lo + (present ? j : t));
   }
@@ -511,8 +536,9 @@ static zs_status gen_rmat(const gen *g, int scale, int64_t per_row, const uint32
   ZSI_OMP(omp parallel for schedule(static))
   for (int64_t e = 0; e < nedges; e++) {
     uint64_t r = 0, c = 0, h = 0;
+    const uint64_t ekey = mix(g->skey ^ (uint64_t)e); /* draw(skey, e, w) == mix(ekey ^ w) */
     for (int l = 0; l < scale; l++) {
-      if (l % 4 == 0) h = draw(g->skey, (uint64_t)e, (uint64_t)(l / 4));
+      if (l % 4 == 0) h = mix(ekey ^ (uint64_t)(l / 4));
       const uint32_t u = (uint32_t)(h >> (48 - 16 * (l % 4))) & 0xffffu;
       const int q = (u >= t[0]) + (u >= t[1]) + (u >= t[2]);
       r = r << 1 | (uint64_t)(q >> 1);
