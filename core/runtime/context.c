@@ -60,6 +60,24 @@ static void load_module(zsi_backend_slot *b, const char *name) {
            tried[0] ? tried : "not built (configure with -Dcuda/-Dhip=enabled)");
 }
 
+/* The module names its device's PCI bus id ("pci 0000:3b:00.0"); check that hwloc found the
+ * same device, so the runtime and the topology agree on which GPU is used. */
+static void match_pci(const zs_context *ctx, zsi_backend_slot *b) {
+  const char *p = strstr(b->detail, "pci ");
+  if (!b->usable || !p || !ctx->topo.hwloc) return;
+  char id[24];
+  size_t n = strcspn(p + 4, " ,)");
+  snprintf(id, sizeof id, "pci %.*s", (int)(n < 16 ? n : 16), p + 4);
+  for (int i = 0; i < ctx->n_devices; i++)
+    if (strncmp(ctx->devices[i], id, strlen(id)) == 0) {
+      snprintf(b->detail + strlen(b->detail), sizeof b->detail - strlen(b->detail),
+               "; matches hwloc %s", id);
+      return;
+    }
+  snprintf(b->detail + strlen(b->detail), sizeof b->detail - strlen(b->detail),
+           "; warning: hwloc lists no %s", id);
+}
+
 zs_status zs_context_create(zs_context **out) {
   if (!out) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_context_create: out is NULL");
   zs_context *ctx = calloc(1, sizeof *ctx);
@@ -73,8 +91,10 @@ zs_status zs_context_create(zs_context **out) {
   for (int i = 0; i < 2; i++) {
     zsi_backend_slot *b = add_slot(ctx, gpu[i].name);
     int found = i == 0 ? ctx->topo.gpus_nvidia : ctx->topo.gpus_amd;
-    if (found)
+    if (found) {
       load_module(b, gpu[i].name);
+      match_pci(ctx, b);
+    }
     else
       snprintf(b->detail, sizeof b->detail, "no %s GPU found (hwloc PCI vendor 0x%04x)%s",
                gpu[i].vendor, gpu[i].pci_id, ctx->topo.hwloc ? "" : "; built without hwloc");
