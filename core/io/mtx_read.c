@@ -84,8 +84,7 @@ static zs_status bad_token(const mtx_reader *r, char *p, const char *e, const ch
       n += (size_t)snprintf(q + n, sizeof q - n, "\\x%02x", u);
   }
   q[n] = '\0';
-  return fail(r, ZS_ERR_PARSE, "expected %s, found \"%s%s\"", expected, q,
-              t - p > 60 ? "..." : "");
+  return fail(r, ZS_ERR_PARSE, "expected %s, found \"%s%s\"", expected, q, t - p > 60 ? "..." : "");
 }
 
 /* Fetch more bytes after the unfinished line at pos; 1 ok, 0 nothing more, or an error status
@@ -108,8 +107,7 @@ static int refill(mtx_reader *r) {
   if (n <= 0) {
     int err = Z_OK;
     const char *msg = gzerror(r->gz, &err);
-    if (err == Z_ERRNO)
-      return fail(r, ZS_ERR_IO, "read failed: %s", strerror(errno ? errno : EIO));
+    if (err == Z_ERRNO) return fail(r, ZS_ERR_IO, "read failed: %s", strerror(errno ? errno : EIO));
     if (err != Z_OK || n < 0)
       return fail(r, ZS_ERR_IO, "truncated or corrupt gzip data (zlib: %s)", msg ? msg : "?");
     r->eof = 1;
@@ -154,8 +152,8 @@ static int skippable(const mtx_reader *r, char *b, const char *e, zs_status *s) 
 }
 
 /* Non-negative decimal integer token ending at whitespace or e. */
-static inline zs_status parse_count(const mtx_reader *r, char **pp, const char *e,
-                                    const char *what, int64_t *out) {
+static inline zs_status parse_count(const mtx_reader *r, char **pp, const char *e, const char *what,
+                                    int64_t *out) {
   char *p = skip_ws(*pp, e);
   if (p == e) return fail(r, ZS_ERR_PARSE, "missing %s", what);
   char *start = p;
@@ -203,12 +201,14 @@ static zs_status parse_int_value(const mtx_reader *r, char **pp, const char *e, 
 static const double pow10_f64[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-static const float pow10_f32[11] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f,
-                                    1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
 
-/* Exact fast path for plain decimals (Clinger): when the digits form an integer m that the type
- * holds exactly and 10^|k| is exact too, m * 10^k is a single correctly rounded operation, the
- * same result strtod gives. Returns 0 (caller falls back to strtod/strtof) otherwise. */
+/* Exact fast path for plain decimals (Clinger): when the digits form an integer m < 2^53 and
+ * |k| <= 22, m * 10^k is one correctly rounded double operation, the same result strtod gives.
+ * For f32, that double is rounded again; this is exact unless the double lands on a midpoint
+ * between two floats (every such midpoint is a double, and rounding is monotonic, so otherwise
+ * the decimal and its double lie on the same side of every midpoint), so midpoints go to strtof.
+ * The fast path's range (1e-22 .. 9e37) holds no float subnormals and no overflow. Returns 0
+ * when the caller must fall back to strtod/strtof. */
 static inline int fast_decimal(const char *p, const char *e, zs_type type, double *out_d,
                                float *out_f, const char **endp) {
   int neg = 0;
@@ -238,16 +238,17 @@ static inline int fast_decimal(const char *p, const char *e, zs_type type, doubl
     k += eneg ? -x : x;
   }
   if (p < e && !is_ws(*p)) return 0;
-  if (type == ZS_F64) {
-    if (m > (UINT64_C(1) << 53) || k < -22 || k > 22) return 0;
-    double v = (double)m;
-    v = k < 0 ? v / pow10_f64[-k] : v * pow10_f64[k];
-    *out_d = neg ? -v : v;
+  if (m > (UINT64_C(1) << 53) || k < -22 || k > 22) return 0;
+  double v = (double)m;
+  v = k < 0 ? v / pow10_f64[-k] : v * pow10_f64[k];
+  if (neg) v = -v;
+  if (type == ZS_F32) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    if ((bits & ((UINT64_C(1) << 29) - 1)) == (UINT64_C(1) << 28)) return 0;
+    *out_f = (float)v;
   } else {
-    if (m > (UINT64_C(1) << 24) || k < -10 || k > 10) return 0;
-    float v = (float)m;
-    v = k < 0 ? v / pow10_f32[-k] : v * pow10_f32[k];
-    *out_f = neg ? -v : v;
+    *out_d = v;
   }
   *endp = p;
   return 1;
@@ -255,8 +256,7 @@ static inline int fast_decimal(const char *p, const char *e, zs_type type, doubl
 
 /* One value token of a real or integer file, stored as `type` at dst. */
 static inline zs_status parse_value(const mtx_reader *r, char **pp, const char *e,
-                                    const mtx_header *h, zs_type type, unsigned flags,
-                                    void *dst) {
+                                    const mtx_header *h, zs_type type, unsigned flags, void *dst) {
   char *p = skip_ws(*pp, e);
   if (p == e) return fail(r, ZS_ERR_PARSE, "missing value");
   double d = 0;
@@ -424,8 +424,7 @@ static zs_status parse_size_line(mtx_reader *r, mtx_header *h) {
                 h->cols);
   if (h->symmetry != ZS_MM_GENERAL && h->rows != h->cols)
     return fail(r, ZS_ERR_PARSE, "a %s matrix must be square, not %" PRId64 " x %" PRId64,
-                h->symmetry == ZS_MM_SYMMETRIC ? "symmetric" : "skew-symmetric", h->rows,
-                h->cols);
+                h->symmetry == ZS_MM_SYMMETRIC ? "symmetric" : "skew-symmetric", h->rows, h->cols);
   /* Both dimensions are below 2^31, so these products fit in 64 bits. */
   int64_t cells = h->rows * h->cols;
   if (h->dense) {
@@ -447,8 +446,8 @@ static zs_status parse_size_line(mtx_reader *r, mtx_header *h) {
 }
 
 /* Index token in 1..limit (1-based in the file), returned 0-based. */
-static inline zs_status parse_index(const mtx_reader *r, char **p, const char *e,
-                                    const char *what, int64_t limit, int64_t *out) {
+static inline zs_status parse_index(const mtx_reader *r, char **p, const char *e, const char *what,
+                                    int64_t limit, int64_t *out) {
   int64_t v = 0;
   zs_status s = parse_count(r, p, e, what, &v);
   if (s != ZS_OK) return s;
@@ -473,9 +472,8 @@ static zs_status read_entries(mtx_reader *r, const mtx_header *h, zs_type type, 
       continue;
     }
     if (t->n == h->declared)
-      return fail(r, ZS_ERR_PARSE,
-                  "more entries than the %" PRId64 " declared on line %" PRId64, h->declared,
-                  h->size_line);
+      return fail(r, ZS_ERR_PARSE, "more entries than the %" PRId64 " declared on line %" PRId64,
+                  h->declared, h->size_line);
     if (t->n == t->cap && (s = entries_grow(r, t, h->declared)) != ZS_OK) return s;
     char *p = b;
     int64_t i = 0, j = 0;
@@ -495,8 +493,7 @@ static zs_status read_entries(mtx_reader *r, const mtx_header *h, zs_type type, 
                     i + 1, j + 1);
     }
     if (h->field != ZS_MM_PATTERN &&
-        (s = parse_value(r, &p, e, h, type, flags, (char *)t->val + (size_t)t->n * t->es)) !=
-            ZS_OK)
+        (s = parse_value(r, &p, e, h, type, flags, (char *)t->val + (size_t)t->n * t->es)) != ZS_OK)
       return s;
     p = skip_ws(p, e);
     if (p < e) return bad_token(r, p, e, "the end of the entry");
@@ -523,8 +520,8 @@ static zs_status mirror(const mtx_reader *r, const mtx_header *h, zs_type type, 
   void *val = t->val;
   if (col && t->es) val = realloc(t->val, (size_t)total * t->es);
   if (!row || !col || (t->es && !val))
-    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "%s: no memory to mirror %" PRId64 " entries",
-                     r->path, offdiag);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "%s: no memory to mirror %" PRId64 " entries", r->path,
+                     offdiag);
   t->val = t->es ? val : NULL;
   t->cap = total;
   const int neg = h->symmetry == ZS_MM_SKEW_SYMMETRIC;
@@ -550,8 +547,10 @@ zs_status zs_matrix_read(zs_matrix **out, const char *path, zs_type type, unsign
   if (!out || !path)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_matrix_read: out or path is NULL");
   if (type != ZS_F32 && type != ZS_F64)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_matrix_read: %s: value type %d is neither f32 "
-                     "nor f64", path, (int)type);
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "zs_matrix_read: %s: value type %d is neither f32 "
+                     "nor f64",
+                     path, (int)type);
   mtx_reader r = {.path = path};
   errno = 0;
   r.gz = gzopen(path, "rb");
@@ -569,8 +568,7 @@ zs_status zs_matrix_read(zs_matrix **out, const char *path, zs_type type, unsign
   }
   r.buf[0] = '\n';
   struct stat st;
-  zsi_progress_begin(&r.progress, path, stat(path, &st) == 0 ? (uint64_t)st.st_size : 0,
-                     progress);
+  zsi_progress_begin(&r.progress, path, stat(path, &st) == 0 ? (uint64_t)st.st_size : 0, progress);
   mtx_header h = {0};
   int64_t offdiag = 0;
   if ((s = parse_banner(&r, &h)) != ZS_OK || (s = parse_size_line(&r, &h)) != ZS_OK) goto done;

@@ -27,8 +27,9 @@ static int gen(const char *path, double mb, int digits) {
   uint64_t x = 88172645463325252u;
   /* Estimate the entry count from a sample line length (~18 bytes of indices + value). */
   const int64_t nnz = (int64_t)(target / (digits == 17 ? 40 : 36));
-  fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n%" PRId64 " %" PRId64 " %" PRId64
-             "\n", n, n, nnz);
+  fprintf(f,
+          "%%%%MatrixMarket matrix coordinate real general\n%" PRId64 " %" PRId64 " %" PRId64 "\n",
+          n, n, nnz);
   for (int64_t k = 0; k < nnz; k++) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
     int64_t i = (int64_t)(k * n / nnz) + 1, j = (int64_t)(x % (uint64_t)n) + 1;

@@ -11,14 +11,14 @@
 
 static int g_failures = 0;
 
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, "\n");                                          \
-      g_failures++;                                                   \
-    }                                                                 \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fprintf(stderr, "\n");                                                   \
+      g_failures++;                                                            \
+    }                                                                          \
   } while (0)
 
 /* A fresh directory under $TMPDIR (or /tmp); removed by tmpdir_remove. */
@@ -57,8 +57,8 @@ static inline double *to_dense(const zs_matrix *A) {
   zs_matrix_csr(A, &rp, &ci, &v);
   for (int64_t i = 0; i < m; i++)
     for (int64_t k = rp[i]; k < rp[i + 1]; k++)
-      d[i * n + ci[k]] = zs_matrix_type(A) == ZS_F64 ? ((const double *)v)[k]
-                                                     : (double)((const float *)v)[k];
+      d[i * n + ci[k]] =
+          zs_matrix_type(A) == ZS_F64 ? ((const double *)v)[k] : (double)((const float *)v)[k];
   return d;
 }
 

@@ -36,8 +36,7 @@ static const bad_case cases[] = {
      "vector"},
     {"format", "%%MatrixMarket matrix coordinat real general\n1 1 0\n", 0, ZS_ERR_PARSE, 1,
      "coordinat"},
-    {"field", "%%MatrixMarket matrix coordinate reel general\n1 1 0\n", 0, ZS_ERR_PARSE, 1,
-     "reel"},
+    {"field", "%%MatrixMarket matrix coordinate reel general\n1 1 0\n", 0, ZS_ERR_PARSE, 1, "reel"},
     {"symmetry", "%%MatrixMarket matrix coordinate real symmetrc\n1 1 0\n", 0, ZS_ERR_PARSE, 1,
      "symmetrc"},
     {"complex", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 2\n", 0,
@@ -65,8 +64,7 @@ static const bad_case cases[] = {
     {"col-zero", BANNER "2 2 2\n1 1 1\n1 0 1\n", 0, ZS_ERR_OUT_OF_RANGE, 4, "column index 0"},
     {"row-too-big", BANNER "2 2 1\n3 1 1\n", 0, ZS_ERR_OUT_OF_RANGE, 3, "outside 1..2"},
     {"col-too-big", BANNER "2 5 1\n2 6 1\n", 0, ZS_ERR_OUT_OF_RANGE, 3, "outside 1..5"},
-    {"index-overflow", BANNER "2 2 1\n1 99999999999999999999 1\n", 0, ZS_ERR_OVERFLOW, 3,
-     "64-bit"},
+    {"index-overflow", BANNER "2 2 1\n1 99999999999999999999 1\n", 0, ZS_ERR_OVERFLOW, 3, "64-bit"},
     {"index-negative", BANNER "2 2 1\n-1 1 1\n", 0, ZS_ERR_PARSE, 3, "negative"},
     {"garbage-value", BANNER "2 2 1\n1 1 abc\n", 0, ZS_ERR_PARSE, 3, "abc"},
     {"garbage-index", BANNER "2 2 1\n1x 1 1\n", 0, ZS_ERR_PARSE, 3, "1x"},
@@ -79,33 +77,32 @@ static const bad_case cases[] = {
     {"nan", BANNER "2 2 2\n1 1 1\n2 2 nan\n", 0, ZS_ERR_OUT_OF_RANGE, 4, "NaN"},
     {"inf", BANNER "2 2 1\n2 2 -Infinity\n", 0, ZS_ERR_OUT_OF_RANGE, 3, "infinite"},
     {"value-overflow", BANNER "2 2 1\n2 2 1e999\n", 0, ZS_ERR_OUT_OF_RANGE, 3, "1e999"},
-    {"skew-diagonal",
-     "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1\n2 2 1\n", 0,
-     ZS_ERR_PARSE, 4, "diagonal"},
+    {"skew-diagonal", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1\n2 2 1\n",
+     0, ZS_ERR_PARSE, 4, "diagonal"},
     {"pattern-skew", "%%MatrixMarket matrix coordinate pattern skew-symmetric\n2 2 0\n", 0,
      ZS_ERR_PARSE, 1, "pattern"},
-    {"pattern-with-value", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1 3\n",
-     0, ZS_ERR_PARSE, 3, "3"},
+    {"pattern-with-value", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1 3\n", 0,
+     ZS_ERR_PARSE, 3, "3"},
     {"integer-fraction", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n", 0,
      ZS_ERR_PARSE, 3, "1.5"},
     {"integer-overflow",
      "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 -99999999999999999999\n", 0,
      ZS_ERR_OVERFLOW, 3, "64 bits"},
-    {"nul-in-entry", BANNER "2 2 1\n1 1\0 1\n", sizeof(BANNER "2 2 1\n1 1\0 1\n") - 1,
-     ZS_ERR_PARSE, 3, "NUL"},
-    {"nul-in-comment", BANNER "% a\0b\n2 2 0\n", sizeof(BANNER "% a\0b\n2 2 0\n") - 1,
-     ZS_ERR_PARSE, 2, "NUL"},
+    {"nul-in-entry", BANNER "2 2 1\n1 1\0 1\n", sizeof(BANNER "2 2 1\n1 1\0 1\n") - 1, ZS_ERR_PARSE,
+     3, "NUL"},
+    {"nul-in-comment", BANNER "% a\0b\n2 2 0\n", sizeof(BANNER "% a\0b\n2 2 0\n") - 1, ZS_ERR_PARSE,
+     2, "NUL"},
     {"nul-in-banner", "%%MatrixMarket matrix\0 coordinate real general\n1 1 0\n",
      sizeof("%%MatrixMarket matrix\0 coordinate real general\n1 1 0\n") - 1, ZS_ERR_PARSE, 1,
      "NUL"},
-    {"array-too-few", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", 0,
-     ZS_ERR_PARSE, 6, "3 of the 4"},
+    {"array-too-few", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", 0, ZS_ERR_PARSE,
+     6, "3 of the 4"},
     {"array-too-many", "%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n4\n", 0,
      ZS_ERR_PARSE, 6, "more entries"},
-    {"array-two-per-line", "%%MatrixMarket matrix array real general\n2 1\n1 2\n", 0,
-     ZS_ERR_PARSE, 3, "2"},
-    {"array-size-junk", "%%MatrixMarket matrix array real general\n2 1 2\n1\n2\n", 0,
-     ZS_ERR_PARSE, 2, "2"},
+    {"array-two-per-line", "%%MatrixMarket matrix array real general\n2 1\n1 2\n", 0, ZS_ERR_PARSE,
+     3, "2"},
+    {"array-size-junk", "%%MatrixMarket matrix array real general\n2 1 2\n1\n2\n", 0, ZS_ERR_PARSE,
+     2, "2"},
 };
 
 /* Read path, expect status s and a message starting "<path>:<line>: " containing word. */
@@ -115,8 +112,8 @@ static void expect_fail(const char *name, const char *path, zs_status s, int lin
   zs_mm_info info;
   zs_status got = zs_matrix_read(&A, path, ZS_F64, 0, &info, 0);
   const char *msg = zs_last_error();
-  CHECK(got == s, "%s: status %s, expected %s (%s)", name, zs_status_name(got),
-        zs_status_name(s), msg);
+  CHECK(got == s, "%s: status %s, expected %s (%s)", name, zs_status_name(got), zs_status_name(s),
+        msg);
   CHECK(A == (zs_matrix *)(uintptr_t)0x1, "%s: out was changed on failure", name);
   char prefix[4200];
   if (line > 0)
@@ -220,8 +217,8 @@ int main(void) {
   snprintf(path, sizeof path, "%s/corrupt.mtx.gz", dir);
   write_bytes(path, gz, gzlen);
   s = zs_matrix_read(&A, path, ZS_F64, 0, NULL, 0);
-  CHECK(s != ZS_OK && strncmp(zs_last_error(), path, strlen(path)) == 0,
-        "corrupt gz: %s %s", zs_status_name(s), zs_last_error());
+  CHECK(s != ZS_OK && strncmp(zs_last_error(), path, strlen(path)) == 0, "corrupt gz: %s %s",
+        zs_status_name(s), zs_last_error());
   if (s == ZS_OK) zs_matrix_destroy(&A);
   free(gz);
   n++;

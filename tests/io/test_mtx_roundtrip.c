@@ -52,7 +52,8 @@ static void random_value(zs_type t, void *dst, int64_t k) {
 }
 
 static zs_matrix *random_matrix(zs_type t, int64_t rows, int64_t cols, int64_t nnz) {
-  int64_t *ri = malloc(sizeof *ri * (size_t)(nnz + 1)), *ci = malloc(sizeof *ci * (size_t)(nnz + 1));
+  int64_t *ri = malloc(sizeof *ri * (size_t)(nnz + 1)),
+          *ci = malloc(sizeof *ci * (size_t)(nnz + 1));
   void *v = malloc(zs_type_size(t) * (size_t)(nnz + 1));
   for (int64_t k = 0; k < nnz; k++) {
     /* Only even rows get entries: half the rows stay empty. */
@@ -114,8 +115,9 @@ static void round_trip(const char *dir, const zs_matrix *A, const char *name, un
   s = zs_matrix_read(&B, path, zs_matrix_type(A), flags, &info, 0);
   CHECK(s == ZS_OK, "read %s: %s", name, zs_last_error());
   if (s != ZS_OK) return;
-  CHECK(same(A, B), "%s: read back differs (%" PRId64 " x %" PRId64 ", nnz %" PRId64 " vs %" PRId64
-        ")", name, zs_matrix_rows(A), zs_matrix_cols(A), zs_matrix_nnz(A), zs_matrix_nnz(B));
+  CHECK(same(A, B),
+        "%s: read back differs (%" PRId64 " x %" PRId64 ", nnz %" PRId64 " vs %" PRId64 ")", name,
+        zs_matrix_rows(A), zs_matrix_cols(A), zs_matrix_nnz(A), zs_matrix_nnz(B));
   CHECK(info.field == ZS_MM_REAL && info.symmetry == ZS_MM_GENERAL && !info.dense &&
             info.entries_stored == zs_matrix_nnz(A),
         "%s: info", name);
@@ -140,7 +142,8 @@ int main(void) {
   const int64_t shapes[4][2] = {{0, 0}, {5, 0}, {0, 7}, {4, 4}};
   for (int k = 0; k < 4; k++) {
     zs_matrix *A = NULL;
-    zs_status s = zs_matrix_from_coo(&A, shapes[k][0], shapes[k][1], 0, NULL, NULL, NULL, ZS_F64, 0);
+    zs_status s =
+        zs_matrix_from_coo(&A, shapes[k][0], shapes[k][1], 0, NULL, NULL, NULL, ZS_F64, 0);
     CHECK(s == ZS_OK, "empty: %s", zs_last_error());
     round_trip(dir, A, k % 2 ? "empty.mtx.gz" : "empty.mtx", 0);
     trips++;

@@ -174,7 +174,6 @@ int main(int argc, char **argv) {
   }
   fclose(mf);
   CHECK(matrices >= 30 && refused == 1, "%d matrices, %d refused", matrices, refused);
-  printf("%d matrices checked, %d complex refused, %d failures\n", matrices, refused,
-         g_failures);
+  printf("%d matrices checked, %d complex refused, %d failures\n", matrices, refused, g_failures);
   return g_failures ? 1 : 0;
 }

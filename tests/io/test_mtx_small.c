@@ -20,6 +20,8 @@ typedef struct small_case {
   double expect[24]; /* row-major rows x cols */
 } small_case;
 
+/* One case per block reads better than one field per line. */
+/* clang-format off */
 static const small_case cases[] = {
     {"general",
      "%%MatrixMarket matrix coordinate real general\n% comment\n\n3 4 4\n1 1 1.5\n3 4 -2e3\n"
@@ -75,6 +77,7 @@ static const small_case cases[] = {
      1, 4, 4, ZS_MM_REAL, ZS_MM_GENERAL, 0, 4, 0,
      {0.1, 2.2250738585072014e-308, 4.9406564584124654e-324, 1.7976931348623157e308}},
 };
+/* clang-format on */
 
 static void check_case(const small_case *c, const char *path, zs_type t) {
   zs_matrix *A = NULL;
@@ -99,6 +102,58 @@ static void check_case(const small_case *c, const char *path, zs_type t) {
     free(d);
   }
   zs_matrix_destroy(&A);
+}
+
+/* Decimal tokens of many shapes (short, 13 and 16-17 digits, exponents, near float midpoints)
+ * read as f64 and f32 must match strtod / strtof of the same token bit for bit. */
+static void check_decimals(const char *dir) {
+  enum { N = 30000 };
+  static char tok[N][48];
+  uint64_t x = 0x2545F4914F6CDD1Du;
+  for (int k = 0; k < N; k++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    double u = (double)(x >> 11) / 9007199254740992.0;
+    int e = (int)(x % 61) - 30;
+    switch (k % 6) {
+    case 0: snprintf(tok[k], sizeof tok[k], "%.13e", (u - 0.5) * pow(10, e)); break;
+    case 1: snprintf(tok[k], sizeof tok[k], "%.17g", (u - 0.5) * pow(10, e)); break;
+    case 2: snprintf(tok[k], sizeof tok[k], "%.6f", (u - 0.5) * 1000); break;
+    case 3: snprintf(tok[k], sizeof tok[k], "%d", (int)(x % 100000000) - 50000000); break;
+    case 4: {
+      /* A float midpoint, printed with 15-16 digits: its double may be the midpoint itself. */
+      float f = (float)(u * pow(2, (int)(x % 40) - 20));
+      double mid = (double)f + (double)(nextafterf(f, INFINITY) - f) / 2;
+      snprintf(tok[k], sizeof tok[k], k % 12 == 4 ? "%.15e" : "%.14e", mid);
+      break;
+    }
+    default: snprintf(tok[k], sizeof tok[k], "%.8e", (u - 0.5) * pow(10, e)); break;
+    }
+  }
+  char path[4200];
+  snprintf(path, sizeof path, "%s/decimals.mtx", dir);
+  FILE *f = fopen(path, "w");
+  fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n1 %d %d\n", N, N);
+  for (int k = 0; k < N; k++) fprintf(f, "1 %d %s\n", k + 1, tok[k]);
+  fclose(f);
+  zs_matrix *A = NULL, *B = NULL;
+  CHECK(zs_matrix_read(&A, path, ZS_F64, 0, NULL, 0) == ZS_OK, "%s", zs_last_error());
+  CHECK(zs_matrix_read(&B, path, ZS_F32, 0, NULL, 0) == ZS_OK, "%s", zs_last_error());
+  if (!A || !B) return;
+  const void *va, *vb;
+  zs_matrix_csr(A, NULL, NULL, &va);
+  zs_matrix_csr(B, NULL, NULL, &vb);
+  int bad64 = 0, bad32 = 0;
+  for (int k = 0; k < N; k++) {
+    double d = strtod(tok[k], NULL);
+    float g = strtof(tok[k], NULL);
+    if (memcmp(&((const double *)va)[k], &d, sizeof d) != 0 && bad64++ < 3)
+      fprintf(stderr, "f64 of %s: %.17g, strtod %.17g\n", tok[k], ((const double *)va)[k], d);
+    if (memcmp(&((const float *)vb)[k], &g, sizeof g) != 0 && bad32++ < 3)
+      fprintf(stderr, "f32 of %s: %.9g, strtof %.9g\n", tok[k], ((const float *)vb)[k], g);
+  }
+  CHECK(bad64 == 0 && bad32 == 0, "%d f64 and %d f32 values differ from strtod/strtof", bad64,
+        bad32);
+  zs_matrix_destroy(&A), zs_matrix_destroy(&B);
 }
 
 int main(void) {
@@ -133,6 +188,7 @@ int main(void) {
     CHECK(zs_matrix_nnz(A) == 1 && signbit(((const double *)v)[0]), "-0 lost its sign");
     zs_matrix_destroy(&A);
   }
+  check_decimals(dir);
   tmpdir_remove(dir);
   printf("%d small cases, %d failures\n", n, g_failures);
   return g_failures ? 1 : 0;
