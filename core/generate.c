@@ -27,7 +27,9 @@ static inline uint64_t mix(uint64_t z) { /* splitmix64 step: add the gamma, then
   z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
   return z ^ (z >> 31);
 }
-static inline uint64_t stream_key(uint64_t seed, uint64_t stream) { return mix(mix(seed) ^ stream); }
+static inline uint64_t stream_key(uint64_t seed, uint64_t stream) {
+  return mix(mix(seed) ^ stream);
+}
 static inline uint64_t draw(uint64_t key, uint64_t a, uint64_t b) { return mix(mix(key ^ a) ^ b); }
 
 /* floor(h * n / 2^64): an integer in [0, n) without division. */
@@ -85,8 +87,8 @@ typedef int64_t (*row_fn)(const gen *g, int64_t i, int32_t *cols, double *coef, 
  * mix(rkey ^ j)). */
 static double value_of(const gen *g, uint64_t rkey, int64_t i, int64_t j) {
   if (g->vmode == VAL_PATTERN) return 1.0;
-  const uint64_t h = g->symmetric && i > j ? draw(g->vkey, (uint64_t)j, (uint64_t)i)
-                                           : mix(rkey ^ (uint64_t)j);
+  const uint64_t h =
+      g->symmetric && i > j ? draw(g->vkey, (uint64_t)j, (uint64_t)i) : mix(rkey ^ (uint64_t)j);
   if (g->vmode == VAL_SET) {
     const uint64_t idx = bounded(h, (uint64_t)g->distinct);
     const double v = (double)((idx >> 1) + 1) * 0.125;
@@ -121,9 +123,12 @@ static void sort_i32(int32_t *v, int64_t n) {
     int64_t lt = 0, i = 0, gt = n; /* [0,lt) < pivot, [lt,i) == pivot, [gt,n) > pivot */
     while (i < gt) {
       const int32_t x = v[i];
-      if (x < pivot) v[i++] = v[lt], v[lt++] = x;
-      else if (x > pivot) v[i] = v[--gt], v[gt] = x;
-      else i++;
+      if (x < pivot)
+        v[i++] = v[lt], v[lt++] = x;
+      else if (x > pivot)
+        v[i] = v[--gt], v[gt] = x;
+      else
+        i++;
     }
     if (lt < n - gt) {
       sort_i32(v, lt);
@@ -168,9 +173,12 @@ static void stencil_table(gen *g, int dims, int full, int block) {
           for (int b = 0; b < block; b++) {
             const int d[3] = {dx, dy, dz}, self = !(dx | dy | dz);
             double c;
-            if (block == 1) c = self ? (double)((full ? (dims == 3 ? 27 : 9) : 2 * dims + 1) - 1) : -1.0;
-            else if (self) c = a == b ? 208.0 : -1.0;
-            else c = -(2.0 + (a == b) + d[a] * d[b]);
+            if (block == 1)
+              c = self ? (double)((full ? (dims == 3 ? 27 : 9) : 2 * dims + 1) - 1) : -1.0;
+            else if (self)
+              c = a == b ? 208.0 : -1.0;
+            else
+              c = -(2.0 + (a == b) + d[a] * d[b]);
             g->cf[a][k * block + b] = c;
           }
       }
@@ -189,7 +197,8 @@ static int64_t row_stencil(const gen *g, int64_t r, int32_t *cols, double *coef,
     const int64_t len = g->npts * bl;
     if (cols) {
       for (int k = 0; k < g->npts; k++)
-        for (int64_t b = 0; b < bl; b++) cols[k * bl + b] = (int32_t)((node + g->delta[k]) * bl + b);
+        for (int64_t b = 0; b < bl; b++)
+          cols[k * bl + b] = (int32_t)((node + g->delta[k]) * bl + b);
       if (coef) memcpy(coef, g->cf[a], (size_t)len * sizeof *coef);
     }
     return len;
@@ -252,8 +261,10 @@ static int64_t row_bernoulli(const gen *g, int64_t i, int32_t *cols) {
   int64_t len = 0;
   if (g->p >= 1.0) {
     for (int64_t c = 0; c < g->cols; c++)
-      if (cols) cols[len++] = (int32_t)c;
-      else len++;
+      if (cols)
+        cols[len++] = (int32_t)c;
+      else
+        len++;
     return len;
   }
   const double lq = log1p(-g->p);
@@ -300,8 +311,7 @@ static zs_status check_canonical(const zs_matrix *A, const char *kind) {
         bad = bad > i ? bad : i;
   }
   if (bad >= 0)
-    return zsi_error(ZS_ERR_INTERNAL, "generator %s produced a malformed row %" PRId64, kind,
-                     bad);
+    return zsi_error(ZS_ERR_INTERNAL, "generator %s produced a malformed row %" PRId64, kind, bad);
   return ZS_OK;
 }
 
@@ -315,12 +325,14 @@ static zs_status prefix_sum(int64_t *rp, int64_t rows, const char *kind) {
   return ZS_OK;
 }
 
-static zs_status build_rows(const gen *g, row_fn fn, int64_t rows, int64_t cols,
-                            int64_t sample_k, int progress, zs_matrix **out) {
+static zs_status build_rows(const gen *g, row_fn fn, int64_t rows, int64_t cols, int64_t sample_k,
+                            int progress, zs_matrix **out) {
   int64_t *rp = zsi_alloc_array((uint64_t)rows + 1, sizeof *rp);
-  if (!rp) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "%s: row_ptr for %" PRId64 " rows", g->kind, rows);
+  if (!rp)
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "%s: row_ptr for %" PRId64 " rows", g->kind, rows);
   const int64_t nblocks = (rows + BLOCK - 1) / BLOCK;
-  const int64_t table_cap = sample_k > 64 ? (int64_t)1 << (64 - __builtin_clzll((uint64_t)sample_k * 2)) : 0;
+  const int64_t table_cap =
+      sample_k > 64 ? (int64_t)1 << (64 - __builtin_clzll((uint64_t)sample_k * 2)) : 0;
   int failed = 0;
   ZSI_OMP(omp parallel) {
     scratch s = {NULL, table_cap};
@@ -504,8 +516,9 @@ static zs_status gen_barabasi_albert(const gen *g, int64_t n, int64_t m, int pro
   for (int64_t t = m; t < n; t++) {
     const int64_t first = e;
     for (uint64_t attempt = 0; e - first < m; attempt++) {
-      const int64_t v = t == m ? (int64_t)attempt
-                               : ends[bounded(draw(g->skey, (uint64_t)t, attempt), (uint64_t)nends)];
+      const int64_t v = t == m
+                            ? (int64_t)attempt
+                            : ends[bounded(draw(g->skey, (uint64_t)t, attempt), (uint64_t)nends)];
       if (mark[v] == t) continue;
       mark[v] = t;
       src[e] = (int32_t)t, dst[e] = (int32_t)v, e++;
@@ -577,9 +590,8 @@ static zs_status opt_double(const char *opts, const char *kind, const char *key,
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "generator %s: option '%s': '%s' is not a number",
                      kind, key, buf);
   if (v > hi || v < lo || (lo_open && v == lo))
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                     "generator %s: option '%s': %g is outside %c%g, %g]", kind, key, v,
-                     lo_open ? '(' : '[', lo, hi);
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "generator %s: option '%s': %g is outside %c%g, %g]",
+                     kind, key, v, lo_open ? '(' : '[', lo, hi);
   *out = v;
   return ZS_OK;
 }
@@ -597,10 +609,14 @@ static zs_status parse_common(const char *opts, gen *g, int stencil_kind) {
     return zsi_error_prefix(s, "generator %s", g->kind);
   g->vmode = stencil_kind ? VAL_STENCIL : VAL_RANDOM;
   if (found) {
-    if (strcmp(v, "random") == 0) g->vmode = VAL_RANDOM;
-    else if (strcmp(v, "set") == 0) g->vmode = VAL_SET;
-    else if (strcmp(v, "pattern") == 0) g->vmode = VAL_PATTERN;
-    else if (stencil_kind && strcmp(v, "stencil") == 0) g->vmode = VAL_STENCIL;
+    if (strcmp(v, "random") == 0)
+      g->vmode = VAL_RANDOM;
+    else if (strcmp(v, "set") == 0)
+      g->vmode = VAL_SET;
+    else if (strcmp(v, "pattern") == 0)
+      g->vmode = VAL_PATTERN;
+    else if (stencil_kind && strcmp(v, "stencil") == 0)
+      g->vmode = VAL_STENCIL;
     else
       return zsi_error(ZS_ERR_INVALID_ARGUMENT,
                        "generator %s: option 'values': '%s' is not one of random, set, pattern%s",
@@ -609,8 +625,8 @@ static zs_status parse_common(const char *opts, gen *g, int stencil_kind) {
   if ((s = opt_int(opts, g->kind, "distinct", 1, 4096, 16, &g->distinct, &dfound)) != ZS_OK)
     return s;
   if (dfound && g->vmode != VAL_SET)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                     "generator %s: option 'distinct' needs values=set", g->kind);
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "generator %s: option 'distinct' needs values=set",
+                     g->kind);
   return ZS_OK;
 }
 
@@ -628,8 +644,8 @@ static zs_status parse_grid(const char *opts, gen *g, int dims, int64_t def, int
   if (!zsi_mul_u64((uint64_t)g->nx, (uint64_t)g->ny, &r) || !zsi_mul_u64(r, (uint64_t)g->nz, &r) ||
       !zsi_mul_u64(r, (uint64_t)per_node, &r) || r > (uint64_t)ZS_MAX_DIM)
     return zsi_error(ZS_ERR_OVERFLOW,
-                     "generator %s: grid %" PRId64 " x %" PRId64 " x %" PRId64
-                     " (x%" PRId64 " unknowns per node) exceeds the row limit 2^31-1",
+                     "generator %s: grid %" PRId64 " x %" PRId64 " x %" PRId64 " (x%" PRId64
+                     " unknowns per node) exceeds the row limit 2^31-1",
                      g->kind, g->nx, g->ny, g->nz, per_node);
   *rows = (int64_t)r;
   return ZS_OK;
@@ -652,9 +668,9 @@ static const char *const keys_rm[] = {"scale", "per_row", "a", "b", "c", COMMON_
 static const char *const keys_bd[] = {"rows", "width", "per_row", COMMON_KEYS, NULL};
 
 static const kind_info kinds[] = {
-    {"stencil2d", keys_s2},       {"stencil3d", keys_s3},      {"elasticity3d", keys_el},
-    {"erdos_renyi", keys_er},     {"watts_strogatz", keys_ws}, {"barabasi_albert", keys_ba},
-    {"rmat", keys_rm},            {"banded", keys_bd},
+    {"stencil2d", keys_s2},   {"stencil3d", keys_s3},      {"elasticity3d", keys_el},
+    {"erdos_renyi", keys_er}, {"watts_strogatz", keys_ws}, {"barabasi_albert", keys_ba},
+    {"rmat", keys_rm},        {"banded", keys_bd},
 };
 enum { N_KINDS = sizeof kinds / sizeof kinds[0] };
 
@@ -674,8 +690,8 @@ static zs_status generate(const char *kind, const char *opts, zs_type type, int 
     if ((s = opt_int(opts, kind, "points", star, box, star, &v, NULL)) != ZS_OK) return s;
     if (v != star && v != box)
       return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                       "generator %s: option 'points': %" PRId64 " is not %" PRId64
-                       " or %" PRId64, kind, v, star, box);
+                       "generator %s: option 'points': %" PRId64 " is not %" PRId64 " or %" PRId64,
+                       kind, v, star, box);
     g.dims = dims;
     stencil_table(&g, dims, v == box, 1);
     g.symmetric = 1;
@@ -698,12 +714,11 @@ static zs_status generate(const char *kind, const char *opts, zs_type type, int 
         (s = opt_double(opts, kind, "p", 0.0, 1.0, 1, 0.0, &g.p, &g.use_p)) != ZS_OK)
       return s;
     if (kfound && g.use_p)
-      return zsi_error(ZS_ERR_INVALID_ARGUMENT, "generator %s: give per_row or p, not both",
-                       kind);
+      return zsi_error(ZS_ERR_INVALID_ARGUMENT, "generator %s: give per_row or p, not both", kind);
     if (!g.use_p && g.per_row > g.cols)
       return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                       "generator %s: per_row %" PRId64 " exceeds cols %" PRId64, kind,
-                       g.per_row, g.cols);
+                       "generator %s: per_row %" PRId64 " exceeds cols %" PRId64, kind, g.per_row,
+                       g.cols);
     return build_rows(&g, row_erdos, g.rows, g.cols, g.use_p ? 0 : g.per_row, progress, out);
   }
   if (strcmp(kind, "banded") == 0) {
@@ -717,7 +732,8 @@ static zs_status generate(const char *kind, const char *opts, zs_type type, int 
     if (g.per_row > 2 * g.half_width + 1)
       return zsi_error(ZS_ERR_INVALID_ARGUMENT,
                        "generator %s: per_row %" PRId64 " exceeds the band's %" PRId64
-                       " columns (2*(width/2)+1)", kind, g.per_row, 2 * g.half_width + 1);
+                       " columns (2*(width/2)+1)",
+                       kind, g.per_row, 2 * g.half_width + 1);
     return build_rows(&g, row_banded, g.rows, g.rows, g.per_row, progress, out);
   }
   if (strcmp(kind, "watts_strogatz") == 0) {
@@ -728,8 +744,8 @@ static zs_status generate(const char *kind, const char *opts, zs_type type, int 
       return s;
     if (k % 2 != 0 || k >= n)
       return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                       "generator %s: k = %" PRId64 " must be even and below n = %" PRId64, kind,
-                       k, n);
+                       "generator %s: k = %" PRId64 " must be even and below n = %" PRId64, kind, k,
+                       n);
     g.symmetric = 1;
     return gen_watts_strogatz(&g, n, k, progress, out);
   }
@@ -768,8 +784,10 @@ zs_status zs_matrix_generate(zs_matrix **out, const char *spec, zs_type type, in
   if (!out || !spec)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_matrix_generate: out or spec is NULL");
   if (type != ZS_F32 && type != ZS_F64)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_matrix_generate: value type %d is neither "
-                     "f32 nor f64", (int)type);
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "zs_matrix_generate: value type %d is neither "
+                     "f32 nor f64",
+                     (int)type);
   const char *colon = strchr(spec, ':');
   const size_t klen = colon ? (size_t)(colon - spec) : strlen(spec);
   const char *opts = colon ? colon + 1 : "";

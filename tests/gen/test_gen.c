@@ -13,12 +13,12 @@
 
 static int failures;
 
-#define CHECK(cond)                                                                  \
-  do {                                                                               \
-    if (!(cond)) {                                                                   \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);       \
-      failures++;                                                                    \
-    }                                                                                \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      failures++;                                                              \
+    }                                                                          \
   } while (0)
 
 /* Generate or fail the test with the library's message; NULL on failure. */
@@ -59,8 +59,10 @@ static int64_t find(const zs_matrix *A, int64_t i, int64_t j) {
   int64_t lo = rp[i], hi = rp[i + 1];
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
-    if (ci[mid] < j) lo = mid + 1;
-    else hi = mid;
+    if (ci[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo < rp[i + 1] && ci[lo] == j ? lo : -1;
 }
@@ -86,8 +88,9 @@ static int64_t row_len(const zs_matrix *A, int64_t i) {
 }
 
 static int same_bytes(const zs_matrix *A, const zs_matrix *B) {
-  if (!A || !B || zs_matrix_rows(A) != zs_matrix_rows(B) || zs_matrix_cols(A) != zs_matrix_cols(B) ||
-      zs_matrix_nnz(A) != zs_matrix_nnz(B) || zs_matrix_type(A) != zs_matrix_type(B))
+  if (!A || !B || zs_matrix_rows(A) != zs_matrix_rows(B) ||
+      zs_matrix_cols(A) != zs_matrix_cols(B) || zs_matrix_nnz(A) != zs_matrix_nnz(B) ||
+      zs_matrix_type(A) != zs_matrix_type(B))
     return 0;
   const int64_t *ra, *rb;
   const int32_t *ca, *cb;
@@ -152,26 +155,34 @@ static void test_stencil_exact(void) {
     zs_matrix *A = gen(cases[c].spec, ZS_F64);
     if (!A) continue;
     int nx, ny, nz;
-    if (sscanf(cases[c].spec, "stencil2d:n=%d", &nx) == 1) ny = nx, nz = 1;
-    else if (sscanf(cases[c].spec, "stencil2d:nx=%d,ny=%d", &nx, &ny) == 2) nz = 1;
-    else if (sscanf(cases[c].spec, "stencil3d:n=%d", &nx) == 1) ny = nz = nx;
-    else if (sscanf(cases[c].spec, "stencil3d:nx=%d,ny=%d,nz=%d", &nx, &ny, &nz) == 3) {}
-    else if (sscanf(cases[c].spec, "elasticity3d:nx=%d,ny=%d,nz=%d", &nx, &ny, &nz) == 3) {}
-    else nx = ny = nz = 0;
+    if (sscanf(cases[c].spec, "stencil2d:n=%d", &nx) == 1)
+      ny = nx, nz = 1;
+    else if (sscanf(cases[c].spec, "stencil2d:nx=%d,ny=%d", &nx, &ny) == 2)
+      nz = 1;
+    else if (sscanf(cases[c].spec, "stencil3d:n=%d", &nx) == 1)
+      ny = nz = nx;
+    else if (sscanf(cases[c].spec, "stencil3d:nx=%d,ny=%d,nz=%d", &nx, &ny, &nz) == 3) {
+    } else if (sscanf(cases[c].spec, "elasticity3d:nx=%d,ny=%d,nz=%d", &nx, &ny, &nz) == 3) {
+    } else
+      nx = ny = nz = 0;
     const int nodes = nx * ny * nz, b = cases[c].block, n = nodes * b;
     const double diag = cases[c].full ? (cases[c].dims == 2 ? 8 : 26) : 2 * cases[c].dims;
     double *ref = calloc((size_t)n * n, sizeof *ref);
     for (int p = 0; p < nodes; p++)
       for (int q = 0; q < nodes; q++) {
-        const int d[3] = {q % nx - p % nx, q / nx % ny - p / nx % ny, q / (nx * ny) - p / (nx * ny)};
+        const int d[3] = {q % nx - p % nx, q / nx % ny - p / nx % ny,
+                          q / (nx * ny) - p / (nx * ny)};
         const int l1 = abs(d[0]) + abs(d[1]) + abs(d[2]);
         if (abs(d[0]) > 1 || abs(d[1]) > 1 || abs(d[2]) > 1 || (!cases[c].full && l1 > 1)) continue;
         for (int a = 0; a < b; a++)
           for (int e = 0; e < b; e++) {
             double v;
-            if (b == 1) v = p == q ? diag : -1;
-            else if (p == q) v = a == e ? 208 : -1;
-            else v = -(2 + (a == e) + d[a] * d[e]);
+            if (b == 1)
+              v = p == q ? diag : -1;
+            else if (p == q)
+              v = a == e ? 208 : -1;
+            else
+              v = -(2 + (a == e) + d[a] * d[e]);
             ref[(size_t)(p * b + a) * n + q * b + e] = v;
           }
       }
@@ -194,11 +205,11 @@ static void test_stencil_rows(void) {
     int dims, full, block;
     long long nnz; /* closed form at n = 6 */
   } cases[] = {
-      {"stencil2d:n=6", 2, 0, 1, 5 * 36 - 4 * 6},               /* 5n^2 - 4n */
-      {"stencil2d:n=6,points=9", 2, 1, 1, 16 * 16},             /* (3n-2)^2 */
-      {"stencil3d:n=6,points=7", 3, 0, 1, 7 * 216 - 6 * 36},    /* 7n^3 - 6n^2 */
-      {"stencil3d:n=6,points=27", 3, 1, 1, 16 * 16 * 16},       /* (3n-2)^3 */
-      {"elasticity3d:n=6", 3, 1, 3, 9LL * 16 * 16 * 16},        /* 9 (3n-2)^3 */
+      {"stencil2d:n=6", 2, 0, 1, 5 * 36 - 4 * 6},            /* 5n^2 - 4n */
+      {"stencil2d:n=6,points=9", 2, 1, 1, 16 * 16},          /* (3n-2)^2 */
+      {"stencil3d:n=6,points=7", 3, 0, 1, 7 * 216 - 6 * 36}, /* 7n^3 - 6n^2 */
+      {"stencil3d:n=6,points=27", 3, 1, 1, 16 * 16 * 16},    /* (3n-2)^3 */
+      {"elasticity3d:n=6", 3, 1, 3, 9LL * 16 * 16 * 16},     /* 9 (3n-2)^3 */
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     zs_matrix *A = gen(cases[c].spec, ZS_F64);
@@ -212,7 +223,8 @@ static void test_stencil_rows(void) {
       for (int y = 0; y < n; y++)
         for (int x = 0; x < n; x++) {
           const int ax = axis(x, n), ay = axis(y, n), az = cases[c].dims == 3 ? axis(z, n) : 1;
-          const int expect = b * (cases[c].full ? ax * ay * az : 1 + (ax - 1) + (ay - 1) + (az - 1));
+          const int expect =
+              b * (cases[c].full ? ax * ay * az : 1 + (ax - 1) + (ay - 1) + (az - 1));
           for (int a = 0; a < b; a++) {
             const int64_t r = ((int64_t)(z * n + y) * n + x) * b + a;
             if (row_len(A, r) != expect) {
@@ -252,8 +264,7 @@ static void test_stencil_rows(void) {
 static void test_values(void) {
   /* set: at most `distinct` values, all of the form +-k/8 with 1 <= k <= distinct/2 (rounded up). */
   const char *set_specs[] = {"erdos_renyi:rows=500,per_row=8,values=set,distinct=5",
-                             "stencil3d:n=8,values=set,distinct=3",
-                             "rmat:scale=9,values=set"};
+                             "stencil3d:n=8,values=set,distinct=3", "rmat:scale=9,values=set"};
   const int set_d[] = {5, 3, 16};
   for (int c = 0; c < 3; c++) {
     zs_matrix *A = gen(set_specs[c], ZS_F64);
@@ -460,12 +471,15 @@ static void set_threads(int t) {
 }
 
 static void test_determinism(void) {
-  static const char *specs[] = {
-      "stencil2d:n=200,points=9", "stencil3d:n=24,points=27,values=random",
-      "elasticity3d:n=16,values=set", "erdos_renyi:rows=30000,per_row=9",
-      "erdos_renyi:rows=40000,cols=5000,p=0.001", "banded:rows=20000,width=160,per_row=70",
-      "watts_strogatz:n=20000,k=8,p=0.2", "barabasi_albert:n=20000,m=5",
-      "rmat:scale=14,per_row=8"};
+  static const char *specs[] = {"stencil2d:n=200,points=9",
+                                "stencil3d:n=24,points=27,values=random",
+                                "elasticity3d:n=16,values=set",
+                                "erdos_renyi:rows=30000,per_row=9",
+                                "erdos_renyi:rows=40000,cols=5000,p=0.001",
+                                "banded:rows=20000,width=160,per_row=70",
+                                "watts_strogatz:n=20000,k=8,p=0.2",
+                                "barabasi_albert:n=20000,m=5",
+                                "rmat:scale=14,per_row=8"};
   for (size_t c = 0; c < sizeof specs / sizeof specs[0]; c++) {
     set_threads(1);
     zs_matrix *A = gen(specs[c], ZS_F64);
@@ -485,6 +499,83 @@ static void test_determinism(void) {
     }
     zs_matrix_destroy(&A), zs_matrix_destroy(&B), zs_matrix_destroy(&C);
     zs_matrix_destroy(&D), zs_matrix_destroy(&E);
+  }
+}
+
+/* ---- pinned output --------------------------------------------------------------------------- */
+
+/* Whole small matrices computed by tests/gen/pin.py, an independent Python implementation of
+ * the scheme in docs/generators.md: the docs reproduce the library, and an unintended change of
+ * the RNG (which would silently change every benchmark matrix) fails here. */
+static void test_pinned(void) {
+  static const struct {
+    const char *spec;
+    int n;
+    struct {
+      int i, j;
+      double v;
+    } e[12];
+  } cases[] = {{"erdos_renyi:rows=3,cols=50,per_row=4,seed=9",
+                12,
+                {{0, 16, -0.12702073285147786},
+                 {0, 32, 0.6578209045734897},
+                 {0, 37, 0.6477350196522373},
+                 {0, 45, -0.4352570341227022},
+                 {1, 4, -0.49464964335013817},
+                 {1, 28, 0.3534613277267826},
+                 {1, 39, -0.9953732185056212},
+                 {1, 48, -0.31819253549932003},
+                 {2, 20, -0.1364091824155682},
+                 {2, 41, 0.8002401314335372},
+                 {2, 42, 0.843151696000384},
+                 {2, 48, 0.4414100988977523}}},
+               {"banded:rows=4,width=6,per_row=2,values=set,distinct=7",
+                8,
+                {{0, 0, -0.25},
+                 {0, 3, 0.375},
+                 {1, 1, 0.25},
+                 {1, 3, 0.375},
+                 {2, 1, 0.125},
+                 {2, 3, -0.375},
+                 {3, 1, 0.375},
+                 {3, 2, 0.375}}},
+               {"rmat:scale=3,per_row=1,seed=5",
+                8,
+                {{0, 0, 0.7670629616307016},
+                 {0, 4, 0.3018235006112364},
+                 {1, 0, 0.8071079508733454},
+                 {1, 4, -0.9371857891102711},
+                 {1, 5, 0.8907587230324883},
+                 {4, 0, 0.5857978166947027},
+                 {4, 3, 0.4237187465200487},
+                 {6, 1, -0.9776978925951771}}},
+               {"stencil2d:n=2,values=random,seed=4",
+                12,
+                {{0, 0, -0.765339207852427},
+                 {0, 1, 0.27709317695163826},
+                 {0, 2, -0.40862019530837723},
+                 {1, 0, 0.27709317695163826},
+                 {1, 1, -0.9827371261437043},
+                 {1, 3, 0.9563410396817871},
+                 {2, 0, -0.40862019530837723},
+                 {2, 2, -0.9130034114478651},
+                 {2, 3, -0.7523525849817536},
+                 {3, 1, 0.9563410396817871},
+                 {3, 2, -0.7523525849817536},
+                 {3, 3, 0.6153262479457091}}}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    zs_matrix *A = gen(cases[c].spec, ZS_F64);
+    if (!A) continue;
+    int ok = zs_matrix_nnz(A) == cases[c].n;
+    for (int k = 0; k < cases[c].n && ok; k++) {
+      const int64_t p = find(A, cases[c].e[k].i, cases[c].e[k].j);
+      ok = p >= 0 && val(A, p) == cases[c].e[k].v;
+    }
+    if (!ok) {
+      fprintf(stderr, "  %s differs from the documented scheme\n", cases[c].spec);
+      failures++;
+    }
+    zs_matrix_destroy(&A);
   }
 }
 
@@ -536,8 +627,8 @@ static void test_errors(void) {
   CHECK(zs_matrix_generate(&A, "stencil2d", (zs_type)3, 0) == ZS_ERR_INVALID_ARGUMENT);
   CHECK(A == NULL);
   /* Defaults alone are valid specs. */
-  const char *defaults[] = {"stencil2d", "stencil3d", "elasticity3d", "erdos_renyi",
-                            "watts_strogatz", "barabasi_albert", "rmat", "banded"};
+  const char *defaults[] = {"stencil2d",      "stencil3d",       "elasticity3d", "erdos_renyi",
+                            "watts_strogatz", "barabasi_albert", "rmat",         "banded"};
   for (int c = 0; c < 8; c++) {
     A = gen(defaults[c], ZS_F32);
     if (A) CHECK(canonical(A) && zs_matrix_nnz(A) > 0);
@@ -549,9 +640,10 @@ int main(int argc, char **argv) {
   static const struct {
     const char *name;
     void (*fn)(void);
-  } groups[] = {{"stencil", test_stencil_exact}, {"rows", test_stencil_rows},
-                {"values", test_values},         {"random", test_random_kinds},
-                {"determinism", test_determinism}, {"errors", test_errors}};
+  } groups[] = {
+      {"stencil", test_stencil_exact}, {"rows", test_stencil_rows},       {"values", test_values},
+      {"random", test_random_kinds},   {"determinism", test_determinism}, {"pinned", test_pinned},
+      {"errors", test_errors}};
   int ran = 0;
   for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
     if (argc > 1 && strcmp(argv[1], groups[g].name) != 0) continue;
