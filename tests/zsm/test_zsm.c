@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -695,6 +697,28 @@ static void test_save_errors(void) {
   CHECK(before.n == after.n && memcmp(before.p, after.p, before.n) == 0, "refused saves changed %s",
         path);
   CHECK(!exists(tmp), "%s left behind", tmp);
+  /* A write that fails half way (file size limit: fwrite fails with EFBIG instead of a
+   * signal) must leave the old file and no temporary. */
+  zs_matrix *big = random_matrix(300, 300, 20000, ZS_F64, 99);
+  F = encode(big, ZS_FORMAT_CSR);
+  struct rlimit old, lim;
+  getrlimit(RLIMIT_FSIZE, &old);
+  lim = old;
+  lim.rlim_cur = 4096;
+  void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+  if (setrlimit(RLIMIT_FSIZE, &lim) == 0) {
+    const zs_status s = zs_encoded_save(F, path);
+    setrlimit(RLIMIT_FSIZE, &old);
+    CHECK(s == ZS_ERR_IO && strstr(zs_last_error(), path), "save past the size limit: %s %s",
+          zs_status_name(s), zs_last_error());
+    bytes now = read_all(path);
+    CHECK(now.n == before.n && memcmp(now.p, before.p, now.n) == 0, "failed save changed %s", path);
+    CHECK(!exists(tmp), "failed save left %s", tmp);
+    free(now.p);
+  }
+  signal(SIGXFSZ, prev);
+  zs_encoded_destroy(&F);
+  zs_matrix_destroy(&big);
   CHECK(zs_encoded_save(NULL, path) == ZS_ERR_INVALID_ARGUMENT, "NULL encoded");
   CHECK(zs_encoded_load(NULL, path) == ZS_ERR_INVALID_ARGUMENT, "NULL out");
   free(before.p), free(after.p);
