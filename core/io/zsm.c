@@ -1,10 +1,12 @@
 /* zsm.c — the .zsm container: save and load a zs_encoded (layout in docs/container.md). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "core/zs_internal.h"
@@ -496,18 +498,26 @@ static zs_status parse_header(zsm_reader *r, uint64_t size, unsigned char *h, zs
 
 zs_status zs_encoded_load(zs_encoded **out, const char *path) {
   if (!out || !path) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encoded_load: NULL argument");
-  FILE *f = fopen(path, "rb");
-  if (!f) return zsi_error(ZS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  /* Non-blocking open so that a FIFO or device named by mistake is refused, not waited on. */
+  const int fd = open(path, O_RDONLY | O_NONBLOCK);
+  if (fd < 0) return zsi_error(ZS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   struct stat st;
-  if (fstat(fileno(f), &st) != 0) {
+  if (fstat(fd, &st) != 0) {
     const int err = errno;
-    fclose(f);
+    close(fd);
     return zsi_error(ZS_ERR_IO, "%s: cannot stat: %s", path, strerror(err));
   }
   if (!S_ISREG(st.st_mode)) {
-    fclose(f);
+    close(fd);
     return zsi_error(ZS_ERR_IO, "%s: %s", path,
                      S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
+  }
+  FILE *f = NULL;
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 || !(f = fdopen(fd, "rb"))) {
+    const int err = errno;
+    close(fd);
+    return zsi_error(ZS_ERR_IO, "%s: cannot open: %s", path, strerror(err));
   }
   zsm_reader r = {f, path, 0};
   unsigned char *h = malloc(ZSM_HEADER_MAX);

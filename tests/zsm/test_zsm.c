@@ -657,6 +657,13 @@ static void test_corruption(void) {
         "missing file: %s", zs_last_error());
   CHECK(zs_encoded_load(&E, dir) == ZS_ERR_IO && strstr(zs_last_error(), dir), "directory: %s",
         zs_last_error());
+  char fifo[600];
+  path_in_dir(fifo, sizeof fifo, "fifo.zsm");
+  if (mkfifo(fifo, 0600) == 0) {
+    CHECK(zs_encoded_load(&E, fifo) == ZS_ERR_IO && strstr(zs_last_error(), "regular"), "fifo: %s",
+          zs_last_error());
+    remove(fifo);
+  }
   CHECK(E == NULL, "out set on failure");
   free(a.p), free(c.p);
   zs_encoded_destroy(&csr);
