@@ -17,6 +17,15 @@ static inline int zsi_cpu_tid(void) { return 0; }
 static inline int zsi_cpu_nth(void) { return 1; }
 #endif
 
+/* gcc 12 at -O3 -march=native turns the in-order f32 CSR sum into AVX-512 gathers plus a
+ * lane-by-lane fold, which halved its speed (baselines/cpu.md); keep such loops scalar.
+ * (gcc >= 14 has `#pragma GCC novector` for this.) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define ZSI_NO_VECTORIZE __attribute__((optimize("no-tree-vectorize")))
+#else
+#define ZSI_NO_VECTORIZE
+#endif
+
 /* What op_create hands every format's kernel, parsed once from the option string. */
 typedef struct zsi_cpu_opts {
   int threads;          /* team size; the work partition is fixed from it at create */

@@ -353,6 +353,15 @@ static void random_cases(zs_context *ctx) {
   for (int k = 0; k < 30000; k++) add(&T, rng_below(&s, 300), rng_below(&s, 20000), rng_unit(&s));
   run_triplets(ctx, "wide-300x20000", &T);
 
+  BEGIN(30000, 30010); /* banded: most columns belong to one thread's rows (cpu SpMVT writes
+                          those straight to y), and the last 10 columns are empty */
+  for (int64_t r = 0; r < 30000; r++)
+    for (int k = 0; k < 5; k++) {
+      const int64_t c = r - 20 + rng_below(&s, 41);
+      if (c >= 0 && c < 30000) add(&T, r, c, rng_unit(&s));
+    }
+  run_triplets(ctx, "banded-30000", &T);
+
   BEGIN(64, 64);
   for (int64_t r = 0; r < 64; r++)
     for (int64_t c = 0; c < 64; c++) add(&T, r, c, rng_unit(&s));
