@@ -23,7 +23,7 @@ static void put_le32(uint8_t *p, uint32_t v) {
 static void fix_crcs(uint8_t *d, size_t size) {
   if (size < 64) return;
   const uint64_t np = le(d + 20, 4), na = le(d + 24, 4);
-  if (np > ZSI_MAX_PARAMS || na > ZSI_MAX_ARRAYS) return;
+  if (np > 64 || na > 64) return; /* version-1 limits */
   const size_t h = 64 + 40 * (size_t)np + 64 * (size_t)na + 4;
   if (h > size) return;
   for (size_t i = 0; i < na; i++) {

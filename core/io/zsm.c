@@ -16,11 +16,17 @@
 #define ZSM_PARAM_ENTRY 40u /* name[32] + i64 */
 #define ZSM_ARRAY_ENTRY 64u /* name[32] + elem_size + crc + count + offset + length */
 #define ZSM_NAME_FIELD 32u
+/* Version-1 limits, fixed by the format: not ZSI_MAX_*, which may grow in memory. */
+#define ZSM_MAX_PARAMS 64
+#define ZSM_MAX_ARRAYS 64
+_Static_assert(ZSI_MAX_PARAMS >= ZSM_MAX_PARAMS && ZSI_MAX_ARRAYS >= ZSM_MAX_ARRAYS,
+               "a zs_encoded must hold what a version-1 container may hold");
+_Static_assert(ZSI_NAME_MAX + 1 == 32, "names are 32-byte fields in the container");
 #define ZSM_ALIGN 64u
 /* Data moves in chunks: bounded stack/heap use, and zlib's crc32() takes a 32-bit length. */
 #define ZSM_CHUNK (UINT32_C(1) << 20)
 #define ZSM_HEADER_MAX \
-  (ZSM_FIXED + ZSM_PARAM_ENTRY * ZSI_MAX_PARAMS + ZSM_ARRAY_ENTRY * ZSI_MAX_ARRAYS + 4u)
+  (ZSM_FIXED + ZSM_PARAM_ENTRY * ZSM_MAX_PARAMS + ZSM_ARRAY_ENTRY * ZSM_MAX_ARRAYS + 4u)
 
 static const unsigned char zsm_magic[8] = {'Z', 'S', 'P', 'A', 'R', 'S', 'E', '\0'};
 
@@ -96,8 +102,8 @@ static const char *check_name_field(const unsigned char *field, char out[ZSI_NAM
 
 typedef struct zsm_layout {
   uint64_t header; /* bytes up to and including the header CRC */
-  uint64_t offset[ZSI_MAX_ARRAYS];
-  uint64_t length[ZSI_MAX_ARRAYS];
+  uint64_t offset[ZSM_MAX_ARRAYS];
+  uint64_t length[ZSM_MAX_ARRAYS];
   uint64_t file_length;
 } zsm_layout;
 
@@ -112,10 +118,11 @@ static zs_status check_for_save(const zs_encoded *E, const char *path, zsm_layou
     return zsi_error(ZS_ERR_OVERFLOW,
                      "%s: sizes %" PRId64 " x %" PRId64 ", nnz %" PRId64 " exceed the limits", path,
                      E->rows, E->cols, E->nnz);
-  if (E->n_params < 0 || E->n_params > ZSI_MAX_PARAMS || E->n_arrays < 0 ||
-      E->n_arrays > ZSI_MAX_ARRAYS)
-    return zsi_error(ZS_ERR_INTERNAL, "%s: %d parameters, %d arrays", path, E->n_params,
-                     E->n_arrays);
+  if (E->n_params < 0 || E->n_params > ZSM_MAX_PARAMS || E->n_arrays < 0 ||
+      E->n_arrays > ZSM_MAX_ARRAYS)
+    return zsi_error(ZS_ERR_UNSUPPORTED,
+                     "%s: %d parameters and %d arrays; the container holds at most %d of each",
+                     path, E->n_params, E->n_arrays, ZSM_MAX_ARRAYS);
   for (int i = 0; i < E->n_params; i++) {
     if (!valid_name(E->params[i].name))
       return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: parameter %d has an invalid name '%.31s'",
@@ -235,7 +242,7 @@ zs_status zs_encoded_save(const zs_encoded *E, const char *path) {
     s = zsi_error(ZS_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
     goto done;
   }
-  uint32_t crcs[ZSI_MAX_ARRAYS];
+  uint32_t crcs[ZSM_MAX_ARRAYS];
   const char *what = "header";
   size_t hn = build_header(E, &L, NULL, header);
   int ok = fwrite(header, 1, hn, f) == hn;
@@ -366,12 +373,12 @@ static zs_status parse_header(zsm_reader *r, uint64_t size, unsigned char *h, zs
                      "%s: value type at offset 16: %" PRIu32 " is neither 1 (f32) nor 2 (f64)",
                      path, type);
   const uint32_t n_params = get_u32(h + 20), n_arrays = get_u32(h + 24);
-  if (n_params > ZSI_MAX_PARAMS)
+  if (n_params > ZSM_MAX_PARAMS)
     return zsi_error(ZS_ERR_CORRUPT, "%s: parameter count at offset 20: %" PRIu32 " exceeds %d",
-                     path, n_params, ZSI_MAX_PARAMS);
-  if (n_arrays > ZSI_MAX_ARRAYS)
+                     path, n_params, ZSM_MAX_PARAMS);
+  if (n_arrays > ZSM_MAX_ARRAYS)
     return zsi_error(ZS_ERR_CORRUPT, "%s: array count at offset 24: %" PRIu32 " exceeds %d", path,
-                     n_arrays, ZSI_MAX_ARRAYS);
+                     n_arrays, ZSM_MAX_ARRAYS);
   if (get_u32(h + 28) != 0)
     return zsi_error(ZS_ERR_CORRUPT, "%s: reserved field at offset 28: 0x%08" PRIx32 ", not 0",
                      path, get_u32(h + 28));
@@ -522,7 +529,7 @@ zs_status zs_encoded_load(zs_encoded **out, const char *path) {
   zsm_reader r = {f, path, 0};
   unsigned char *h = malloc(ZSM_HEADER_MAX);
   zs_encoded *hdr = malloc(sizeof *hdr);
-  zsm_entry *dir = malloc(sizeof *dir * ZSI_MAX_ARRAYS);
+  zsm_entry *dir = malloc(sizeof *dir * ZSM_MAX_ARRAYS);
   zs_encoded *E = NULL;
   zs_status s;
   if (!h || !hdr || !dir) {
