@@ -69,7 +69,8 @@ typedef struct zs_vector zs_vector;
 ZS_API const char *zs_version(void);
 
 /* Message describing the last error on the calling thread (file, line, array or limit involved);
- * "" when none. Valid until the next zs_ call on this thread. Thread-safe. */
+ * "" when none yet. Meaningful only right after a call that returned an error: successful calls
+ * do not clear it. Valid until the next zs_ call on this thread. Thread-safe. */
 ZS_API const char *zs_last_error(void);
 /* Short stable name of a status code, e.g. "ZS_ERR_PARSE". */
 ZS_API const char *zs_status_name(zs_status s);
@@ -153,9 +154,11 @@ ZS_API zs_status zs_encode(zs_encoded **out, const zs_matrix *A, zs_format forma
 ZS_API zs_status zs_decode(zs_matrix **out, const zs_encoded *E);
 ZS_API void zs_encoded_destroy(zs_encoded **E);
 
-/* .zsm container: little-endian, 64-byte aligned arrays, CRC32 per array. Loading validates
- * everything (header, bounds, CRCs, then the format's own validate) and refuses truncated or
- * corrupted files with ZS_ERR_CORRUPT naming the file, array and offset. */
+/* .zsm container (docs/container.md): little-endian, 64-byte aligned arrays, CRC32 per array.
+ * Saving writes `path.tmp` and renames it, so a failed save leaves no half file and an existing
+ * file untouched. Loading validates everything (header, bounds, CRCs, then the format's own
+ * validate) and refuses truncated or corrupted files with ZS_ERR_CORRUPT naming the file, array
+ * and offset; a missing or non-regular file gives ZS_ERR_IO. */
 ZS_API zs_status zs_encoded_save(const zs_encoded *E, const char *path);
 ZS_API zs_status zs_encoded_load(zs_encoded **out, const char *path);
 

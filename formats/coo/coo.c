@@ -39,10 +39,11 @@ static zs_status coo_validate(const zs_encoded *E) {
   for (int64_t k = 0; k < E->nnz; k++) {
     if (ri[k] < 0 || ri[k] >= E->rows || ci[k] < 0 || ci[k] >= E->cols)
       return zsi_error(ZS_ERR_CORRUPT,
-                       "entry %" PRId64 " (row %" PRId32 ", col %" PRId32 ") is out of range", k,
-                       ri[k], ci[k]);
+                       "row_idx/col_idx[%" PRId64 "] = (%" PRId32 ", %" PRId32
+                       ") is outside the %" PRId64 " x %" PRId64 " matrix",
+                       k, ri[k], ci[k], E->rows, E->cols);
     if (k > 0 && (ri[k] < ri[k - 1] || (ri[k] == ri[k - 1] && ci[k] <= ci[k - 1])))
-      return zsi_error(ZS_ERR_CORRUPT, "entry %" PRId64 " is not in row-major order", k);
+      return zsi_error(ZS_ERR_CORRUPT, "row_idx/col_idx[%" PRId64 "] is not in row-major order", k);
   }
   return ZS_OK;
 }

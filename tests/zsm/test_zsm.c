@@ -644,7 +644,7 @@ static void test_corruption(void) {
   crafted(a, "CRC mismatch message", e_data_flip, "CRC mismatch (stored 0x");
   crafted(c, "duplicate parameter", e_param_dup, "parameter 'alpha'");
   crafted(c, "parameter name with space", e_param_name, "parameter 0 at offset 64");
-  crafted(c, "coo row out of range", e_coo_row_range, "coo payload");
+  crafted(c, "coo row out of range", e_coo_row_range, "row_idx");
   crafted(c, "coo: header CRC", e_header_crc, "header CRC");
 
   /* Short and odd files. */
