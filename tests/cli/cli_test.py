@@ -22,14 +22,16 @@ def fail(msg):
     print("FAIL: " + msg, flush=True)
 
 
-def run(tool, *args, timeout=120):
+def run(tool, *args, timeout=120, env=None):
+    full_env = dict(os.environ, **env) if env else None
     p = subprocess.run([tool] + [str(a) for a in args], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout)
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout,
+                       env=full_env)
     return p.returncode, p.stdout, p.stderr
 
 
-def run_json(tool, *args):
-    rc, out, err = run(tool, *args)
+def run_json(tool, *args, env=None):
+    rc, out, err = run(tool, *args, env=env)
     try:
         obj = json.loads(out) if out.strip() else None
     except ValueError as e:
@@ -225,6 +227,25 @@ def mode_spmv(tool, mdir):
             for e in errs:
                 fail(e)
     print("%d spmv runs" % len(jobs))
+    # The check itself must catch a wrong and an unwritten output (the tool's fault hook damages
+    # one element of the first checked product), exit 1 and print both numbers.
+    path = os.path.join(mdir, "bcsstk01.mtx")
+    for fault in ("perturb", "unwritten"):
+        for be in ("cpu", "ref"):
+            rc, out, err = run(tool, "spmv", path, "--check", "--repeat", "1", "--backend", be,
+                               env={"ZSPARSE_CLI_FAULT": fault})
+            if rc != 1 or "check failed" not in err or "tolerance" not in err:
+                fail("spmv with fault %s on %s: rc=%d err=%r" % (fault, be, rc, err))
+        rc, obj, err = run_json(tool, "spmv", path, "--check", "--repeat", "1", "--json",
+                                env={"ZSPARSE_CLI_FAULT": fault})
+        if rc != 1 or not obj or obj.get("ok") is not False:
+            fail("spmv --json with fault %s: rc=%d %r" % (fault, rc, obj))
+        elif fault == "unwritten" and obj.get("max_rel_err") is not None:
+            fail("an unwritten element must give an infinite (null) error: %r" % obj)
+        rc, obj, err = run_json(tool, "demo", "--spec", "stencil2d:n=8", "--repeat", "1",
+                                "--json", env={"ZSPARSE_CLI_FAULT": fault})
+        if rc != 1 or not obj or obj.get("ok") is not False:
+            fail("demo with fault %s: rc=%d %r" % (fault, rc, obj))
 
 
 def read_written(path):

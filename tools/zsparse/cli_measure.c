@@ -96,6 +96,25 @@ static double max_error(zs_type type, const void *y, const long double *ref, con
   return worst;
 }
 
+/* Test hook: ZSPARSE_CLI_FAULT=perturb|unwritten damages the first checked product the way a
+ * wrong or an incomplete kernel would, so the tests can show that --check catches both. */
+static void inject_fault(zs_type type, void *y, int64_t ny) {
+  const char *f = getenv("ZSPARSE_CLI_FAULT");
+  if (!f || ny == 0) return;
+  const int64_t i = ny / 2;
+  double v = typed_get(type, y, i);
+  if (strcmp(f, "perturb") == 0)
+    v += 1e-2 * (fabs(v) + 1.0);
+  else if (strcmp(f, "unwritten") == 0)
+    v = NAN; /* what the poisoned y holds where a kernel wrote nothing */
+  else
+    return;
+  if (type == ZS_F32)
+    ((float *)y)[i] = (float)v;
+  else
+    ((double *)y)[i] = v;
+}
+
 zs_status zs_cli_measure_run(const char *cmd, zs_context *ctx, zs_operator *op, const zs_encoded *E,
                              const zs_matrix *A, zs_cli_measure *m) {
   const zs_type type = zs_encoded_type(E);
@@ -169,6 +188,7 @@ zs_status zs_cli_measure_run(const char *cmd, zs_context *ctx, zs_operator *op, 
         (s = zs_spmv(op, m->op, 1.0, x, 0.0, y)) != ZS_OK || (s = zs_operator_sync(op)) != ZS_OK ||
         (s = zs_vector_download(y, yout)) != ZS_OK)
       goto done;
+    inject_fault(type, yout, ny);
     double e1 = max_error(type, yout, ref, absum, 1.0, 0.0, y0, ny);
     /* 2: general alpha and beta over a random y. */
     if ((s = zs_vector_upload(y, yh)) != ZS_OK ||
