@@ -431,6 +431,14 @@ def mode_gen(tool, mdir):
             fail("gen %s: expected a symmetric matrix" % spec)
         if spec.startswith("banded") and any(abs(i - j) > 4 for (i, j) in m.entries):
             fail("gen %s: an entry lies outside the band" % spec)
+    # Value modes reach the file: a small set, or all ones.
+    for spec, distinct in (("erdos_renyi:rows=200,per_row=8,values=set,distinct=4", 4),
+                           ("banded:rows=200,width=10,per_row=4,values=pattern", 1)):
+        out = os.path.join(tmp, "v.mtx")
+        rc, _, err = run(tool, "gen", spec, "-o", out)
+        got = set(read_written(out).entries.values()) if rc == 0 else None
+        if rc != 0 or len(got) != distinct or (distinct == 1 and got != {1.0}):
+            fail("gen %s: rc=%d values %r %s" % (spec, rc, got, err.strip()))
     # Deterministic for a spec; another seed differs; f32 and .zsm outputs work.
     a, b, c = (os.path.join(tmp, x) for x in ("a.mtx", "b.mtx", "c.mtx"))
     run(tool, "gen", "erdos_renyi:rows=64,per_row=5,seed=7", "-o", a)
