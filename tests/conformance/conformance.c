@@ -61,22 +61,36 @@ typedef struct variant {
 static variant variants[16];
 static int n_variants;
 
-static void find_variants(zs_context *ctx) {
-  int have_ref = 0;
+/* Every usable backend, or with `require` only ref and that one (exit 77 when it is not
+ * usable: the GPU tests skip on machines without a GPU, never pass). */
+static void find_variants(zs_context *ctx, const char *require) {
+  int have_ref = 0, have_required = 0;
   for (int i = 0; i < zs_context_backend_count(ctx); i++) {
     zs_backend_info bi;
     if (zs_context_backend_info(ctx, i, &bi) != ZS_OK) continue;
     printf("backend %-5s %s: %s\n", bi.name, bi.usable ? "usable" : "not usable", bi.detail);
+    if (require && strcmp(bi.name, "ref") != 0 && strcmp(bi.name, require) != 0) continue;
+    if (require && strcmp(bi.name, require) == 0) {
+      if (!bi.usable) {
+        printf("SKIP backend '%s' is not usable here: %s\n", require, bi.detail);
+        exit(77);
+      }
+      have_required = 1;
+    }
     if (!bi.usable || n_variants + 2 > 16) continue;
     if (strcmp(bi.name, "ref") == 0) have_ref = 1;
     variant *v = &variants[n_variants++];
     snprintf(v->label, sizeof v->label, "%s", bi.name);
     v->backend = bi.name, v->options = NULL, v->deterministic_t = 1;
-    if (strcmp(bi.name, "cpu") == 0) {
+    if (strcmp(bi.name, "ref") != 0) {
       v = &variants[n_variants++];
-      snprintf(v->label, sizeof v->label, "cpu[atomic]");
-      v->backend = "cpu", v->options = "transpose=atomic", v->deterministic_t = 0;
+      snprintf(v->label, sizeof v->label, "%s[atomic]", bi.name);
+      v->backend = bi.name, v->options = "transpose=atomic", v->deterministic_t = 0;
     }
+  }
+  if (require && !have_required) {
+    printf("FAIL backend '%s' is unknown\n", require);
+    failures++;
   }
   if (!have_ref || strcmp(variants[0].backend, "ref") != 0) {
     printf("FAIL backend 'ref' is not usable (or not first): nothing to compare with\n");
@@ -572,15 +586,18 @@ done:
 
 int main(int argc, char **argv) {
   const char *dir = NULL;
+  const char *require = NULL;
   int random_only = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--random-only") == 0)
       random_only = 1;
+    else if (strcmp(argv[i], "--require") == 0 && i + 1 < argc)
+      require = argv[++i];
     else
       dir = argv[i];
   }
   if (!dir && !random_only) {
-    fprintf(stderr, "usage: conformance MATRICES_DIR | --random-only\n");
+    fprintf(stderr, "usage: conformance [--require BACKEND] MATRICES_DIR | --random-only\n");
     return 2;
   }
   zs_context *ctx = NULL;
@@ -588,7 +605,7 @@ int main(int argc, char **argv) {
     printf("FAIL zs_context_create: %s\n", zs_last_error());
     return 1;
   }
-  find_variants(ctx);
+  find_variants(ctx, require);
   option_cases(ctx);
   for (int b = 0; b < n_variants; b++)
     if (!variants[b].options)
