@@ -322,6 +322,20 @@ def mode_convert(tool, mdir):
         rc, _, err = run(tool, "info", zsm[:-4] + "-trunc.zsm")
         if rc != 1 or not err.startswith("zsparse info: "):
             fail("info on a truncated .zsm: rc=%d err=%r" % (rc, err))
+    # Containers are recognised by their magic under any name; a .zsm name always goes to the
+    # container loader, whose message then names the problem.
+    zsm = os.path.join(tmp, "m2.zsm")
+    if os.path.exists(zsm):
+        renamed = os.path.join(tmp, "container.bin")
+        open(renamed, "wb").write(open(zsm, "rb").read())
+        rc, obj, err = run_json(tool, "info", "--json", renamed)
+        if rc != 0 or not obj or obj.get("kind") != "zsm":
+            fail("info on a container named .bin: rc=%d %r %s" % (rc, obj, err.strip()))
+    garbage = os.path.join(tmp, "garbage.zsm")
+    open(garbage, "wb").write(b"%%MatrixMarket matrix coordinate real general\n1 1 0\n")
+    rc, _, err = run(tool, "info", garbage)
+    if rc != 1 or not err.startswith("zsparse info: ") or "garbage.zsm" not in err:
+        fail("info on a non-container named .zsm: rc=%d err=%r" % (rc, err))
     # spmv on a .zsm runs its stored format and type.
     zsm = os.path.join(tmp, "m0.zsm")
     if os.path.exists(zsm):

@@ -9,7 +9,7 @@ static const char help_text[] =
     "usage: zsparse info FILE [--type f32|f64] [--json]\n"
     "\n"
     "FILE is a Matrix Market file (.mtx, or gzip-compressed .mtx.gz) or a .zsm container\n"
-    "(recognised by its magic bytes \"ZSPARSE\", or by the .zsm extension when unreadable).\n"
+    "(recognised by the name ending in .zsm or by the magic bytes \"ZSPARSE\").\n"
     "\n"
     "For every input (a .zsm is loaded, validated and decoded first):\n"
     "  rows, cols, nnz        nnz after mirroring symmetric/skew-symmetric files, explicit\n"

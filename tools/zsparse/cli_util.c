@@ -12,14 +12,15 @@ int zs_cli_ends_with(const char *path, const char *suffix) {
 }
 
 int zs_cli_is_zsm(const char *path) {
-  /* The content decides; the name only when the file cannot be read (the loader then says why). */
+  /* A .zsm name goes to the container loader even when damaged, so its message is the one the
+   * user sees; other names are containers when they begin with the magic. */
+  if (zs_cli_ends_with(path, ".zsm")) return 1;
   FILE *f = fopen(path, "rb");
-  if (!f) return zs_cli_ends_with(path, ".zsm");
+  if (!f) return 0;
   char magic[7];
-  size_t got = fread(magic, 1, sizeof magic, f);
+  const size_t got = fread(magic, 1, sizeof magic, f);
   fclose(f);
-  if (got == sizeof magic && memcmp(magic, "ZSPARSE", sizeof magic) == 0) return 1;
-  return got < sizeof magic && zs_cli_ends_with(path, ".zsm");
+  return got == sizeof magic && memcmp(magic, "ZSPARSE", sizeof magic) == 0;
 }
 
 int zs_cli_progress(void) { return isatty(STDERR_FILENO); }
