@@ -218,7 +218,7 @@ zs_status apply_csr(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) 
   zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta, y);
   if (op->n_blocks > 0)
     zs_csr_scatter_kernel<T><<<(unsigned)op->n_blocks, ZS_BLOCK_THREADS>>>(
-        op->blocks, op->ptr, op->idx, (const T *)op->val, x, y, alpha);
+        op->blocks, op->ptr, op->idx, (const T *)op->val, x, y, op->cols, alpha);
   return check_launch("CSR atomic SpMVT kernel");
 }
 
