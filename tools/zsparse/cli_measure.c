@@ -38,9 +38,9 @@ static double typed_get(zs_type type, const void *buf, int64_t i) {
 }
 
 /* ref = op(A) x in long double and absum = sum |a_ij x_j| for every output; len_max = longest
- * row of op(A). */
-static void reference(const zs_matrix *A, zs_op which, const double *x, long double *ref,
-                      double *absum, int64_t ny, int64_t *len_max) {
+ * row of op(A). Returns 0, or -1 when out of memory. */
+static int reference(const zs_matrix *A, zs_op which, const double *x, long double *ref,
+                     double *absum, int64_t ny, int64_t *len_max) {
   const int64_t *rp;
   const int32_t *ci;
   const void *vals;
@@ -60,24 +60,30 @@ static void reference(const zs_matrix *A, zs_op which, const double *x, long dou
       absum[i] = (double)abs_acc;
       if (rp[i + 1] - rp[i] > *len_max) *len_max = rp[i + 1] - rp[i];
     }
-    return;
+    return 0;
   }
   long double *abs_acc = calloc((size_t)(ny ? ny : 1), sizeof *abs_acc);
   int64_t *count = calloc((size_t)(ny ? ny : 1), sizeof *count);
+  if (!abs_acc || !count) {
+    free(abs_acc);
+    free(count);
+    return -1;
+  }
   for (int64_t j = 0; j < ny; j++) ref[j] = 0.0L;
   for (int64_t i = 0; i < rows; i++)
     for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
       const long double p = (long double)typed_get(t, vals, k) * (long double)x[i];
       ref[ci[k]] += p;
-      if (abs_acc) abs_acc[ci[k]] += fabsl(p);
-      if (count) count[ci[k]]++;
+      abs_acc[ci[k]] += fabsl(p);
+      count[ci[k]]++;
     }
   for (int64_t j = 0; j < ny; j++) {
-    absum[j] = abs_acc ? (double)abs_acc[j] : INFINITY; /* no memory: the check cannot fail */
-    if (count && count[j] > *len_max) *len_max = count[j];
+    absum[j] = (double)abs_acc[j];
+    if (count[j] > *len_max) *len_max = count[j];
   }
   free(abs_acc);
   free(count);
+  return 0;
 }
 
 /* max_i |y_i - (alpha ref_i + beta y0_i)| / (|alpha| absum_i + |beta y0_i| + tiny); a NaN or
@@ -175,7 +181,10 @@ zs_status zs_cli_measure_run(const char *cmd, zs_context *ctx, zs_operator *op, 
       s = ZS_ERR_OUT_OF_MEMORY, host_oom = 1;
       goto done;
     }
-    reference(A, m->op, xd, ref, absum, ny, &m->len_max);
+    if (reference(A, m->op, xd, ref, absum, ny, &m->len_max)) {
+      s = ZS_ERR_OUT_OF_MEMORY, host_oom = 1;
+      goto done;
+    }
     m->tolerance = zs_cli_tolerance(type, m->len_max);
     /* 1: beta = 0 over NaN: every element must be written, old contents ignored. */
     for (int64_t i = 0; i < ny; i++) {
@@ -201,7 +210,8 @@ zs_status zs_cli_measure_run(const char *cmd, zs_context *ctx, zs_operator *op, 
   }
 done:
   if (host_oom)
-    fprintf(stderr, "zsparse %s: out of memory for the host test vectors (%lld + %lld elements)\n",
+    fprintf(stderr,
+            "zsparse %s: out of memory for the host vectors and reference (%lld + %lld elements)\n",
             cmd, (long long)nx, (long long)ny);
   else if (s != ZS_OK)
     zs_cli_lib_error(cmd, s);
