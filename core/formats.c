@@ -30,6 +30,6 @@ zs_status zs_format_from_name(const char *name, zs_format *out) {
       *out = (zs_format)i;
       return ZS_OK;
     }
-  return zsi_error(ZS_ERR_INVALID_ARGUMENT, "unknown format '%s' (known: csr, coo)",
+  return zsi_error(ZS_ERR_INVALID_ARGUMENT, "unknown format '%s' (known: csr, coo, csb, gcsb, cci, dtans, vans)",
                    name ? name : "(null)");
 }
