@@ -31,8 +31,12 @@ fi
 
 log "host $(uname -n), $(nproc) cores; $(nvcc --version | tail -n 1 || echo 'nvcc: not found')"
 # Queries only: nothing about the GPU's settings is changed.
-{ nvidia-smi -L && nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv; } \
-  >"$OUT/nvidia-smi.txt" 2>&1 || true
+if command -v nvidia-smi >/dev/null; then
+  { nvidia-smi -L && nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv; } \
+    >"$OUT/nvidia-smi.txt" 2>&1 || true
+else
+  echo "nvidia-smi: not found" >"$OUT/nvidia-smi.txt"
+fi
 cat "$OUT/nvidia-smi.txt"
 
 log "meson setup $BUILD (cuda enabled, hip disabled, release)"

@@ -67,25 +67,53 @@ void build_structure(Structure &S, const zs_matrix *A, bool vendor, uint64_t sel
   for (int64_t i = 0; i < rows; i++) max_row = std::max(max_row, rp[i + 1] - rp[i]);
   S.max_row = max_row;
 
-  /* Aᵀ by a counting sort on columns; the reference for Aᵀx needs it even without vendors. */
+  /* Aᵀ by a counting sort on columns. Each thread owns a range of columns and scans all of A:
+   * no atomics (hub columns of power-law matrices made atomic cursors crawl), and rows are met
+   * in order, so every column of Aᵀ comes out sorted whatever the thread count. */
   double t0 = now_s();
   S.t_ptr.assign((size_t)cols + 1, 0);
-  for (int64_t k = 0; k < nnz; k++) S.t_ptr[(size_t)ci[k] + 1]++;
-  for (int64_t j = 0; j < cols; j++) S.t_ptr[(size_t)j + 1] += S.t_ptr[(size_t)j];
+  int64_t *tp = S.t_ptr.data();
+#pragma omp parallel
+  {
+    int t = 0, nt = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num(), nt = omp_get_num_threads();
+#endif
+    const int64_t lo = cols * t / nt, hi = cols * (t + 1) / nt;
+    for (int64_t k = 0; k < nnz; k++)
+      if (ci[k] >= lo && ci[k] < hi) tp[ci[k] + 1]++;
+  }
+  for (int64_t j = 0; j < cols; j++) tp[j + 1] += tp[j];
   S.t_col.resize((size_t)nnz);
   S.t_perm.resize((size_t)nnz);
   {
     std::vector<int64_t> cursor(S.t_ptr.begin(), S.t_ptr.end() - 1);
-    for (int64_t i = 0; i < rows; i++)
-      for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
-        const int64_t p = cursor[(size_t)ci[k]]++;
-        S.t_col[(size_t)p] = (int32_t)i;
-        S.t_perm[(size_t)p] = k;
-      }
+    int64_t *cur = cursor.data();
+    int32_t *tc = S.t_col.data();
+    int64_t *tq = S.t_perm.data();
+#pragma omp parallel
+    {
+      int t = 0, nt = 1;
+#ifdef _OPENMP
+      t = omp_get_thread_num(), nt = omp_get_num_threads();
+#endif
+      /* columns [lo, hi) hold about nnz / nt entries */
+      const int64_t lo = std::lower_bound(tp, tp + cols, nnz * t / nt) - tp;
+      const int64_t hi =
+          t + 1 == nt ? cols : std::lower_bound(tp, tp + cols, nnz * (t + 1) / nt) - tp;
+      for (int64_t i = 0; i < rows; i++)
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
+          const int64_t c = ci[k];
+          if (c < lo || c >= hi) continue;
+          const int64_t p = cur[c]++;
+          tc[p] = (int32_t)i;
+          tq[p] = k;
+        }
+    }
   }
   int64_t max_col = 0;
-  for (int64_t j = 0; j < cols; j++)
-    max_col = std::max(max_col, S.t_ptr[(size_t)j + 1] - S.t_ptr[(size_t)j]);
+#pragma omp parallel for schedule(static) reduction(max : max_col)
+  for (int64_t j = 0; j < cols; j++) max_col = std::max(max_col, tp[j + 1] - tp[j]);
   S.max_col = max_col;
   S.transpose_ms = 1e3 * (now_s() - t0);
 
@@ -116,8 +144,10 @@ void build_structure(Structure &S, const zs_matrix *A, bool vendor, uint64_t sel
              S.sell_size);
     S.sell_skip = why;
   } else if (sell_bytes > (double)sell_limit_bytes) {
-    snprintf(why, sizeof why, "SELL-32 would take %.1f GB (padding %.1fx nnz), over the %.1f GB "
-             "limit", sell_bytes / 1e9, nnz ? (double)S.sell_size / (double)nnz : 0.0,
+    snprintf(why, sizeof why,
+             "SELL-32 would take %.1f GB (padding %.1fx nnz), over the %.1f GB "
+             "limit",
+             sell_bytes / 1e9, nnz ? (double)S.sell_size / (double)nnz : 0.0,
              (double)sell_limit_bytes / 1e9);
     S.sell_skip = why;
   }
@@ -126,7 +156,6 @@ void build_structure(Structure &S, const zs_matrix *A, bool vendor, uint64_t sel
     return;
   }
   S.sell_col.resize((size_t)S.sell_size);
-  S.sell_src.resize((size_t)S.sell_size);
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t s = 0; s < ns; s++) {
     const int64_t base = S.sell_off[(size_t)s];
@@ -136,17 +165,26 @@ void build_structure(Structure &S, const zs_matrix *A, bool vendor, uint64_t sel
       const int64_t len = i < rows ? rp[i + 1] - rp[i] : 0;
       for (int64_t k = 0; k < w; k++) {
         const size_t at = (size_t)(base + k * kSellSlice + lr);
-        if (k < len) {
-          S.sell_col[at] = ci[rp[i] + k];
-          S.sell_src[at] = rp[i] + k;
-        } else {
-          S.sell_col[at] = -1;
-          S.sell_src[at] = -1;
-        }
+        S.sell_col[at] = k < len ? ci[rp[i] + k] : -1;
       }
     }
   }
   S.sell_ms = 1e3 * (now_s() - t0);
+}
+
+template <typename T>
+void sell_values(const Structure &S, const T *val, T *out) {
+#pragma omp parallel for schedule(dynamic, 64)
+  for (int64_t s = 0; s < S.sell_slices; s++) {
+    const int64_t base = S.sell_off[(size_t)s];
+    const int64_t w = (S.sell_off[(size_t)s + 1] - base) / kSellSlice;
+    for (int64_t lr = 0; lr < kSellSlice; lr++) {
+      const int64_t i = s * kSellSlice + lr;
+      const int64_t len = i < S.rows ? S.rp[i + 1] - S.rp[i] : 0;
+      for (int64_t k = 0; k < w; k++)
+        out[base + k * kSellSlice + lr] = k < len ? val[S.rp[i] + k] : T(0);
+    }
+  }
 }
 
 template <typename T>
@@ -235,6 +273,8 @@ void sell_product(const Structure &S, const T *sell_val, const T *x, std::vector
   }
 }
 
+template void sell_values<float>(const Structure &, const float *, float *);
+template void sell_values<double>(const Structure &, const double *, double *);
 template void reference_n<float>(const Structure &, const float *, const float *, Reference &);
 template void reference_n<double>(const Structure &, const double *, const double *, Reference &);
 template void reference_t<float>(const Structure &, const float *, const float *, Reference &);
@@ -297,20 +337,21 @@ bool write_csv(const std::string &path, const std::vector<Result> &rs) {
     logf("error: cannot write %s: %s", tmp.c_str(), strerror(errno));
     return false;
   }
-  fprintf(f, "matrix,rows,cols,nnz,type,library,kernel,op,bytes,time_warm_us,time_cold_us,gbps,"
-             "frac_ceiling,max_rel_err,ok,status,gbps_cold,frac_ceiling_cold,host_mean_us,"
-             "tolerance,setup_ms,encode_ms,first_call_ms,note\n");
+  fprintf(f,
+          "matrix,rows,cols,nnz,type,library,kernel,op,bytes,time_warm_us,time_cold_us,gbps,"
+          "frac_ceiling,max_rel_err,ok,status,gbps_cold,frac_ceiling_cold,host_mean_us,"
+          "tolerance,setup_ms,encode_ms,first_call_ms,note\n");
   for (const Result &r : rs)
-    fprintf(f, "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%s,%s,%s,%s,%" PRIu64
-               ",%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
-            csv_field(r.matrix).c_str(), r.rows, r.cols, r.nnz, r.type.c_str(),
-            r.library.c_str(), csv_field(r.kernel).c_str(), r.op.c_str(), r.bytes,
-            num(r.time_warm_us).c_str(), num(r.time_cold_us).c_str(), num(r.gbps).c_str(),
-            num(r.frac_ceiling, "%.4f").c_str(), num(r.max_rel_err, "%.3e").c_str(), ok_field(r),
-            r.status.c_str(), num(r.gbps_cold).c_str(), num(r.frac_ceiling_cold, "%.4f").c_str(),
-            num(r.host_mean_us).c_str(), num(r.tolerance, "%.3e").c_str(),
-            num(r.setup_ms).c_str(), num(r.encode_ms).c_str(), num(r.first_call_ms).c_str(),
-            csv_field(r.note).c_str());
+    fprintf(f,
+            "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%s,%s,%s,%s,%" PRIu64
+            ",%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+            csv_field(r.matrix).c_str(), r.rows, r.cols, r.nnz, r.type.c_str(), r.library.c_str(),
+            csv_field(r.kernel).c_str(), r.op.c_str(), r.bytes, num(r.time_warm_us).c_str(),
+            num(r.time_cold_us).c_str(), num(r.gbps).c_str(), num(r.frac_ceiling, "%.4f").c_str(),
+            num(r.max_rel_err, "%.3e").c_str(), ok_field(r), r.status.c_str(),
+            num(r.gbps_cold).c_str(), num(r.frac_ceiling_cold, "%.4f").c_str(),
+            num(r.host_mean_us).c_str(), num(r.tolerance, "%.3e").c_str(), num(r.setup_ms).c_str(),
+            num(r.encode_ms).c_str(), num(r.first_call_ms).c_str(), csv_field(r.note).c_str());
   const bool ok = fclose(f) == 0;
   if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
     logf("error: cannot write %s", path.c_str());
@@ -326,9 +367,10 @@ bool write_json(const std::string &path, const RunInfo &info, const std::vector<
     logf("error: cannot write %s: %s", tmp.c_str(), strerror(errno));
     return false;
   }
-  fprintf(f, "{\n  \"device\": %s,\n  \"cusparse\": %s,\n  \"cuda_runtime\": %s,\n"
-             "  \"command\": %s,\n  \"read_ceiling_gbps\": %s,\n  \"reps\": %d,\n"
-             "  \"warmup\": %d,\n  \"flush_mib\": %s,\n  \"results\": [",
+  fprintf(f,
+          "{\n  \"device\": %s,\n  \"cusparse\": %s,\n  \"cuda_runtime\": %s,\n"
+          "  \"command\": %s,\n  \"read_ceiling_gbps\": %s,\n  \"reps\": %d,\n"
+          "  \"warmup\": %d,\n  \"flush_mib\": %s,\n  \"results\": [",
           json_str(info.device).c_str(), json_str(info.cusparse).c_str(),
           json_str(info.cuda_runtime).c_str(), json_str(info.command).c_str(),
           json_num(info.ceiling_gbps).c_str(), info.reps, info.warmup,
@@ -336,24 +378,24 @@ bool write_json(const std::string &path, const RunInfo &info, const std::vector<
   for (size_t i = 0; i < rs.size(); i++) {
     const Result &r = rs[i];
     const char *okv = r.status == "pass" ? "true" : r.status == "n/a" ? "null" : "false";
-    fprintf(f,
-            "%s\n    {\"matrix\": %s, \"rows\": %" PRId64 ", \"cols\": %" PRId64
-            ", \"nnz\": %" PRId64 ", \"type\": %s, \"library\": %s, \"kernel\": %s, \"op\": %s, "
-            "\"bytes\": %" PRIu64 ", \"time_warm_us\": %s, \"time_cold_us\": %s, \"gbps\": %s, "
-            "\"frac_ceiling\": %s, \"max_rel_err\": %s, \"ok\": %s, \"status\": %s, "
-            "\"gbps_cold\": %s, \"frac_ceiling_cold\": %s, \"host_mean_us\": %s, "
-            "\"tolerance\": %s, \"setup_ms\": %s, \"encode_ms\": %s, \"first_call_ms\": %s, "
-            "\"note\": %s}",
-            i ? "," : "", json_str(r.matrix).c_str(), r.rows, r.cols, r.nnz,
-            json_str(r.type).c_str(), json_str(r.library).c_str(), json_str(r.kernel).c_str(),
-            json_str(r.op).c_str(), r.bytes, json_num(r.time_warm_us).c_str(),
-            json_num(r.time_cold_us).c_str(), json_num(r.gbps).c_str(),
-            json_num(r.frac_ceiling).c_str(), json_num(r.max_rel_err).c_str(), okv,
-            json_str(r.status).c_str(), json_num(r.gbps_cold).c_str(),
-            json_num(r.frac_ceiling_cold).c_str(), json_num(r.host_mean_us).c_str(),
-            json_num(r.tolerance).c_str(), json_num(r.setup_ms).c_str(),
-            json_num(r.encode_ms).c_str(), json_num(r.first_call_ms).c_str(),
-            json_str(r.note).c_str());
+    fprintf(
+        f,
+        "%s\n    {\"matrix\": %s, \"rows\": %" PRId64 ", \"cols\": %" PRId64 ", \"nnz\": %" PRId64
+        ", \"type\": %s, \"library\": %s, \"kernel\": %s, \"op\": %s, "
+        "\"bytes\": %" PRIu64
+        ", \"time_warm_us\": %s, \"time_cold_us\": %s, \"gbps\": %s, "
+        "\"frac_ceiling\": %s, \"max_rel_err\": %s, \"ok\": %s, \"status\": %s, "
+        "\"gbps_cold\": %s, \"frac_ceiling_cold\": %s, \"host_mean_us\": %s, "
+        "\"tolerance\": %s, \"setup_ms\": %s, \"encode_ms\": %s, \"first_call_ms\": %s, "
+        "\"note\": %s}",
+        i ? "," : "", json_str(r.matrix).c_str(), r.rows, r.cols, r.nnz, json_str(r.type).c_str(),
+        json_str(r.library).c_str(), json_str(r.kernel).c_str(), json_str(r.op).c_str(), r.bytes,
+        json_num(r.time_warm_us).c_str(), json_num(r.time_cold_us).c_str(),
+        json_num(r.gbps).c_str(), json_num(r.frac_ceiling).c_str(), json_num(r.max_rel_err).c_str(),
+        okv, json_str(r.status).c_str(), json_num(r.gbps_cold).c_str(),
+        json_num(r.frac_ceiling_cold).c_str(), json_num(r.host_mean_us).c_str(),
+        json_num(r.tolerance).c_str(), json_num(r.setup_ms).c_str(), json_num(r.encode_ms).c_str(),
+        json_num(r.first_call_ms).c_str(), json_str(r.note).c_str());
   }
   fprintf(f, "\n  ]\n}\n");
   const bool ok = fclose(f) == 0;
@@ -366,9 +408,8 @@ bool write_json(const std::string &path, const RunInfo &info, const std::vector<
 
 /* ---- markdown summary --------------------------------------------------------------------- */
 
-static const Result *find(const std::vector<Result> &rs, const std::string &m,
-                          const std::string &t, const char *lib, const char *kernel,
-                          const char *op) {
+static const Result *find(const std::vector<Result> &rs, const std::string &m, const std::string &t,
+                          const char *lib, const char *kernel, const char *op) {
   for (const Result &r : rs)
     if (r.matrix == m && r.type == t && r.library == lib && r.kernel == kernel && r.op == op)
       return &r;
@@ -391,7 +432,7 @@ static std::string ratio(const Result *vendor, const Result *ours) {
 
 std::string summary_markdown(const RunInfo &info, const std::vector<Result> &rs) {
   std::string o;
-  char b[512];
+  char b[2048];
   snprintf(b, sizeof b,
            "## zs-bench-gpu: %s, %s\n\nRead ceiling %.0f GB/s (16-byte streaming loads). Times: "
            "warm median of %d calls, us. Speed-up = cuSPARSE time / zsparse time (> 1: zsparse "
@@ -400,8 +441,8 @@ std::string summary_markdown(const RunInfo &info, const std::vector<Result> &rs)
   o += b;
   o += "| matrix | type | nnz | zs CSR Ax | cuSP ALG1 Ax | speed-up | best cuSP Ax | zs frac | "
        "zs Aᵀx atomic | zs Aᵀx det | cuSP CSR Aᵀx | speed-up atomic | speed-up det | "
-       "cuSP stored Aᵀ | CSR encode ms | checks |\n";
-  o += "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+       "best cuSP one-copy Aᵀx | cuSP stored Aᵀ | CSR encode ms | checks |\n";
+  o += "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n";
   std::vector<std::pair<std::string, std::string>> keys;
   for (const Result &r : rs) {
     const auto k = std::make_pair(r.matrix, r.type);
@@ -415,7 +456,7 @@ std::string summary_markdown(const RunInfo &info, const std::vector<Result> &rs)
     const Result *c1 = find(rs, m, t, "cusparse", "csr-alg1", "N");
     const Result *ct = find(rs, m, t, "cusparse", "csr-alg1", "T");
     const Result *cs = find(rs, m, t, "cusparse", "csr-alg1-stored-At", "T");
-    const Result *best = nullptr;
+    const Result *best = nullptr, *best_t = nullptr;
     int64_t nnz = 0;
     int pass = 0, total = 0;
     for (const Result &r : rs) {
@@ -425,18 +466,24 @@ std::string summary_markdown(const RunInfo &info, const std::vector<Result> &rs)
       if (r.library == "cusparse" && r.op == "N" && timed(&r) &&
           (!best || r.time_warm_us < best->time_warm_us))
         best = &r;
+      if (r.library == "cusparse" && r.op == "T" && r.kernel != "csr-alg1-stored-At" && timed(&r) &&
+          (!best_t || r.time_warm_us < best_t->time_warm_us))
+        best_t = &r;
     }
     std::string best_s = "-";
     if (best) best_s = num(best->time_warm_us, "%.1f") + " (" + best->kernel + ")";
-    snprintf(b, sizeof b, "| %s | %s | %" PRId64 " | %s | %s | %s | %s | %s | %s | %s | %s | %s | "
-             "%s | %s | %s | %d/%d%s |\n",
+    std::string best_ts = "-";
+    if (best_t) best_ts = num(best_t->time_warm_us, "%.1f") + " (" + best_t->kernel + ")";
+    snprintf(b, sizeof b,
+             "| %s | %s | %" PRId64
+             " | %s | %s | %s | %s | %s | %s | %s | %s | %s | "
+             "%s | %s | %s | %s | %d/%d%s |\n",
              m.c_str(), t.c_str(), nnz, cell_us(zn).c_str(), cell_us(c1).c_str(),
              ratio(c1, zn).c_str(), best_s.c_str(),
              zn ? num(zn->frac_ceiling, "%.2f").c_str() : "-", cell_us(za).c_str(),
-             cell_us(zd).c_str(), cell_us(ct).c_str(), ratio(ct, za).c_str(),
-             ratio(ct, zd).c_str(), cell_us(cs).c_str(),
-             zn ? num(zn->encode_ms, "%.0f").c_str() : "-", pass, total,
-             pass == total ? "" : " FAIL");
+             cell_us(zd).c_str(), cell_us(ct).c_str(), ratio(ct, za).c_str(), ratio(ct, zd).c_str(),
+             best_ts.c_str(), cell_us(cs).c_str(), zn ? num(zn->encode_ms, "%.0f").c_str() : "-",
+             pass, total, pass == total ? "" : " FAIL");
     o += b;
   }
   return o;
@@ -448,8 +495,7 @@ std::string summary_markdown(const RunInfo &info, const std::vector<Result> &rs)
  * of 32, power-law rows) and checks SELL, Aᵀ and COO products computed from them against the
  * references; then corrupts one SELL column and expects the check to fail. */
 int host_selftest() {
-  const char *specs[] = {"stencil2d:n=37,points=5,values=random",
-                         "rmat:scale=9,per_row=8",
+  const char *specs[] = {"stencil2d:n=37,points=5,values=random", "rmat:scale=9,per_row=8",
                          "banded:rows=1000,width=16,per_row=5",
                          "erdos_renyi:rows=300,cols=517,per_row=7",
                          "erdos_renyi:rows=517,cols=300,per_row=7"};
@@ -477,10 +523,9 @@ int host_selftest() {
     bool ok = S.sell_skip.empty();
     /* SELL */
     std::vector<double> sv((size_t)S.sell_size), y;
-    for (int64_t p = 0; p < S.sell_size; p++)
-      sv[(size_t)p] = S.sell_src[(size_t)p] >= 0 ? val[S.sell_src[(size_t)p]] : 0.0;
+    sell_values(S, val, sv.data());
     int64_t slots = 0;
-    for (int64_t p = 0; p < S.sell_size; p++) slots += S.sell_src[(size_t)p] >= 0;
+    for (int64_t p = 0; p < S.sell_size; p++) slots += S.sell_col[(size_t)p] >= 0;
     ok = ok && slots == S.nnz;
     sell_product(S, sv.data(), xn.data(), y);
     const Check c_sell = check_result(y.data(), rn, S.rp, S.rows);
@@ -490,6 +535,23 @@ int host_selftest() {
       for (int64_t p = S.t_ptr[(size_t)j]; p < S.t_ptr[(size_t)j + 1]; p++)
         yt[(size_t)j] += val[S.t_perm[(size_t)p]] * xt[(size_t)S.t_col[(size_t)p]];
     const Check c_t = check_result(yt.data(), rt, S.t_ptr.data(), S.cols);
+    /* Aᵀx by a scatter over A's CSR: independent of the Aᵀ arrays the reference used */
+    std::vector<double> ys((size_t)S.cols, 0.0);
+    for (int64_t i = 0; i < S.rows; i++)
+      for (int64_t k = S.rp[i]; k < S.rp[i + 1]; k++) ys[(size_t)S.ci[k]] += val[k] * xt[(size_t)i];
+    const Check c_ts = check_result(ys.data(), rt, S.t_ptr.data(), S.cols);
+    /* Aᵀ structure: every entry once, rows ascending within a column, perm consistent */
+    bool t_ok = S.t_ptr[(size_t)S.cols] == S.nnz;
+    std::vector<char> seen((size_t)S.nnz, 0);
+    for (int64_t j = 0; t_ok && j < S.cols; j++)
+      for (int64_t p = S.t_ptr[(size_t)j]; t_ok && p < S.t_ptr[(size_t)j + 1]; p++) {
+        const int64_t q = S.t_perm[(size_t)p];
+        const int32_t r = S.t_col[(size_t)p];
+        t_ok = q >= 0 && q < S.nnz && !seen[(size_t)q] && S.ci[q] == j && r >= 0 && r < S.rows &&
+               S.rp[r] <= q && q < S.rp[r + 1] &&
+               (p == S.t_ptr[(size_t)j] || S.t_col[(size_t)p - 1] < r);
+        if (t_ok) seen[(size_t)q] = 1;
+      }
     /* COO scatter */
     std::vector<double> yc((size_t)S.rows, 0.0);
     for (int64_t k = 0; k < S.nnz; k++)
@@ -498,8 +560,7 @@ int host_selftest() {
     /* f32 SELL */
     std::vector<float> v32((size_t)S.nnz), x32(xn.begin(), xn.end()), s32((size_t)S.sell_size);
     for (int64_t k = 0; k < S.nnz; k++) v32[(size_t)k] = (float)val[k];
-    for (int64_t p = 0; p < S.sell_size; p++)
-      s32[(size_t)p] = S.sell_src[(size_t)p] >= 0 ? v32[(size_t)S.sell_src[(size_t)p]] : 0.0f;
+    sell_values(S, v32.data(), s32.data());
     Reference r32;
     reference_n(S, v32.data(), x32.data(), r32);
     sell_product(S, s32.data(), x32.data(), y);
@@ -514,11 +575,12 @@ int host_selftest() {
         caught = !check_result(y.data(), rn, S.rp, S.rows).ok;
         break;
       }
-    ok = ok && c_sell.ok && c_t.ok && c_coo.ok && c_s32.ok && caught;
-    printf("selftest %-42s %6" PRId64 " x %-6" PRId64 " nnz %7" PRId64 " sell %.2fx  "
-           "sell %.1e  At %.1e  coo %.1e  f32 %.1e  corrupt caught %s: %s\n",
-           spec, S.rows, S.cols, S.nnz, S.nnz ? (double)S.sell_size / (double)S.nnz : 0.0,
-           c_sell.max_rel_err, c_t.max_rel_err, c_coo.max_rel_err, c_s32.max_rel_err,
+    ok = ok && c_sell.ok && c_t.ok && c_ts.ok && t_ok && c_coo.ok && c_s32.ok && caught;
+    printf("selftest %-42s %6" PRId64 " x %-6" PRId64 " nnz %7" PRId64 " longest col %4" PRId64
+           " sell %.2fx  sell %.1e  At %.1e/%.1e%s  coo %.1e  f32 %.1e  corrupt caught %s: %s\n",
+           spec, S.rows, S.cols, S.nnz, S.max_col,
+           S.nnz ? (double)S.sell_size / (double)S.nnz : 0.0, c_sell.max_rel_err, c_t.max_rel_err,
+           c_ts.max_rel_err, t_ok ? "" : " (structure BAD)", c_coo.max_rel_err, c_s32.max_rel_err,
            caught ? "yes" : "NO", ok ? "pass" : "FAIL");
     failures += !ok;
     zs_matrix_destroy(&A);

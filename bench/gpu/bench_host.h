@@ -34,8 +34,7 @@ struct Structure {
   int64_t sell_slices = 0, sell_size = 0;
   std::vector<int64_t> sell_off;
   std::vector<int32_t> sell_col;
-  std::vector<int64_t> sell_src; /* CSR position of each slot, -1 for padding */
-  std::string sell_skip;         /* why SELL was not built; empty when it was */
+  std::string sell_skip; /* why SELL was not built; empty when it was */
   double transpose_ms = 0, sell_ms = 0;
 };
 
@@ -69,6 +68,10 @@ struct Check {
 };
 template <typename T>
 Check check_result(const T *y, const Reference &r, const int64_t *ptr, int64_t n);
+
+/* SELL values in the slot order of S.sell_col (0 in padding slots). */
+template <typename T>
+void sell_values(const Structure &S, const T *val, T *out);
 
 /* SELL host product in long double (for --host-selftest: validates the layout builder). */
 template <typename T>

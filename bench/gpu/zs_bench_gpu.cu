@@ -52,6 +52,7 @@ const char kUsage[] =
     "  --ceiling-gib N  buffer of the read probe (default 2, at least 1)\n"
     "  --seed N         seed of x (default 42)\n"
     "  --host-selftest  check the host SELL / Aᵀ / COO builders and the checker; no GPU needed\n"
+    "  --host-only      only the host preparation (load, Aᵀ, SELL, references), timed; no GPU\n"
     "  --help\n"
     "\n"
     "Timing: CUDA events around each call on the legacy default stream; warm = median of --reps\n"
@@ -71,6 +72,7 @@ struct Options {
   int reps = -1, warmup = 3;
   std::string csv, json, md;
   bool quick = false, vendor = true, cold = true, help = false, selftest = false;
+  bool host_only = false;
   double flush_mib = 200, ceiling_gib = 2;
   uint64_t seed = 42;
   double sell_limit_gb = 24;
@@ -108,8 +110,8 @@ St zs_st(zs_status s, const char *what) {
 
 St sp_st(cusparseStatus_t s, const char *what, bool optional) {
   if (s == CUSPARSE_STATUS_SUCCESS) return {};
-  const std::string m = std::string(what) + ": " + cusparseGetErrorName(s) + " (" +
-                        cusparseGetErrorString(s) + ")";
+  const std::string m =
+      std::string(what) + ": " + cusparseGetErrorName(s) + " (" + cusparseGetErrorString(s) + ")";
   if (s == CUSPARSE_STATUS_NOT_SUPPORTED || optional) return {1, m};
   return {2, m};
 }
@@ -284,10 +286,9 @@ Result base_result(const MatrixCtx &c, const Launch &L) {
 void record(const MatrixCtx &c, Result r) {
   if (r.status == "FAIL" || r.status == "error") {
     ++*c.failures;
-    fprintf(stderr,
-            "\n*** %s: %s %s %s %s op %s: %s ***\n\n", r.status == "FAIL" ? "CHECK FAILED" : "ERROR",
-            r.matrix.c_str(), r.type.c_str(), r.library.c_str(), r.kernel.c_str(), r.op.c_str(),
-            r.note.c_str());
+    fprintf(stderr, "\n*** %s: %s %s %s %s op %s: %s ***\n\n",
+            r.status == "FAIL" ? "CHECK FAILED" : "ERROR", r.matrix.c_str(), r.type.c_str(),
+            r.library.c_str(), r.kernel.c_str(), r.op.c_str(), r.note.c_str());
     fflush(stderr);
   }
   auto f = [](double v, const char *fmt) {
@@ -296,13 +297,14 @@ void record(const MatrixCtx &c, Result r) {
     snprintf(b, sizeof b, fmt, v);
     return std::string(b);
   };
-  printf("%-14.14s %s %-8s %-18s %s  warm %9s us  cold %9s us  %6s GB/s  frac %5s  err %8s  "
-         "%s%s%s\n",
-         r.matrix.c_str(), r.type.c_str(), r.library.c_str(), r.kernel.c_str(), r.op.c_str(),
-         f(r.time_warm_us, "%.1f").c_str(), f(r.time_cold_us, "%.1f").c_str(),
-         f(r.gbps, "%.0f").c_str(), f(r.frac_ceiling, "%.3f").c_str(),
-         f(r.max_rel_err, "%.1e").c_str(), r.status.c_str(), r.note.empty() ? "" : ": ",
-         r.note.c_str());
+  printf(
+      "%-16.16s %s %-8s %-18s %s  warm %9s us  cold %9s us  %6s GB/s  frac %5s  err %8s  "
+      "%s%s%s\n",
+      r.matrix.c_str(), r.type.c_str(), r.library.c_str(), r.kernel.c_str(), r.op.c_str(),
+      f(r.time_warm_us, "%.1f").c_str(), f(r.time_cold_us, "%.1f").c_str(),
+      f(r.gbps, "%.0f").c_str(), f(r.frac_ceiling, "%.3f").c_str(),
+      f(r.max_rel_err, "%.1e").c_str(), r.status.c_str(), r.note.empty() ? "" : ": ",
+      r.note.c_str());
   fflush(stdout);
   c.results->push_back(r);
 }
@@ -345,7 +347,8 @@ void measure(const MatrixCtx &c, Launch &L, const St &setup) {
   r.status = chk.ok ? "pass" : "FAIL";
   if (!chk.ok) {
     char b[256];
-    snprintf(b, sizeof b, "%" PRId64 " of %" PRId64 " outputs out of bound; first: y[%" PRId64
+    snprintf(b, sizeof b,
+             "%" PRId64 " of %" PRId64 " outputs out of bound; first: y[%" PRId64
              "] = %.17g, reference %.17g",
              chk.bad, ny, chk.first_bad, chk.y_first, chk.ref_first);
     r.note += (r.note.empty() ? "" : "; ") + std::string(b);
@@ -444,8 +447,10 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
   ZsVec vxn, vyn, vxt, vyt;
   St s = zs_st(zs_vector_create(&vxn.v, ctx, "cuda", type, S.cols), "zs_vector_create x");
   if (!s.code) s = zs_st(zs_vector_create(&vyn.v, ctx, "cuda", type, S.rows), "zs_vector_create y");
-  if (!s.code) s = zs_st(zs_vector_create(&vxt.v, ctx, "cuda", type, S.rows), "zs_vector_create xt");
-  if (!s.code) s = zs_st(zs_vector_create(&vyt.v, ctx, "cuda", type, S.cols), "zs_vector_create yt");
+  if (!s.code)
+    s = zs_st(zs_vector_create(&vxt.v, ctx, "cuda", type, S.rows), "zs_vector_create xt");
+  if (!s.code)
+    s = zs_st(zs_vector_create(&vyt.v, ctx, "cuda", type, S.cols), "zs_vector_create yt");
   if (!s.code) s = zs_st(zs_vector_upload(vxn.v, xn.data()), "zs_vector_upload x");
   if (!s.code) s = zs_st(zs_vector_upload(vxt.v, xt.data()), "zs_vector_upload xt");
 
@@ -469,8 +474,9 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
     if (!se.code) se = zs_st(zs_encode(&E.e, A, fmt, nullptr), "zs_encode");
     const double enc_ms = 1e3 * (now_s() - t0);
     const uint64_t fb = se.code ? 0 : zs_encoded_bytes(E.e);
-    if (!se.code) logf("%s %s: zs_encode %s %.0f ms, %.3f GB", c.name.c_str(), c.type,
-                       f == 0 ? "csr" : "coo", enc_ms, (double)fb / 1e9);
+    if (!se.code)
+      logf("%s %s: zs_encode %s %.0f ms, %.3f GB", c.name.c_str(), c.type, f == 0 ? "csr" : "coo",
+           enc_ms, (double)fb / 1e9);
     /* CSR: default operator (N, deterministic T), then an atomic one (T). COO: the atomic
      * operator gives N and the atomic T; its deterministic T would need a second index. */
     const int n_ops = f == 0 ? 2 : 1;
@@ -480,8 +486,9 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
       St so = se;
       t0 = now_s();
       if (!so.code)
-        so = zs_st(zs_operator_create(&op.o, ctx, E.e, "cuda", atomic ? "transpose=atomic" : nullptr),
-                   "zs_operator_create");
+        so = zs_st(
+            zs_operator_create(&op.o, ctx, E.e, "cuda", atomic ? "transpose=atomic" : nullptr),
+            "zs_operator_create");
       if (!so.code) so = zs_st(zs_operator_sync(op.o), "zs_operator_sync");
       const double setup_ms = 1e3 * (now_s() - t0);
       if (f == 0 && o == 0) {
@@ -531,13 +538,16 @@ St sp_setup(Gpu &g, SpKernel &k, const std::function<cusparseStatus_t(cusparseSp
             int64_t ny, bool optional, double *ms, std::string *note) {
   const double t0 = now_s();
   St s = sp_st(mk(&k.A), "create matrix descriptor", optional);
-  if (!s.code) s = sp_st(cusparseCreateDnVec(&k.x, nx, x, dtype<T>()), "cusparseCreateDnVec", false);
-  if (!s.code) s = sp_st(cusparseCreateDnVec(&k.y, ny, y, dtype<T>()), "cusparseCreateDnVec", false);
+  if (!s.code)
+    s = sp_st(cusparseCreateDnVec(&k.x, nx, x, dtype<T>()), "cusparseCreateDnVec", false);
+  if (!s.code)
+    s = sp_st(cusparseCreateDnVec(&k.y, ny, y, dtype<T>()), "cusparseCreateDnVec", false);
   const T one = 1, zero = 0;
   size_t size = 0;
   if (!s.code)
-    s = sp_st(cusparseSpMV_bufferSize(g.sp, opA, &one, k.A, k.x, &zero, k.y, dtype<T>(), alg, &size),
-              "cusparseSpMV_bufferSize", optional);
+    s = sp_st(
+        cusparseSpMV_bufferSize(g.sp, opA, &one, k.A, k.x, &zero, k.y, dtype<T>(), alg, &size),
+        "cusparseSpMV_bufferSize", optional);
   if (s.code) return s;
   k.buf.alloc(size, "cuSPARSE SpMV buffer");
 #if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12400
@@ -563,8 +573,7 @@ Launch sp_launch(Gpu &g, SpKernel &k, const char *kernel, zs_op op, cusparseOper
   SpKernel *kp = &k;
   L.call = [=] {
     const T one = 1, zero = 0;
-    return sp_st(cusparseSpMV(h, opA, &one, kp->A, kp->x, &zero, kp->y, dtype<T>(), alg,
-                              kp->buf.p),
+    return sp_st(cusparseSpMV(h, opA, &one, kp->A, kp->x, &zero, kp->y, dtype<T>(), alg, kp->buf.p),
                  "cusparseSpMV", optional);
   };
   const size_t yb = (size_t)ny * sizeof(T);
@@ -599,10 +608,10 @@ void bench_cusparse(const MatrixCtx &c, const T *val, const std::vector<T> &xn,
     zs_op op;
     uint64_t bytes;
   };
-  const Spec all[] = {{"csr-alg1", ZS_OP_N, csr_b},  {"csr-alg2", ZS_OP_N, csr_b},
-                      {"coo-alg1", ZS_OP_N, coo_b},  {"sell32", ZS_OP_N, sell_b},
-                      {"csr-alg1", ZS_OP_T, csr_b},  {"coo-alg1", ZS_OP_T, coo_b},
-                      {"sell32", ZS_OP_T, sell_b},   {"csr-alg1-stored-At", ZS_OP_T, csrt_b}};
+  const Spec all[] = {{"csr-alg1", ZS_OP_N, csr_b}, {"csr-alg2", ZS_OP_N, csr_b},
+                      {"coo-alg1", ZS_OP_N, coo_b}, {"sell32", ZS_OP_N, sell_b},
+                      {"csr-alg1", ZS_OP_T, csr_b}, {"coo-alg1", ZS_OP_T, coo_b},
+                      {"sell32", ZS_OP_T, sell_b},  {"csr-alg1-stored-At", ZS_OP_T, csrt_b}};
   if (nnz > INT32_MAX) {
     for (const Spec &sp : all) {
       Launch L;
@@ -694,7 +703,8 @@ void bench_cusparse(const MatrixCtx &c, const T *val, const std::vector<T> &xn,
     if (!S.sell_skip.empty()) {
       for (int t = 0; t < 2; t++) {
         Launch L;
-        L.lib = "cusparse", L.kernel = "sell32", L.op = t ? ZS_OP_T : ZS_OP_N, L.bytes = sell_b + xy;
+        L.lib = "cusparse", L.kernel = "sell32", L.op = t ? ZS_OP_T : ZS_OP_N,
+        L.bytes = sell_b + xy;
         record_skip(c, L, {1, S.sell_skip});
       }
       return;
@@ -702,11 +712,7 @@ void bench_cusparse(const MatrixCtx &c, const T *val, const std::vector<T> &xn,
     std::vector<int32_t> off32((size_t)S.sell_slices + 1);
     for (int64_t q = 0; q <= S.sell_slices; q++) off32[(size_t)q] = (int32_t)S.sell_off[(size_t)q];
     std::vector<T> sv((size_t)S.sell_size);
-#pragma omp parallel for schedule(static)
-    for (int64_t p = 0; p < S.sell_size; p++) {
-      const int64_t src = S.sell_src[(size_t)p];
-      sv[(size_t)p] = src >= 0 ? val[src] : T(0);
-    }
+    sell_values(S, val, sv.data());
     DevBuf doff, dcol, dval;
     doff.upload(off32.data(), off32.size(), "SELL slice offsets");
     dcol.upload(S.sell_col.data(), (size_t)S.sell_size, "SELL column indices");
@@ -722,12 +728,12 @@ void bench_cusparse(const MatrixCtx &c, const T *val, const std::vector<T> &xn,
       SpKernel k;
       double ms = NAN;
       std::string sn = note;
-      const St s = sp_setup<T>(g, k, mk, t ? Tr : N, CUSPARSE_SPMV_SELL_ALG1, t ? dxt.p : dx.p,
-                               t ? rows : cols, t ? dyt.p : dy.p, t ? cols : rows, t == 1, &ms,
-                               &sn);
-      Launch L = sp_launch<T>(g, k, "sell32", t ? ZS_OP_T : ZS_OP_N, t ? Tr : N,
-                              CUSPARSE_SPMV_SELL_ALG1, t ? dyt.p : dy.p, t ? cols : rows,
-                              sell_b + xy, t == 1);
+      const St s =
+          sp_setup<T>(g, k, mk, t ? Tr : N, CUSPARSE_SPMV_SELL_ALG1, t ? dxt.p : dx.p,
+                      t ? rows : cols, t ? dyt.p : dy.p, t ? cols : rows, t == 1, &ms, &sn);
+      Launch L =
+          sp_launch<T>(g, k, "sell32", t ? ZS_OP_T : ZS_OP_N, t ? Tr : N, CUSPARSE_SPMV_SELL_ALG1,
+                       t ? dyt.p : dy.p, t ? cols : rows, sell_b + xy, t == 1);
       L.setup_ms = ms;
       L.note = sn;
       measure<T>(c, L, s);
@@ -759,13 +765,24 @@ void bench_type(MatrixCtx c, zs_context *ctx, const zs_matrix *A, zs_type type,
   if (c.opt->vendor) bench_cusparse<T>(c, val, xn, xt);
 }
 
+/* Matrices freed on every way out, exceptions included: a CUDA error on one matrix must not
+ * leak gigabytes of host memory into the next. */
+struct ZsMat {
+  zs_matrix *m = nullptr;
+  ~ZsMat() {
+    if (m) zs_matrix_destroy(&m);
+  }
+};
+
 void bench_matrix(const Input &in, const Options &opt, zs_context *ctx, Gpu &g,
                   std::vector<Result> &results, int &failures) {
-  zs_matrix *A64 = nullptr;
+  ZsMat M64;
+  zs_matrix *&A64 = M64.m;
   logf("%s: %s %s", in.name.c_str(), in.path.empty() ? "generating" : "reading",
        in.path.empty() ? in.spec.c_str() : in.path.c_str());
-  const zs_status st = in.path.empty() ? zs_matrix_generate(&A64, in.spec.c_str(), ZS_F64, 1)
-                                       : zs_matrix_read(&A64, in.path.c_str(), ZS_F64, 0, nullptr, 1);
+  const zs_status st = in.path.empty()
+                           ? zs_matrix_generate(&A64, in.spec.c_str(), ZS_F64, 1)
+                           : zs_matrix_read(&A64, in.path.c_str(), ZS_F64, 0, nullptr, 1);
   if (st != ZS_OK) {
     fprintf(stderr, "\n*** ERROR: %s: %s: %s ***\n\n", in.name.c_str(), zs_status_name(st),
             zs_last_error());
@@ -781,7 +798,7 @@ void bench_matrix(const Input &in, const Options &opt, zs_context *ctx, Gpu &g,
   logf("%s: %" PRId64 " x %" PRId64 ", %" PRId64 " nnz, longest row %" PRId64 ", column %" PRId64
        "; Aᵀ %.0f ms, SELL-32 %s",
        in.name.c_str(), S.rows, S.cols, S.nnz, S.max_row, S.max_col, S.transpose_ms,
-       !opt.vendor ? "not needed"
+       !opt.vendor           ? "not needed"
        : S.sell_skip.empty() ? (std::to_string(S.sell_size) + " slots").c_str()
                              : S.sell_skip.c_str());
   std::vector<double> xd_n, xd_t;
@@ -795,19 +812,17 @@ void bench_matrix(const Input &in, const Options &opt, zs_context *ctx, Gpu &g,
     if (type == ZS_F64) {
       bench_type<double>(c, ctx, A64, type, xd_n, xd_t);
     } else {
-      zs_matrix *A32 = nullptr;
-      const zs_status s = zs_matrix_convert(&A32, A64, ZS_F32);
+      ZsMat M32;
+      const zs_status s = zs_matrix_convert(&M32.m, A64, ZS_F32);
       if (s != ZS_OK) {
         fprintf(stderr, "\n*** ERROR: %s: f32 conversion: %s: %s ***\n\n", in.name.c_str(),
                 zs_status_name(s), zs_last_error());
         failures++;
         continue;
       }
-      bench_type<float>(c, ctx, A32, type, xd_n, xd_t);
-      zs_matrix_destroy(&A32);
+      bench_type<float>(c, ctx, M32.m, type, xd_n, xd_t);
     }
   }
-  zs_matrix_destroy(&A64);
 }
 
 /* ---- arguments -------------------------------------------------------------------------- */
@@ -837,6 +852,8 @@ int parse_args(int argc, char **argv, Options &o) {
       o.help = true;
     } else if (a == "--host-selftest") {
       o.selftest = true;
+    } else if (a == "--host-only") {
+      o.host_only = true;
     } else if (a == "--quick") {
       o.quick = true;
     } else if (a == "--no-vendor") {
@@ -851,8 +868,10 @@ int parse_args(int argc, char **argv, Options &o) {
       while (p <= s.size()) {
         const size_t q = std::min(s.find(',', p), s.size());
         const std::string t = s.substr(p, q - p);
-        if (t == "f64") o.types.push_back(ZS_F64);
-        else if (t == "f32") o.types.push_back(ZS_F32);
+        if (t == "f64")
+          o.types.push_back(ZS_F64);
+        else if (t == "f32")
+          o.types.push_back(ZS_F32);
         else {
           fprintf(stderr, "zs-bench-gpu: --types: unknown type '%s' (f64, f32)\n", t.c_str());
           return 2;
@@ -869,11 +888,16 @@ int parse_args(int argc, char **argv, Options &o) {
                 hi);
         return 2;
       }
-      if (a == "--reps") o.reps = (int)d;
-      else if (a == "--warmup") o.warmup = (int)d;
-      else if (a == "--flush-mib") o.flush_mib = d;
-      else if (a == "--ceiling-gib") o.ceiling_gib = d;
-      else o.seed = (uint64_t)d;
+      if (a == "--reps")
+        o.reps = (int)d;
+      else if (a == "--warmup")
+        o.warmup = (int)d;
+      else if (a == "--flush-mib")
+        o.flush_mib = d;
+      else if (a == "--ceiling-gib")
+        o.ceiling_gib = d;
+      else
+        o.seed = (uint64_t)d;
     } else if (a == "--csv" || a == "--json" || a == "--md") {
       if (!(v = value(a.c_str()))) return 2;
       (a == "--csv" ? o.csv : a == "--json" ? o.json : o.md) = v;
@@ -920,12 +944,50 @@ void write_outputs(const Options &o, const RunInfo &info, const std::vector<Resu
   if (!o.json.empty()) write_json(o.json, info, rs);
   if (!o.md.empty()) {
     FILE *f = fopen(o.md.c_str(), "w");
-    if (!f) logf("error: cannot write %s", o.md.c_str());
+    if (!f)
+      logf("error: cannot write %s", o.md.c_str());
     else {
       fputs(summary_markdown(info, rs).c_str(), f);
       fclose(f);
     }
   }
+}
+
+/* The host side of a run without any device call: how long preparation takes per matrix. */
+int host_only(const Options &opt) {
+  int failures = 0;
+  for (const Input &in : expand(opt)) {
+    ZsMat A;
+    logf("%s: %s", in.name.c_str(), in.path.empty() ? in.spec.c_str() : in.path.c_str());
+    const zs_status st = in.path.empty()
+                             ? zs_matrix_generate(&A.m, in.spec.c_str(), ZS_F64, 1)
+                             : zs_matrix_read(&A.m, in.path.c_str(), ZS_F64, 0, nullptr, 1);
+    if (st != ZS_OK) {
+      fprintf(stderr, "*** ERROR: %s: %s: %s ***\n", in.name.c_str(), zs_status_name(st),
+              zs_last_error());
+      failures++;
+      continue;
+    }
+    logf("%s: loaded", in.name.c_str());
+    Structure S;
+    build_structure(S, A.m, opt.vendor, (uint64_t)(opt.sell_limit_gb * 1e9));
+    logf("%s: %" PRId64 " x %" PRId64 ", %" PRId64 " nnz; Aᵀ %.0f ms; SELL-32 %.0f ms, %.2fx%s%s",
+         in.name.c_str(), S.rows, S.cols, S.nnz, S.transpose_ms, S.sell_ms,
+         S.nnz ? (double)S.sell_size / (double)S.nnz : 0.0, S.sell_skip.empty() ? "" : ": ",
+         S.sell_skip.c_str());
+    std::vector<double> xn, xt;
+    make_x(xn, S.cols, opt.seed);
+    make_x(xt, S.rows, opt.seed + 1);
+    const void *vv = nullptr;
+    zs_matrix_csr(A.m, nullptr, nullptr, &vv);
+    Reference rn, rt;
+    reference_n(S, (const double *)vv, xn.data(), rn);
+    reference_t(S, (const double *)vv, xt.data(), rt);
+    const Check c = check_result<double>(rn.ref.data(), rn, S.rp, S.rows);
+    logf("%s: references done (self-check %s)", in.name.c_str(), c.ok ? "pass" : "FAIL");
+    failures += !c.ok;
+  }
+  return failures ? 1 : 0;
 }
 
 int run(const Options &opt, int argc, char **argv) {
@@ -952,8 +1014,8 @@ int run(const Options &opt, int argc, char **argv) {
     int rt = 0;
     CUDA_CHECK(cudaRuntimeGetVersion(&rt));
     char b[256];
-    snprintf(b, sizeof b, "%.200s (cc %d.%d, %d SMs, %.1f GiB, L2 %.0f MiB)", p.name, p.major, p.minor,
-             p.multiProcessorCount, (double)p.totalGlobalMem / (1ull << 30),
+    snprintf(b, sizeof b, "%.200s (cc %d.%d, %d SMs, %.1f GiB, L2 %.0f MiB)", p.name, p.major,
+             p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / (1ull << 30),
              (double)p.l2CacheSize / (1 << 20));
     info.device = b;
     info.cuda_runtime = std::to_string(rt / 1000) + "." + std::to_string(rt % 1000 / 10);
@@ -976,8 +1038,9 @@ int run(const Options &opt, int argc, char **argv) {
       }
     }
     if (!cuda_ok) {
-      fprintf(stderr, "zs-bench-gpu: a CUDA device is present but zsparse's cuda backend is not "
-                      "usable (see the line above, and `zsparse devices`)\n");
+      fprintf(stderr,
+              "zs-bench-gpu: a CUDA device is present but zsparse's cuda backend is not "
+              "usable (see the line above, and `zsparse devices`)\n");
       zs_context_destroy(&ctx);
       return 1;
     }
@@ -989,8 +1052,8 @@ int run(const Options &opt, int argc, char **argv) {
     }
     int spv = 0;
     cusparseGetVersion(g.sp, &spv);
-    info.cusparse = "cuSPARSE " + std::to_string(spv / 1000) + "." + std::to_string(spv % 1000 / 100) +
-                    "." + std::to_string(spv % 100);
+    info.cusparse = "cuSPARSE " + std::to_string(spv / 1000) + "." +
+                    std::to_string(spv % 1000 / 100) + "." + std::to_string(spv % 100);
 #if !(defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12400)
     info.cusparse += " (built without cusparseSpMV_preprocess)";
 #endif
@@ -1059,6 +1122,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (opt.selftest) return host_selftest();
+  if (opt.host_only) return host_only(opt);
   if (opt.inputs.empty()) {
     fprintf(stderr, "zs-bench-gpu: no MATRIX given (try `suite`, or see --help)\n");
     return 2;
