@@ -8,22 +8,42 @@
 #include "backends/cuda_hip/row_blocks.h"
 #include "backends/cuda_hip/zs_gpu_compat.h"
 
-/* Products of a block are staged in shared memory so rows of any length reduce from there
- * with lanes matched to the row length. */
+/* A block's nonzeros are loaded as ZS_BLOCK_ITEMS independent (col, value) pairs per thread
+ * before any x is gathered, so each thread keeps many loads in flight (random columns are
+ * latency-bound). INDIRECT: values are read through perm (the transposed index of a
+ * deterministic SpMVT). */
 template <typename T, bool INDIRECT>
-__device__ __forceinline__ void zs_stage_products(const zs_row_block &b, const int32_t *idx,
-                                                  const int32_t *perm, const T *val,
-                                                  const T *x, T *prod) {
+__device__ __forceinline__ void zs_load_items(const zs_row_block &b, const int32_t *idx,
+                                              const int32_t *perm, const T *val,
+                                              int32_t (&c)[ZS_BLOCK_ITEMS],
+                                              T (&v)[ZS_BLOCK_ITEMS]) {
   const int n = (int)(b.nnz_end - b.nnz_begin);
 #pragma unroll
   for (int i = 0; i < ZS_BLOCK_ITEMS; i++) {
     const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
     if (j < n) {
       const int64_t k = b.nnz_begin + j;
-      const T v = INDIRECT ? val[perm[k]] : val[k];
-      prod[j] = v * x[idx[k]];
+      c[i] = idx[k];
+      v[i] = INDIRECT ? val[perm[k]] : val[k];
     }
   }
+}
+
+/* Row offsets of a block relative to its first nonzero, fetched while the items load so the
+ * reduction after the barrier starts without another trip to memory. */
+template <typename I>
+__device__ __forceinline__ void zs_load_offsets(const zs_row_block &b, const I *ptr,
+                                                int32_t *offs) {
+  const int rows = b.row_end - b.row_begin;
+  for (int r = threadIdx.x; r <= rows; r += ZS_BLOCK_THREADS)
+    offs[r] = (int32_t)((int64_t)ptr[b.row_begin + r] - b.nnz_begin);
+}
+
+/* Lanes per row: as many as the block has to spare, a power of two up to a warp. */
+__device__ __forceinline__ int zs_lanes_per_row(int rows) {
+  int lanes = 1;
+  while (lanes < ZS_WARP_SIZE && lanes * 2 * rows <= ZS_BLOCK_THREADS) lanes *= 2;
+  return lanes;
 }
 
 /* Sum prod[0, n) over the whole block; thread 0 gets the result. */
@@ -41,38 +61,43 @@ __device__ __forceinline__ T zs_block_sum(const T *prod, int n, T *scratch) {
   return total;
 }
 
-/* y[r] = alpha * sum_k val[k] * x[idx[k]] + beta * y[r] for the rows of each block.
- * INDIRECT: values are read through perm (the transposed index of a deterministic SpMVT). */
-template <typename T, bool INDIRECT>
+/* y[r] = alpha * sum_k val[k] * x[idx[k]] + beta * y[r] for the rows of each block. I is the
+ * type of the row offsets (int32 while nnz < 2^31: fewer bytes than the format's int64). */
+template <typename T, typename I, bool INDIRECT>
 __global__ void __launch_bounds__(ZS_BLOCK_THREADS)
-    zs_csr_rows_kernel(const zs_row_block *blocks, const int64_t *ptr, const int32_t *idx,
+    zs_csr_rows_kernel(const zs_row_block *blocks, const I *ptr, const int32_t *idx,
                        const int32_t *perm, const T *val, const T *x, T *y, T *partials,
                        T alpha, T beta) {
   __shared__ T prod[ZS_BLOCK_NNZ];
+  __shared__ int32_t offs[ZS_BLOCK_MAX_ROWS + 1];
   __shared__ T scratch[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
   const zs_row_block b = blocks[blockIdx.x];
-  zs_stage_products<T, INDIRECT>(b, idx, perm, val, x, prod);
+  int32_t c[ZS_BLOCK_ITEMS];
+  T v[ZS_BLOCK_ITEMS];
+  zs_load_items<T, INDIRECT>(b, idx, perm, val, c, v);
+  if (b.partial < 0) zs_load_offsets(b, ptr, offs);
+  const int n = (int)(b.nnz_end - b.nnz_begin);
+#pragma unroll
+  for (int i = 0; i < ZS_BLOCK_ITEMS; i++) {
+    const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
+    if (j < n) prod[j] = v[i] * x[c[i]];
+  }
   __syncthreads();
   if (b.partial >= 0) {
-    const T s = zs_block_sum(prod, (int)(b.nnz_end - b.nnz_begin), scratch);
+    const T s = zs_block_sum(prod, n, scratch);
     if (threadIdx.x == 0) partials[b.partial] = s;
     return;
   }
   const int rows = b.row_end - b.row_begin;
-  /* Lanes per row: as many as the block has to spare, a power of two up to a warp. */
-  int lanes = 1;
-  while (lanes < ZS_WARP_SIZE && lanes * 2 * rows <= ZS_BLOCK_THREADS) lanes *= 2;
+  const int lanes = zs_lanes_per_row(rows);
   const int group = threadIdx.x / lanes, lane = threadIdx.x % lanes;
   const int groups = ZS_BLOCK_THREADS / lanes;
   /* Every lane runs the same number of iterations: the shuffles need the whole warp. */
   for (int r0 = 0; r0 < rows; r0 += groups) {
     const int r = r0 + group;
     T s = 0;
-    if (r < rows) {
-      const int row = b.row_begin + r;
-      const int begin = (int)(ptr[row] - b.nnz_begin), end = (int)(ptr[row + 1] - b.nnz_begin);
-      for (int j = begin + lane; j < end; j += lanes) s += prod[j];
-    }
+    if (r < rows)
+      for (int j = offs[r] + lane; j < offs[r + 1]; j += lanes) s += prod[j];
     s = zs_group_sum(s, lanes);
     if (r < rows && lane == 0) {
       const int row = b.row_begin + r;
@@ -118,36 +143,47 @@ __device__ __forceinline__ void zs_scatter(T *window, int64_t window_begin, T *y
     atomicAdd(&y[col], p);
 }
 
-template <typename T>
+template <typename T, typename I>
 __global__ void __launch_bounds__(ZS_BLOCK_THREADS)
-    zs_csr_scatter_kernel(const zs_row_block *blocks, const int64_t *ptr, const int32_t *idx,
+    zs_csr_scatter_kernel(const zs_row_block *blocks, const I *ptr, const int32_t *idx,
                           const T *val, const T *x, T *y, int64_t cols, T alpha) {
+  __shared__ T window[ZS_WINDOW];
+  __shared__ T xs[ZS_BLOCK_MAX_ROWS];
+  __shared__ uint16_t row_of[ZS_BLOCK_NNZ]; /* row of each nonzero, relative to the block */
   const zs_row_block b = blocks[blockIdx.x];
-  if (b.partial >= 0) {
+  const int n = (int)(b.nnz_end - b.nnz_begin);
+  int32_t c[ZS_BLOCK_ITEMS];
+  T v[ZS_BLOCK_ITEMS];
+  zs_load_items<T, false>(b, idx, NULL, val, c, v);
+  if (b.partial >= 0) { /* a chunk of one long row */
     const T xr = alpha * x[b.row_begin];
-    for (int64_t k = b.nnz_begin + threadIdx.x; k < b.nnz_end; k += ZS_BLOCK_THREADS)
-      atomicAdd(&y[idx[k]], val[k] * xr);
+#pragma unroll
+    for (int i = 0; i < ZS_BLOCK_ITEMS; i++)
+      if ((int)threadIdx.x + i * ZS_BLOCK_THREADS < n) atomicAdd(&y[c[i]], v[i] * xr);
     return;
   }
-  __shared__ T window[ZS_WINDOW];
   const int64_t window_begin = (int64_t)b.row_begin - ZS_WINDOW_MARGIN;
   for (int i = threadIdx.x; i < ZS_WINDOW; i += ZS_BLOCK_THREADS) window[i] = T(0);
-  __syncthreads();
   const int rows = b.row_end - b.row_begin;
-  int lanes = 1;
-  while (lanes < ZS_WARP_SIZE && lanes * 2 * rows <= ZS_BLOCK_THREADS) lanes *= 2;
+  const int lanes = zs_lanes_per_row(rows);
   const int group = threadIdx.x / lanes, lane = threadIdx.x % lanes;
   for (int r = group; r < rows; r += ZS_BLOCK_THREADS / lanes) {
-    const int row = b.row_begin + r;
-    const T xr = alpha * x[row];
-    for (int64_t k = ptr[row] + lane; k < ptr[row + 1]; k += lanes)
-      zs_scatter(window, window_begin, y, idx[k], val[k] * xr);
+    const int begin = (int)((int64_t)ptr[b.row_begin + r] - b.nnz_begin);
+    const int end = (int)((int64_t)ptr[b.row_begin + r + 1] - b.nnz_begin);
+    if (lane == 0) xs[r] = alpha * x[b.row_begin + r];
+    for (int j = begin + lane; j < end; j += lanes) row_of[j] = (uint16_t)r;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < ZS_BLOCK_ITEMS; i++) {
+    const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
+    if (j < n) zs_scatter(window, window_begin, y, c[i], v[i] * xs[row_of[j]]);
   }
   __syncthreads();
   for (int i = threadIdx.x; i < ZS_WINDOW; i += ZS_BLOCK_THREADS) {
-    const int64_t c = window_begin + i;
+    const int64_t col = window_begin + i;
     /* Untouched slots hold exact zeros; skipping them (and true zero sums) changes nothing. */
-    if (window[i] != T(0) && c >= 0 && c < cols) atomicAdd(&y[c], window[i]);
+    if (window[i] != T(0) && col >= 0 && col < cols) atomicAdd(&y[col], window[i]);
   }
 }
 

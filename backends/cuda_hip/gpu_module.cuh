@@ -59,6 +59,19 @@ zs_status upload_array(V **dst, const void *src, uint64_t count, const char *wha
   return s;
 }
 
+/* Row offsets on the device: narrowed to int32 when every offset fits, which saves 4 bytes per
+ * row of traffic in every product. */
+zs_status upload_offsets(void **dst, const int64_t *src, int64_t n, bool offsets32,
+                         const char *what) {
+  if (!offsets32) return upload_array((int64_t **)dst, src, (uint64_t)n, what);
+  int32_t *narrow = (int32_t *)malloc((size_t)(n ? n : 1) * sizeof(int32_t));
+  if (!narrow) return fail(ZS_ERR_OUT_OF_MEMORY, "%s", what);
+  for (int64_t i = 0; i < n; i++) narrow[i] = (int32_t)src[i];
+  zs_status s = upload_array((int32_t **)dst, narrow, (uint64_t)n, what);
+  free(narrow);
+  return s;
+}
+
 void release(void *p) {
   if (p) (void)gpuFree(p); /* nothing useful to do if freeing fails */
 }
@@ -69,8 +82,9 @@ struct gpu_op {
   zs_type type;
   int64_t rows, cols, nnz;
   bool atomic_transpose;
-  /* CSR: ptr/idx/val; COO: row/idx/val */
-  int64_t *ptr;
+  /* CSR: ptr/idx/val; COO: row/idx/val. Row offsets are int32 when nnz < 2^31 (offsets32). */
+  bool offsets32;
+  void *ptr;
   int32_t *row, *idx;
   void *val;
   /* CSR row plan of A (and of Aᵀ once a deterministic SpMVT built it) */
@@ -79,7 +93,7 @@ struct gpu_op {
   int64_t n_blocks, n_long_rows, t_n_blocks, t_n_long_rows;
   void *partials, *t_partials;
   /* Aᵀ index for deterministic SpMVT: per nonzero in column order, its row and position. */
-  int64_t *t_ptr;
+  void *t_ptr;
   int32_t *t_row, *t_idx, *t_perm;
   bool have_transpose;
   /* COO carries (per range of ZS_COO_RANGE nonzeros) */
@@ -159,19 +173,22 @@ zs_status ensure_transpose(gpu_op *op) {
     s = check(gpuMemcpy(rows_of, op->row, (size_t)op->nnz * 4, gpuMemcpyDeviceToHost),
               "download");
   if (s == ZS_OK && op->format == ZS_FORMAT_CSR) {
-    int64_t *ptr = (int64_t *)malloc(((size_t)op->rows + 1) * sizeof(int64_t));
-    s = ptr ? check(gpuMemcpy(ptr, op->ptr, ((size_t)op->rows + 1) * 8, gpuMemcpyDeviceToHost),
-                    "download")
+    const size_t n_ptr = (size_t)op->rows + 1, width = op->offsets32 ? 4 : 8;
+    void *ptr = malloc(n_ptr * width);
+    s = ptr ? check(gpuMemcpy(ptr, op->ptr, n_ptr * width, gpuMemcpyDeviceToHost), "download")
             : fail(ZS_ERR_OUT_OF_MEMORY, "transpose index");
-    for (int64_t i = 0; s == ZS_OK && i < op->rows; i++)
-      for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) rows_of[k] = (int32_t)i;
+    for (int64_t i = 0; s == ZS_OK && i < op->rows; i++) {
+      const int64_t b = op->offsets32 ? ((int32_t *)ptr)[i] : ((int64_t *)ptr)[i];
+      const int64_t e = op->offsets32 ? ((int32_t *)ptr)[i + 1] : ((int64_t *)ptr)[i + 1];
+      for (int64_t k = b; k < e; k++) rows_of[k] = (int32_t)i;
+    }
     free(ptr);
   }
   if (s == ZS_OK) s = build_transpose_host(rows_of, col, op->nnz, op->cols, &t_ptr, &t_row, &t_perm);
   if (s == ZS_OK) s = upload_array(&op->t_row, t_row, (uint64_t)op->nnz, "transpose index");
   if (s == ZS_OK) s = upload_array(&op->t_perm, t_perm, (uint64_t)op->nnz, "transpose index");
   if (s == ZS_OK && op->format == ZS_FORMAT_CSR) {
-    s = upload_array(&op->t_ptr, t_ptr, (uint64_t)op->cols + 1, "transpose index");
+    s = upload_offsets(&op->t_ptr, t_ptr, op->cols + 1, op->offsets32, "transpose index");
     if (s == ZS_OK)
       s = upload_plan(t_ptr, op->cols, type_size(op->type), &op->t_blocks, &op->t_n_blocks,
                       &op->t_long_rows, &op->t_n_long_rows, &op->t_partials);
@@ -190,8 +207,8 @@ zs_status ensure_transpose(gpu_op *op) {
   return s;
 }
 
-template <typename T>
-zs_status apply_csr(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
+template <typename T, typename I>
+zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
   if (which == ZS_OP_N || !op->atomic_transpose) {
     const bool t = which == ZS_OP_T;
     if (t) {
@@ -203,12 +220,13 @@ zs_status apply_csr(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) 
     T *partials = (T *)(t ? op->t_partials : op->partials);
     if (n_blocks > 0) {
       if (t)
-        zs_csr_rows_kernel<T, true><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
-            op->t_blocks, op->t_ptr, op->t_row, op->t_perm, (const T *)op->val, x, y, partials,
-            alpha, beta);
+        zs_csr_rows_kernel<T, I, true><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
+            op->t_blocks, (const I *)op->t_ptr, op->t_row, op->t_perm, (const T *)op->val, x, y,
+            partials, alpha, beta);
       else
-        zs_csr_rows_kernel<T, false><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
-            op->blocks, op->ptr, op->idx, NULL, (const T *)op->val, x, y, partials, alpha, beta);
+        zs_csr_rows_kernel<T, I, false><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
+            op->blocks, (const I *)op->ptr, op->idx, NULL, (const T *)op->val, x, y, partials,
+            alpha, beta);
     }
     if (n_long > 0)
       zs_long_rows_kernel<T><<<(unsigned)((n_long + 127) / 128), 128>>>(
@@ -217,9 +235,15 @@ zs_status apply_csr(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) 
   }
   zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta, y);
   if (op->n_blocks > 0)
-    zs_csr_scatter_kernel<T><<<(unsigned)op->n_blocks, ZS_BLOCK_THREADS>>>(
-        op->blocks, op->ptr, op->idx, (const T *)op->val, x, y, op->cols, alpha);
+    zs_csr_scatter_kernel<T, I><<<(unsigned)op->n_blocks, ZS_BLOCK_THREADS>>>(
+        op->blocks, (const I *)op->ptr, op->idx, (const T *)op->val, x, y, op->cols, alpha);
   return check_launch("CSR atomic SpMVT kernel");
+}
+
+template <typename T>
+zs_status apply_csr(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
+  return op->offsets32 ? apply_csr_typed<T, int32_t>(op, which, alpha, x, beta, y)
+                       : apply_csr_typed<T, int64_t>(op, which, alpha, x, beta, y);
 }
 
 template <typename T>
@@ -395,7 +419,8 @@ zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const
   if (s == ZS_OK) s = upload_array(&op->idx, col->data, (uint64_t)v->nnz, "col_idx");
   if (s == ZS_OK && v->format == ZS_FORMAT_CSR) {
     const int64_t *ptr = (const int64_t *)zsb_find_array(v, "row_ptr")->data;
-    s = upload_array(&op->ptr, ptr, (uint64_t)v->rows + 1, "row_ptr");
+    op->offsets32 = v->nnz <= INT32_MAX;
+    s = upload_offsets(&op->ptr, ptr, v->rows + 1, op->offsets32, "row_ptr");
     if (s == ZS_OK)
       s = upload_plan(ptr, v->rows, vs, &op->blocks, &op->n_blocks, &op->long_rows,
                       &op->n_long_rows, &op->partials);
