@@ -8,24 +8,39 @@
 #include "backends/cuda_hip/row_blocks.h"
 #include "backends/cuda_hip/zs_gpu_compat.h"
 
-/* A block's nonzeros are loaded as ZS_BLOCK_ITEMS independent (col, value) pairs per thread
- * before any x is gathered, so each thread keeps many loads in flight (random columns are
- * latency-bound). INDIRECT: values are read through perm (the transposed index of a
- * deterministic SpMVT). */
+/* Stage a block's products val[k] * x[idx[k]] in shared memory. Direct reads: one guarded
+ * loop, which keeps registers (and so occupancy) low, what streaming rows need. INDIRECT
+ * (values through perm, the transposed index of a deterministic SpMVT): the dependent loads are
+ * issued for all items first, so each thread keeps many in flight. */
 template <typename T, bool INDIRECT>
-__device__ __forceinline__ void zs_load_items(const zs_row_block &b, const int32_t *idx,
-                                              const int32_t *perm, const T *val,
-                                              int32_t (&c)[ZS_BLOCK_ITEMS],
-                                              T (&v)[ZS_BLOCK_ITEMS]) {
+__device__ __forceinline__ void zs_stage_products(const zs_row_block &b, const int32_t *idx,
+                                                  const int32_t *perm, const T *val,
+                                                  const T *x, T *prod) {
   const int n = (int)(b.nnz_end - b.nnz_begin);
+  if (!INDIRECT) {
+#pragma unroll
+    for (int i = 0; i < ZS_BLOCK_ITEMS; i++) {
+      const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
+      if (j < n)
+        prod[j] = zs_load_stream(&val[b.nnz_begin + j]) * x[zs_load_stream(&idx[b.nnz_begin + j])];
+    }
+    return;
+  }
+  int32_t c[ZS_BLOCK_ITEMS];
+  T v[ZS_BLOCK_ITEMS];
 #pragma unroll
   for (int i = 0; i < ZS_BLOCK_ITEMS; i++) {
     const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
     if (j < n) {
       const int64_t k = b.nnz_begin + j;
-      c[i] = idx[k];
-      v[i] = INDIRECT ? val[perm[k]] : val[k];
+      c[i] = zs_load_stream(&idx[k]);
+      v[i] = val[zs_load_stream(&perm[k])];
     }
+  }
+#pragma unroll
+  for (int i = 0; i < ZS_BLOCK_ITEMS; i++) {
+    const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
+    if (j < n) prod[j] = v[i] * x[c[i]];
   }
 }
 
@@ -72,16 +87,9 @@ __global__ void __launch_bounds__(ZS_BLOCK_THREADS)
   __shared__ int32_t offs[ZS_BLOCK_MAX_ROWS + 1];
   __shared__ T scratch[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
   const zs_row_block b = blocks[blockIdx.x];
-  int32_t c[ZS_BLOCK_ITEMS];
-  T v[ZS_BLOCK_ITEMS];
-  zs_load_items<T, INDIRECT>(b, idx, perm, val, c, v);
-  if (b.partial < 0) zs_load_offsets(b, ptr, offs);
   const int n = (int)(b.nnz_end - b.nnz_begin);
-#pragma unroll
-  for (int i = 0; i < ZS_BLOCK_ITEMS; i++) {
-    const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
-    if (j < n) prod[j] = v[i] * x[c[i]];
-  }
+  if (b.partial < 0) zs_load_offsets(b, ptr, offs);
+  zs_stage_products<T, INDIRECT>(b, idx, perm, val, x, prod);
   __syncthreads();
   if (b.partial >= 0) {
     const T s = zs_block_sum(prod, n, scratch);
@@ -148,42 +156,45 @@ __global__ void __launch_bounds__(ZS_BLOCK_THREADS)
     zs_csr_scatter_kernel(const zs_row_block *blocks, const I *ptr, const int32_t *idx,
                           const T *val, const T *x, T *y, int64_t cols, T alpha) {
   __shared__ T window[ZS_WINDOW];
-  __shared__ T xs[ZS_BLOCK_MAX_ROWS];
-  __shared__ uint16_t row_of[ZS_BLOCK_NNZ]; /* row of each nonzero, relative to the block */
+  __shared__ T vals[ZS_BLOCK_NNZ];
+  __shared__ int32_t col[ZS_BLOCK_NNZ];
+  __shared__ int32_t offs[ZS_BLOCK_MAX_ROWS + 1];
   const zs_row_block b = blocks[blockIdx.x];
   const int n = (int)(b.nnz_end - b.nnz_begin);
-  int32_t c[ZS_BLOCK_ITEMS];
-  T v[ZS_BLOCK_ITEMS];
-  zs_load_items<T, false>(b, idx, NULL, val, c, v);
   if (b.partial >= 0) { /* a chunk of one long row */
     const T xr = alpha * x[b.row_begin];
-#pragma unroll
-    for (int i = 0; i < ZS_BLOCK_ITEMS; i++)
-      if ((int)threadIdx.x + i * ZS_BLOCK_THREADS < n) atomicAdd(&y[c[i]], v[i] * xr);
+    for (int64_t k = b.nnz_begin + threadIdx.x; k < b.nnz_end; k += ZS_BLOCK_THREADS)
+      atomicAdd(&y[idx[k]], val[k] * xr);
     return;
+  }
+  /* Coalesced loads of the block's nonzeros into shared memory ... */
+  zs_load_offsets(b, ptr, offs);
+#pragma unroll
+  for (int i = 0; i < ZS_BLOCK_ITEMS; i++) {
+    const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
+    if (j < n) {
+      vals[j] = zs_load_stream(&val[b.nnz_begin + j]);
+      col[j] = zs_load_stream(&idx[b.nnz_begin + j]);
+    }
   }
   const int64_t window_begin = (int64_t)b.row_begin - ZS_WINDOW_MARGIN;
   for (int i = threadIdx.x; i < ZS_WINDOW; i += ZS_BLOCK_THREADS) window[i] = T(0);
+  __syncthreads();
+  /* ... then updates in row order: neighbouring lanes take neighbouring rows, so on banded
+   * matrices a warp's atomics hit neighbouring columns. */
   const int rows = b.row_end - b.row_begin;
   const int lanes = zs_lanes_per_row(rows);
   const int group = threadIdx.x / lanes, lane = threadIdx.x % lanes;
   for (int r = group; r < rows; r += ZS_BLOCK_THREADS / lanes) {
-    const int begin = (int)((int64_t)ptr[b.row_begin + r] - b.nnz_begin);
-    const int end = (int)((int64_t)ptr[b.row_begin + r + 1] - b.nnz_begin);
-    if (lane == 0) xs[r] = alpha * x[b.row_begin + r];
-    for (int j = begin + lane; j < end; j += lanes) row_of[j] = (uint16_t)r;
-  }
-  __syncthreads();
-#pragma unroll
-  for (int i = 0; i < ZS_BLOCK_ITEMS; i++) {
-    const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
-    if (j < n) zs_scatter(window, window_begin, y, c[i], v[i] * xs[row_of[j]]);
+    const T xr = alpha * x[b.row_begin + r];
+    for (int j = offs[r] + lane; j < offs[r + 1]; j += lanes)
+      zs_scatter(window, window_begin, y, col[j], vals[j] * xr);
   }
   __syncthreads();
   for (int i = threadIdx.x; i < ZS_WINDOW; i += ZS_BLOCK_THREADS) {
-    const int64_t col = window_begin + i;
+    const int64_t c = window_begin + i;
     /* Untouched slots hold exact zeros; skipping them (and true zero sums) changes nothing. */
-    if (window[i] != T(0) && col >= 0 && col < cols) atomicAdd(&y[col], window[i]);
+    if (window[i] != T(0) && c >= 0 && c < cols) atomicAdd(&y[c], window[i]);
   }
 }
 

@@ -13,6 +13,8 @@ typedef unsigned long long zs_lane_mask;
 #define zs_shfl_up(v, d) __shfl_up((v), (d))
 #define zs_shfl(v, l) __shfl((v), (l))
 #define zs_popc(m) __popcll(m)
+/* Streamed matrix data: read once, so keep it from evicting x out of the cache. */
+#define zs_load_stream(p) __builtin_nontemporal_load(p)
 typedef hipError_t gpuError_t;
 typedef hipStream_t gpuStream_t;
 #define gpuSuccess hipSuccess
@@ -47,6 +49,8 @@ typedef unsigned int zs_lane_mask;
 #define zs_shfl_up(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
 #define zs_shfl(v, l) __shfl_sync(0xffffffffu, (v), (l))
 #define zs_popc(m) __popc(m)
+/* Streamed matrix data: read once, so keep it from evicting x out of the cache. */
+#define zs_load_stream(p) __ldcs(p)
 typedef cudaError_t gpuError_t;
 typedef cudaStream_t gpuStream_t;
 #define gpuSuccess cudaSuccess
