@@ -1,5 +1,5 @@
 /* csr_kernels.cuh — CSR SpMV and SpMVT bodies shared by CUDA and HIP. Work is cut into row
- * blocks of at most ZS_BLOCK_NNZ nonzeros (built on the host, see row_blocks.h), so a block's
+ * blocks of at most 256 x ITEMS nonzeros (built on the host, see row_blocks.h), so a block's
  * cost follows its nonzeros, not its row count; rows longer than a block are split into chunks
  * whose partial sums a second kernel adds in a fixed order. */
 #ifndef ZS_CSR_KERNELS_CUH
@@ -12,46 +12,64 @@
  * loop, which keeps registers (and so occupancy) low, what streaming rows need. INDIRECT
  * (values through perm, the transposed index of a deterministic SpMVT): the dependent loads are
  * issued for all items first, so each thread keeps many in flight. */
-template <typename T, bool INDIRECT>
+template <typename T, bool INDIRECT, int ITEMS>
 __device__ __forceinline__ void zs_stage_products(const zs_row_block &b, const int32_t *idx,
                                                   const int32_t *perm, const T *val,
                                                   const T *x, T *prod) {
   const int n = (int)(b.nnz_end - b.nnz_begin);
   if (!INDIRECT) {
 #pragma unroll
-    for (int i = 0; i < ZS_BLOCK_ITEMS; i++) {
+    for (int i = 0; i < ITEMS; i++) {
       const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
       if (j < n)
         prod[j] = zs_load_stream(&val[b.nnz_begin + j]) * x[zs_load_stream(&idx[b.nnz_begin + j])];
     }
-    return;
-  }
-  int32_t c[ZS_BLOCK_ITEMS];
-  T v[ZS_BLOCK_ITEMS];
+  } else {
+    int32_t c[ITEMS];
+    T v[ITEMS];
 #pragma unroll
-  for (int i = 0; i < ZS_BLOCK_ITEMS; i++) {
-    const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
-    if (j < n) {
-      const int64_t k = b.nnz_begin + j;
-      c[i] = zs_load_stream(&idx[k]);
-      v[i] = val[zs_load_stream(&perm[k])];
+    for (int i = 0; i < ITEMS; i++) {
+      const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
+      if (j < n) {
+        const int64_t k = b.nnz_begin + j;
+        c[i] = zs_load_stream(&idx[k]);
+        v[i] = val[zs_load_stream(&perm[k])];
+      }
     }
-  }
 #pragma unroll
-  for (int i = 0; i < ZS_BLOCK_ITEMS; i++) {
-    const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
-    if (j < n) prod[j] = v[i] * x[c[i]];
+    for (int i = 0; i < ITEMS; i++) {
+      const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
+      if (j < n) prod[j] = v[i] * x[c[i]];
+    }
   }
 }
 
-/* Row offsets of a block relative to its first nonzero, fetched while the items load so the
+/* Row offsets of a block relative to its first nonzero. Loaded into registers before the
+ * products are staged (so the loads overlap) and stored to shared memory after, so the
  * reduction after the barrier starts without another trip to memory. */
+#define ZS_OFFSETS_PER_THREAD ((ZS_BLOCK_MAX_ROWS + ZS_BLOCK_THREADS) / ZS_BLOCK_THREADS)
+
 template <typename I>
-__device__ __forceinline__ void zs_load_offsets(const zs_row_block &b, const I *ptr,
-                                                int32_t *offs) {
+__device__ __forceinline__ void zs_fetch_offsets(const zs_row_block &b, const I *ptr,
+                                                 I (&o)[ZS_OFFSETS_PER_THREAD]) {
   const int rows = b.row_end - b.row_begin;
-  for (int r = threadIdx.x; r <= rows; r += ZS_BLOCK_THREADS)
-    offs[r] = (int32_t)((int64_t)ptr[b.row_begin + r] - b.nnz_begin);
+#pragma unroll
+  for (int q = 0; q < ZS_OFFSETS_PER_THREAD; q++) {
+    const int r = (int)threadIdx.x + q * ZS_BLOCK_THREADS;
+    if (r <= rows) o[q] = ptr[b.row_begin + r];
+  }
+}
+
+template <typename I>
+__device__ __forceinline__ void zs_store_offsets(const zs_row_block &b,
+                                                 const I (&o)[ZS_OFFSETS_PER_THREAD],
+                                                 int32_t *offs) {
+  const int rows = b.row_end - b.row_begin;
+#pragma unroll
+  for (int q = 0; q < ZS_OFFSETS_PER_THREAD; q++) {
+    const int r = (int)threadIdx.x + q * ZS_BLOCK_THREADS;
+    if (r <= rows) offs[r] = (int32_t)((int64_t)o[q] - b.nnz_begin);
+  }
 }
 
 /* Lanes per row: as many as the block has to spare, a power of two up to a warp. */
@@ -78,18 +96,20 @@ __device__ __forceinline__ T zs_block_sum(const T *prod, int n, T *scratch) {
 
 /* y[r] = alpha * sum_k val[k] * x[idx[k]] + beta * y[r] for the rows of each block. I is the
  * type of the row offsets (int32 while nnz < 2^31: fewer bytes than the format's int64). */
-template <typename T, typename I, bool INDIRECT>
+template <typename T, typename I, bool INDIRECT, int ITEMS>
 __global__ void __launch_bounds__(ZS_BLOCK_THREADS)
     zs_csr_rows_kernel(const zs_row_block *blocks, const I *ptr, const int32_t *idx,
                        const int32_t *perm, const T *val, const T *x, T *y, T *partials,
                        T alpha, T beta) {
-  __shared__ T prod[ZS_BLOCK_NNZ];
+  __shared__ T prod[ZS_BLOCK_THREADS * ITEMS];
   __shared__ int32_t offs[ZS_BLOCK_MAX_ROWS + 1];
   __shared__ T scratch[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
   const zs_row_block b = blocks[blockIdx.x];
   const int n = (int)(b.nnz_end - b.nnz_begin);
-  if (b.partial < 0) zs_load_offsets(b, ptr, offs);
-  zs_stage_products<T, INDIRECT>(b, idx, perm, val, x, prod);
+  I o[ZS_OFFSETS_PER_THREAD];
+  if (b.partial < 0) zs_fetch_offsets(b, ptr, o);
+  zs_stage_products<T, INDIRECT, ITEMS>(b, idx, perm, val, x, prod);
+  if (b.partial < 0) zs_store_offsets(b, o, offs);
   __syncthreads();
   if (b.partial >= 0) {
     const T s = zs_block_sum(prod, n, scratch);
@@ -151,13 +171,16 @@ __device__ __forceinline__ void zs_scatter(T *window, int64_t window_begin, T *y
     atomicAdd(&y[col], p);
 }
 
-template <typename T, typename I>
+template <typename T, typename I, int ITEMS>
 __global__ void __launch_bounds__(ZS_BLOCK_THREADS)
     zs_csr_scatter_kernel(const zs_row_block *blocks, const I *ptr, const int32_t *idx,
                           const T *val, const T *x, T *y, int64_t cols, T alpha) {
   __shared__ T window[ZS_WINDOW];
-  __shared__ T vals[ZS_BLOCK_NNZ];
-  __shared__ int32_t col[ZS_BLOCK_NNZ];
+  /* Blocks of 16 items per thread would need more than 48 KB of static shared memory: they
+   * read their nonzeros straight from global memory in row order instead. */
+  constexpr bool STAGED = ITEMS <= 8;
+  __shared__ T vals[STAGED ? ZS_BLOCK_THREADS * ITEMS : 1];
+  __shared__ int32_t col[STAGED ? ZS_BLOCK_THREADS * ITEMS : 1];
   __shared__ int32_t offs[ZS_BLOCK_MAX_ROWS + 1];
   const zs_row_block b = blocks[blockIdx.x];
   const int n = (int)(b.nnz_end - b.nnz_begin);
@@ -168,15 +191,19 @@ __global__ void __launch_bounds__(ZS_BLOCK_THREADS)
     return;
   }
   /* Coalesced loads of the block's nonzeros into shared memory ... */
-  zs_load_offsets(b, ptr, offs);
+  I o[ZS_OFFSETS_PER_THREAD];
+  zs_fetch_offsets(b, ptr, o);
+  if (STAGED) {
 #pragma unroll
-  for (int i = 0; i < ZS_BLOCK_ITEMS; i++) {
-    const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
-    if (j < n) {
-      vals[j] = zs_load_stream(&val[b.nnz_begin + j]);
-      col[j] = zs_load_stream(&idx[b.nnz_begin + j]);
+    for (int i = 0; i < ITEMS; i++) {
+      const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
+      if (j < n) {
+        vals[j] = zs_load_stream(&val[b.nnz_begin + j]);
+        col[j] = zs_load_stream(&idx[b.nnz_begin + j]);
+      }
     }
   }
+  zs_store_offsets(b, o, offs);
   const int64_t window_begin = (int64_t)b.row_begin - ZS_WINDOW_MARGIN;
   for (int i = threadIdx.x; i < ZS_WINDOW; i += ZS_BLOCK_THREADS) window[i] = T(0);
   __syncthreads();
@@ -187,8 +214,13 @@ __global__ void __launch_bounds__(ZS_BLOCK_THREADS)
   const int group = threadIdx.x / lanes, lane = threadIdx.x % lanes;
   for (int r = group; r < rows; r += ZS_BLOCK_THREADS / lanes) {
     const T xr = alpha * x[b.row_begin + r];
-    for (int j = offs[r] + lane; j < offs[r + 1]; j += lanes)
-      zs_scatter(window, window_begin, y, col[j], vals[j] * xr);
+    for (int j = offs[r] + lane; j < offs[r + 1]; j += lanes) {
+      const int64_t k = b.nnz_begin + j;
+      if (STAGED)
+        zs_scatter(window, window_begin, y, col[j], vals[j] * xr);
+      else
+        zs_scatter(window, window_begin, y, idx[k], val[k] * xr);
+    }
   }
   __syncthreads();
   for (int i = threadIdx.x; i < ZS_WINDOW; i += ZS_BLOCK_THREADS) {

@@ -82,6 +82,7 @@ struct gpu_op {
   zs_type type;
   int64_t rows, cols, nnz;
   bool atomic_transpose;
+  int items; /* nonzeros per thread of a row block: 4, 8 or 16 */
   /* CSR: ptr/idx/val; COO: row/idx/val. Row offsets are int32 when nnz < 2^31 (offsets32). */
   bool offsets32;
   void *ptr;
@@ -113,11 +114,11 @@ void op_free(gpu_op *op) {
 
 size_t type_size(zs_type t) { return t == ZS_F64 ? 8 : 4; }
 
-zs_status upload_plan(const int64_t *host_ptr, int64_t rows, size_t value_size,
+zs_status upload_plan(const int64_t *host_ptr, int64_t rows, int items, size_t value_size,
                       zs_row_block **blocks, int64_t *n_blocks, zs_long_row **long_rows,
                       int64_t *n_long_rows, void **partials) {
   zs_row_plan plan;
-  if (!zs_row_plan_build(&plan, host_ptr, rows)) {
+  if (!zs_row_plan_build(&plan, host_ptr, rows, (int64_t)items * ZS_BLOCK_THREADS)) {
     zs_row_plan_free(&plan);
     return fail(ZS_ERR_OUT_OF_MEMORY, "row plan for %lld rows", (long long)rows);
   }
@@ -190,7 +191,8 @@ zs_status ensure_transpose(gpu_op *op) {
   if (s == ZS_OK && op->format == ZS_FORMAT_CSR) {
     s = upload_offsets(&op->t_ptr, t_ptr, op->cols + 1, op->offsets32, "transpose index");
     if (s == ZS_OK)
-      s = upload_plan(t_ptr, op->cols, type_size(op->type), &op->t_blocks, &op->t_n_blocks,
+      s = upload_plan(t_ptr, op->cols, op->items, type_size(op->type), &op->t_blocks,
+                      &op->t_n_blocks,
                       &op->t_long_rows, &op->t_n_long_rows, &op->t_partials);
   }
   if (s == ZS_OK && op->format == ZS_FORMAT_COO) {
@@ -207,7 +209,7 @@ zs_status ensure_transpose(gpu_op *op) {
   return s;
 }
 
-template <typename T, typename I>
+template <typename T, typename I, int ITEMS>
 zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
   if (which == ZS_OP_N || !op->atomic_transpose) {
     const bool t = which == ZS_OP_T;
@@ -220,11 +222,11 @@ zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, 
     T *partials = (T *)(t ? op->t_partials : op->partials);
     if (n_blocks > 0) {
       if (t)
-        zs_csr_rows_kernel<T, I, true><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
+        zs_csr_rows_kernel<T, I, true, ITEMS><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
             op->t_blocks, (const I *)op->t_ptr, op->t_row, op->t_perm, (const T *)op->val, x, y,
             partials, alpha, beta);
       else
-        zs_csr_rows_kernel<T, I, false><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
+        zs_csr_rows_kernel<T, I, false, ITEMS><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
             op->blocks, (const I *)op->ptr, op->idx, NULL, (const T *)op->val, x, y, partials,
             alpha, beta);
     }
@@ -235,15 +237,24 @@ zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, 
   }
   zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta, y);
   if (op->n_blocks > 0)
-    zs_csr_scatter_kernel<T, I><<<(unsigned)op->n_blocks, ZS_BLOCK_THREADS>>>(
+    zs_csr_scatter_kernel<T, I, ITEMS><<<(unsigned)op->n_blocks, ZS_BLOCK_THREADS>>>(
         op->blocks, (const I *)op->ptr, op->idx, (const T *)op->val, x, y, op->cols, alpha);
   return check_launch("CSR atomic SpMVT kernel");
 }
 
+template <typename T, int ITEMS>
+zs_status apply_csr_items(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
+  return op->offsets32 ? apply_csr_typed<T, int32_t, ITEMS>(op, which, alpha, x, beta, y)
+                       : apply_csr_typed<T, int64_t, ITEMS>(op, which, alpha, x, beta, y);
+}
+
 template <typename T>
 zs_status apply_csr(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
-  return op->offsets32 ? apply_csr_typed<T, int32_t>(op, which, alpha, x, beta, y)
-                       : apply_csr_typed<T, int64_t>(op, which, alpha, x, beta, y);
+  switch (op->items) {
+  case 4: return apply_csr_items<T, 4>(op, which, alpha, x, beta, y);
+  case 16: return apply_csr_items<T, 16>(op, which, alpha, x, beta, y);
+  default: return apply_csr_items<T, 8>(op, which, alpha, x, beta, y);
+  }
 }
 
 template <typename T>
@@ -383,18 +394,30 @@ zs_status gpu_axpby(void *self, zs_type type, int64_t n, double alpha, const voi
   return check_launch("axpby kernel");
 }
 
-/* "transpose=deterministic|atomic" */
-zs_status parse_options(const char *options, bool *atomic) {
+/* "transpose=deterministic|atomic", "block_nnz=1024|2048|4096" */
+zs_status parse_options(const char *options, bool *atomic, int *items) {
   *atomic = false;
+  *items = ZS_BLOCK_ITEMS_DEFAULT;
   for (const char *p = options; p && *p;) {
     const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len == 16 && strncmp(p, "transpose=atomic", len) == 0)
+    const int len = (int)(end ? (size_t)(end - p) : strlen(p));
+    char opt[64];
+    snprintf(opt, sizeof opt, "%.*s", len, p);
+    if (strcmp(opt, "transpose=atomic") == 0)
       *atomic = true;
-    else if (!(len == 23 && strncmp(p, "transpose=deterministic", len) == 0))
+    else if (strcmp(opt, "transpose=deterministic") == 0)
+      *atomic = false;
+    else if (strcmp(opt, "block_nnz=1024") == 0)
+      *items = 4;
+    else if (strcmp(opt, "block_nnz=2048") == 0)
+      *items = 8;
+    else if (strcmp(opt, "block_nnz=4096") == 0)
+      *items = 16;
+    else
       return fail(ZS_ERR_INVALID_ARGUMENT,
-                  "backend option '%.*s' unknown (known: transpose=deterministic|atomic)",
-                  (int)len, p);
+                  "backend '%s': option '%s' unknown (known: transpose=deterministic|atomic, "
+                  "block_nnz=1024|2048|4096)",
+                  ZS_GPU_BACKEND_NAME, opt);
     p = end ? end + 1 : p + len;
   }
   return ZS_OK;
@@ -409,7 +432,7 @@ zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "operator");
   op->format = v->format, op->type = v->type;
   op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
-  zs_status s = parse_options(options, &op->atomic_transpose);
+  zs_status s = parse_options(options, &op->atomic_transpose, &op->items);
   const size_t vs = type_size(v->type);
   const zsb_array *val = zsb_find_array(v, "values"), *col = zsb_find_array(v, "col_idx");
   if (s == ZS_OK) s = check(gpuMalloc(&op->val, (size_t)(v->nnz ? v->nnz : 1) * vs), "values");
@@ -422,7 +445,7 @@ zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const
     op->offsets32 = v->nnz <= INT32_MAX;
     s = upload_offsets(&op->ptr, ptr, v->rows + 1, op->offsets32, "row_ptr");
     if (s == ZS_OK)
-      s = upload_plan(ptr, v->rows, vs, &op->blocks, &op->n_blocks, &op->long_rows,
+      s = upload_plan(ptr, v->rows, op->items, vs, &op->blocks, &op->n_blocks, &op->long_rows,
                       &op->n_long_rows, &op->partials);
   }
   if (s == ZS_OK && v->format == ZS_FORMAT_COO) {

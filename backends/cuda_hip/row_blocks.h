@@ -7,8 +7,10 @@
 #include <stdlib.h>
 
 #define ZS_BLOCK_THREADS 256
-#define ZS_BLOCK_ITEMS 8
-#define ZS_BLOCK_NNZ (ZS_BLOCK_THREADS * ZS_BLOCK_ITEMS)
+/* Nonzeros per row block: ZS_BLOCK_THREADS x items, items in {4, 8, 16} (operator option
+ * block_nnz); more items keep more loads in flight per thread, fewer keep occupancy up. */
+#define ZS_BLOCK_ITEMS_DEFAULT 8
+#define ZS_BLOCK_ITEMS_MAX 16
 /* Bounds the row loop of a block made of many empty or very short rows. */
 #define ZS_BLOCK_MAX_ROWS (4 * ZS_BLOCK_THREADS)
 
@@ -40,15 +42,17 @@ static inline int zs_plan_push(void **arr, int64_t *n, int64_t *cap, size_t size
   return 1;
 }
 
-/* Build the plan for `rows` rows with offsets `ptr`. Returns 0 when out of memory. */
-static inline int zs_row_plan_build(zs_row_plan *plan, const int64_t *ptr, int64_t rows) {
+/* Build the plan for `rows` rows with offsets `ptr`, blocks of at most block_nnz nonzeros.
+ * Returns 0 when out of memory. */
+static inline int zs_row_plan_build(zs_row_plan *plan, const int64_t *ptr, int64_t rows,
+                                    int64_t block_nnz) {
   int64_t cap_b = 0, cap_l = 0;
   plan->blocks = NULL, plan->long_rows = NULL;
   plan->n_blocks = plan->n_long_rows = plan->n_partials = 0;
   for (int64_t r = 0; r < rows;) {
     const int64_t len = ptr[r + 1] - ptr[r];
-    if (len > ZS_BLOCK_NNZ) {
-      const int64_t chunks = (len + ZS_BLOCK_NNZ - 1) / ZS_BLOCK_NNZ;
+    if (len > block_nnz) {
+      const int64_t chunks = (len + block_nnz - 1) / block_nnz;
       if (!zs_plan_push((void **)&plan->long_rows, &plan->n_long_rows, &cap_l,
                         sizeof(zs_long_row)))
         return 0;
@@ -57,8 +61,8 @@ static inline int zs_row_plan_build(zs_row_plan *plan, const int64_t *ptr, int64
       for (int64_t c = 0; c < chunks; c++) {
         if (!zs_plan_push((void **)&plan->blocks, &plan->n_blocks, &cap_b, sizeof(zs_row_block)))
           return 0;
-        const int64_t b = ptr[r] + c * ZS_BLOCK_NNZ;
-        const int64_t e = b + ZS_BLOCK_NNZ < ptr[r + 1] ? b + ZS_BLOCK_NNZ : ptr[r + 1];
+        const int64_t b = ptr[r] + c * block_nnz;
+        const int64_t e = b + block_nnz < ptr[r + 1] ? b + block_nnz : ptr[r + 1];
         plan->blocks[plan->n_blocks++] =
             (zs_row_block){b, e, (int32_t)r, (int32_t)(r + 1), (int32_t)plan->n_partials++, 0};
       }
@@ -66,7 +70,7 @@ static inline int zs_row_plan_build(zs_row_plan *plan, const int64_t *ptr, int64
       continue;
     }
     const int64_t start = r;
-    while (r < rows && r - start < ZS_BLOCK_MAX_ROWS && ptr[r + 1] - ptr[start] <= ZS_BLOCK_NNZ)
+    while (r < rows && r - start < ZS_BLOCK_MAX_ROWS && ptr[r + 1] - ptr[start] <= block_nnz)
       r++;
     if (!zs_plan_push((void **)&plan->blocks, &plan->n_blocks, &cap_b, sizeof(zs_row_block)))
       return 0;
