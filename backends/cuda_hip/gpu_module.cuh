@@ -394,10 +394,26 @@ zs_status gpu_axpby(void *self, zs_type type, int64_t n, double alpha, const voi
   return check_launch("axpby kernel");
 }
 
-/* "transpose=deterministic|atomic", "block_nnz=1024|2048|4096" */
+/* Rows whose first columns jump far from one row to the next gather x at random: there
+ * smaller row blocks measured faster on the H100 (Erdős–Rényi f64 0.84 vs 0.98 ms, R-MAT 0.64
+ * vs 0.70 ms), while banded and stencil rows prefer 2048 (bench/NOTES.md). Decided from a
+ * sample of at most 4096 row pairs. */
+int choose_items(const int64_t *ptr, const int32_t *col, int64_t rows) {
+  const int64_t pairs = rows > 1 ? rows - 1 : 0, samples = pairs < 4096 ? pairs : 4096;
+  int64_t seen = 0, far = 0;
+  for (int64_t s = 0; s < samples; s++) {
+    const int64_t i = s * pairs / samples;
+    if (ptr[i] == ptr[i + 1] || ptr[i + 1] == ptr[i + 2]) continue;
+    const int64_t d = (int64_t)col[ptr[i + 1]] - (int64_t)col[ptr[i]];
+    seen++, far += d > 64 || d < -64;
+  }
+  return seen > 0 && 2 * far > seen ? 4 : ZS_BLOCK_ITEMS_DEFAULT;
+}
+
+/* "transpose=deterministic|atomic", "block_nnz=1024|2048|4096" (0 in *items: choose). */
 zs_status parse_options(const char *options, bool *atomic, int *items) {
   *atomic = false;
-  *items = ZS_BLOCK_ITEMS_DEFAULT;
+  *items = 0;
   for (const char *p = options; p && *p;) {
     const char *end = strchr(p, ',');
     const int len = (int)(end ? (size_t)(end - p) : strlen(p));
@@ -443,12 +459,14 @@ zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const
   if (s == ZS_OK && v->format == ZS_FORMAT_CSR) {
     const int64_t *ptr = (const int64_t *)zsb_find_array(v, "row_ptr")->data;
     op->offsets32 = v->nnz <= INT32_MAX;
+    if (op->items == 0) op->items = choose_items(ptr, (const int32_t *)col->data, v->rows);
     s = upload_offsets(&op->ptr, ptr, v->rows + 1, op->offsets32, "row_ptr");
     if (s == ZS_OK)
       s = upload_plan(ptr, v->rows, op->items, vs, &op->blocks, &op->n_blocks, &op->long_rows,
                       &op->n_long_rows, &op->partials);
   }
   if (s == ZS_OK && v->format == ZS_FORMAT_COO) {
+    op->items = ZS_BLOCK_ITEMS_DEFAULT;
     s = upload_array(&op->row, zsb_find_array(v, "row_idx")->data, (uint64_t)v->nnz, "row_idx");
     op->ranges = (v->nnz + ZS_COO_RANGE - 1) / ZS_COO_RANGE;
     const size_t r = (size_t)(op->ranges ? op->ranges : 1);
