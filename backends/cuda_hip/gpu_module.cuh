@@ -82,7 +82,8 @@ struct gpu_op {
   zs_type type;
   int64_t rows, cols, nnz;
   bool atomic_transpose;
-  int items; /* nonzeros per thread of a row block: 4, 8 or 16 */
+  int items;      /* nonzeros per thread of a row block: 4, 8 or 16 */
+  bool scattered; /* rows gather x at random: evict-first loads of the matrix data */
   /* CSR: ptr/idx/val; COO: row/idx/val. Row offsets are int32 when nnz < 2^31 (offsets32). */
   bool offsets32;
   void *ptr;
@@ -209,7 +210,7 @@ zs_status ensure_transpose(gpu_op *op) {
   return s;
 }
 
-template <typename T, typename I, int ITEMS>
+template <typename T, typename I, int ITEMS, bool STREAM>
 zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
   if (which == ZS_OP_N || !op->atomic_transpose) {
     const bool t = which == ZS_OP_T;
@@ -222,11 +223,11 @@ zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, 
     T *partials = (T *)(t ? op->t_partials : op->partials);
     if (n_blocks > 0) {
       if (t)
-        zs_csr_rows_kernel<T, I, true, ITEMS><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
+        zs_csr_rows_kernel<T, I, true, ITEMS, STREAM><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
             op->t_blocks, (const I *)op->t_ptr, op->t_row, op->t_perm, (const T *)op->val, x, y,
             partials, alpha, beta);
       else
-        zs_csr_rows_kernel<T, I, false, ITEMS><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
+        zs_csr_rows_kernel<T, I, false, ITEMS, STREAM><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
             op->blocks, (const I *)op->ptr, op->idx, NULL, (const T *)op->val, x, y, partials,
             alpha, beta);
     }
@@ -237,22 +238,24 @@ zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, 
   }
   zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta, y);
   if (op->n_blocks > 0)
-    zs_csr_scatter_kernel<T, I, ITEMS><<<(unsigned)op->n_blocks, ZS_BLOCK_THREADS>>>(
+    zs_csr_scatter_kernel<T, I, ITEMS, STREAM><<<(unsigned)op->n_blocks, ZS_BLOCK_THREADS>>>(
         op->blocks, (const I *)op->ptr, op->idx, (const T *)op->val, x, y, op->cols, alpha);
   return check_launch("CSR atomic SpMVT kernel");
 }
 
 template <typename T, int ITEMS>
 zs_status apply_csr_items(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
-  return op->offsets32 ? apply_csr_typed<T, int32_t, ITEMS>(op, which, alpha, x, beta, y)
-                       : apply_csr_typed<T, int64_t, ITEMS>(op, which, alpha, x, beta, y);
+  if (op->scattered)
+    return op->offsets32 ? apply_csr_typed<T, int32_t, ITEMS, true>(op, which, alpha, x, beta, y)
+                         : apply_csr_typed<T, int64_t, ITEMS, true>(op, which, alpha, x, beta, y);
+  return op->offsets32 ? apply_csr_typed<T, int32_t, ITEMS, false>(op, which, alpha, x, beta, y)
+                       : apply_csr_typed<T, int64_t, ITEMS, false>(op, which, alpha, x, beta, y);
 }
 
 template <typename T>
 zs_status apply_csr(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
   switch (op->items) {
   case 4: return apply_csr_items<T, 4>(op, which, alpha, x, beta, y);
-  case 16: return apply_csr_items<T, 16>(op, which, alpha, x, beta, y);
   default: return apply_csr_items<T, 8>(op, which, alpha, x, beta, y);
   }
 }
@@ -395,10 +398,10 @@ zs_status gpu_axpby(void *self, zs_type type, int64_t n, double alpha, const voi
 }
 
 /* Rows whose first columns jump far from one row to the next gather x at random: there
- * smaller row blocks measured faster on the H100 (Erdős–Rényi f64 0.84 vs 0.98 ms, R-MAT 0.64
- * vs 0.70 ms), while banded and stencil rows prefer 2048 (bench/NOTES.md). Decided from a
- * sample of at most 4096 row pairs. */
-int choose_items(const int64_t *ptr, const int32_t *col, int64_t rows) {
+ * smaller row blocks (Erdős–Rényi f64 0.84 vs 0.98 ms, R-MAT 0.64 vs 0.70 ms on the H100) and
+ * evict-first matrix loads pay, while banded and stencil rows prefer 2048-nonzero blocks and
+ * plain loads (bench/NOTES.md). Decided from a sample of at most 4096 row pairs. */
+bool rows_scattered(const int64_t *ptr, const int32_t *col, int64_t rows) {
   const int64_t pairs = rows > 1 ? rows - 1 : 0, samples = pairs < 4096 ? pairs : 4096;
   int64_t seen = 0, far = 0;
   for (int64_t s = 0; s < samples; s++) {
@@ -407,10 +410,10 @@ int choose_items(const int64_t *ptr, const int32_t *col, int64_t rows) {
     const int64_t d = (int64_t)col[ptr[i + 1]] - (int64_t)col[ptr[i]];
     seen++, far += d > 64 || d < -64;
   }
-  return seen > 0 && 2 * far > seen ? 4 : ZS_BLOCK_ITEMS_DEFAULT;
+  return seen > 0 && 2 * far > seen;
 }
 
-/* "transpose=deterministic|atomic", "block_nnz=1024|2048|4096" (0 in *items: choose). */
+/* "transpose=deterministic|atomic", "block_nnz=1024|2048" (0 in *items: choose). */
 zs_status parse_options(const char *options, bool *atomic, int *items) {
   *atomic = false;
   *items = 0;
@@ -427,12 +430,10 @@ zs_status parse_options(const char *options, bool *atomic, int *items) {
       *items = 4;
     else if (strcmp(opt, "block_nnz=2048") == 0)
       *items = 8;
-    else if (strcmp(opt, "block_nnz=4096") == 0)
-      *items = 16;
     else
       return fail(ZS_ERR_INVALID_ARGUMENT,
                   "backend '%s': option '%s' unknown (known: transpose=deterministic|atomic, "
-                  "block_nnz=1024|2048|4096)",
+                  "block_nnz=1024|2048)",
                   ZS_GPU_BACKEND_NAME, opt);
     p = end ? end + 1 : p + len;
   }
@@ -459,7 +460,8 @@ zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const
   if (s == ZS_OK && v->format == ZS_FORMAT_CSR) {
     const int64_t *ptr = (const int64_t *)zsb_find_array(v, "row_ptr")->data;
     op->offsets32 = v->nnz <= INT32_MAX;
-    if (op->items == 0) op->items = choose_items(ptr, (const int32_t *)col->data, v->rows);
+    op->scattered = rows_scattered(ptr, (const int32_t *)col->data, v->rows);
+    if (op->items == 0) op->items = op->scattered ? 4 : ZS_BLOCK_ITEMS_DEFAULT;
     s = upload_offsets(&op->ptr, ptr, v->rows + 1, op->offsets32, "row_ptr");
     if (s == ZS_OK)
       s = upload_plan(ptr, v->rows, op->items, vs, &op->blocks, &op->n_blocks, &op->long_rows,

@@ -13,7 +13,8 @@ typedef unsigned long long zs_lane_mask;
 #define zs_shfl_up(v, d) __shfl_up((v), (d))
 #define zs_shfl(v, l) __shfl((v), (l))
 #define zs_popc(m) __popcll(m)
-/* Streamed matrix data: read once, so keep it from evicting x out of the cache. */
+/* Streamed matrix data, read once: a non-temporal load keeps it from pushing x out of the
+ * cache. Worth it only where x is gathered at random (see zs_load_matrix). */
 #define zs_load_stream(p) __builtin_nontemporal_load(p)
 typedef hipError_t gpuError_t;
 typedef hipStream_t gpuStream_t;
@@ -49,7 +50,8 @@ typedef unsigned int zs_lane_mask;
 #define zs_shfl_up(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
 #define zs_shfl(v, l) __shfl_sync(0xffffffffu, (v), (l))
 #define zs_popc(m) __popc(m)
-/* Streamed matrix data: read once, so keep it from evicting x out of the cache. */
+/* Streamed matrix data, read once: an evict-first load keeps it from pushing x out of the
+ * cache. Worth it only where x is gathered at random (see zs_load_matrix). */
 #define zs_load_stream(p) __ldcs(p)
 typedef cudaError_t gpuError_t;
 typedef cudaStream_t gpuStream_t;
@@ -77,6 +79,15 @@ typedef cudaStream_t gpuStream_t;
 #define gpuErrorMemoryAllocation cudaErrorMemoryAllocation
 #define ZS_GPU_RUNTIME "CUDA"
 #endif
+
+/* Matrix data (values, indices) of a kernel: evict-first loads where x is gathered at random
+ * (measured on the H100: Erdős–Rényi f64 SpMV 0.85 vs 1.00 ms), plain loads where x is
+ * local (banded, stencil: plain is up to 6 % faster in f32). */
+template <bool STREAM, typename T>
+__device__ __forceinline__ T zs_load_matrix(const T *p) {
+  if (STREAM) return zs_load_stream(p);
+  return *p;
+}
 
 /* Sum over the first `width` lanes of each group of `width` (a power of two ≤ warp width);
  * lane 0 of the group ends with the total. */
