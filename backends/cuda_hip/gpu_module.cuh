@@ -245,7 +245,8 @@ zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, 
 
 template <typename T, int ITEMS>
 zs_status apply_csr_items(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
-  if (op->scattered)
+  /* f64 streams its matrix data everywhere (measured best with the offsets prefetch). */
+  if (op->scattered || sizeof(T) == 8)
     return op->offsets32 ? apply_csr_typed<T, int32_t, ITEMS, true>(op, which, alpha, x, beta, y)
                          : apply_csr_typed<T, int64_t, ITEMS, true>(op, which, alpha, x, beta, y);
   return op->offsets32 ? apply_csr_typed<T, int32_t, ITEMS, false>(op, which, alpha, x, beta, y)
