@@ -21,8 +21,8 @@ void zs_encoded_destroy(zs_encoded **E) {
   *E = NULL;
 }
 
-zs_status zsi_encoded_add_array(zs_encoded *E, const char *name, uint32_t elem_size,
-                                uint64_t count, void **data) {
+zs_status zsi_encoded_add_array(zs_encoded *E, const char *name, uint32_t elem_size, uint64_t count,
+                                void **data) {
   if (E->n_arrays == ZSI_MAX_ARRAYS || strlen(name) > ZSI_NAME_MAX || elem_size == 0)
     return zsi_error(ZS_ERR_INTERNAL, "cannot add array '%s'", name);
   void *p = zsi_alloc_array(count, elem_size);
@@ -59,8 +59,8 @@ zs_status zsi_encoded_need(const zs_encoded *E, const char *name, uint32_t elem_
     return zsi_error(ZS_ERR_CORRUPT, "array '%s' has %u-byte elements, expected %u", name,
                      a->elem_size, elem_size);
   if (a->count != count)
-    return zsi_error(ZS_ERR_CORRUPT, "array '%s' has %" PRIu64 " elements, expected %" PRIu64,
-                     name, a->count, count);
+    return zsi_error(ZS_ERR_CORRUPT, "array '%s' has %" PRIu64 " elements, expected %" PRIu64, name,
+                     a->count, count);
   *data = a->data;
   return ZS_OK;
 }
@@ -72,8 +72,8 @@ void zsi_encoded_view(const zs_encoded *E, zsb_encoded_view *view, zsb_array *ar
                             E->arrays[i].elem_size};
   for (int i = 0; i < E->n_params; i++)
     params[i] = (zsb_param){E->params[i].name, E->params[i].value};
-  *view = (zsb_encoded_view){E->format, E->type,     E->rows,  E->cols, E->nnz,
-                             E->n_arrays, arrays,    E->n_params, params};
+  *view = (zsb_encoded_view){E->format,   E->type, E->rows,     E->cols, E->nnz,
+                             E->n_arrays, arrays,  E->n_params, params};
 }
 
 zs_format zs_encoded_format(const zs_encoded *E) { return E->format; }
@@ -108,8 +108,7 @@ zs_status zs_encoded_param_info(const zs_encoded *E, int i, const char **name, i
   return ZS_OK;
 }
 
-zs_status zs_encode(zs_encoded **out, const zs_matrix *A, zs_format format,
-                    const char *options) {
+zs_status zs_encode(zs_encoded **out, const zs_matrix *A, zs_format format, const char *options) {
   if (!out || !A) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encode: NULL argument");
   const zsi_format_ops *f = zsi_format_lookup(format);
   if (!f) return zsi_error(ZS_ERR_UNSUPPORTED, "format %d is not built in", (int)format);

@@ -1,15 +1,15 @@
 /* formats.c — the table of built-in formats and their names. */
 #include <string.h>
 
+#include "core/zs_internal.h"
 #include "formats/coo/coo.h"
 #include "formats/csr/csr.h"
-#include "core/zs_internal.h"
 
 static const zsi_format_ops *const formats[] = {&zsi_format_csr, &zsi_format_coo};
 
 static const char *const names[] = {
-    [ZS_FORMAT_CSR] = "csr",   [ZS_FORMAT_COO] = "coo",     [ZS_FORMAT_CSB] = "csb",
-    [ZS_FORMAT_GCSB] = "gcsb", [ZS_FORMAT_CCI] = "cci",     [ZS_FORMAT_DTANS] = "dtans",
+    [ZS_FORMAT_CSR] = "csr",   [ZS_FORMAT_COO] = "coo", [ZS_FORMAT_CSB] = "csb",
+    [ZS_FORMAT_GCSB] = "gcsb", [ZS_FORMAT_CCI] = "cci", [ZS_FORMAT_DTANS] = "dtans",
     [ZS_FORMAT_VANS] = "vans",
 };
 
@@ -30,6 +30,7 @@ zs_status zs_format_from_name(const char *name, zs_format *out) {
       *out = (zs_format)i;
       return ZS_OK;
     }
-  return zsi_error(ZS_ERR_INVALID_ARGUMENT, "unknown format '%s' (known: csr, coo, csb, gcsb, cci, dtans, vans)",
+  return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                   "unknown format '%s' (known: csr, coo, csb, gcsb, cci, dtans, vans)",
                    name ? name : "(null)");
 }

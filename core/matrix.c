@@ -12,8 +12,8 @@ static zs_status check_dims(int64_t rows, int64_t cols, int64_t nnz, zs_type typ
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "value type %d is neither f32 nor f64", (int)type);
   if (rows < 0 || cols < 0 || nnz < 0)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                     "negative size: rows %" PRId64 ", cols %" PRId64 ", nnz %" PRId64, rows,
-                     cols, nnz);
+                     "negative size: rows %" PRId64 ", cols %" PRId64 ", nnz %" PRId64, rows, cols,
+                     nnz);
   if (rows > ZS_MAX_DIM || cols > ZS_MAX_DIM)
     return zsi_error(ZS_ERR_OVERFLOW,
                      "%" PRId64 " x %" PRId64 " exceeds the dimension limit 2^31-1", rows, cols);
@@ -22,8 +22,7 @@ static zs_status check_dims(int64_t rows, int64_t cols, int64_t nnz, zs_type typ
   return ZS_OK;
 }
 
-zs_status zsi_matrix_alloc(zs_matrix **out, int64_t rows, int64_t cols, int64_t nnz,
-                           zs_type type) {
+zs_status zsi_matrix_alloc(zs_matrix **out, int64_t rows, int64_t cols, int64_t nnz, zs_type type) {
   zs_status s = check_dims(rows, cols, nnz, type);
   if (s != ZS_OK) return s;
   zs_matrix *A = calloc(1, sizeof *A);
@@ -34,8 +33,8 @@ zs_status zsi_matrix_alloc(zs_matrix **out, int64_t rows, int64_t cols, int64_t 
   A->values = zsi_alloc_array((uint64_t)nnz, zs_type_size(type));
   if (!A->row_ptr || !A->col_idx || !A->values) {
     zs_matrix_destroy(&A);
-    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "matrix %" PRId64 " x %" PRId64 " with %" PRId64
-                     " nonzeros", rows, cols, nnz);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY,
+                     "matrix %" PRId64 " x %" PRId64 " with %" PRId64 " nonzeros", rows, cols, nnz);
   }
   *out = A;
   return ZS_OK;

@@ -35,8 +35,8 @@ zs_status zsi_option_str(const char *opts, const char *key, char *buf, size_t le
   return ZS_OK;
 }
 
-zs_status zsi_option_int(const char *opts, const char *key, int64_t lo, int64_t hi,
-                         int64_t *value, int *found) {
+zs_status zsi_option_int(const char *opts, const char *key, int64_t lo, int64_t hi, int64_t *value,
+                         int *found) {
   char buf[64], *end;
   zs_status s = zsi_option_str(opts, key, buf, sizeof buf, found);
   if (s != ZS_OK || !*found) return s;
@@ -61,8 +61,8 @@ zs_status zsi_option_check(const char *opts, const char *const *known, const cha
     for (const char *const *k = known; *k && !ok; k++)
       ok = strlen(*k) == name_len && memcmp(*k, p, name_len) == 0;
     if (!ok)
-      return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: unknown option '%.*s'", what,
-                       (int)name_len, p);
+      return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: unknown option '%.*s'", what, (int)name_len,
+                       p);
     p = *end ? end + 1 : end;
   }
   return ZS_OK;

@@ -17,8 +17,8 @@
 #define ZSI_PRINTF(f, a)
 #endif
 
-#define ZS_MAX_DIM INT32_MAX            /* rows and cols */
-#define ZS_MAX_NNZ (INT64_C(1) << 62)   /* leaves room for byte counts of 8-byte values */
+#define ZS_MAX_DIM INT32_MAX          /* rows and cols */
+#define ZS_MAX_NNZ (INT64_C(1) << 62) /* leaves room for byte counts of 8-byte values */
 
 /* ---- errors (core/runtime/status.c) ---- */
 /* Record a message for zs_last_error() on this thread and return `status`. */
@@ -38,7 +38,7 @@ static inline bool zsi_add_u64(uint64_t a, uint64_t b, uint64_t *out) {
 }
 
 /* ---- memory: 64-byte aligned, zero on failure ---- */
-ZSI_HIDDEN void *zsi_alloc(uint64_t bytes);           /* NULL on failure or overflow */
+ZSI_HIDDEN void *zsi_alloc(uint64_t bytes); /* NULL on failure or overflow */
 ZSI_HIDDEN void *zsi_alloc_array(uint64_t count, uint64_t elem_size);
 ZSI_HIDDEN void zsi_free(void *p);
 
@@ -84,8 +84,8 @@ struct zs_encoded {
   zsi_param params[ZSI_MAX_PARAMS];
 };
 
-ZSI_HIDDEN zs_status zsi_encoded_new(zs_encoded **out, zs_format format, zs_type type,
-                                     int64_t rows, int64_t cols, int64_t nnz);
+ZSI_HIDDEN zs_status zsi_encoded_new(zs_encoded **out, zs_format format, zs_type type, int64_t rows,
+                                     int64_t cols, int64_t nnz);
 /* Add an array of `count` elements; *data receives the zeroed, owned storage. */
 ZSI_HIDDEN zs_status zsi_encoded_add_array(zs_encoded *E, const char *name, uint32_t elem_size,
                                            uint64_t count, void **data);
@@ -118,8 +118,7 @@ ZSI_HIDDEN zs_status zsi_option_int(const char *opts, const char *key, int64_t l
 ZSI_HIDDEN zs_status zsi_option_str(const char *opts, const char *key, char *buf, size_t len,
                                     int *found);
 /* Fail with ZS_ERR_INVALID_ARGUMENT naming the first key not in the NULL-terminated list. */
-ZSI_HIDDEN zs_status zsi_option_check(const char *opts, const char *const *known,
-                                      const char *what);
+ZSI_HIDDEN zs_status zsi_option_check(const char *opts, const char *const *known, const char *what);
 
 /* ---- progress line on stderr (core/runtime/progress.c) ---- */
 typedef struct zsi_progress {
@@ -129,8 +128,7 @@ typedef struct zsi_progress {
   int enabled, shown;
 } zsi_progress;
 /* Shown only when enabled, stderr is a terminal, and the work has run for over a second. */
-ZSI_HIDDEN void zsi_progress_begin(zsi_progress *p, const char *what, uint64_t total,
-                                   int enabled);
+ZSI_HIDDEN void zsi_progress_begin(zsi_progress *p, const char *what, uint64_t total, int enabled);
 ZSI_HIDDEN void zsi_progress_update(zsi_progress *p, uint64_t done);
 ZSI_HIDDEN void zsi_progress_end(zsi_progress *p);
 ZSI_HIDDEN double zsi_now(void); /* monotonic seconds */

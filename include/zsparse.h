@@ -28,16 +28,16 @@ typedef enum zs_status {
   ZS_INFO_NOT_CONVERGED = 1,
   ZS_ERR_INVALID_ARGUMENT = -1,
   ZS_ERR_OUT_OF_MEMORY = -2,
-  ZS_ERR_OVERFLOW = -3,       /* a size or index does not fit its type or limit */
-  ZS_ERR_IO = -4,             /* open/read/write failed */
-  ZS_ERR_PARSE = -5,          /* malformed text input (Matrix Market, option string) */
-  ZS_ERR_CORRUPT = -6,        /* container or encoded blob fails validation */
-  ZS_ERR_UNSUPPORTED = -7,    /* valid request this build/backend/format cannot do */
+  ZS_ERR_OVERFLOW = -3,    /* a size or index does not fit its type or limit */
+  ZS_ERR_IO = -4,          /* open/read/write failed */
+  ZS_ERR_PARSE = -5,       /* malformed text input (Matrix Market, option string) */
+  ZS_ERR_CORRUPT = -6,     /* container or encoded blob fails validation */
+  ZS_ERR_UNSUPPORTED = -7, /* valid request this build/backend/format cannot do */
   ZS_ERR_BACKEND_UNAVAILABLE = -8,
-  ZS_ERR_DEVICE = -9,         /* the device runtime reported an error */
-  ZS_ERR_BREAKDOWN = -10,     /* a solver hit a zero divisor */
+  ZS_ERR_DEVICE = -9,     /* the device runtime reported an error */
+  ZS_ERR_BREAKDOWN = -10, /* a solver hit a zero divisor */
   ZS_ERR_INTERNAL = -11,
-  ZS_ERR_OUT_OF_RANGE = -12,  /* an index outside the matrix, or a value that is NaN/Inf */
+  ZS_ERR_OUT_OF_RANGE = -12, /* an index outside the matrix, or a value that is NaN/Inf */
 } zs_status;
 
 typedef enum zs_type { ZS_F32 = 1, ZS_F64 = 2 } zs_type;
@@ -74,9 +74,9 @@ ZS_API const char *zs_version(void);
 ZS_API const char *zs_last_error(void);
 /* Short stable name of a status code, e.g. "ZS_ERR_PARSE". */
 ZS_API const char *zs_status_name(zs_status s);
-ZS_API const char *zs_type_name(zs_type t);           /* "f32" / "f64" */
-ZS_API size_t zs_type_size(zs_type t);                /* 4 / 8, 0 for an invalid type */
-ZS_API const char *zs_format_name(zs_format f);       /* "csr", "coo", ... ; NULL if unknown */
+ZS_API const char *zs_type_name(zs_type t);     /* "f32" / "f64" */
+ZS_API size_t zs_type_size(zs_type t);          /* 4 / 8, 0 for an invalid type */
+ZS_API const char *zs_format_name(zs_format f); /* "csr", "coo", ... ; NULL if unknown */
 /* Parse a format name; ZS_ERR_INVALID_ARGUMENT for an unknown name. */
 ZS_API zs_status zs_format_from_name(const char *name, zs_format *out);
 
@@ -140,8 +140,7 @@ ZS_API zs_status zs_matrix_write(const zs_matrix *A, const char *path);
 
 /* Generate a matrix from a spec such as "stencil2d:n=1024,points=5" (see `zsparse gen --help`
  * and docs/generators.md for kinds and keys). Deterministic for a given spec and seed. */
-ZS_API zs_status zs_matrix_generate(zs_matrix **out, const char *spec, zs_type type,
-                                    int progress);
+ZS_API zs_status zs_matrix_generate(zs_matrix **out, const char *spec, zs_type type, int progress);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Encoded matrices: named typed arrays + integer parameters, in one format.                    */

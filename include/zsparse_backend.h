@@ -15,7 +15,7 @@ extern "C" {
 typedef struct zsb_array {
   const char *name;
   const void *data;
-  uint64_t count;   /* elements */
+  uint64_t count; /* elements */
   uint32_t elem_size;
 } zsb_array;
 
@@ -58,18 +58,16 @@ typedef struct zsb_backend {
   zs_status (*fill)(void *self, zs_type type, void *x, int64_t n, double value);
 
   /* BLAS-1, deterministic. */
-  zs_status (*dot)(void *self, zs_type type, int64_t n, const void *x, const void *y,
-                   double *out);
-  zs_status (*axpby)(void *self, zs_type type, int64_t n, double alpha, const void *x,
-                     double beta, void *y);
+  zs_status (*dot)(void *self, zs_type type, int64_t n, const void *x, const void *y, double *out);
+  zs_status (*axpby)(void *self, zs_type type, int64_t n, double alpha, const void *x, double beta,
+                     void *y);
 
   /* Operators. create returns ZS_ERR_UNSUPPORTED for a format it has no kernel for.
    * options is the user's "key=value,..." string or NULL. */
-  zs_status (*op_create)(void *self, void **op, const zsb_encoded_view *enc,
-                         const char *options);
+  zs_status (*op_create)(void *self, void **op, const zsb_encoded_view *enc, const char *options);
   void (*op_destroy)(void *self, void *op);
-  zs_status (*op_apply)(void *self, void *op, zs_op which, double alpha, const void *x,
-                        double beta, void *y);
+  zs_status (*op_apply)(void *self, void *op, zs_op which, double alpha, const void *x, double beta,
+                        void *y);
   zs_status (*sync)(void *self);
 } zsb_backend;
 

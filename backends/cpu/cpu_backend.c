@@ -155,8 +155,10 @@ static zs_status cpu_op_create(void *self, void **op, const zsb_encoded_view *en
   if (found && strcmp(val, "atomic") == 0)
     o.transpose_atomic = 1;
   else if (found && strcmp(val, "deterministic") != 0 && strcmp(val, "private") != 0)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                     "backend 'cpu': option transpose='%s' is not 'deterministic' (alias 'private') or 'atomic'", val);
+    return zsi_error(
+        ZS_ERR_INVALID_ARGUMENT,
+        "backend 'cpu': option transpose='%s' is not 'deterministic' (alias 'private') or 'atomic'",
+        val);
   if (enc->type != ZS_F32 && enc->type != ZS_F64)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "backend 'cpu': value type %d is invalid",
                      (int)enc->type);

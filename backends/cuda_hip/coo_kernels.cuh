@@ -22,8 +22,8 @@ struct zs_coo_carry {
 /* INDIRECT: values are read through perm (the column-sorted index of a deterministic SpMVT). */
 template <typename T, bool INDIRECT>
 __global__ void zs_coo_ranges_kernel(int64_t nnz, const int32_t *row, const int32_t *col,
-                                     const int32_t *perm, const T *val, const T *x, T *y,
-                                     T alpha, zs_coo_carry<T> carry) {
+                                     const int32_t *perm, const T *val, const T *x, T *y, T alpha,
+                                     zs_coo_carry<T> carry) {
   const int lane = threadIdx.x % ZS_WARP_SIZE;
   const int64_t w = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / ZS_WARP_SIZE;
   const int64_t base = w * ZS_COO_RANGE;

@@ -14,8 +14,8 @@
  * issued for all items first, so each thread keeps many in flight. */
 template <typename T, bool INDIRECT, int ITEMS, bool STREAM>
 __device__ __forceinline__ void zs_stage_products(const zs_row_block &b, const int32_t *idx,
-                                                  const int32_t *perm, const T *val,
-                                                  const T *x, T *prod) {
+                                                  const int32_t *perm, const T *val, const T *x,
+                                                  T *prod) {
   const int n = (int)(b.nnz_end - b.nnz_begin);
   if (!INDIRECT) {
 #pragma unroll
@@ -100,8 +100,8 @@ __device__ __forceinline__ T zs_block_sum(const T *prod, int n, T *scratch) {
 template <typename T, typename I, bool INDIRECT, int ITEMS, bool STREAM>
 __global__ void __launch_bounds__(ZS_BLOCK_THREADS)
     zs_csr_rows_kernel(const zs_row_block *blocks, const I *ptr, const int32_t *idx,
-                       const int32_t *perm, const T *val, const T *x, T *y, T *partials,
-                       T alpha, T beta) {
+                       const int32_t *perm, const T *val, const T *x, T *y, T *partials, T alpha,
+                       T beta) {
   /* f64: the block's row offsets are copied to shared memory before the products are staged
    * (H100: 468 vs 530 us on the 2-D Laplacian); f32 reads them after the barrier (302 vs 318
    * us): measured, see bench/NOTES.md. */

@@ -105,10 +105,10 @@ struct gpu_op {
 };
 
 void op_free(gpu_op *op) {
-  void *ptrs[] = {op->ptr,      op->row,         op->idx,        op->val,       op->blocks,
-                  op->t_blocks, op->long_rows,   op->t_long_rows, op->partials, op->t_partials,
-                  op->t_ptr,    op->t_row,       op->t_idx,      op->t_perm,    op->head_row,
-                  op->tail_row, op->head_sum,    op->tail_sum};
+  void *ptrs[] = {op->ptr,      op->row,       op->idx,         op->val,      op->blocks,
+                  op->t_blocks, op->long_rows, op->t_long_rows, op->partials, op->t_partials,
+                  op->t_ptr,    op->t_row,     op->t_idx,       op->t_perm,   op->head_row,
+                  op->tail_row, op->head_sum,  op->tail_sum};
   for (void *p : ptrs) release(p);
   free(op);
 }
@@ -172,8 +172,7 @@ zs_status ensure_transpose(gpu_op *op) {
   if (s == ZS_OK && op->nnz)
     s = check(gpuMemcpy(col, op->idx, (size_t)op->nnz * 4, gpuMemcpyDeviceToHost), "download");
   if (s == ZS_OK && op->format == ZS_FORMAT_COO && op->nnz)
-    s = check(gpuMemcpy(rows_of, op->row, (size_t)op->nnz * 4, gpuMemcpyDeviceToHost),
-              "download");
+    s = check(gpuMemcpy(rows_of, op->row, (size_t)op->nnz * 4, gpuMemcpyDeviceToHost), "download");
   if (s == ZS_OK && op->format == ZS_FORMAT_CSR) {
     const size_t n_ptr = (size_t)op->rows + 1, width = op->offsets32 ? 4 : 8;
     void *ptr = malloc(n_ptr * width);
@@ -186,15 +185,15 @@ zs_status ensure_transpose(gpu_op *op) {
     }
     free(ptr);
   }
-  if (s == ZS_OK) s = build_transpose_host(rows_of, col, op->nnz, op->cols, &t_ptr, &t_row, &t_perm);
+  if (s == ZS_OK)
+    s = build_transpose_host(rows_of, col, op->nnz, op->cols, &t_ptr, &t_row, &t_perm);
   if (s == ZS_OK) s = upload_array(&op->t_row, t_row, (uint64_t)op->nnz, "transpose index");
   if (s == ZS_OK) s = upload_array(&op->t_perm, t_perm, (uint64_t)op->nnz, "transpose index");
   if (s == ZS_OK && op->format == ZS_FORMAT_CSR) {
     s = upload_offsets(&op->t_ptr, t_ptr, op->cols + 1, op->offsets32, "transpose index");
     if (s == ZS_OK)
       s = upload_plan(t_ptr, op->cols, op->items, type_size(op->type), &op->t_blocks,
-                      &op->t_n_blocks,
-                      &op->t_long_rows, &op->t_n_long_rows, &op->t_partials);
+                      &op->t_n_blocks, &op->t_long_rows, &op->t_n_long_rows, &op->t_partials);
   }
   if (s == ZS_OK && op->format == ZS_FORMAT_COO) {
     /* Aᵀ in COO: rows are A's columns (sorted), columns are A's rows. */
@@ -279,8 +278,8 @@ zs_status apply_coo(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) 
   const int warps_per_block = 256 / ZS_WARP_SIZE;
   const unsigned blocks = (unsigned)((op->ranges + warps_per_block - 1) / warps_per_block);
   if (which == ZS_OP_N)
-    zs_coo_ranges_kernel<T, false><<<blocks, 256>>>(op->nnz, op->row, op->idx, NULL,
-                                                    (const T *)op->val, x, y, alpha, c);
+    zs_coo_ranges_kernel<T, false>
+        <<<blocks, 256>>>(op->nnz, op->row, op->idx, NULL, (const T *)op->val, x, y, alpha, c);
   else
     zs_coo_ranges_kernel<T, true><<<blocks, 256>>>(op->nnz, op->t_idx, op->t_row, op->t_perm,
                                                    (const T *)op->val, x, y, alpha, c);
@@ -367,8 +366,7 @@ zs_status gpu_fill(void *self, zs_type type, void *x, int64_t n, double value) {
   return check_launch("fill kernel");
 }
 
-zs_status gpu_dot(void *self, zs_type type, int64_t n, const void *x, const void *y,
-                  double *out) {
+zs_status gpu_dot(void *self, zs_type type, int64_t n, const void *x, const void *y, double *out) {
   (void)self;
   if (type == ZS_F64)
     zs_dot_partial_kernel<double><<<ZS_DOT_BLOCKS, ZS_DOT_THREADS>>>(
@@ -377,24 +375,24 @@ zs_status gpu_dot(void *self, zs_type type, int64_t n, const void *x, const void
     zs_dot_partial_kernel<float><<<ZS_DOT_BLOCKS, ZS_DOT_THREADS>>>(
         n, (const float *)x, (const float *)y, g_state.dot_partials);
   zs_dot_final_kernel<<<1, ZS_DOT_THREADS>>>(g_state.dot_partials,
-                                              g_state.dot_partials + ZS_DOT_BLOCKS);
+                                             g_state.dot_partials + ZS_DOT_BLOCKS);
   zs_status s = check_launch("dot kernel");
   if (s == ZS_OK)
-    s = check(gpuMemcpy(out, g_state.dot_partials + ZS_DOT_BLOCKS, sizeof(double),
-                        gpuMemcpyDeviceToHost),
-              "dot result");
+    s = check(
+        gpuMemcpy(out, g_state.dot_partials + ZS_DOT_BLOCKS, sizeof(double), gpuMemcpyDeviceToHost),
+        "dot result");
   return s;
 }
 
-zs_status gpu_axpby(void *self, zs_type type, int64_t n, double alpha, const void *x,
-                    double beta, void *y) {
+zs_status gpu_axpby(void *self, zs_type type, int64_t n, double alpha, const void *x, double beta,
+                    void *y) {
   (void)self;
   if (type == ZS_F64)
-    zs_axpby_kernel<double><<<grid_for(n, 256), 256>>>(n, alpha, (const double *)x, beta,
-                                                       (double *)y);
+    zs_axpby_kernel<double>
+        <<<grid_for(n, 256), 256>>>(n, alpha, (const double *)x, beta, (double *)y);
   else
-    zs_axpby_kernel<float><<<grid_for(n, 256), 256>>>(n, (float)alpha, (const float *)x,
-                                                      (float)beta, (float *)y);
+    zs_axpby_kernel<float>
+        <<<grid_for(n, 256), 256>>>(n, (float)alpha, (const float *)x, (float)beta, (float *)y);
   return check_launch("axpby kernel");
 }
 
@@ -455,8 +453,7 @@ zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const
   const zsb_array *val = zsb_find_array(v, "values"), *col = zsb_find_array(v, "col_idx");
   if (s == ZS_OK) s = check(gpuMalloc(&op->val, (size_t)(v->nnz ? v->nnz : 1) * vs), "values");
   if (s == ZS_OK && v->nnz)
-    s = check(gpuMemcpy(op->val, val->data, (size_t)v->nnz * vs, gpuMemcpyHostToDevice),
-              "values");
+    s = check(gpuMemcpy(op->val, val->data, (size_t)v->nnz * vs, gpuMemcpyHostToDevice), "values");
   if (s == ZS_OK) s = upload_array(&op->idx, col->data, (uint64_t)v->nnz, "col_idx");
   if (s == ZS_OK && v->format == ZS_FORMAT_CSR) {
     const int64_t *ptr = (const int64_t *)zsb_find_array(v, "row_ptr")->data;
@@ -510,10 +507,23 @@ zs_status gpu_sync(void *self) {
 }
 
 const zsb_backend g_backend = {
-    ZS_BACKEND_ABI_VERSION, ZS_GPU_BACKEND_NAME, NULL,          gpu_init,     gpu_fini,
-    gpu_alloc,              gpu_free,            gpu_upload,    gpu_download, gpu_copy,
-    gpu_fill,               gpu_dot,             gpu_axpby,     gpu_op_create, gpu_op_destroy,
-    gpu_op_apply,           gpu_sync,
+    ZS_BACKEND_ABI_VERSION,
+    ZS_GPU_BACKEND_NAME,
+    NULL,
+    gpu_init,
+    gpu_fini,
+    gpu_alloc,
+    gpu_free,
+    gpu_upload,
+    gpu_download,
+    gpu_copy,
+    gpu_fill,
+    gpu_dot,
+    gpu_axpby,
+    gpu_op_create,
+    gpu_op_destroy,
+    gpu_op_apply,
+    gpu_sync,
 };
 
 } /* namespace */

@@ -52,8 +52,7 @@ static inline int zs_row_plan_build(zs_row_plan *plan, const int64_t *ptr, int64
     const int64_t len = ptr[r + 1] - ptr[r];
     if (len > block_nnz) {
       const int64_t chunks = (len + block_nnz - 1) / block_nnz;
-      if (!zs_plan_push((void **)&plan->long_rows, &plan->n_long_rows, &cap_l,
-                        sizeof(zs_long_row)))
+      if (!zs_plan_push((void **)&plan->long_rows, &plan->n_long_rows, &cap_l, sizeof(zs_long_row)))
         return 0;
       plan->long_rows[plan->n_long_rows++] =
           (zs_long_row){(int32_t)r, (int32_t)chunks, (int32_t)plan->n_partials, 0};
@@ -69,8 +68,7 @@ static inline int zs_row_plan_build(zs_row_plan *plan, const int64_t *ptr, int64
       continue;
     }
     const int64_t start = r;
-    while (r < rows && r - start < ZS_BLOCK_MAX_ROWS && ptr[r + 1] - ptr[start] <= block_nnz)
-      r++;
+    while (r < rows && r - start < ZS_BLOCK_MAX_ROWS && ptr[r + 1] - ptr[start] <= block_nnz) r++;
     if (!zs_plan_push((void **)&plan->blocks, &plan->n_blocks, &cap_b, sizeof(zs_row_block)))
       return 0;
     plan->blocks[plan->n_blocks++] =

@@ -34,7 +34,8 @@ const char kUsage[] =
     "MATRIX   a Matrix Market file (.mtx or .mtx.gz), gen:SPEC for a generator spec (e.g.\n"
     "         gen:stencil2d:n=4096,points=5; see docs/generators.md), or `suite`: lap2d\n"
     "         (stencil2d 4096^2, 5 points), st27 (stencil3d 160^3, 27 points), er (erdos_renyi\n"
-    "         4M rows x 16), rmat (scale 22 x 16), band (banded 8M rows, |i-j| <= 64 (width=128), 20/row);\n"
+    "         4M rows x 16), rmat (scale 22 x 16), band (banded 8M rows, |i-j| <= 64 (width=128), "
+    "20/row);\n"
     "         values uniform random, seed 42. With --quick, ~1M-nonzero versions of these.\n"
     "\n"
     "options:\n"
@@ -496,8 +497,8 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
         measure<T>(c, ln, so);
         /* It reads the transpose index (row and position per nonzero, cols + 1 offsets)
          * instead of row_ptr and col_idx: count what it moves. */
-        const uint64_t det_bytes = fb + 4 * (uint64_t)c.S->nnz + 8 * (uint64_t)c.S->cols -
-                                   8 * (uint64_t)c.S->rows;
+        const uint64_t det_bytes =
+            fb + 4 * (uint64_t)c.S->nnz + 8 * (uint64_t)c.S->cols - 8 * (uint64_t)c.S->rows;
         Launch lt = make("csr-det", ZS_OP_T, &op.o, det_bytes, enc_ms, setup_ms, true);
         lt.note = "transpose index built on first call (first_call_ms); bytes include it";
         measure<T>(c, lt, so);

@@ -22,6 +22,4 @@ void *zsi_alloc_array(uint64_t count, uint64_t elem_size) {
   return zsi_alloc(bytes);
 }
 
-void zsi_free(void *p) {
-  free(p);
-}
+void zsi_free(void *p) { free(p); }

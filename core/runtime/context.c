@@ -86,16 +86,17 @@ zs_status zs_context_create(zs_context **out) {
   init_slot(add_slot(ctx, "ref"), zsi_backend_ref());
   zsi_backend_cpu_set_threads(ctx->topo.threads);
   init_slot(add_slot(ctx, "cpu"), zsi_backend_cpu());
-  static const struct { const char *name, *vendor; int pci_id; } gpu[] = {
-      {"cuda", "NVIDIA", 0x10de}, {"hip", "AMD", 0x1002}};
+  static const struct {
+    const char *name, *vendor;
+    int pci_id;
+  } gpu[] = {{"cuda", "NVIDIA", 0x10de}, {"hip", "AMD", 0x1002}};
   for (int i = 0; i < 2; i++) {
     zsi_backend_slot *b = add_slot(ctx, gpu[i].name);
     int found = i == 0 ? ctx->topo.gpus_nvidia : ctx->topo.gpus_amd;
     if (found) {
       load_module(b, gpu[i].name);
       match_pci(ctx, b);
-    }
-    else
+    } else
       snprintf(b->detail, sizeof b->detail, "no %s GPU found (hwloc PCI vendor 0x%04x)%s",
                gpu[i].vendor, gpu[i].pci_id, ctx->topo.hwloc ? "" : "; built without hwloc");
   }
@@ -130,8 +131,7 @@ const char *zs_context_default_backend(const zs_context *ctx) {
   static const char *const order[] = {"cuda", "hip", "cpu"};
   for (int k = 0; k < 3; k++)
     for (int i = 0; i < ctx->n_backends; i++)
-      if (ctx->backends[i].usable && strcmp(ctx->backends[i].name, order[k]) == 0)
-        return order[k];
+      if (ctx->backends[i].usable && strcmp(ctx->backends[i].name, order[k]) == 0) return order[k];
   return "cpu";
 }
 

@@ -67,9 +67,9 @@ static int discover_hwloc(zs_context *ctx) {
                                                            : "other";
     t->gpus_nvidia += p->vendor_id == PCI_VENDOR_NVIDIA;
     t->gpus_amd += p->vendor_id == PCI_VENDOR_AMD;
-    snprintf(line, sizeof line, "pci %04x:%02x:%02x.%x vendor 0x%04x (%s) device 0x%04x class 0x%04x",
-             p->domain, p->bus, p->dev, p->func, p->vendor_id, vendor, p->device_id,
-             p->class_id);
+    snprintf(line, sizeof line,
+             "pci %04x:%02x:%02x.%x vendor 0x%04x (%s) device 0x%04x class 0x%04x", p->domain,
+             p->bus, p->dev, p->func, p->vendor_id, vendor, p->device_id, p->class_id);
     add_device(ctx, line);
   }
   for (hwloc_obj_t o = NULL; (o = hwloc_get_next_osdev(topo, o));) {

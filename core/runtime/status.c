@@ -9,17 +9,11 @@
 
 static _Thread_local char last_error[ZSI_ERROR_LEN];
 
-const char *zs_version(void) {
-  return "0.1.0";
-}
+const char *zs_version(void) { return "0.1.0"; }
 
-const char *zs_last_error(void) {
-  return last_error;
-}
+const char *zs_last_error(void) { return last_error; }
 
-void zsi_error_clear(void) {
-  last_error[0] = '\0';
-}
+void zsi_error_clear(void) { last_error[0] = '\0'; }
 
 zs_status zsi_error(zs_status status, const char *fmt, ...) {
   va_list ap;
@@ -69,6 +63,4 @@ const char *zs_type_name(zs_type t) {
   return t == ZS_F32 ? "f32" : t == ZS_F64 ? "f64" : "invalid";
 }
 
-size_t zs_type_size(zs_type t) {
-  return t == ZS_F32 ? 4 : t == ZS_F64 ? 8 : 0;
-}
+size_t zs_type_size(zs_type t) { return t == ZS_F32 ? 4 : t == ZS_F64 ? 8 : 0; }

@@ -56,11 +56,9 @@ static zs_status coo_decode(const zs_encoded *E, zs_matrix **out) {
   for (int64_t k = 0; k < E->nnz; k++) A->row_ptr[ri[k] + 1]++;
   for (int64_t i = 0; i < E->rows; i++) A->row_ptr[i + 1] += A->row_ptr[i];
   memcpy(A->col_idx, zsi_encoded_array(E, "col_idx")->data, (size_t)E->nnz * 4);
-  memcpy(A->values, zsi_encoded_array(E, "values")->data,
-         (size_t)E->nnz * zs_type_size(E->type));
+  memcpy(A->values, zsi_encoded_array(E, "values")->data, (size_t)E->nnz * zs_type_size(E->type));
   *out = A;
   return ZS_OK;
 }
 
-const zsi_format_ops zsi_format_coo = {ZS_FORMAT_COO, "coo", coo_encode, coo_validate,
-                                       coo_decode};
+const zsi_format_ops zsi_format_coo = {ZS_FORMAT_COO, "coo", coo_encode, coo_validate, coo_decode};

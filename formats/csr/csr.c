@@ -38,8 +38,8 @@ static zs_status csr_validate(const zs_encoded *E) {
   if (rp[0] != 0) return zsi_error(ZS_ERR_CORRUPT, "row_ptr[0] is %" PRId64 ", not 0", rp[0]);
   for (int64_t i = 0; i < E->rows; i++) {
     if (rp[i + 1] < rp[i] || rp[i + 1] > E->nnz)
-      return zsi_error(ZS_ERR_CORRUPT, "row_ptr[%" PRId64 "] = %" PRId64 " is out of order",
-                       i + 1, rp[i + 1]);
+      return zsi_error(ZS_ERR_CORRUPT, "row_ptr[%" PRId64 "] = %" PRId64 " is out of order", i + 1,
+                       rp[i + 1]);
     for (int64_t k = rp[i]; k < rp[i + 1]; k++)
       if (ci[k] < 0 || ci[k] >= E->cols || (k > rp[i] && ci[k] <= ci[k - 1]))
         return zsi_error(ZS_ERR_CORRUPT,
@@ -48,8 +48,8 @@ static zs_status csr_validate(const zs_encoded *E) {
                          k, ci[k], i);
   }
   if (rp[E->rows] != E->nnz)
-    return zsi_error(ZS_ERR_CORRUPT, "row_ptr ends at %" PRId64 ", nnz is %" PRId64,
-                     rp[E->rows], E->nnz);
+    return zsi_error(ZS_ERR_CORRUPT, "row_ptr ends at %" PRId64 ", nnz is %" PRId64, rp[E->rows],
+                     E->nnz);
   return ZS_OK;
 }
 
@@ -59,11 +59,9 @@ static zs_status csr_decode(const zs_encoded *E, zs_matrix **out) {
   if (s != ZS_OK) return s;
   memcpy(A->row_ptr, zsi_encoded_array(E, "row_ptr")->data, ((size_t)E->rows + 1) * 8);
   memcpy(A->col_idx, zsi_encoded_array(E, "col_idx")->data, (size_t)E->nnz * 4);
-  memcpy(A->values, zsi_encoded_array(E, "values")->data,
-         (size_t)E->nnz * zs_type_size(E->type));
+  memcpy(A->values, zsi_encoded_array(E, "values")->data, (size_t)E->nnz * zs_type_size(E->type));
   *out = A;
   return ZS_OK;
 }
 
-const zsi_format_ops zsi_format_csr = {ZS_FORMAT_CSR, "csr", csr_encode, csr_validate,
-                                       csr_decode};
+const zsi_format_ops zsi_format_csr = {ZS_FORMAT_CSR, "csr", csr_encode, csr_validate, csr_decode};

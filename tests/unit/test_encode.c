@@ -19,8 +19,8 @@ static zs_matrix *random_matrix(zs_type type, int64_t rows, int64_t cols, int64_
     f[k] = (float)v[k];
   }
   zs_matrix *A = NULL;
-  zs_status s = zs_matrix_from_coo(&A, rows, cols, nnz, r, c, type == ZS_F64 ? (void *)v : f,
-                                   type, 0);
+  zs_status s =
+      zs_matrix_from_coo(&A, rows, cols, nnz, r, c, type == ZS_F64 ? (void *)v : f, type, 0);
   free(r), free(c), free(v), free(f);
   return s == ZS_OK ? A : NULL;
 }
