@@ -54,6 +54,10 @@ int zs_cli_is_zsm(const char *path);
 int zs_cli_ends_with(const char *path, const char *suffix);
 /* 1 when progress lines are wanted (stderr is a terminal). */
 int zs_cli_progress(void);
+/* Write A to `out`: encoded in `format` (encoder options `enc_opts`) as a .zsm when `as_zsm`
+ * (*bytes: its arrays' bytes), else as Matrix Market (*bytes = 0). */
+zs_status zs_cli_save(const zs_matrix *A, const char *out, int as_zsm, zs_format format,
+                      const char *enc_opts, uint64_t *bytes);
 
 /* ---- small numerics (cli_util.c) ---- */
 double zs_cli_now(void); /* monotonic seconds */

@@ -82,18 +82,11 @@ int zs_cli_convert(int argc, char **argv) {
   } else {
     s = zs_matrix_read(&A, pos[0], type, 0, NULL, zs_cli_progress());
   }
-  if (s == ZS_OK) {
-    if (out_zsm) {
-      s = zs_encode(&E, A, format, enc_opts);
-      if (s == ZS_OK) s = zs_encoded_save(E, out);
-    } else {
-      s = zs_matrix_write(A, out);
-    }
-  }
+  uint64_t bytes = 0;
+  if (s == ZS_OK) s = zs_cli_save(A, out, out_zsm, format, enc_opts, &bytes);
   if (s != ZS_OK) {
     zs_cli_lib_error("convert", s);
     zs_matrix_destroy(&A);
-    zs_encoded_destroy(&E);
     return ZS_CLI_FAIL;
   }
   if (json) {
@@ -106,19 +99,18 @@ int zs_cli_convert(int argc, char **argv) {
     zs_json_int(&j, "rows", zs_matrix_rows(A));
     zs_json_int(&j, "cols", zs_matrix_cols(A));
     zs_json_int(&j, "nnz", zs_matrix_nnz(A));
-    if (E) zs_json_int(&j, "bytes", (int64_t)zs_encoded_bytes(E));
+    if (out_zsm) zs_json_int(&j, "bytes", (int64_t)bytes);
     zs_json_end(&j);
-  } else if (E) {
+  } else if (out_zsm) {
     const int64_t nnz = zs_matrix_nnz(A);
     printf("%s -> %s: %s %s, %lld x %lld, %lld nnz, %llu bytes of arrays (%.3f B/nnz)\n", pos[0],
            out, zs_format_name(format), zs_type_name(type), (long long)zs_matrix_rows(A),
-           (long long)zs_matrix_cols(A), (long long)nnz, (unsigned long long)zs_encoded_bytes(E),
-           nnz ? (double)zs_encoded_bytes(E) / (double)nnz : 0.0);
+           (long long)zs_matrix_cols(A), (long long)nnz, (unsigned long long)bytes,
+           nnz ? (double)bytes / (double)nnz : 0.0);
   } else {
     printf("%s -> %s: %lld x %lld, %lld nnz\n", pos[0], out, (long long)zs_matrix_rows(A),
            (long long)zs_matrix_cols(A), (long long)zs_matrix_nnz(A));
   }
   zs_matrix_destroy(&A);
-  zs_encoded_destroy(&E);
   return ZS_CLI_OK;
 }

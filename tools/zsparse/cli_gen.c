@@ -80,20 +80,12 @@ int zs_cli_gen(int argc, char **argv) {
     return ZS_CLI_USAGE;
   }
   zs_matrix *A = NULL;
-  zs_encoded *E = NULL;
+  uint64_t bytes = 0;
   zs_status s = zs_matrix_generate(&A, pos[0], type, zs_cli_progress());
-  if (s == ZS_OK) {
-    if (out_zsm) {
-      s = zs_encode(&E, A, format, enc_opts);
-      if (s == ZS_OK) s = zs_encoded_save(E, out);
-    } else {
-      s = zs_matrix_write(A, out);
-    }
-  }
+  if (s == ZS_OK) s = zs_cli_save(A, out, out_zsm, format, enc_opts, &bytes);
   if (s != ZS_OK) {
     zs_cli_lib_error("gen", s);
     zs_matrix_destroy(&A);
-    zs_encoded_destroy(&E);
     return ZS_CLI_FAIL;
   }
   if (json) {
@@ -103,6 +95,7 @@ int zs_cli_gen(int argc, char **argv) {
     zs_json_str(&j, "output", out);
     zs_json_str(&j, "type", zs_type_name(type));
     if (out_zsm) zs_json_str(&j, "format", zs_format_name(format));
+    if (out_zsm) zs_json_int(&j, "bytes", (int64_t)bytes);
     zs_json_int(&j, "rows", zs_matrix_rows(A));
     zs_json_int(&j, "cols", zs_matrix_cols(A));
     zs_json_int(&j, "nnz", zs_matrix_nnz(A));
@@ -113,6 +106,5 @@ int zs_cli_gen(int argc, char **argv) {
            out_zsm ? ", " : "", out_zsm ? zs_format_name(format) : "");
   }
   zs_matrix_destroy(&A);
-  zs_encoded_destroy(&E);
   return ZS_CLI_OK;
 }

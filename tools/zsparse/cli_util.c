@@ -25,6 +25,18 @@ int zs_cli_is_zsm(const char *path) {
 
 int zs_cli_progress(void) { return isatty(STDERR_FILENO); }
 
+zs_status zs_cli_save(const zs_matrix *A, const char *out, int as_zsm, zs_format format,
+                      const char *enc_opts, uint64_t *bytes) {
+  *bytes = 0;
+  if (!as_zsm) return zs_matrix_write(A, out);
+  zs_encoded *E = NULL;
+  zs_status s = zs_encode(&E, A, format, enc_opts);
+  if (s == ZS_OK) s = zs_encoded_save(E, out);
+  if (s == ZS_OK) *bytes = zs_encoded_bytes(E);
+  zs_encoded_destroy(&E);
+  return s;
+}
+
 double zs_cli_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
