@@ -12,6 +12,10 @@
 #define ZS_BLOCK_ITEMS_DEFAULT 8
 /* Bounds the row loop of a block made of many empty or very short rows. */
 #define ZS_BLOCK_MAX_ROWS (4 * ZS_BLOCK_THREADS)
+/* Rows longer than this never share a block with shorter ones: a block's lanes per row follow
+ * its mean row length, and one long row among many short ones would be summed by a single
+ * lane while the rest of the block waits. */
+#define ZS_BLOCK_LONG_ROW 64
 
 typedef struct zs_row_block {
   int64_t nnz_begin, nnz_end; /* nonzeros [nnz_begin, nnz_end) */
@@ -68,7 +72,10 @@ static inline int zs_row_plan_build(zs_row_plan *plan, const int64_t *ptr, int64
       continue;
     }
     const int64_t start = r;
-    while (r < rows && r - start < ZS_BLOCK_MAX_ROWS && ptr[r + 1] - ptr[start] <= block_nnz) r++;
+    const int long_rows = len > ZS_BLOCK_LONG_ROW;
+    while (r < rows && r - start < ZS_BLOCK_MAX_ROWS && ptr[r + 1] - ptr[start] <= block_nnz &&
+           (ptr[r + 1] - ptr[r] > ZS_BLOCK_LONG_ROW) == long_rows)
+      r++;
     if (!zs_plan_push((void **)&plan->blocks, &plan->n_blocks, &cap_b, sizeof(zs_row_block)))
       return 0;
     plan->blocks[plan->n_blocks++] =
