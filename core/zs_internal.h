@@ -95,6 +95,11 @@ ZSI_HIDDEN const zsi_array *zsi_encoded_array(const zs_encoded *E, const char *n
  * naming the array). */
 ZSI_HIDDEN zs_status zsi_encoded_need(const zs_encoded *E, const char *name, uint32_t elem_size,
                                       uint64_t count, const void **data);
+/* Copy array `name` of a backend's view into owned, 64-byte aligned host memory, checking its
+ * element size and count; errors name `backend` and the array. */
+ZSI_HIDDEN zs_status zsi_view_copy_array(const zsb_encoded_view *view, const char *backend,
+                                         const char *name, uint32_t elem_size, uint64_t count,
+                                         void **out);
 /* A plain view for backends; `arrays` and `params` must have room for E's counts. */
 ZSI_HIDDEN void zsi_encoded_view(const zs_encoded *E, zsb_encoded_view *view, zsb_array *arrays,
                                  zsb_param *params);

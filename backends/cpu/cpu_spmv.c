@@ -74,27 +74,6 @@ static void split_csr_rows(const int64_t *rp, int64_t rows, int n, int64_t *boun
   }
 }
 
-static zs_status copy_array(const zsb_encoded_view *enc, const char *name, uint32_t elem_size,
-                            uint64_t count, void **out) {
-  const zsb_array *a = zsb_find_array(enc, name);
-  if (!a)
-    return zsi_error(ZS_ERR_CORRUPT, "backend 'cpu': %s matrix has no array '%s'",
-                     zs_format_name(enc->format), name);
-  if (a->elem_size != elem_size || a->count != count)
-    return zsi_error(ZS_ERR_CORRUPT,
-                     "backend 'cpu': array '%s' has %llu elements of %u bytes, expected %llu of %u",
-                     name, (unsigned long long)a->count, a->elem_size, (unsigned long long)count,
-                     elem_size);
-  void *p = zsi_alloc_array(count, elem_size);
-  if (!p)
-    return zsi_error(ZS_ERR_OUT_OF_MEMORY,
-                     "backend 'cpu': cannot copy array '%s' (%llu x %u bytes)", name,
-                     (unsigned long long)count, elem_size);
-  if (count) memcpy(p, a->data, (size_t)(count * elem_size));
-  *out = p;
-  return ZS_OK;
-}
-
 static void cpu_destroy(void *state) {
   cpu_op *A = state;
   if (!A) return;
@@ -181,12 +160,15 @@ static zs_status cpu_create(void **state, const zsb_encoded_view *enc, const zsi
   A->transpose_atomic = o->transpose_atomic;
   A->parallel = enc->nnz + enc->rows + enc->cols >= PARALLEL_MIN_WORK;
   const uint64_t nnz = (uint64_t)enc->nnz;
-  zs_status s = copy_array(enc, "col_idx", 4, nnz, (void **)&A->col_idx);
-  if (s == ZS_OK) s = copy_array(enc, "values", (uint32_t)zs_type_size(enc->type), nnz, &A->values);
+  zs_status s = zsi_view_copy_array(enc, "cpu", "col_idx", 4, nnz, (void **)&A->col_idx);
+  if (s == ZS_OK)
+    s = zsi_view_copy_array(enc, "cpu", "values", (uint32_t)zs_type_size(enc->type), nnz,
+                            &A->values);
   if (s == ZS_OK && enc->format == ZS_FORMAT_CSR)
-    s = copy_array(enc, "row_ptr", 8, (uint64_t)enc->rows + 1, (void **)&A->row_ptr);
+    s = zsi_view_copy_array(enc, "cpu", "row_ptr", 8, (uint64_t)enc->rows + 1,
+                            (void **)&A->row_ptr);
   if (s == ZS_OK && enc->format == ZS_FORMAT_COO)
-    s = copy_array(enc, "row_idx", 4, nnz, (void **)&A->row_idx);
+    s = zsi_view_copy_array(enc, "cpu", "row_idx", 4, nnz, (void **)&A->row_idx);
   if (s == ZS_OK) s = partition(A);
   if (s != ZS_OK) {
     cpu_destroy(A);

@@ -15,9 +15,4 @@ typedef struct zsi_ref_kernel {
 
 ZSI_HIDDEN extern const zsi_ref_kernel zsi_ref_csr, zsi_ref_coo;
 
-/* Copy a required array of the view, checking element size and count (ZS_ERR_CORRUPT names the
- * array); *out is NULL for a zero-length array's storage never being read. */
-ZSI_HIDDEN zs_status zsi_ref_copy_array(const zsb_encoded_view *enc, const char *name,
-                                        uint32_t elem_size, uint64_t count, void **out);
-
 #endif

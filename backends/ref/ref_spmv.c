@@ -24,27 +24,6 @@ typedef struct ref_op {
 #undef VT
 #undef SFX
 
-zs_status zsi_ref_copy_array(const zsb_encoded_view *enc, const char *name, uint32_t elem_size,
-                             uint64_t count, void **out) {
-  const zsb_array *a = zsb_find_array(enc, name);
-  if (!a)
-    return zsi_error(ZS_ERR_CORRUPT, "backend 'ref': %s matrix has no array '%s'",
-                     zs_format_name(enc->format), name);
-  if (a->elem_size != elem_size || a->count != count)
-    return zsi_error(ZS_ERR_CORRUPT,
-                     "backend 'ref': array '%s' has %llu elements of %u bytes, expected %llu of %u",
-                     name, (unsigned long long)a->count, a->elem_size, (unsigned long long)count,
-                     elem_size);
-  void *p = zsi_alloc_array(count, elem_size);
-  if (!p)
-    return zsi_error(ZS_ERR_OUT_OF_MEMORY,
-                     "backend 'ref': cannot copy array '%s' (%llu x %u bytes)", name,
-                     (unsigned long long)count, elem_size);
-  if (count) memcpy(p, a->data, (size_t)(count * elem_size));
-  *out = p;
-  return ZS_OK;
-}
-
 static void ref_destroy(void *state) {
   ref_op *A = state;
   if (!A) return;
@@ -61,13 +40,15 @@ static zs_status ref_create(void **state, const zsb_encoded_view *enc) {
   A->format = enc->format, A->type = enc->type;
   A->rows = enc->rows, A->cols = enc->cols, A->nnz = enc->nnz;
   const uint64_t nnz = (uint64_t)enc->nnz;
-  zs_status s = zsi_ref_copy_array(enc, "col_idx", 4, nnz, (void **)&A->col_idx);
+  zs_status s = zsi_view_copy_array(enc, "ref", "col_idx", 4, nnz, (void **)&A->col_idx);
   if (s == ZS_OK)
-    s = zsi_ref_copy_array(enc, "values", (uint32_t)zs_type_size(enc->type), nnz, &A->values);
+    s = zsi_view_copy_array(enc, "ref", "values", (uint32_t)zs_type_size(enc->type), nnz,
+                            &A->values);
   if (s == ZS_OK && enc->format == ZS_FORMAT_CSR)
-    s = zsi_ref_copy_array(enc, "row_ptr", 8, (uint64_t)enc->rows + 1, (void **)&A->row_ptr);
+    s = zsi_view_copy_array(enc, "ref", "row_ptr", 8, (uint64_t)enc->rows + 1,
+                            (void **)&A->row_ptr);
   if (s == ZS_OK && enc->format == ZS_FORMAT_COO)
-    s = zsi_ref_copy_array(enc, "row_idx", 4, nnz, (void **)&A->row_idx);
+    s = zsi_view_copy_array(enc, "ref", "row_idx", 4, nnz, (void **)&A->row_idx);
   if (s != ZS_OK) {
     ref_destroy(A);
     return s;
