@@ -146,6 +146,15 @@ static void sort_i32(int32_t *v, int64_t n) {
   }
 }
 
+/* Generators follow $ZS_NUM_THREADS like the cpu backend (the result never depends on it). */
+static int gen_threads(void) {
+#ifdef _OPENMP
+  return zsi_threads_from_env(omp_get_max_threads());
+#else
+  return 1;
+#endif
+}
+
 static int thread_id(void) {
 #ifdef _OPENMP
   return omp_get_thread_num();
@@ -303,7 +312,7 @@ enum { BLOCK = 8192 };
  * an error, never as a malformed matrix. */
 static zs_status check_canonical(const zs_matrix *A, const char *kind) {
   int64_t bad = -1;
-  ZSI_OMP(omp parallel for schedule(static) reduction(max : bad))
+  ZSI_OMP(omp parallel for num_threads(gen_threads()) schedule(static) reduction(max : bad))
   for (int64_t i = 0; i < A->rows; i++) {
     for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
       if (A->col_idx[k] < 0 || A->col_idx[k] >= A->cols ||
@@ -334,7 +343,7 @@ static zs_status build_rows(const gen *g, row_fn fn, int64_t rows, int64_t cols,
   const int64_t table_cap =
       sample_k > 64 ? (int64_t)1 << (64 - __builtin_clzll((uint64_t)sample_k * 2)) : 0;
   int failed = 0;
-  ZSI_OMP(omp parallel) {
+  ZSI_OMP(omp parallel num_threads(gen_threads())) {
     scratch s = {NULL, table_cap};
     if (table_cap && !(s.table = malloc((size_t)table_cap * sizeof *s.table))) {
       ZSI_OMP(omp atomic write)
@@ -364,7 +373,7 @@ static zs_status build_rows(const gen *g, row_fn fn, int64_t rows, int64_t cols,
   zsi_progress pr;
   zsi_progress_begin(&pr, g->kind, (uint64_t)rows, progress);
   int64_t done = 0;
-  ZSI_OMP(omp parallel) {
+  ZSI_OMP(omp parallel num_threads(gen_threads())) {
     scratch s = {NULL, table_cap};
     double coef[96];
     if (table_cap && !(s.table = malloc((size_t)table_cap * sizeof *s.table))) {
@@ -433,7 +442,7 @@ static zs_status build_edges(const gen *g, int64_t n, int64_t nedges, const int3
     if (mirror) tmp[len[dst[e]]++] = src[e];
   }
   zsi_progress_update(&pr, 1);
-  ZSI_OMP(omp parallel for schedule(dynamic, 1024))
+  ZSI_OMP(omp parallel for num_threads(gen_threads()) schedule(dynamic, 1024))
   for (int64_t i = 0; i < n; i++) {
     int32_t *r = tmp + pos[i];
     const int64_t m = pos[i + 1] - pos[i];
@@ -453,7 +462,7 @@ static zs_status build_edges(const gen *g, int64_t n, int64_t nedges, const int3
     return zsi_error_prefix(st, "%s", g->kind);
   }
   for (int64_t i = 0; i < n; i++) A->row_ptr[i + 1] = A->row_ptr[i] + len[i];
-  ZSI_OMP(omp parallel for schedule(dynamic, 1024))
+  ZSI_OMP(omp parallel for num_threads(gen_threads()) schedule(dynamic, 1024))
   for (int64_t i = 0; i < n; i++) {
     const int64_t at = A->row_ptr[i];
     memcpy(A->col_idx + at, tmp + pos[i], (size_t)len[i] * sizeof *tmp);
@@ -481,7 +490,7 @@ static zs_status gen_watts_strogatz(const gen *g, int64_t n, int64_t k, int prog
     zsi_free(src), zsi_free(dst);
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "watts_strogatz: %" PRId64 " edges", nedges);
   }
-  ZSI_OMP(omp parallel for schedule(static))
+  ZSI_OMP(omp parallel for num_threads(gen_threads()) schedule(static))
   for (int64_t e = 0; e < nedges; e++) {
     const int64_t i = e / half, j = e % half + 1;
     int64_t t = (i + j) % n;
@@ -546,7 +555,7 @@ static zs_status gen_rmat(const gen *g, int scale, int64_t per_row, const uint32
     zsi_free(src), zsi_free(dst);
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "rmat: %" PRId64 " edges", nedges);
   }
-  ZSI_OMP(omp parallel for schedule(static))
+  ZSI_OMP(omp parallel for num_threads(gen_threads()) schedule(static))
   for (int64_t e = 0; e < nedges; e++) {
     uint64_t r = 0, c = 0, h = 0;
     const uint64_t ekey = mix(g->skey ^ (uint64_t)e); /* draw(skey, e, w) == mix(ekey ^ w) */

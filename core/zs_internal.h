@@ -138,6 +138,10 @@ ZSI_HIDDEN void zsi_progress_update(zsi_progress *p, uint64_t done);
 ZSI_HIDDEN void zsi_progress_end(zsi_progress *p);
 ZSI_HIDDEN double zsi_now(void); /* monotonic seconds */
 
+/* Threads from $ZS_NUM_THREADS when it holds 1..4096, else `fallback` (core/runtime/discovery.c;
+ * a malformed value is reported on stderr once per call). */
+ZSI_HIDDEN int zsi_threads_from_env(int fallback);
+
 /* ---- built-in backends ---- */
 ZSI_HIDDEN const zsb_backend *zsi_backend_ref(void);
 ZSI_HIDDEN const zsb_backend *zsi_backend_cpu(void);

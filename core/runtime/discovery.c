@@ -18,7 +18,7 @@ static void add_device(zs_context *ctx, const char *line) {
     snprintf(ctx->devices[ctx->n_devices++], ZSI_DETAIL_LEN, "%s", line);
 }
 
-static int threads_from_env(int fallback) {
+int zsi_threads_from_env(int fallback) {
   const char *s = getenv("ZS_NUM_THREADS");
   if (!s || !*s) return fallback;
   char *end;
@@ -96,5 +96,5 @@ void zsi_discover(zs_context *ctx) {
   }
   if (t->cores < 1) t->cores = 1;
   /* One thread per core: SpMV is bandwidth-bound, and hyperthreads only contend for it. */
-  t->threads = threads_from_env(t->cores);
+  t->threads = zsi_threads_from_env(t->cores);
 }
