@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/common/same_matrix.h"
 #include "zsparse.h"
 
 #ifdef _OPENMP
@@ -85,22 +86,6 @@ static int64_t row_len(const zs_matrix *A, int64_t i) {
   const int64_t *rp;
   zs_matrix_csr(A, &rp, NULL, NULL);
   return rp[i + 1] - rp[i];
-}
-
-static int same_bytes(const zs_matrix *A, const zs_matrix *B) {
-  if (!A || !B || zs_matrix_rows(A) != zs_matrix_rows(B) ||
-      zs_matrix_cols(A) != zs_matrix_cols(B) || zs_matrix_nnz(A) != zs_matrix_nnz(B) ||
-      zs_matrix_type(A) != zs_matrix_type(B))
-    return 0;
-  const int64_t *ra, *rb;
-  const int32_t *ca, *cb;
-  const void *va, *vb;
-  zs_matrix_csr(A, &ra, &ca, &va);
-  zs_matrix_csr(B, &rb, &cb, &vb);
-  const size_t n = (size_t)zs_matrix_nnz(A);
-  return memcmp(ra, rb, ((size_t)zs_matrix_rows(A) + 1) * sizeof *ra) == 0 &&
-         memcmp(ca, cb, n * sizeof *ca) == 0 &&
-         memcmp(va, vb, n * zs_type_size(zs_matrix_type(A))) == 0;
 }
 
 /* Compare with a dense reference ref[i*n + j] (0 = no entry). */
@@ -320,7 +305,7 @@ static void test_values(void) {
   B = gen("elasticity3d:n=3,values=random,seed=2", ZS_F64);
   if (A && B) {
     CHECK(symmetric(A));
-    CHECK(zs_matrix_nnz(A) == zs_matrix_nnz(B) && !same_bytes(A, B));
+    CHECK(zs_matrix_nnz(A) == zs_matrix_nnz(B) && !zs_test_same_matrix(A, B));
   }
   zs_matrix_destroy(&A);
   zs_matrix_destroy(&B);
@@ -489,7 +474,7 @@ static void test_determinism(void) {
     zs_matrix *D = gen(specs[c], ZS_F32);
     set_threads(1);
     zs_matrix *E = gen(specs[c], ZS_F32);
-    if (!same_bytes(A, B) || !same_bytes(A, C) || !same_bytes(D, E)) {
+    if (!zs_test_same_matrix(A, B) || !zs_test_same_matrix(A, C) || !zs_test_same_matrix(D, E)) {
       fprintf(stderr, "  %s differs between runs or thread counts\n", specs[c]);
       failures++;
     }

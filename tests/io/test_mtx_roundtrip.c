@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "mtx_test_util.h"
+#include "tests/common/same_matrix.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 static uint64_t rng(void) {
@@ -87,21 +88,6 @@ static zs_matrix *random_matrix(zs_type t, int64_t rows, int64_t cols, int64_t n
   return B;
 }
 
-static int same(const zs_matrix *A, const zs_matrix *B) {
-  if (zs_matrix_rows(A) != zs_matrix_rows(B) || zs_matrix_cols(A) != zs_matrix_cols(B) ||
-      zs_matrix_nnz(A) != zs_matrix_nnz(B) || zs_matrix_type(A) != zs_matrix_type(B))
-    return 0;
-  const int64_t *ra, *rb;
-  const int32_t *ca, *cb;
-  const void *va, *vb;
-  zs_matrix_csr(A, &ra, &ca, &va);
-  zs_matrix_csr(B, &rb, &cb, &vb);
-  size_t n = (size_t)zs_matrix_nnz(A);
-  return memcmp(ra, rb, sizeof *ra * (size_t)(zs_matrix_rows(A) + 1)) == 0 &&
-         memcmp(ca, cb, sizeof *ca * n) == 0 &&
-         memcmp(va, vb, zs_type_size(zs_matrix_type(A)) * n) == 0;
-}
-
 static void round_trip(const char *dir, const zs_matrix *A, const char *name, unsigned flags) {
   char path[4200], tmp[4300];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -115,7 +101,7 @@ static void round_trip(const char *dir, const zs_matrix *A, const char *name, un
   s = zs_matrix_read(&B, path, zs_matrix_type(A), flags, &info, 0);
   CHECK(s == ZS_OK, "read %s: %s", name, zs_last_error());
   if (s != ZS_OK) return;
-  CHECK(same(A, B),
+  CHECK(zs_test_same_matrix(A, B),
         "%s: read back differs (%" PRId64 " x %" PRId64 ", nnz %" PRId64 " vs %" PRId64 ")", name,
         zs_matrix_rows(A), zs_matrix_cols(A), zs_matrix_nnz(A), zs_matrix_nnz(B));
   CHECK(info.field == ZS_MM_REAL && info.symmetry == ZS_MM_GENERAL && !info.dense &&
@@ -179,7 +165,7 @@ int main(void) {
     CHECK(s == ZS_OK, "overwrite: %s", zs_last_error());
     zs_matrix *B = NULL;
     s = zs_matrix_read(&B, path, ZS_F64, 0, NULL, 0);
-    CHECK(s == ZS_OK && same(A, B), "overwrite read back: %s", zs_last_error());
+    CHECK(s == ZS_OK && zs_test_same_matrix(A, B), "overwrite read back: %s", zs_last_error());
     zs_matrix_destroy(&A), zs_matrix_destroy(&B);
   }
   tmpdir_remove(dir);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "tests/common/same_matrix.h"
 #include "zsparse.h"
 
 static zs_matrix *random_matrix(zs_type type, int64_t rows, int64_t cols, int64_t nnz,
@@ -23,20 +24,6 @@ static zs_matrix *random_matrix(zs_type type, int64_t rows, int64_t cols, int64_
       zs_matrix_from_coo(&A, rows, cols, nnz, r, c, type == ZS_F64 ? (void *)v : f, type, 0);
   free(r), free(c), free(v), free(f);
   return s == ZS_OK ? A : NULL;
-}
-
-static int same_matrix(const zs_matrix *A, const zs_matrix *B) {
-  if (zs_matrix_rows(A) != zs_matrix_rows(B) || zs_matrix_cols(A) != zs_matrix_cols(B) ||
-      zs_matrix_nnz(A) != zs_matrix_nnz(B) || zs_matrix_type(A) != zs_matrix_type(B))
-    return 0;
-  const int64_t *ra, *rb;
-  const int32_t *ca, *cb;
-  const void *va, *vb;
-  zs_matrix_csr(A, &ra, &ca, &va);
-  zs_matrix_csr(B, &rb, &cb, &vb);
-  size_t n = (size_t)zs_matrix_nnz(A);
-  return !memcmp(ra, rb, ((size_t)zs_matrix_rows(A) + 1) * 8) && !memcmp(ca, cb, n * 4) &&
-         !memcmp(va, vb, n * zs_type_size(zs_matrix_type(A)));
 }
 
 int main(void) {
@@ -62,7 +49,7 @@ int main(void) {
       CHECK(bytes == zs_encoded_bytes(E));
       zs_matrix *B = NULL;
       CHECK_STATUS(zs_decode(&B, E), ZS_OK);
-      CHECK(B && same_matrix(A, B));
+      CHECK(B && zs_test_same_matrix(A, B));
       zs_matrix_destroy(&B);
       zs_encoded_destroy(&E);
       CHECK(E == NULL);
