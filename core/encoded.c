@@ -96,6 +96,27 @@ zs_status zsi_view_copy_array(const zsb_encoded_view *view, const char *backend,
   return ZS_OK;
 }
 
+zs_status zsi_view_decode(const zsb_encoded_view *view, const char *backend, zs_matrix **out) {
+  const zsi_format_ops *f = zsi_format_lookup(view->format);
+  if (!f)
+    return zsi_error(ZS_ERR_UNSUPPORTED, "backend '%s': format %d is not built in", backend,
+                     (int)view->format);
+  zs_encoded *E;
+  zs_status s = zsi_encoded_new(&E, view->format, view->type, view->rows, view->cols, view->nnz);
+  for (int i = 0; s == ZS_OK && i < view->n_arrays; i++) {
+    const zsb_array *a = &view->arrays[i];
+    void *data = NULL;
+    s = zsi_encoded_add_array(E, a->name, a->elem_size, a->count, &data);
+    if (s == ZS_OK && a->count) memcpy(data, a->data, (size_t)(a->count * a->elem_size));
+  }
+  for (int i = 0; s == ZS_OK && i < view->n_params; i++)
+    s = zsi_encoded_add_param(E, view->params[i].name, view->params[i].value);
+  if (s == ZS_OK) s = f->validate(E);
+  if (s == ZS_OK) s = f->decode(E, out);
+  zs_encoded_destroy(&E);
+  return s;
+}
+
 zs_format zs_encoded_format(const zs_encoded *E) { return E->format; }
 zs_type zs_encoded_type(const zs_encoded *E) { return E->type; }
 int64_t zs_encoded_rows(const zs_encoded *E) { return E->rows; }
@@ -133,6 +154,14 @@ zs_status zs_encode(zs_encoded **out, const zs_matrix *A, zs_format format, cons
   const zsi_format_ops *f = zsi_format_lookup(format);
   if (!f) return zsi_error(ZS_ERR_UNSUPPORTED, "format %d is not built in", (int)format);
   return f->encode(A, options, out);
+}
+
+zs_status zs_encoded_stats(const zs_encoded *E, zs_stat_fn fn, void *ctx) {
+  if (!E || !fn) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encoded_stats: NULL argument");
+  const zsi_format_ops *f = zsi_format_lookup(E->format);
+  if (!f) return zsi_error(ZS_ERR_UNSUPPORTED, "format %d is not built in", (int)E->format);
+  if (f->stats) f->stats(E, fn, ctx);
+  return ZS_OK;
 }
 
 zs_status zs_decode(zs_matrix **out, const zs_encoded *E) {

@@ -2,10 +2,16 @@
 #include <string.h>
 
 #include "core/zs_internal.h"
+#include "formats/cci/cci.h"
 #include "formats/coo/coo.h"
+#include "formats/csb/csb.h"
 #include "formats/csr/csr.h"
+#include "formats/dtans/dtans.h"
 
-static const zsi_format_ops *const formats[] = {&zsi_format_csr, &zsi_format_coo};
+static const zsi_format_ops *const formats[] = {
+    &zsi_format_csr,  &zsi_format_coo, &zsi_format_csb,
+    &zsi_format_gcsb, &zsi_format_cci, &zsi_format_dtans,
+};
 
 static const char *const names[] = {
     [ZS_FORMAT_CSR] = "csr",   [ZS_FORMAT_COO] = "coo", [ZS_FORMAT_CSB] = "csb",

@@ -100,6 +100,10 @@ ZSI_HIDDEN zs_status zsi_encoded_need(const zs_encoded *E, const char *name, uin
 ZSI_HIDDEN zs_status zsi_view_copy_array(const zsb_encoded_view *view, const char *backend,
                                          const char *name, uint32_t elem_size, uint64_t count,
                                          void **out);
+/* Rebuild an encoded matrix from a backend's view, validate it and decode it with the format's
+ * reference decoder (the ref backend's path for every compressed format). */
+ZSI_HIDDEN zs_status zsi_view_decode(const zsb_encoded_view *view, const char *backend,
+                                     zs_matrix **out);
 /* A plain view for backends; `arrays` and `params` must have room for E's counts. */
 ZSI_HIDDEN void zsi_encoded_view(const zs_encoded *E, zsb_encoded_view *view, zsb_array *arrays,
                                  zsb_param *params);
@@ -112,6 +116,8 @@ typedef struct zsi_format_ops {
   /* Check every array and parameter so decoders and kernels can trust E afterwards. */
   zs_status (*validate)(const zs_encoded *E);
   zs_status (*decode)(const zs_encoded *E, zs_matrix **out);
+  /* Optional: format-specific figures for `zsparse info` (sizes, shares, entropies). */
+  void (*stats)(const zs_encoded *E, zs_stat_fn emit, void *ctx);
 } zsi_format_ops;
 ZSI_HIDDEN const zsi_format_ops *zsi_format_lookup(zs_format id);
 

@@ -173,6 +173,11 @@ ZS_API int zs_encoded_array_count(const zs_encoded *E);
 ZS_API zs_status zs_encoded_array_info(const zs_encoded *E, int i, const char **name,
                                        size_t *elem_size, uint64_t *count);
 ZS_API int zs_encoded_param_count(const zs_encoded *E);
+/* Format-specific figures (for dtANS: cross-entropy, predicted and actual size, shares of
+ * tables, row lengths, escapes and streams): fn is called once per figure with a name such as
+ * "stream_bytes" and its value. Formats without extra figures call it never. */
+typedef void (*zs_stat_fn)(void *ctx, const char *name, double value);
+ZS_API zs_status zs_encoded_stats(const zs_encoded *E, zs_stat_fn fn, void *ctx);
 ZS_API zs_status zs_encoded_param_info(const zs_encoded *E, int i, const char **name,
                                        int64_t *value);
 

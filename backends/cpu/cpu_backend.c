@@ -4,8 +4,9 @@
 
 #include "backends/cpu/cpu_kernels.h"
 
-/* Later formats add their kernel here. */
-static const zsi_cpu_kernel *const cpu_kernels[] = {&zsi_cpu_csr, &zsi_cpu_coo};
+static const zsi_cpu_kernel *const cpu_kernels[] = {
+    &zsi_cpu_csr, &zsi_cpu_coo, &zsi_cpu_csb, &zsi_cpu_gcsb, &zsi_cpu_cci, &zsi_cpu_dtans,
+};
 
 /* Set by the context before init; 0 means "whatever OpenMP would use". */
 static int cpu_threads_set;

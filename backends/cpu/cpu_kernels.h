@@ -39,7 +39,8 @@ typedef struct zsi_cpu_kernel {
   zs_status (*apply)(void *state, zs_op which, double alpha, const void *x, double beta, void *y);
 } zsi_cpu_kernel;
 
-ZSI_HIDDEN extern const zsi_cpu_kernel zsi_cpu_csr, zsi_cpu_coo;
+ZSI_HIDDEN extern const zsi_cpu_kernel zsi_cpu_csr, zsi_cpu_coo, zsi_cpu_csb, zsi_cpu_gcsb,
+    zsi_cpu_cci, zsi_cpu_dtans;
 
 /* The thread count set by the context (>= 1). */
 ZSI_HIDDEN int zsi_cpu_threads(void);

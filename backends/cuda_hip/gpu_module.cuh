@@ -76,9 +76,27 @@ void release(void *p) {
   if (p) (void)gpuFree(p); /* nothing useful to do if freeing fails */
 }
 
-/* ---- operators ---- */
+/* ---- operators of the compressed formats: one file each, one table entry each ---- */
+struct gpu_format {
+  zs_format format;
+  /* Upload what the kernels need from the view (the caller may free it afterwards). */
+  zs_status (*create)(void **state, const zsb_encoded_view *v, const char *options);
+  void (*destroy)(void *state);
+  zs_status (*apply)(void *state, zs_op which, double alpha, const void *x, double beta, void *y);
+};
+
+#include "backends/cuda_hip/cci_gpu.cuh"
+#include "backends/cuda_hip/csb_gpu.cuh"
+#include "backends/cuda_hip/dtans_gpu.cuh"
+
+const gpu_format *const g_formats[] = {&csb_gpu_format, &gcsb_gpu_format, &cci_gpu_format,
+                                       &dtans_gpu_format};
+
+/* ---- CSR and COO operators ---- */
 struct gpu_op {
   zs_format format;
+  const gpu_format *compressed; /* set for formats past CSR/COO; `state` is theirs */
+  void *state;
   zs_type type;
   int64_t rows, cols, nnz;
   bool atomic_transpose;
@@ -105,6 +123,7 @@ struct gpu_op {
 };
 
 void op_free(gpu_op *op) {
+  if (op->compressed) op->compressed->destroy(op->state);
   void *ptrs[] = {op->ptr,      op->row,       op->idx,         op->val,      op->blocks,
                   op->t_blocks, op->long_rows, op->t_long_rows, op->partials, op->t_partials,
                   op->t_ptr,    op->t_row,     op->t_idx,       op->t_perm,   op->head_row,
@@ -441,9 +460,23 @@ zs_status parse_options(const char *options, bool *atomic, int *items) {
 
 zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const char *options) {
   (void)self;
-  if (v->format != ZS_FORMAT_CSR && v->format != ZS_FORMAT_COO)
+  if (v->format != ZS_FORMAT_CSR && v->format != ZS_FORMAT_COO) {
+    for (const gpu_format *f : g_formats)
+      if (f->format == v->format) {
+        gpu_op *op = (gpu_op *)calloc(1, sizeof(gpu_op));
+        if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "operator");
+        op->format = v->format, op->type = v->type, op->compressed = f;
+        zs_status s = f->create(&op->state, v, options);
+        if (s != ZS_OK) {
+          free(op);
+          return s;
+        }
+        *out = op;
+        return ZS_OK;
+      }
     return fail(ZS_ERR_UNSUPPORTED, "backend '%s' has no kernel for format id %d",
                 ZS_GPU_BACKEND_NAME, (int)v->format);
+  }
   gpu_op *op = (gpu_op *)calloc(1, sizeof(gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "operator");
   op->format = v->format, op->type = v->type;
@@ -492,6 +525,7 @@ zs_status gpu_op_apply(void *self, void *opaque, zs_op which, double alpha, cons
                        double beta, void *y) {
   (void)self;
   gpu_op *op = (gpu_op *)opaque;
+  if (op->compressed) return op->compressed->apply(op->state, which, alpha, x, beta, y);
   if (op->type == ZS_F64)
     return op->format == ZS_FORMAT_CSR
                ? apply_csr<double>(op, which, alpha, (const double *)x, beta, (double *)y)

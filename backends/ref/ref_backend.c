@@ -4,8 +4,9 @@
 
 #include "backends/ref/ref_kernels.h"
 
-/* Later formats add their kernel here. */
-static const zsi_ref_kernel *const ref_kernels[] = {&zsi_ref_csr, &zsi_ref_coo};
+static const zsi_ref_kernel *const ref_kernels[] = {
+    &zsi_ref_csr, &zsi_ref_coo, &zsi_ref_csb, &zsi_ref_gcsb, &zsi_ref_cci, &zsi_ref_dtans,
+};
 
 typedef struct ref_handle {
   const zsi_ref_kernel *k;

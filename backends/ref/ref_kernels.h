@@ -13,6 +13,7 @@ typedef struct zsi_ref_kernel {
   zs_status (*apply)(void *state, zs_op which, double alpha, const void *x, double beta, void *y);
 } zsi_ref_kernel;
 
-ZSI_HIDDEN extern const zsi_ref_kernel zsi_ref_csr, zsi_ref_coo;
+ZSI_HIDDEN extern const zsi_ref_kernel zsi_ref_csr, zsi_ref_coo, zsi_ref_csb, zsi_ref_gcsb,
+    zsi_ref_cci, zsi_ref_dtans;
 
 #endif

@@ -34,7 +34,29 @@ static void ref_destroy(void *state) {
   zsi_free(A);
 }
 
+/* Every compressed format: the reference decoder gives back the CSR, whose scalar product is the
+ * oracle. Kernels of the other backends decode on the fly; here decoding is done once. */
+static zs_status ref_create_decoded(void **state, const zsb_encoded_view *enc) {
+  zs_matrix *M;
+  zs_status s = zsi_view_decode(enc, "ref", &M);
+  if (s != ZS_OK) return s;
+  ref_op *A = zsi_alloc(sizeof *A);
+  if (!A) {
+    zs_matrix_destroy(&M);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "backend 'ref': operator header");
+  }
+  A->format = ZS_FORMAT_CSR, A->type = M->type;
+  A->rows = M->rows, A->cols = M->cols, A->nnz = M->nnz;
+  A->row_ptr = M->row_ptr, A->col_idx = M->col_idx, A->values = M->values;
+  M->row_ptr = NULL, M->col_idx = NULL, M->values = NULL; /* now owned by A */
+  zs_matrix_destroy(&M);
+  *state = A;
+  return ZS_OK;
+}
+
 static zs_status ref_create(void **state, const zsb_encoded_view *enc) {
+  if (enc->format != ZS_FORMAT_CSR && enc->format != ZS_FORMAT_COO)
+    return ref_create_decoded(state, enc);
   ref_op *A = zsi_alloc(sizeof *A);
   if (!A) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "backend 'ref': operator header");
   A->format = enc->format, A->type = enc->type;
@@ -78,3 +100,7 @@ static zs_status ref_apply(void *state, zs_op which, double alpha, const void *x
 
 const zsi_ref_kernel zsi_ref_csr = {ZS_FORMAT_CSR, ref_create, ref_destroy, ref_apply};
 const zsi_ref_kernel zsi_ref_coo = {ZS_FORMAT_COO, ref_create, ref_destroy, ref_apply};
+const zsi_ref_kernel zsi_ref_csb = {ZS_FORMAT_CSB, ref_create, ref_destroy, ref_apply};
+const zsi_ref_kernel zsi_ref_gcsb = {ZS_FORMAT_GCSB, ref_create, ref_destroy, ref_apply};
+const zsi_ref_kernel zsi_ref_cci = {ZS_FORMAT_CCI, ref_create, ref_destroy, ref_apply};
+const zsi_ref_kernel zsi_ref_dtans = {ZS_FORMAT_DTANS, ref_create, ref_destroy, ref_apply};

@@ -61,4 +61,5 @@ static zs_status coo_decode(const zs_encoded *E, zs_matrix **out) {
   return ZS_OK;
 }
 
-const zsi_format_ops zsi_format_coo = {ZS_FORMAT_COO, "coo", coo_encode, coo_validate, coo_decode};
+const zsi_format_ops zsi_format_coo = {ZS_FORMAT_COO, "coo",      coo_encode,
+                                       coo_validate,  coo_decode, NULL};

@@ -64,4 +64,5 @@ static zs_status csr_decode(const zs_encoded *E, zs_matrix **out) {
   return ZS_OK;
 }
 
-const zsi_format_ops zsi_format_csr = {ZS_FORMAT_CSR, "csr", csr_encode, csr_validate, csr_decode};
+const zsi_format_ops zsi_format_csr = {ZS_FORMAT_CSR, "csr",      csr_encode,
+                                       csr_validate,  csr_decode, NULL};

@@ -206,9 +206,30 @@ static int compare(const expect *e, zs_type t, const void *y, const void *y_ref,
   return 1;
 }
 
+/* The formats under test: "--format NAME[:ENCODER_OPTIONS]", repeatable (default csr, coo). */
+typedef struct format_case {
+  zs_format format;
+  const char *options; /* NULL: the encoder's defaults */
+  const char *label;   /* as given on the command line */
+} format_case;
+static format_case formats[32];
+static int n_formats;
+
+static int add_format(const char *arg) {
+  if (n_formats == (int)(sizeof formats / sizeof *formats)) return 0;
+  char name[32];
+  const char *colon = strchr(arg, ':');
+  snprintf(name, sizeof name, "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
+  format_case *c = &formats[n_formats];
+  if (zs_format_from_name(name, &c->format) != ZS_OK) return 0;
+  c->options = colon ? colon + 1 : NULL;
+  c->label = arg;
+  n_formats++;
+  return 1;
+}
+
 static void run_matrix(zs_context *ctx, const char *name, const zs_matrix *A) {
   const zs_type t = zs_matrix_type(A);
-  static const zs_format formats[] = {ZS_FORMAT_CSR, ZS_FORMAT_COO};
   expect ex[2][N_AB];
   for (int o = 0; o < 2; o++)
     for (int a = 0; a < N_AB; a++) {
@@ -216,10 +237,10 @@ static void run_matrix(zs_context *ctx, const char *name, const zs_matrix *A) {
                             (uint64_t)o * 3 + (uint64_t)a;
       build_expect(&ex[o][a], A, (zs_op)o, ab[a].alpha, ab[a].beta, seed);
     }
-  for (size_t f = 0; f < 2; f++) {
-    const char *fname = zs_format_name(formats[f]);
+  for (int f = 0; f < n_formats; f++) {
+    const char *fname = formats[f].label;
     zs_encoded *E = NULL;
-    zs_status s = zs_encode(&E, A, formats[f], NULL);
+    zs_status s = zs_encode(&E, A, formats[f].format, formats[f].options);
     if (s != ZS_OK) {
       printf("FAIL %s %s %s: zs_encode: %s: %s\n", name, zs_type_name(t), fname, zs_status_name(s),
              zs_last_error());
@@ -593,13 +614,21 @@ int main(int argc, char **argv) {
       random_only = 1;
     else if (strcmp(argv[i], "--require") == 0 && i + 1 < argc)
       require = argv[++i];
-    else
+    else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+      if (!add_format(argv[++i])) {
+        fprintf(stderr, "conformance: bad or too many --format '%s'\n", argv[i]);
+        return 2;
+      }
+    } else
       dir = argv[i];
   }
   if (!dir && !random_only) {
-    fprintf(stderr, "usage: conformance [--require BACKEND] MATRICES_DIR | --random-only\n");
+    fprintf(stderr,
+            "usage: conformance [--require BACKEND] [--format NAME[:OPTIONS]]... "
+            "MATRICES_DIR | --random-only\n");
     return 2;
   }
+  if (n_formats == 0) add_format("csr"), add_format("coo");
   zs_context *ctx = NULL;
   if (zs_context_create(&ctx) != ZS_OK) {
     printf("FAIL zs_context_create: %s\n", zs_last_error());

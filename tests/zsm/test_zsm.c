@@ -491,7 +491,8 @@ static void e_magic(bytes *b) { b->p[0] = 'X'; }
 static void e_version2(bytes *b) { wr32(b->p + 8, 2), refix_header(b); }
 static void e_version0(bytes *b) { wr32(b->p + 8, 0), refix_header(b); }
 static void e_format99(bytes *b) { wr32(b->p + 12, 99), refix_header(b); }
-static void e_format_csb(bytes *b) { wr32(b->p + 12, ZS_FORMAT_CSB), refix_header(b); }
+/* MAT-VANS layers have their own container, never a .zsm. */
+static void e_format_vans(bytes *b) { wr32(b->p + 12, ZS_FORMAT_VANS), refix_header(b); }
 static void e_format_huge(bytes *b) { wr32(b->p + 12, 0x80000001u), refix_header(b); }
 static void e_type(bytes *b) { wr32(b->p + 16, 3), refix_header(b); }
 static void e_reserved(bytes *b) { wr32(b->p + 28, 1), refix_header(b); }
@@ -603,7 +604,7 @@ static void test_corruption(void) {
       {"newer version", e_version2, "newer"},
       {"version 0", e_version0, "version at offset 8"},
       {"unknown format id", e_format99, "format id at offset 12"},
-      {"format not built in", e_format_csb, "format id"},
+      {"format not built in", e_format_vans, "format id"},
       {"format id above INT32_MAX", e_format_huge, "format id"},
       {"value type", e_type, "value type at offset 16"},
       {"reserved", e_reserved, "reserved"},

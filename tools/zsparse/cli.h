@@ -17,6 +17,8 @@ int zs_cli_convert(int argc, char **argv);
 int zs_cli_spmv(int argc, char **argv);
 int zs_cli_gen(int argc, char **argv);
 int zs_cli_demo(int argc, char **argv);
+int zs_cli_solve(int argc, char **argv);
+int zs_cli_vans(int argc, char **argv);
 
 /* ---- argument parsing (cli_args.c) ----
  * Options are "--name value", "--name=value", "-x value" or flags without a value. A spec

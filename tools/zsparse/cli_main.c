@@ -15,6 +15,8 @@ static const struct {
     {"spmv", zs_cli_spmv, "time y = op(A) x on a backend and check it against a reference"},
     {"gen", zs_cli_gen, "generate a benchmark matrix (stencils, random graphs, banded)"},
     {"demo", zs_cli_demo, "every format on the best backend: sizes, speed, correctness"},
+    {"solve", zs_cli_solve, "solve Ax = b with BiCG, BiCGSTAB or CG on any format and backend"},
+    {"vans", zs_cli_vans, "MAT-VANS: ANS-coded int8 layers (encode, run, info)"},
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof *commands)
 
