@@ -1,4 +1,4 @@
-/* zs-bench-cpu.c — CPU SpMV/SpMVT benchmark: zsparse cpu CSR vs librsb vs a read probe. */
+/* zs-bench-cpu.c — CPU SpMV/SpMVT benchmark: zsparse cpu formats vs librsb vs a read probe. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -16,7 +16,8 @@
 #include <rsb.h>
 #endif
 
-#define MAX_KERNELS 16
+#define MAX_KERNELS 64
+#define MAX_FORMATS 12
 
 static double now_s(void) {
   struct timespec ts;
@@ -140,6 +141,7 @@ typedef struct kernel {
   void *rsb_mtx;
   void *hx, *hy; /* host vectors of the kernel's type */
   int64_t nx, ny;
+  uint64_t bytes; /* the format's arrays (CSR's for librsb) */
   /* measurements */
   double *t, *t_probe;
   double max_err;
@@ -207,13 +209,16 @@ static void reference(const zs_matrix *A, zs_op op, const double *x, double *y, 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: zs-bench-cpu [--matrix SPEC] [--runs N] [--warmup N] [--probe-mib M] "
-          "[--csv FILE]\n"
+          "[--csv FILE] [--format NAME[:OPTIONS]]...\n"
           "  --matrix SPEC   zs_matrix_generate spec (default stencil2d:n=2048,points=5);\n"
           "                  falls back to a built-in 5-point Laplacian for stencil2d specs\n"
           "  --runs N        timed runs per kernel, medians reported (default 20, at least 10)\n"
           "  --warmup N      untimed runs per kernel first (default 3)\n"
           "  --probe-mib M   read-probe array size in MiB (default 512: several times any L3)\n"
           "  --csv FILE      also write the CSV table to FILE\n"
+          "  --format F      a zsparse format to time on the cpu backend, with encoder options\n"
+          "                  after a colon (repeatable; default csr). csr also runs its\n"
+          "                  transpose=atomic SpMVT\n"
           "Threads: OMP_NUM_THREADS (probe, librsb) and ZS_NUM_THREADS (zsparse; set to the same\n"
           "value when unset). Pin with OMP_PROC_BIND=close OMP_PLACES=cores.\n");
 }
@@ -222,6 +227,8 @@ int main(int argc, char **argv) {
   const char *spec = "stencil2d:n=2048,points=5", *csv_path = NULL;
   int runs = 20, warmup = 3;
   int64_t probe_mib = 512;
+  const char *format_args[MAX_FORMATS];
+  int n_formats = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -237,12 +244,15 @@ int main(int argc, char **argv) {
       probe_mib = atoll(v), i++;
     } else if (!strcmp(a, "--csv") && v) {
       csv_path = v, i++;
+    } else if (!strcmp(a, "--format") && v && n_formats < MAX_FORMATS) {
+      format_args[n_formats++] = v, i++;
     } else {
       fprintf(stderr, "zs-bench-cpu: bad argument '%s'\n", a);
       usage(stderr);
       return 2;
     }
   }
+  if (n_formats == 0) format_args[n_formats++] = "csr";
   if (runs < 10 || warmup < 0 || probe_mib < 1) {
     fprintf(stderr, "zs-bench-cpu: need --runs >= 10, --warmup >= 0, --probe-mib >= 1\n");
     return 2;
@@ -318,44 +328,65 @@ int main(int argc, char **argv) {
   const zs_op ops[2] = {ZS_OP_N, ZS_OP_T};
   uint64_t csr_bytes[3] = {0, 0, 0}; /* by zs_type */
 
-  /* zsparse cpu backend, CSR: the default operator (SpMV, private-buffer SpMVT), and one with
-   * transpose=atomic for SpMVT only. */
+  /* zsparse cpu backend: each format's default operator (SpMV, deterministic SpMVT), and for
+   * CSR one with transpose=atomic for SpMVT only. */
   for (int ti = 0; ti < 2; ti++) {
-    for (int variant = 0; variant < 2; variant++) {
-      const zs_matrix *A = types[ti] == ZS_F64 ? A64 : A32;
-      const char *options = variant ? "transpose=atomic" : NULL;
-      zs_encoded *E = NULL;
-      zs_operator *op = NULL;
-      char why[256] = "";
-      if (zs_encode(&E, A, ZS_FORMAT_CSR, NULL) != ZS_OK) {
-        snprintf(why, sizeof why, "encode: %s", zs_last_error());
-      } else {
-        csr_bytes[types[ti]] = zs_encoded_bytes(E);
-        if (zs_operator_create(&op, ctx, E, "cpu", options) != ZS_OK)
-          snprintf(why, sizeof why, "operator: %s", zs_last_error());
+    const zs_matrix *A = types[ti] == ZS_F64 ? A64 : A32;
+    zs_encoded *Ecsr = NULL;
+    if (zs_encode(&Ecsr, A, ZS_FORMAT_CSR, NULL) == ZS_OK)
+      csr_bytes[types[ti]] = zs_encoded_bytes(Ecsr);
+    zs_encoded_destroy(&Ecsr);
+    for (int fi = 0; fi < n_formats; fi++) {
+      char fname[32];
+      const char *colon = strchr(format_args[fi], ':');
+      snprintf(fname, sizeof fname, "%.*s",
+               colon ? (int)(colon - format_args[fi]) : (int)strlen(format_args[fi]),
+               format_args[fi]);
+      zs_format fmt;
+      if (zs_format_from_name(fname, &fmt) != ZS_OK) {
+        fprintf(stderr, "zs-bench-cpu: %s\n", zs_last_error());
+        return 2;
       }
-      zs_encoded_destroy(&E);
-      for (int oi = variant; oi < 2; oi++) {
-        kernel *k = &ks[nk++];
-        memset(k, 0, sizeof *k);
-        snprintf(k->name, sizeof k->name,
-                 variant ? "zsparse cpu csr, atomic T" : "zsparse cpu csr");
-        k->type = types[ti], k->op = ops[oi];
-        k->nx = ops[oi] == ZS_OP_N ? cols : rows, k->ny = ops[oi] == ZS_OP_N ? rows : cols;
-        k->run = zs_kernel_run, k->result = zs_kernel_result;
-        if (!op) {
-          snprintf(k->why, sizeof k->why, "%s", why);
-          continue;
+      for (int variant = 0; variant < (fmt == ZS_FORMAT_CSR ? 2 : 1); variant++) {
+        const char *options = variant ? "transpose=atomic" : NULL;
+        zs_encoded *E = NULL;
+        zs_operator *op = NULL;
+        char why[256] = "";
+        uint64_t bytes = 0;
+        const double te = now_s();
+        if (zs_encode(&E, A, fmt, colon ? colon + 1 : NULL) != ZS_OK) {
+          snprintf(why, sizeof why, "encode: %s", zs_last_error());
+        } else {
+          if (!variant && fmt != ZS_FORMAT_CSR)
+            printf("encode %s %s: %.3f s, %.1f M nonzeros/s\n", format_args[fi],
+                   zs_type_name(types[ti]), now_s() - te, (double)nnz / (now_s() - te) * 1e-6);
+          bytes = zs_encoded_bytes(E);
+          if (zs_operator_create(&op, ctx, E, "cpu", options) != ZS_OK)
+            snprintf(why, sizeof why, "operator: %s", zs_last_error());
         }
-        k->zop = op;
-        if (zs_vector_create(&k->zx, ctx, "cpu", k->type, k->nx) != ZS_OK ||
-            zs_vector_create(&k->zy, ctx, "cpu", k->type, k->ny) != ZS_OK ||
-            zs_vector_upload(k->zx, k->type == ZS_F64 ? (const void *)x64 : (const void *)x32) !=
-                ZS_OK) {
-          snprintf(k->why, sizeof k->why, "vectors: %s", zs_last_error());
-          continue;
+        zs_encoded_destroy(&E);
+        for (int oi = variant; oi < 2; oi++) {
+          kernel *k = &ks[nk++];
+          memset(k, 0, sizeof *k);
+          snprintf(k->name, sizeof k->name, "zsparse cpu %.40s%s", format_args[fi],
+                   variant ? ", atomic T" : "");
+          k->type = types[ti], k->op = ops[oi], k->bytes = bytes;
+          k->nx = ops[oi] == ZS_OP_N ? cols : rows, k->ny = ops[oi] == ZS_OP_N ? rows : cols;
+          k->run = zs_kernel_run, k->result = zs_kernel_result;
+          if (!op) {
+            snprintf(k->why, sizeof k->why, "%s", why);
+            continue;
+          }
+          k->zop = op;
+          if (zs_vector_create(&k->zx, ctx, "cpu", k->type, k->nx) != ZS_OK ||
+              zs_vector_create(&k->zy, ctx, "cpu", k->type, k->ny) != ZS_OK ||
+              zs_vector_upload(k->zx, k->type == ZS_F64 ? (const void *)x64 : (const void *)x32) !=
+                  ZS_OK) {
+            snprintf(k->why, sizeof k->why, "vectors: %s", zs_last_error());
+            continue;
+          }
+          k->available = 1;
         }
-        k->available = 1;
       }
     }
   }
@@ -406,7 +437,7 @@ int main(int argc, char **argv) {
       kernel *k = &ks[nk++];
       memset(k, 0, sizeof *k);
       snprintf(k->name, sizeof k->name, "librsb");
-      k->type = types[ti], k->op = ops[oi];
+      k->type = types[ti], k->op = ops[oi], k->bytes = csr_bytes[types[ti]];
       k->nx = ops[oi] == ZS_OP_N ? cols : rows, k->ny = ops[oi] == ZS_OP_N ? rows : cols;
       k->run = rsb_kernel_run, k->result = rsb_kernel_result;
       if (!m) {
@@ -524,8 +555,8 @@ int main(int argc, char **argv) {
   printf("librsb: not built in (librsb-dev not found at configure time)\n");
 #endif
   printf(
-      "GB/s = (CSR bytes + x + y) / median time, for every kernel (librsb stores its own "
-      "layout; the same CSR byte count is used so the columns compare time).\n\n");
+      "GB/s = (format bytes + x + y) / median time; librsb stores its own layout and is "
+      "charged CSR's bytes.\n\n");
 
   printf(
       "| kernel | type | op | threads | median ms | GB/s | Gnnz/s | adjacent probe GB/s | "
@@ -559,7 +590,7 @@ int main(int argc, char **argv) {
       continue;
     }
     const size_t es = zs_type_size(k->type);
-    const double bytes = (double)csr_bytes[k->type] + (double)(k->nx + k->ny) * (double)es;
+    const double bytes = (double)k->bytes + (double)(k->nx + k->ny) * (double)es;
     const double tm = median(k->t, runs), tp = median(k->t_probe, runs);
     double *ratio = malloc((size_t)runs * sizeof *ratio);
     if (!ratio) return 1;
