@@ -9,7 +9,7 @@ extern "C" {
 #endif
 
 /* Bump when any struct below changes layout or a function changes meaning. */
-#define ZS_BACKEND_ABI_VERSION 1
+#define ZS_BACKEND_ABI_VERSION 2
 
 /* One named array of an encoded matrix, already validated, in host memory. */
 typedef struct zsb_array {
@@ -69,6 +69,10 @@ typedef struct zsb_backend {
   zs_status (*op_apply)(void *self, void *op, zs_op which, double alpha, const void *x, double beta,
                         void *y);
   zs_status (*sync)(void *self);
+
+  /* Named tables of functions beyond sparse operators (ABI 2), such as "vans-v1" for MAT-VANS
+   * layer kernels (formats/vans/vans_backend.h). NULL, or a NULL result: not provided. */
+  const void *(*extension)(void *self, const char *name);
 } zsb_backend;
 
 /* A module exports this symbol; the library dlopens the module and calls it. */

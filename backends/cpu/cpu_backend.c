@@ -221,6 +221,7 @@ static const zsb_backend cpu_backend = {
     .op_destroy = cpu_op_destroy,
     .op_apply = cpu_op_apply,
     .sync = cpu_sync,
+    .extension = NULL, /* MAT-VANS runs on the host through formats/vans directly */
 };
 
 const zsb_backend *zsi_backend_cpu(void) { return &cpu_backend; }

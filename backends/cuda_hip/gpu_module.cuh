@@ -535,6 +535,13 @@ zs_status gpu_op_apply(void *self, void *opaque, zs_op which, double alpha, cons
              : apply_coo<float>(op, which, (float)alpha, (const float *)x, (float)beta, (float *)y);
 }
 
+#include "backends/cuda_hip/vans_gpu.cuh"
+
+const void *gpu_extension(void *self, const char *name) {
+  (void)self;
+  return vans_gpu_extension(name);
+}
+
 zs_status gpu_sync(void *self) {
   (void)self;
   return check(gpuDeviceSynchronize(), "synchronize");
@@ -558,6 +565,7 @@ const zsb_backend g_backend = {
     gpu_op_destroy,
     gpu_op_apply,
     gpu_sync,
+    gpu_extension,
 };
 
 } /* namespace */

@@ -138,6 +138,7 @@ static const zsb_backend ref_backend = {
     .op_destroy = ref_op_destroy,
     .op_apply = ref_op_apply,
     .sync = ref_sync,
+    .extension = NULL, /* MAT-VANS runs on the host through formats/vans directly */
 };
 
 const zsb_backend *zsi_backend_ref(void) { return &ref_backend; }
