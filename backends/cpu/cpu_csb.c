@@ -1,19 +1,293 @@
-/* cpu_csb.c — the cpu backend's CSB/GCSB kernels. */
+/* cpu_csb.c — the cpu backend's CSB-baseline and GCSB operators: a block row (SpMV) or block
+ * column (SpMVT) per task, summed in a beta-element buffer, so both ops are deterministic. */
+#ifndef ZS_CPU_CSB_TYPED
+#include <string.h>
+
 #include "backends/cpu/cpu_kernels.h"
+#include "formats/csb/csb.h"
 
-/* Placeholder until the kernel lands: op_create says so (the backend never falls back). */
-static zs_status cpu_csb_missing(void **state, const zsb_encoded_view *enc,
-                                 const zsi_cpu_opts *opts) {
-  (void)state, (void)enc, (void)opts;
-  return zsi_error(ZS_ERR_UNSUPPORTED, "backend 'cpu' has no CSB/GCSB kernel yet");
-}
-static void cpu_csb_destroy(void *state) { (void)state; }
-static zs_status cpu_csb_apply(void *state, zs_op which, double alpha, const void *x, double beta,
-                               void *y) {
-  (void)state, (void)which, (void)alpha, (void)x, (void)beta, (void)y;
-  return ZS_ERR_UNSUPPORTED;
+/* Tasks per thread (contiguous ranges of block rows or columns with equal work), static
+ * schedule; below PARALLEL_MIN_WORK a product runs on the calling thread (as in cpu_spmv.c). */
+#define CHUNKS_PER_THREAD 4
+#define PARALLEL_MIN_WORK 32768
+
+/* One block as the kernels walk it: slots first + j * stride for j < count, and the block
+ * column (SpMV) or block row (SpMVT) that places it in x. 16 bytes, so the per-block read is
+ * one quarter of a cache line. */
+typedef struct csb_task {
+  int64_t first;
+  int32_t count;
+  int32_t other;
+} csb_task;
+
+typedef struct csb_op {
+  zs_type type;
+  int64_t rows, cols;
+  int lb, idx16, threads, parallel;
+  int64_t beta, nbr, nbc, nb;
+  void *values, *local;
+  /* GCSB slots of block j sit `stride` apart: the group's block count (the last group may be
+   * smaller). CSB: 1. */
+  int64_t group, last_group_first, last_group_stride;
+  /* SpMV: blocks by block row (n_ptr, nbr + 1), ascending column inside; SpMVT: by block column
+   * (t_ptr, nbc + 1), ascending row inside. */
+  int64_t *n_ptr, *t_ptr;
+  csb_task *n_task, *t_task;
+  int n_chunks, t_chunks;
+  int64_t *n_chunk, *t_chunk; /* chunk c covers block rows/cols [chunk[c], chunk[c + 1]) */
+  void *acc;                  /* threads * beta values: one sum buffer per thread */
+} csb_op;
+
+static zs_status no_memory(const char *what) {
+  return zsi_error(ZS_ERR_OUT_OF_MEMORY, "backend 'cpu': cannot allocate %s", what);
 }
 
-const zsi_cpu_kernel zsi_cpu_csb = {ZS_FORMAT_CSB, cpu_csb_missing, cpu_csb_destroy, cpu_csb_apply};
-const zsi_cpu_kernel zsi_cpu_gcsb = {ZS_FORMAT_GCSB, cpu_csb_missing, cpu_csb_destroy,
-                                     cpu_csb_apply};
+static void csb_destroy(void *state) {
+  csb_op *A = state;
+  if (!A) return;
+  void *arrays[] = {A->values, A->local,   A->n_ptr,   A->t_ptr, A->n_task,
+                    A->t_task, A->n_chunk, A->t_chunk, A->acc};
+  for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) zsi_free(arrays[i]);
+  zsi_free(A);
+}
+
+static int64_t stride_of(const csb_op *A, int64_t first) {
+  if (A->group == 0) return 1;
+  return first >= A->last_group_first ? A->last_group_stride : A->group;
+}
+
+/* Cut [0, n) into `parts` ranges of about equal weight ptr[i] + i (blocks + outputs). */
+static void split(const int64_t *wsum, int64_t n, int parts, int64_t *bounds) {
+  const int64_t total = wsum[n] + n;
+  bounds[0] = 0, bounds[parts] = n;
+  for (int c = 1; c < parts; c++) {
+    const int64_t target = (total / parts) * c + (total % parts) * c / parts;
+    int64_t lo = bounds[c - 1], hi = n;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (wsum[mid] + mid >= target)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    bounds[c] = lo;
+  }
+}
+
+/* Block rows and columns of every block, and where its slots are, from either format. */
+static zs_status read_blocks(csb_op *A, const zsb_encoded_view *enc, int64_t **brow_out,
+                             int64_t **bcol_out, int64_t **first_out, int32_t **count_out) {
+  const int64_t nb = A->nb;
+  int64_t *brow = zsi_alloc_array((uint64_t)(nb ? nb : 1), 8);
+  int64_t *bcol = zsi_alloc_array((uint64_t)(nb ? nb : 1), 8);
+  int64_t *first = zsi_alloc_array((uint64_t)(nb ? nb : 1), 8);
+  int32_t *count = zsi_alloc_array((uint64_t)(nb ? nb : 1), 4);
+  *brow_out = brow, *bcol_out = bcol, *first_out = first, *count_out = count;
+  if (!brow || !bcol || !first || !count) return no_memory("block tables");
+  if (enc->format == ZS_FORMAT_CSB) {
+    const int64_t *bp = zsb_find_array(enc, "block_ptr")->data;
+    const int32_t *bc = zsb_find_array(enc, "block_col")->data;
+    const int64_t *bo = zsb_find_array(enc, "block_offset")->data;
+    for (int64_t r = 0; r < A->nbr; r++)
+      for (int64_t b = bp[r]; b < bp[r + 1]; b++)
+        brow[b] = r, bcol[b] = bc[b], first[b] = bo[b], count[b] = (int32_t)(bo[b + 1] - bo[b]);
+    return ZS_OK;
+  }
+  const zsb_array *bia = zsb_find_array(enc, "block_index");
+  const int64_t *go = zsb_find_array(enc, "group_offset")->data;
+  const int64_t G = A->group;
+  for (int64_t p = 0; p < nb; p++) {
+    const uint64_t lin =
+        bia->elem_size == 4 ? ((const uint32_t *)bia->data)[p] : ((const uint64_t *)bia->data)[p];
+    const int64_t q = p / G, t = p % G, nbg = nb - q * G < G ? nb - q * G : G;
+    const int64_t depth = (go[q + 1] - go[q]) / nbg;
+    brow[p] = (int64_t)(lin / (uint64_t)A->nbc), bcol[p] = (int64_t)(lin % (uint64_t)A->nbc);
+    first[p] = go[q] + t;
+    /* Real elements: the prefix whose Morton keys ascend (padding repeats the last index). */
+    int64_t j = 1;
+    uint32_t prev = 0;
+    for (int64_t k = 0; k < depth; k++) {
+      const uint32_t m =
+          zsi_csb_morton(zsi_csb_idx_get(A->local, A->idx16 ? 2 : 4, go[q] + k * nbg + t), A->lb);
+      if (k > 0 && m <= prev) break;
+      prev = m, j = k + 1;
+    }
+    count[p] = (int32_t)j;
+  }
+  if (nb > 0) {
+    const int64_t lq = (nb - 1) / G;
+    A->last_group_first = go[lq], A->last_group_stride = nb - lq * G;
+  }
+  return ZS_OK;
+}
+
+/* Counting sort of the blocks by `key` (stable), filling ptr (nkeys + 1) and tasks. */
+static zs_status order_tasks(int64_t nb, int64_t nkeys, const int64_t *key, const int64_t *other,
+                             const int64_t *first, const int32_t *count, const int64_t *order_in,
+                             int64_t **ptr_out, csb_task **task_out, int64_t *order_out) {
+  int64_t *ptr = zsi_alloc_array((uint64_t)nkeys + 1, 8);
+  csb_task *task = zsi_alloc_array((uint64_t)(nb ? nb : 1), sizeof(csb_task));
+  int64_t *next = zsi_alloc_array((uint64_t)nkeys + 1, 8);
+  *ptr_out = ptr, *task_out = task;
+  if (!ptr || !task || !next) {
+    zsi_free(next);
+    return no_memory("block order");
+  }
+  for (int64_t b = 0; b < nb; b++) ptr[key[b] + 1]++;
+  for (int64_t k = 0; k < nkeys; k++) ptr[k + 1] += ptr[k];
+  memcpy(next, ptr, (size_t)nkeys * 8);
+  for (int64_t i = 0; i < nb; i++) {
+    const int64_t b = order_in ? order_in[i] : i, p = next[key[b]]++;
+    task[p] = (csb_task){first[b], count[b], (int32_t)other[b]};
+    if (order_out) order_out[p] = b;
+  }
+  zsi_free(next);
+  return ZS_OK;
+}
+
+static zs_status csb_create(void **state, const zsb_encoded_view *enc, const zsi_cpu_opts *o) {
+  csb_op *A = zsi_alloc(sizeof *A);
+  if (!A) return no_memory("operator header");
+  A->type = enc->type, A->rows = enc->rows, A->cols = enc->cols;
+  A->threads = o->threads < 1 ? 1 : o->threads;
+  A->parallel = enc->nnz + enc->rows + enc->cols >= PARALLEL_MIN_WORK;
+  /* o->transpose_atomic is moot: the block-column SpMVT is deterministic and needs no
+   * buffers, so it serves both settings. */
+  A->beta = zsb_find_param(enc, "beta", 0);
+  A->group = enc->format == ZS_FORMAT_GCSB ? zsb_find_param(enc, "group_size", 0) : 0;
+  while ((INT64_C(1) << A->lb) < A->beta) A->lb++;
+  A->nbr = (A->rows + A->beta - 1) >> A->lb, A->nbc = (A->cols + A->beta - 1) >> A->lb;
+  A->idx16 = A->beta <= 256;
+  const zsb_array *va = zsb_find_array(enc, "values");
+  const uint64_t slots = va ? va->count : 0;
+  zs_status s = zsi_view_copy_array(enc, "cpu", "values", (uint32_t)zs_type_size(enc->type), slots,
+                                    &A->values);
+  if (s == ZS_OK)
+    s = zsi_view_copy_array(enc, "cpu", "local_idx", A->idx16 ? 2 : 4, slots, &A->local);
+  const zsb_array *blocks =
+      zsb_find_array(enc, enc->format == ZS_FORMAT_CSB ? "block_col" : "block_index");
+  A->nb = blocks ? (int64_t)blocks->count : 0;
+  int64_t *brow = NULL, *bcol = NULL, *first = NULL, *rm = NULL;
+  int32_t *count = NULL;
+  if (s == ZS_OK) s = read_blocks(A, enc, &brow, &bcol, &first, &count);
+  /* Row-major order (sort by column, then stably by row), then column-major from it. */
+  int64_t *by_col = NULL;
+  csb_task *scratch = NULL;
+  int64_t *scratch_ptr = NULL;
+  if (s == ZS_OK && !((rm = zsi_alloc_array((uint64_t)(A->nb ? A->nb : 1), 8)) &&
+                      (by_col = zsi_alloc_array((uint64_t)(A->nb ? A->nb : 1), 8))))
+    s = no_memory("block order");
+  if (s == ZS_OK)
+    s = order_tasks(A->nb, A->nbc, bcol, brow, first, count, NULL, &scratch_ptr, &scratch, by_col);
+  if (s == ZS_OK)
+    s = order_tasks(A->nb, A->nbr, brow, bcol, first, count, by_col, &A->n_ptr, &A->n_task, rm);
+  if (s == ZS_OK)
+    s = order_tasks(A->nb, A->nbc, bcol, brow, first, count, rm, &A->t_ptr, &A->t_task, NULL);
+  zsi_free(brow), zsi_free(bcol), zsi_free(first), zsi_free(count), zsi_free(rm);
+  zsi_free(by_col), zsi_free(scratch), zsi_free(scratch_ptr);
+  if (s == ZS_OK) {
+    A->n_chunks = A->t_chunks = A->threads * CHUNKS_PER_THREAD;
+    if (!(A->n_chunk = zsi_alloc_array((uint64_t)A->n_chunks + 1, 8)) ||
+        !(A->t_chunk = zsi_alloc_array((uint64_t)A->t_chunks + 1, 8)) ||
+        !(A->acc = zsi_alloc_array((uint64_t)A->threads * (uint64_t)A->beta, 8)))
+      s = no_memory("partition tables");
+  }
+  if (s == ZS_OK) {
+    split(A->n_ptr, A->nbr, A->n_chunks, A->n_chunk);
+    split(A->t_ptr, A->nbc, A->t_chunks, A->t_chunk);
+  }
+  if (s != ZS_OK) {
+    csb_destroy(A);
+    return s;
+  }
+  *state = A;
+  return ZS_OK;
+}
+
+/* The typed kernels: this file includes itself once per value type (the kernels of a format
+ * live in one file), with ZS_CPU_CSB_TYPED, VT and SFX(name) defined. */
+#define ZS_CPU_CSB_TYPED
+#define VT float
+#define SFX(name) name##_f32
+#include "backends/cpu/cpu_csb.c"
+#undef VT
+#undef SFX
+#define VT double
+#define SFX(name) name##_f64
+#include "backends/cpu/cpu_csb.c"
+#undef VT
+#undef SFX
+#undef ZS_CPU_CSB_TYPED
+
+static zs_status csb_apply(void *state, zs_op which, double alpha, const void *x, double beta,
+                           void *y) {
+  const csb_op *A = state;
+  if (A->type == ZS_F32)
+    apply_f32(A, which, alpha, x, beta, y);
+  else
+    apply_f64(A, which, alpha, x, beta, y);
+  return ZS_OK;
+}
+
+const zsi_cpu_kernel zsi_cpu_csb = {ZS_FORMAT_CSB, csb_create, csb_destroy, csb_apply};
+const zsi_cpu_kernel zsi_cpu_gcsb = {ZS_FORMAT_GCSB, csb_create, csb_destroy, csb_apply};
+
+#else /* ZS_CPU_CSB_TYPED: the kernels of one value type */
+
+/* Sums run in the value type, in a fixed order (blocks by column or row, Morton order inside),
+ * so every thread count gives the same bits. beta == 0 must not read y (it may hold NaN). */
+static inline VT SFX(finish)(double alpha, VT s, double beta, const VT *y) {
+  return beta == 0.0 ? (VT)(alpha * (double)s) : (VT)(alpha * (double)s + beta * (double)*y);
+}
+
+/* One pass for both ops: TRANS swaps which half of local_idx indexes x and which the sum. The
+ * tasks of output block o are ptr[o] .. ptr[o + 1]; other is the block's coordinate in x. */
+static inline void SFX(blocks)(const csb_op *A, int trans, double alpha, const VT *restrict x,
+                               double beta, VT *restrict y) {
+  const VT *restrict v = A->values;
+  const uint16_t *restrict l16 = A->local;
+  const uint32_t *restrict l32 = A->local;
+  const int lb = A->lb, idx16 = A->idx16;
+  const uint32_t mask = (uint32_t)A->beta - 1;
+  /* out = idx >> out_shift & mask, in = idx >> in_shift & mask */
+  const int out_shift = trans ? 0 : lb, in_shift = trans ? lb : 0;
+  const int64_t *ptr = trans ? A->t_ptr : A->n_ptr, *chunk = trans ? A->t_chunk : A->n_chunk;
+  const csb_task *task = trans ? A->t_task : A->n_task;
+  const int nc = trans ? A->t_chunks : A->n_chunks;
+  const int64_t n_out = trans ? A->cols : A->rows;
+  ZSI_OMP(parallel for schedule(static) num_threads(A->threads) if (A->parallel))
+  for (int c = 0; c < nc; c++) {
+    VT *restrict acc = (VT *)A->acc + (int64_t)zsi_cpu_tid() * A->beta;
+    for (int64_t o = chunk[c]; o < chunk[c + 1]; o++) {
+      const int64_t o0 = o << lb, no = n_out - o0 < A->beta ? n_out - o0 : A->beta;
+      for (int64_t i = 0; i < no; i++) acc[i] = 0;
+      for (int64_t p = ptr[o]; p < ptr[o + 1]; p++) {
+        const csb_task T = task[p];
+        const VT *restrict xb = x + ((int64_t)T.other << lb);
+        const int64_t st = stride_of(A, T.first), n = T.count;
+        const VT *restrict vb = v + T.first;
+        if (idx16) {
+          const uint16_t *restrict lp = l16 + T.first;
+          for (int64_t j = 0; j < n; j++) {
+            const uint32_t idx = lp[j * st];
+            acc[idx >> out_shift & mask] += vb[j * st] * xb[idx >> in_shift & mask];
+          }
+        } else {
+          const uint32_t *restrict lp = l32 + T.first;
+          for (int64_t j = 0; j < n; j++) {
+            const uint32_t idx = lp[j * st];
+            acc[idx >> out_shift & mask] += vb[j * st] * xb[idx >> in_shift & mask];
+          }
+        }
+      }
+      for (int64_t i = 0; i < no; i++) y[o0 + i] = SFX(finish)(alpha, acc[i], beta, &y[o0 + i]);
+    }
+  }
+}
+
+static void SFX(apply)(const csb_op *A, zs_op which, double alpha, const void *x, double beta,
+                       void *y) {
+  SFX(blocks)(A, which == ZS_OP_T, alpha, x, beta, y);
+}
+
+#endif /* ZS_CPU_CSB_TYPED */

@@ -1,0 +1,160 @@
+/* csb_blocks.c — what CSB-baseline and GCSB share: block geometry, options, the blocking pass of
+ * the encoders and the per-block checks of validate. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/csb/csb.h"
+
+void zsi_csb_geom_init(zsi_csb_geom *g, int64_t rows, int64_t cols, int64_t beta) {
+  int lb = 0;
+  while ((INT64_C(1) << lb) < beta) lb++;
+  g->lb = lb, g->beta = beta;
+  g->nbr = (rows + beta - 1) >> lb, g->nbc = (cols + beta - 1) >> lb;
+  g->idx_size = beta <= 256 ? 2 : 4;
+  /* nbr, nbc < 2^31, so the product fits a uint64 */
+  g->bidx_size = (uint64_t)g->nbr * (uint64_t)g->nbc <= (UINT64_C(1) << 32) ? 4 : 8;
+}
+
+zs_status zsi_csb_options(const char *options, const char *fmt, zs_type type, int64_t *beta,
+                          int64_t *group) {
+  static const char *const known_csb[] = {"beta", NULL}, *const known_gcsb[] = {"beta", "group",
+                                                                                NULL};
+  zs_status s = zsi_option_check(options, group ? known_gcsb : known_csb, fmt);
+  if (s != ZS_OK) return s;
+  /* Defaults: beta values of one row of a block fill a 128-byte line (the thesis' rule for y
+   * locality), and a group's k-th elements fill the same line (coalesced loads). */
+  int found;
+  *beta = 128 / (int64_t)zs_type_size(type);
+  if ((s = zsi_option_int(options, "beta", 2, ZSI_CSB_BETA_MAX, beta, &found)) != ZS_OK) return s;
+  if (*beta & (*beta - 1))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "%s: option 'beta': %" PRId64 " is not a power of two", fmt, *beta);
+  if (group) {
+    *group = 32;
+    if ((s = zsi_option_int(options, "group", 1, ZSI_CSB_GROUP_MAX, group, &found)) != ZS_OK)
+      return s;
+  }
+  return ZS_OK;
+}
+
+zs_status zsi_csb_param(const zs_encoded *E, const char *name, int64_t lo, int64_t hi,
+                        int64_t *value) {
+  for (int i = 0; i < E->n_params; i++)
+    if (strcmp(E->params[i].name, name) == 0) {
+      const int64_t v = E->params[i].value;
+      if (v < lo || v > hi)
+        return zsi_error(ZS_ERR_CORRUPT,
+                         "%s: parameter '%s' = %" PRId64 " is outside [%" PRId64 ", %" PRId64 "]",
+                         zs_format_name(E->format), name, v, lo, hi);
+      *value = v;
+      return ZS_OK;
+    }
+  return zsi_error(ZS_ERR_CORRUPT, "%s: parameter '%s' is missing", zs_format_name(E->format),
+                   name);
+}
+
+zs_status zsi_csb_check_block(const zsi_csb_geom *g, int64_t rows, int64_t cols, int64_t brow,
+                              int64_t bcol, const void *local, int64_t first, int64_t count,
+                              int64_t stride, const char *what, int64_t block) {
+  const uint32_t limit = (uint32_t)(g->beta * g->beta - 1), mask = (uint32_t)g->beta - 1;
+  const int64_t r0 = brow << g->lb, c0 = bcol << g->lb;
+  uint32_t prev = 0;
+  for (int64_t j = 0; j < count; j++) {
+    const int64_t k = first + j * stride;
+    const uint32_t idx = zsi_csb_idx_get(local, g->idx_size, k);
+    if (idx > limit || r0 + (idx >> g->lb) >= rows || c0 + (idx & mask) >= cols)
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "%s: local_idx[%" PRId64 "] = %" PRIu32 " (block %" PRId64 ", row %" PRId64
+                       ", col %" PRId64 ") is outside the block or the %" PRId64 " x %" PRId64
+                       " matrix",
+                       what, k, idx, block, r0 + (idx >> g->lb), c0 + (idx & mask), rows, cols);
+    const uint32_t m = zsi_csb_morton(idx, g->lb);
+    if (j > 0 && m <= prev)
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "%s: local_idx[%" PRId64 "] (block %" PRId64
+                       ") is not after its predecessor in Morton order",
+                       what, k, block);
+    prev = m;
+  }
+  return ZS_OK;
+}
+
+void zsi_csb_blocks_free(zsi_csb_blocks *b) {
+  zsi_free(b->block_ptr), zsi_free(b->block_col), zsi_free(b->block_off);
+  zsi_free(b->src), zsi_free(b->local);
+  memset(b, 0, sizeof *b);
+}
+
+typedef struct keyed {
+  uint64_t key; /* block column << 32 | Morton key */
+  int64_t k;    /* CSR position */
+  uint32_t idx; /* local row << lb | local col */
+} keyed;
+
+static int keyed_cmp(const void *a, const void *b) {
+  const uint64_t x = ((const keyed *)a)->key, y = ((const keyed *)b)->key;
+  return (x > y) - (x < y);
+}
+
+/* A block row is a range of whole rows, so its elements keep their CSR positions
+ * [row_ptr[r0], row_ptr[r1]) in block order too: only their order inside that range changes. */
+zs_status zsi_csb_blocks_build(const zs_matrix *A, const zsi_csb_geom *g, zsi_csb_blocks *out) {
+  memset(out, 0, sizeof *out);
+  const int64_t nbr = g->nbr, nbc = g->nbc, nnz = A->nnz;
+  const int lb = g->lb;
+  const int64_t *rp = A->row_ptr;
+  const int32_t *ci = A->col_idx;
+  int64_t *stamp = zsi_alloc_array((uint64_t)(nbc ? nbc : 1), 8);
+  if (!stamp || !(out->block_ptr = zsi_alloc_array((uint64_t)nbr + 1, 8))) {
+    zsi_free(stamp);
+    zsi_csb_blocks_free(out);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "csb: block tables for %" PRId64 " block rows", nbr);
+  }
+  for (int64_t c = 0; c < nbc; c++) stamp[c] = -1;
+  int64_t widest = 0;
+  for (int64_t br = 0; br < nbr; br++) {
+    const int64_t r0 = br << lb, r1 = r0 + g->beta < A->rows ? r0 + g->beta : A->rows;
+    int64_t n = 0;
+    for (int64_t k = rp[r0]; k < rp[r1]; k++) {
+      const int64_t bc = ci[k] >> lb;
+      if (stamp[bc] != br) stamp[bc] = br, n++;
+    }
+    out->block_ptr[br + 1] = out->block_ptr[br] + n;
+    if (rp[r1] - rp[r0] > widest) widest = rp[r1] - rp[r0];
+  }
+  zsi_free(stamp);
+  const int64_t nb = out->nb = out->block_ptr[nbr];
+  keyed *tmp = zsi_alloc_array((uint64_t)(widest ? widest : 1), sizeof(keyed));
+  if (!tmp || !(out->block_col = zsi_alloc_array((uint64_t)(nb ? nb : 1), 4)) ||
+      !(out->block_off = zsi_alloc_array((uint64_t)nb + 1, 8)) ||
+      !(out->src = zsi_alloc_array((uint64_t)(nnz ? nnz : 1), 8)) ||
+      !(out->local = zsi_alloc_array((uint64_t)(nnz ? nnz : 1), 4))) {
+    zsi_free(tmp);
+    zsi_csb_blocks_free(out);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "csb: %" PRId64 " blocks, %" PRId64 " nonzeros", nb,
+                     nnz);
+  }
+  const uint32_t mask = (uint32_t)g->beta - 1;
+  for (int64_t br = 0; br < nbr; br++) {
+    const int64_t r0 = br << lb, r1 = r0 + g->beta < A->rows ? r0 + g->beta : A->rows;
+    const int64_t k0 = rp[r0], n = rp[r1] - k0;
+    for (int64_t r = r0; r < r1; r++)
+      for (int64_t k = rp[r]; k < rp[r + 1]; k++) {
+        const uint32_t idx = (uint32_t)(r - r0) << lb | ((uint32_t)ci[k] & mask);
+        tmp[k - k0].key = (uint64_t)(ci[k] >> lb) << 32 | zsi_csb_morton(idx, lb);
+        tmp[k - k0].k = k, tmp[k - k0].idx = idx;
+      }
+    qsort(tmp, (size_t)n, sizeof *tmp, keyed_cmp);
+    int64_t b = out->block_ptr[br] - 1, prev = -1;
+    for (int64_t i = 0; i < n; i++) {
+      const int64_t bc = (int64_t)(tmp[i].key >> 32), k = tmp[i].k;
+      if (bc != prev) b++, out->block_col[b] = (int32_t)bc, out->block_off[b] = k0 + i, prev = bc;
+      out->src[k0 + i] = k;
+      out->local[k0 + i] = tmp[i].idx;
+    }
+  }
+  zsi_free(tmp);
+  out->block_off[nb] = nnz;
+  return ZS_OK;
+}
