@@ -1,9 +1,97 @@
-/* dtans.h — CSR-dtANS: entropy-coded CSR decoded inside the product. */
+/* dtans.h — CSR-dtANS: entropy-coded CSR decoded inside the product (docs/formats/dtans.md). */
 #ifndef ZS_FORMAT_DTANS_H
 #define ZS_FORMAT_DTANS_H
 
 #include "core/zs_internal.h"
 
 ZSI_HIDDEN extern const zsi_format_ops zsi_format_dtans;
+
+/* Fixed by stream version 1; the blob records them and validate refuses anything else. */
+#define DTANS_VERSION 1
+#define DTANS_TABLE_LOG 12 /* K = 4096 slots: 8 slots of 12 bits fill 3 words of 32 */
+#define DTANS_K (1 << DTANS_TABLE_LOG)
+#define DTANS_M 256        /* largest multiplicity: a digit fits in 8 bits */
+#define DTANS_SLICE 32     /* rows decoded in lockstep by one warp */
+#define DTANS_SPREAD 2563  /* odd, so slot = (rank * SPREAD) mod K is a permutation */
+#define DTANS_SYMBOLS 4096 /* at most K distinct ids per domain */
+
+/* How the value domain is stored. */
+enum { DTANS_VALUES_CODED = 0, DTANS_VALUES_CONSTANT = 1, DTANS_VALUES_RAW = 2 };
+
+/* One decoding-table entry: the symbol id and the (digit, base) pair it gives back. Ids below
+ * `real` index the domain's dictionary; every other id is the escape (its value is read raw
+ * from the slice's escape stream). */
+typedef struct dtans_slot {
+  uint16_t id;
+  uint8_t digit;
+  uint8_t base_m1; /* base - 1, base in [1, 256] */
+} dtans_slot;
+
+/* Slot of the digit-th copy of the symbol whose copies start at rank `start`. */
+static inline uint32_t dtans_slot_of(uint32_t start, uint32_t digit) {
+  return ((start + digit) * (uint32_t)DTANS_SPREAD) & (DTANS_K - 1);
+}
+
+/* Fill table[K] from the multiplicities of `entries` ids (each in [1, M], summing to K). */
+ZSI_HIDDEN void dtans_build_table(const uint16_t *counts, int entries, dtans_slot *table);
+
+/* Slot k (0..7) of the 96-bit number w0 + w1·2^32 + w2·2^64. */
+static inline uint32_t dtans_unpack(uint32_t w0, uint32_t w1, uint32_t w2, int k) {
+  const uint64_t lo = (uint64_t)w0 | ((uint64_t)w1 << 32);
+  const int bit = 12 * k;
+  if (bit + 12 <= 64) return (uint32_t)(lo >> bit) & (DTANS_K - 1);
+  if (bit >= 64) return (w2 >> (bit - 64)) & (DTANS_K - 1);
+  return (uint32_t)((lo >> bit) | ((uint64_t)w2 << (64 - bit))) & (DTANS_K - 1);
+}
+
+/* Symbols per nonzero (2 when values are coded, else 1) and segments of a row of n nonzeros. */
+static inline int64_t dtans_segments(int64_t n, int coded_values) {
+  return coded_values ? (n + 3) / 4 : (n + 7) / 8;
+}
+
+/* The arrays and parameters of a validated blob, gathered for decoders. */
+typedef struct dtans_view {
+  int64_t rows, cols, nnz, slices;
+  zs_type type;
+  int value_mode;
+  int delta_real, value_real;
+  int delta_escape, value_escape; /* 1: id `real` of the domain is the escape */
+  const uint32_t *row_nnz;
+  const int64_t *slice_words, *slice_delta_esc, *slice_value_esc;
+  const uint32_t *stream;
+  const uint16_t *delta_counts, *value_counts;
+  int delta_entries, value_entries;
+  const int32_t *delta_symbols, *delta_escapes;
+  const void *value_symbols, *value_escapes, *values; /* of type */
+} dtans_view;
+
+/* Gather E's arrays into v, checking names, sizes and parameters (not the streams). */
+ZSI_HIDDEN zs_status dtans_view_of(const zs_encoded *E, dtans_view *v);
+
+/* Decode slice s of v into the CSR arrays col/val at the offsets row_ptr gives its rows. Checks
+ * everything a corrupted stream could break (column range and order, stream and escape bounds,
+ * filler ids, words left over) and fails with ZS_ERR_CORRUPT naming the slice and row. This is
+ * the normative decoder: kernels must give the same nonzeros in the same order. */
+ZSI_HIDDEN zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab,
+                                        const dtans_slot *vtab, int64_t s, const int64_t *row_ptr,
+                                        int32_t *col, void *val);
+
+/* Encoder (dtans_encode.c). */
+ZSI_HIDDEN zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out);
+
+/* Multiplicities for one domain (dtans_table.c): freq[0..distinct) sorted descending, `total`
+ * their sum plus `unseen` (occurrences of symbols the histogram could not keep), raw_bits the
+ * cost of an escaped occurrence, dict_bytes of a dictionary entry. Chooses how many symbols to
+ * code (the rest escaped) and their multiplicities, minimising the predicted bits. */
+typedef struct dtans_choice {
+  int coded;      /* ids 0..coded-1 are the most frequent symbols */
+  int escape;     /* 1: id `coded` is the escape */
+  int entries;    /* coded + escape + fillers */
+  double bits;    /* predicted: stream + escapes + dictionary */
+  double ce_bits; /* of that, the table's cross-entropy part (slots only) */
+  uint16_t counts[DTANS_SYMBOLS];
+} dtans_choice;
+ZSI_HIDDEN void dtans_choose(const uint64_t *freq, int64_t distinct, uint64_t unseen,
+                             double raw_bits, double dict_bytes, dtans_choice *c);
 
 #endif

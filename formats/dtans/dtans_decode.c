@@ -1,0 +1,312 @@
+/* dtans_decode.c — CSR-dtANS blob checks, the normative slice decoder, validate and decode. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "formats/dtans/dtans.h"
+
+#define W32 (UINT64_C(1) << 32)
+
+static int64_t param(const zs_encoded *E, const char *name, int64_t fallback) {
+  for (int i = 0; i < E->n_params; i++)
+    if (strcmp(E->params[i].name, name) == 0) return E->params[i].value;
+  return fallback;
+}
+
+static zs_status need_param(const zs_encoded *E, const char *name, int64_t lo, int64_t hi,
+                            int64_t *out) {
+  const int64_t v = param(E, name, INT64_MIN);
+  if (v == INT64_MIN) return zsi_error(ZS_ERR_CORRUPT, "dtans: parameter '%s' is missing", name);
+  if (v < lo || v > hi)
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "dtans: parameter '%s' = %" PRId64 " is not in [%" PRId64 ", %" PRId64 "]",
+                     name, v, lo, hi);
+  *out = v;
+  return ZS_OK;
+}
+
+/* Multiplicities in [1, M] summing to K: the slot table is then a permutation. */
+static zs_status check_counts(const char *name, const uint16_t *c, int entries) {
+  uint32_t sum = 0;
+  for (int i = 0; i < entries; i++) {
+    if (c[i] < 1 || c[i] > DTANS_M)
+      return zsi_error(ZS_ERR_CORRUPT, "dtans: %s[%d] = %u is not in [1, %d]", name, i, c[i],
+                       DTANS_M);
+    sum += c[i];
+  }
+  if (sum != DTANS_K)
+    return zsi_error(ZS_ERR_CORRUPT, "dtans: %s sums to %u, not %d", name, sum, DTANS_K);
+  return ZS_OK;
+}
+
+/* Offsets into an array of `total` elements: start at 0, never decrease, end at total. */
+static zs_status check_offsets(const char *name, const int64_t *o, int64_t n, uint64_t total) {
+  if (o[0] != 0) return zsi_error(ZS_ERR_CORRUPT, "dtans: %s[0] = %" PRId64 ", not 0", name, o[0]);
+  for (int64_t i = 0; i < n; i++)
+    if (o[i + 1] < o[i])
+      return zsi_error(ZS_ERR_CORRUPT, "dtans: %s[%" PRId64 "] = %" PRId64 " decreases", name,
+                       i + 1, o[i + 1]);
+  if ((uint64_t)o[n] != total)
+    return zsi_error(ZS_ERR_CORRUPT, "dtans: %s ends at %" PRId64 ", the array has %" PRIu64, name,
+                     o[n], total);
+  return ZS_OK;
+}
+
+zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
+  memset(v, 0, sizeof *v);
+  v->rows = E->rows, v->cols = E->cols, v->nnz = E->nnz, v->type = E->type;
+  v->slices = (E->rows + DTANS_SLICE - 1) / DTANS_SLICE;
+  const uint32_t es = (uint32_t)zs_type_size(E->type);
+  int64_t version = 0, tlog = 0, mult = 0, slice = 0, mode = 0, dr = 0, de = 0, vr = 0, ve = 0;
+  int64_t first = 0;
+  zs_status s;
+  if ((s = need_param(E, "version", DTANS_VERSION, DTANS_VERSION, &version)) ||
+      (s = need_param(E, "table_log", DTANS_TABLE_LOG, DTANS_TABLE_LOG, &tlog)) ||
+      (s = need_param(E, "max_multiplicity", DTANS_M, DTANS_M, &mult)) ||
+      (s = need_param(E, "slice_rows", DTANS_SLICE, DTANS_SLICE, &slice)) ||
+      (s = need_param(E, "first_column", 1, 1, &first)) ||
+      (s = need_param(E, "value_mode", 0, 2, &mode)) ||
+      (s = need_param(E, "delta_real", 0, DTANS_SYMBOLS, &dr)) ||
+      (s = need_param(E, "delta_escape", 0, 1, &de)))
+    return s;
+  if (mode == DTANS_VALUES_CODED && ((s = need_param(E, "value_real", 0, DTANS_SYMBOLS, &vr)) ||
+                                     (s = need_param(E, "value_escape", 0, 1, &ve))))
+    return s;
+  v->value_mode = (int)mode, v->delta_real = (int)dr, v->value_real = (int)vr;
+  v->delta_escape = (int)de, v->value_escape = (int)ve;
+  const uint64_t rows = (uint64_t)E->rows, sl = (uint64_t)v->slices + 1;
+  const zsi_array *a;
+  if ((s = zsi_encoded_need(E, "row_nnz", 4, rows, (const void **)&v->row_nnz)) ||
+      (s = zsi_encoded_need(E, "slice_words", 8, sl, (const void **)&v->slice_words)) ||
+      (s = zsi_encoded_need(E, "slice_delta_escapes", 8, sl, (const void **)&v->slice_delta_esc)))
+    return s;
+  if (!(a = zsi_encoded_array(E, "stream")) || a->elem_size != 4)
+    return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'stream' of 4-byte words is missing");
+  v->stream = a->data;
+  if ((s = check_offsets("slice_words", v->slice_words, v->slices, a->count))) return s;
+  if (!(a = zsi_encoded_array(E, "delta_counts")) || a->elem_size != 2 || a->count < 1 ||
+      a->count > DTANS_SYMBOLS || a->count < (uint64_t)(dr + de))
+    return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'delta_counts' is missing or has a bad size");
+  v->delta_counts = a->data, v->delta_entries = (int)a->count;
+  if ((s = check_counts("delta_counts", v->delta_counts, v->delta_entries)) ||
+      (s = zsi_encoded_need(E, "delta_symbols", 4, (uint64_t)dr, (const void **)&v->delta_symbols)))
+    return s;
+  if (!(a = zsi_encoded_array(E, "delta_escapes")) || a->elem_size != 4)
+    return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'delta_escapes' is missing");
+  v->delta_escapes = a->data;
+  if ((s = check_offsets("slice_delta_escapes", v->slice_delta_esc, v->slices, a->count))) return s;
+  if (!de && a->count)
+    return zsi_error(ZS_ERR_CORRUPT, "dtans: delta escapes stored but the table has none");
+  if (mode == DTANS_VALUES_CODED) {
+    if (!(a = zsi_encoded_array(E, "value_counts")) || a->elem_size != 2 || a->count < 1 ||
+        a->count > DTANS_SYMBOLS || a->count < (uint64_t)(vr + ve))
+      return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'value_counts' is missing or has a bad size");
+    v->value_counts = a->data, v->value_entries = (int)a->count;
+    if ((s = check_counts("value_counts", v->value_counts, v->value_entries)) ||
+        (s = zsi_encoded_need(E, "value_symbols", es, (uint64_t)vr, &v->value_symbols)) ||
+        (s = zsi_encoded_need(E, "slice_value_escapes", 8, sl, (const void **)&v->slice_value_esc)))
+      return s;
+    if (!(a = zsi_encoded_array(E, "value_escapes")) || a->elem_size != es)
+      return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'value_escapes' is missing");
+    v->value_escapes = a->data;
+    if ((s = check_offsets("slice_value_escapes", v->slice_value_esc, v->slices, a->count)))
+      return s;
+    if (!ve && a->count)
+      return zsi_error(ZS_ERR_CORRUPT, "dtans: value escapes stored but the table has none");
+  } else if (mode == DTANS_VALUES_CONSTANT) {
+    if ((s = zsi_encoded_need(E, "value_symbols", es, 1, &v->value_symbols))) return s;
+  } else if ((s = zsi_encoded_need(E, "values", es, (uint64_t)E->nnz, &v->values))) {
+    return s;
+  }
+  uint64_t sum = 0;
+  for (int64_t i = 0; i < E->rows; i++) {
+    if (v->row_nnz[i] > (uint64_t)E->cols)
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "dtans: row_nnz[%" PRId64 "] = %u exceeds %" PRId64 " columns", i,
+                       v->row_nnz[i], E->cols);
+    sum += v->row_nnz[i];
+  }
+  if (sum != (uint64_t)E->nnz)
+    return zsi_error(ZS_ERR_CORRUPT, "dtans: row_nnz sums to %" PRIu64 ", nnz is %" PRId64, sum,
+                     E->nnz);
+  return ZS_OK;
+}
+
+/* Per-lane decoder state of one slice. */
+typedef struct lane {
+  int64_t n, segs, row, base; /* nonzeros, segments, row index, offset in the CSR arrays */
+  int64_t col;                /* last column decoded */
+  uint32_t w[3];              /* the words the current segment unpacks */
+  uint64_t d, r;              /* mixed-radix state */
+  uint32_t slot[8];
+} lane;
+
+#define CORRUPT(...) zsi_error(ZS_ERR_CORRUPT, __VA_ARGS__)
+
+zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const dtans_slot *vtab,
+                             int64_t s, const int64_t *row_ptr, int32_t *col, void *val) {
+  const int coded = v->value_mode == DTANS_VALUES_CODED;
+  const size_t es = zs_type_size(v->type);
+  const int64_t row0 = s * DTANS_SLICE;
+  const int lanes = (int)(v->rows - row0 < DTANS_SLICE ? v->rows - row0 : DTANS_SLICE);
+  int64_t cur = v->slice_words[s];
+  const int64_t end = v->slice_words[s + 1];
+  int64_t desc = v->slice_delta_esc[s];
+  const int64_t dend = v->slice_delta_esc[s + 1];
+  int64_t vesc = coded ? v->slice_value_esc[s] : 0;
+  const int64_t vend = coded ? v->slice_value_esc[s + 1] : 0;
+  lane L[DTANS_SLICE];
+  int64_t max_segs = 0;
+  for (int l = 0; l < lanes; l++) {
+    lane *x = &L[l];
+    x->row = row0 + l, x->n = v->row_nnz[x->row], x->segs = dtans_segments(x->n, coded);
+    x->base = row_ptr[x->row], x->col = 0, x->d = 0, x->r = 1;
+    if (x->segs > max_segs) max_segs = x->segs;
+  }
+  /* The first three words of every lane that has a segment, word k of all lanes together. */
+  for (int k = 0; k < 3; k++)
+    for (int l = 0; l < lanes; l++)
+      if (L[l].segs > 0) {
+        if (cur >= end) return CORRUPT("dtans: slice %" PRId64 " stream ends early", s);
+        L[l].w[k] = v->stream[cur++];
+      }
+  for (int64_t t = 0; t < max_segs; t++) {
+    for (int l = 0; l < lanes; l++) {
+      lane *x = &L[l];
+      if (t >= x->segs) continue;
+      for (int k = 0; k < 8; k++) x->slot[k] = dtans_unpack(x->w[0], x->w[1], x->w[2], k);
+      for (int k = 0; k < 8; k++) {
+        const int64_t i = coded ? 4 * t + k / 2 : 8 * t + k; /* nonzero of the row */
+        if (i >= x->n) break;                                /* padding of the last segment */
+        const int64_t at = x->base + i;
+        if (!coded || k % 2 == 0) {
+          const dtans_slot e = dtab[x->slot[k]];
+          int64_t delta;
+          if (e.id < v->delta_real) {
+            delta = v->delta_symbols[e.id];
+          } else if (e.id == v->delta_real && v->delta_escape && desc < dend) {
+            delta = v->delta_escapes[desc++];
+          } else {
+            return CORRUPT("dtans: slice %" PRId64 " row %" PRId64 ": column delta %" PRId64
+                           " decodes to filler or missing escape",
+                           s, x->row, i);
+          }
+          const int64_t c = i == 0 ? x->row + delta : x->col + delta;
+          if ((i > 0 && delta < 1) || c < 0 || c >= v->cols)
+            return CORRUPT("dtans: slice %" PRId64 " row %" PRId64 ": column %" PRId64
+                           " of nonzero %" PRId64 " is out of range or not ascending",
+                           s, x->row, c, i);
+          x->col = c;
+          col[at] = (int32_t)c;
+          if (!coded) {
+            const void *src = v->value_mode == DTANS_VALUES_RAW
+                                  ? (const char *)v->values + (size_t)at * es
+                                  : v->value_symbols;
+            memcpy((char *)val + (size_t)at * es, src, es);
+          }
+        } else {
+          const dtans_slot e = vtab[x->slot[k]];
+          const void *src;
+          if (e.id < v->value_real)
+            src = (const char *)v->value_symbols + (size_t)e.id * es;
+          else if (e.id == v->value_real && v->value_escape && vesc < vend)
+            src = (const char *)v->value_escapes + (size_t)(vesc++) * es;
+          else
+            return CORRUPT("dtans: slice %" PRId64 " row %" PRId64 ": value %" PRId64
+                           " decodes to filler or missing escape",
+                           s, x->row, i);
+          memcpy((char *)val + (size_t)at * es, src, es);
+        }
+      }
+    }
+    /* Words for segment t + 1: two checks that either take a word out of the state or load it,
+     * then one load; each load step gives the loading lanes consecutive words in lane order. */
+    for (int step = 0; step < 3; step++)
+      for (int l = 0; l < lanes; l++) {
+        lane *x = &L[l];
+        if (t + 1 >= x->segs) continue;
+        if (step < 2) {
+          const dtans_slot *tab0 = dtab, *tab1 = coded ? vtab : dtab;
+          uint64_t D = 0, B = 1;
+          for (int k = 4 * step; k < 4 * step + 4; k++) {
+            const dtans_slot e = (k % 2 == 0 ? tab0 : tab1)[x->slot[k]];
+            D = D * (e.base_m1 + 1u) + e.digit, B *= e.base_m1 + 1u;
+          }
+          x->d = x->d * B + D, x->r *= B;
+          if (x->r >= W32) {
+            x->w[step] = (uint32_t)x->d, x->d >>= 32, x->r >>= 32;
+            continue;
+          }
+        }
+        if (cur >= end) return CORRUPT("dtans: slice %" PRId64 " stream ends early", s);
+        x->w[step] = v->stream[cur++];
+      }
+  }
+  if (cur != end)
+    return CORRUPT("dtans: slice %" PRId64 " leaves %" PRId64 " stream words unread", s, end - cur);
+  if (desc != dend || (coded && vesc != vend))
+    return CORRUPT("dtans: slice %" PRId64 " leaves escapes unread", s);
+  return ZS_OK;
+}
+
+/* Decode every slice into a matrix (validate keeps nothing, decode keeps it). */
+static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
+  dtans_view v;
+  zs_status s = dtans_view_of(E, &v);
+  if (s != ZS_OK) return s;
+  static _Thread_local dtans_slot dtab[DTANS_K], vtab[DTANS_K];
+  dtans_build_table(v.delta_counts, v.delta_entries, dtab);
+  if (v.value_mode == DTANS_VALUES_CODED) dtans_build_table(v.value_counts, v.value_entries, vtab);
+  zs_matrix *A;
+  if ((s = zsi_matrix_alloc(&A, E->rows, E->cols, E->nnz, E->type)) != ZS_OK) return s;
+  for (int64_t i = 0; i < E->rows; i++) A->row_ptr[i + 1] = A->row_ptr[i] + v.row_nnz[i];
+  for (int64_t sl = 0; sl < v.slices && s == ZS_OK; sl++)
+    s = dtans_decode_slice(&v, dtab, vtab, sl, A->row_ptr, A->col_idx, A->values);
+  if (s != ZS_OK || !out) {
+    zs_matrix_destroy(&A);
+    return s;
+  }
+  *out = A;
+  return ZS_OK;
+}
+
+static zs_status dtans_validate(const zs_encoded *E) { return decode_all(E, NULL); }
+
+static zs_status dtans_decode(const zs_encoded *E, zs_matrix **out) { return decode_all(E, out); }
+
+static void dtans_stats(const zs_encoded *E, zs_stat_fn emit, void *ctx) {
+  uint64_t table = 0, rows = 0, esc = 0, stream = 0, raw = 0, offsets = 0;
+  for (int i = 0; i < E->n_arrays; i++) {
+    const zsi_array *a = &E->arrays[i];
+    const uint64_t b = a->count * a->elem_size;
+    if (strstr(a->name, "counts") || strstr(a->name, "symbols"))
+      table += b;
+    else if (strcmp(a->name, "row_nnz") == 0)
+      rows += b;
+    else if (strncmp(a->name, "slice_", 6) == 0)
+      offsets += b;
+    else if (strstr(a->name, "escapes"))
+      esc += b;
+    else if (strcmp(a->name, "stream") == 0)
+      stream += b;
+    else
+      raw += b;
+  }
+  const double symbols = (double)param(E, "coded_symbols", 0);
+  const double bound = (double)param(E, "bound_bits", 0);
+  emit(ctx, "value_mode", (double)param(E, "value_mode", -1));
+  emit(ctx, "coded_symbols", symbols);
+  emit(ctx, "cross_entropy_bits_per_symbol", symbols > 0 ? bound / symbols : 0);
+  emit(ctx, "stream_bound_bytes", bound / 8);
+  emit(ctx, "stream_bytes", (double)stream);
+  emit(ctx, "stream_over_bound", bound > 0 ? 8.0 * (double)stream / bound : 0);
+  emit(ctx, "predicted_bytes", (double)param(E, "predicted_bytes", 0));
+  emit(ctx, "actual_bytes", (double)(table + rows + esc + stream + raw + offsets));
+  emit(ctx, "table_bytes", (double)table);
+  emit(ctx, "row_length_bytes", (double)rows);
+  emit(ctx, "slice_offset_bytes", (double)offsets);
+  emit(ctx, "escape_bytes", (double)esc);
+  emit(ctx, "raw_value_bytes", (double)raw);
+}
+
+const zsi_format_ops zsi_format_dtans = {ZS_FORMAT_DTANS, "dtans",      dtans_encode,
+                                         dtans_validate,  dtans_decode, dtans_stats};

@@ -1,0 +1,603 @@
+/* dtans_encode.c — the CSR-dtANS encoder: histograms, tables, base and digit passes, interleave. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/dtans/dtans.h"
+
+#if defined(_OPENMP)
+#include <omp.h>
+#define DT_OMP(x) _Pragma(#x)
+static int dt_threads(void) { return zsi_threads_from_env(omp_get_max_threads()); }
+#else
+#define DT_OMP(x)
+static int dt_threads(void) { return 1; }
+#endif
+
+#define W32 (UINT64_C(1) << 32)
+
+/* ---- histograms: open addressing on 64-bit keys; an empty slot has count 0 ---- */
+/* Past this many distinct keys a histogram stops adding new ones and counts them as unseen:
+ * such a domain is coded mostly through escapes or stored raw anyway. */
+#define HIST_MAX_KEYS (1 << 22)
+
+typedef struct hist {
+  uint64_t *key, *count;
+  uint64_t mask, used, unseen;
+} hist;
+
+static int hist_init(hist *h, uint64_t cap) {
+  h->mask = cap - 1, h->used = 0, h->unseen = 0;
+  h->key = malloc(cap * sizeof *h->key);
+  h->count = calloc(cap, sizeof *h->count);
+  return h->key && h->count;
+}
+
+static void hist_free(hist *h) {
+  free(h->key), free(h->count);
+  h->key = h->count = NULL;
+}
+
+static inline uint64_t hash64(uint64_t k) { return (k * UINT64_C(0x9E3779B97F4A7C15)) >> 29; }
+
+static int hist_grow(hist *h);
+
+static void hist_add(hist *h, uint64_t key, uint64_t n) {
+  for (;;) {
+    uint64_t i = hash64(key) & h->mask;
+    for (; h->count[i]; i = (i + 1) & h->mask)
+      if (h->key[i] == key) {
+        h->count[i] += n;
+        return;
+      }
+    if (h->used >= HIST_MAX_KEYS) break;
+    if (2 * (h->used + 1) <= h->mask + 1) {
+      h->key[i] = key, h->count[i] = n, h->used++;
+      return;
+    }
+    if (!hist_grow(h)) break;
+  }
+  h->unseen += n;
+}
+
+static int hist_grow(hist *h) {
+  hist g;
+  if (!hist_init(&g, 2 * (h->mask + 1))) {
+    hist_free(&g);
+    return 0;
+  }
+  for (uint64_t i = 0; i <= h->mask; i++)
+    if (h->count[i]) {
+      uint64_t j = hash64(h->key[i]) & g.mask;
+      while (g.count[j]) j = (j + 1) & g.mask;
+      g.key[j] = h->key[i], g.count[j] = h->count[i];
+    }
+  g.used = h->used, g.unseen = h->unseen;
+  hist_free(h);
+  *h = g;
+  return 1;
+}
+
+/* Lookup of a coded symbol's id; `escape` when absent. */
+static inline int id_of(const hist *ids, uint64_t key, int escape) {
+  for (uint64_t i = hash64(key) & ids->mask; ids->count[i]; i = (i + 1) & ids->mask)
+    if (ids->key[i] == key) return (int)ids->count[i] - 1;
+  return escape;
+}
+
+typedef struct sym_freq {
+  uint64_t key, n;
+} sym_freq;
+
+static int by_freq(const void *a, const void *b) {
+  const sym_freq *x = a, *y = b;
+  if (x->n != y->n) return x->n < y->n ? 1 : -1;
+  return (x->key > y->key) - (x->key < y->key);
+}
+
+/* The symbol of nonzero k of row i: its column delta (the first relative to the row index) or
+ * its value's bits. */
+static inline uint64_t delta_key(const zs_matrix *A, int64_t i, int64_t k) {
+  const int64_t prev = k == A->row_ptr[i] ? i : A->col_idx[k - 1];
+  return (uint64_t)(uint32_t)(int32_t)(A->col_idx[k] - prev);
+}
+
+static inline uint64_t value_key(const zs_matrix *A, int64_t k) {
+  if (A->type == ZS_F32) {
+    uint32_t b;
+    memcpy(&b, (const float *)A->values + k, 4);
+    return b;
+  }
+  uint64_t b;
+  memcpy(&b, (const double *)A->values + k, 8);
+  return b;
+}
+
+/* ---- one domain: histogram -> choice -> id lookup ---- */
+typedef struct domain {
+  dtans_choice choice;
+  sym_freq *sorted; /* coded symbols first */
+  int64_t distinct;
+  uint64_t unseen;
+  hist ids; /* key -> id + 1 */
+  uint32_t start[DTANS_SYMBOLS];
+} domain;
+
+static zs_status domain_sorted(hist *h, domain *d) {
+  d->distinct = (int64_t)h->used, d->unseen = h->unseen;
+  d->sorted = malloc((size_t)(h->used ? h->used : 1) * sizeof *d->sorted);
+  if (!d->sorted) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: symbol histogram");
+  int64_t n = 0;
+  for (uint64_t i = 0; i <= h->mask; i++)
+    if (h->count[i]) d->sorted[n++] = (sym_freq){h->key[i], h->count[i]};
+  qsort(d->sorted, (size_t)n, sizeof *d->sorted, by_freq);
+  return ZS_OK;
+}
+
+static zs_status domain_choose(domain *d, double raw_bits, double dict_bytes) {
+  uint64_t *freq = malloc((size_t)(d->distinct ? d->distinct : 1) * sizeof *freq);
+  if (!freq) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: symbol frequencies");
+  for (int64_t i = 0; i < d->distinct; i++) freq[i] = d->sorted[i].n;
+  dtans_choose(freq, d->distinct, d->unseen, raw_bits, dict_bytes, &d->choice);
+  free(freq);
+  if (!hist_init(&d->ids, 2 * DTANS_SYMBOLS * 2))
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: id lookup");
+  for (int i = 0; i < d->choice.coded; i++) {
+    uint64_t j = hash64(d->sorted[i].key) & d->ids.mask;
+    while (d->ids.count[j]) j = (j + 1) & d->ids.mask;
+    d->ids.key[j] = d->sorted[i].key, d->ids.count[j] = (uint64_t)i + 1;
+  }
+  uint32_t s = 0;
+  for (int i = 0; i < d->choice.entries; i++) d->start[i] = s, s += d->choice.counts[i];
+  return ZS_OK;
+}
+
+static void domain_free(domain *d) {
+  free(d->sorted);
+  hist_free(&d->ids);
+}
+
+/* ---- per-slice encoding ---- */
+typedef struct encoder {
+  const zs_matrix *A;
+  int coded; /* values coded: 4 nonzeros per segment, else 8 */
+  domain *dd, *vd;
+  const uint16_t *did, *vid; /* ids per nonzero */
+} encoder;
+
+typedef struct lane_work {
+  int64_t n, segs, at; /* nonzeros, segments, first nonzero in the CSR arrays */
+  uint8_t *flags;      /* per segment: bit 0 word 0 extracted, bit 1 word 1 extracted */
+  uint32_t *words;     /* 3 per segment */
+} lane_work;
+
+typedef struct slice_scratch {
+  uint8_t *flags;
+  uint32_t *words;
+  int64_t cap; /* segments */
+} slice_scratch;
+
+/* Id and base of position k of segment j of a lane (k past the row's end: slot 0's symbol). */
+static inline int pos_id(const encoder *e, const lane_work *w, int64_t j, int k, int *domain_v) {
+  const int64_t i = e->coded ? 4 * j + k / 2 : 8 * j + k;
+  *domain_v = e->coded && (k & 1);
+  if (i >= w->n) return -1;
+  return *domain_v ? e->vid[w->at + i] : e->did[w->at + i];
+}
+
+static inline uint32_t pos_base(const encoder *e, int id, int dv) {
+  return id < 0 ? 1 : (dv ? e->vd : e->dd)->choice.counts[id];
+}
+
+/* Forward base pass: which of a segment's two checks take a word out of the state. */
+static void base_pass(const encoder *e, lane_work *w) {
+  uint64_t r = 1;
+  for (int64_t j = 0; j + 1 < w->segs; j++) {
+    uint8_t f = 0;
+    for (int half = 0; half < 2; half++) {
+      uint64_t B = 1;
+      for (int k = 4 * half; k < 4 * half + 4; k++) {
+        int dv;
+        const int id = pos_id(e, w, j, k, &dv);
+        B *= pos_base(e, id, dv);
+      }
+      r *= B;
+      if (r >= W32) f |= (uint8_t)(1u << half), r >>= 32;
+    }
+    w->flags[j] = f;
+  }
+}
+
+static void pack(const uint32_t slot[8], uint32_t *w) {
+  uint64_t lo = 0;
+  for (int k = 0; k < 5; k++) lo |= (uint64_t)slot[k] << (12 * k);
+  lo |= (uint64_t)slot[5] << 60;
+  w[0] = (uint32_t)lo, w[1] = (uint32_t)(lo >> 32);
+  w[2] = (slot[5] >> 4) | (slot[6] << 8) | (slot[7] << 20);
+}
+
+/* Backward digit pass: each digit is what the decoder's state must give back so that the words it
+ * extracts are the next segment's; the last segment's digits are free (its state is never used). */
+static void digit_pass(const encoder *e, lane_work *w) {
+  uint32_t slot[8];
+  const int64_t last = w->segs - 1;
+  for (int k = 0; k < 8; k++) {
+    int dv;
+    const int id = pos_id(e, w, last, k, &dv);
+    slot[k] = id < 0 ? 0 : dtans_slot_of((dv ? e->vd : e->dd)->start[id], 0);
+  }
+  pack(slot, w->words + 3 * last);
+  uint64_t d = 0;
+  for (int64_t j = last - 1; j >= 0; j--) {
+    const uint32_t *next = w->words + 3 * (j + 1);
+    for (int half = 1; half >= 0; half--) {
+      if (w->flags[j] & (1u << half)) d = (d << 32) | next[half];
+      for (int k = 4 * half + 3; k >= 4 * half; k--) {
+        int dv;
+        const int id = pos_id(e, w, j, k, &dv);
+        const domain *D = dv ? e->vd : e->dd;
+        const uint32_t b = D->choice.counts[id];
+        slot[k] = dtans_slot_of(D->start[id], (uint32_t)(d % b));
+        d /= b;
+      }
+    }
+    pack(slot, w->words + 3 * j);
+  }
+}
+
+typedef struct slice_out {
+  int64_t words, desc, vesc; /* counts (sizing pass) or cursors (writing pass) */
+} slice_out;
+
+static int slice_lanes(const zs_matrix *A, int64_t s) {
+  const int64_t r = A->rows - s * DTANS_SLICE;
+  return (int)(r < DTANS_SLICE ? r : DTANS_SLICE);
+}
+
+/* Sizing pass: words and escapes of slice s, from the base pass alone. */
+static int slice_size(const encoder *e, int64_t s, slice_scratch *sc, slice_out *o) {
+  const zs_matrix *A = e->A;
+  const int lanes = slice_lanes(A, s);
+  *o = (slice_out){0, 0, 0};
+  const int esc_d = e->dd->choice.coded, esc_v = e->vd ? e->vd->choice.coded : -1;
+  for (int l = 0; l < lanes; l++) {
+    const int64_t i = s * DTANS_SLICE + l;
+    lane_work w = {A->row_ptr[i + 1] - A->row_ptr[i], 0, A->row_ptr[i], NULL, NULL};
+    w.segs = dtans_segments(w.n, e->coded);
+    if (w.segs == 0) continue;
+    if (w.segs > sc->cap) {
+      free(sc->flags), free(sc->words);
+      sc->cap = w.segs;
+      sc->flags = malloc((size_t)w.segs), sc->words = malloc((size_t)w.segs * 12);
+      if (!sc->flags || !sc->words) return 0;
+    }
+    w.flags = sc->flags;
+    base_pass(e, &w);
+    o->words += 3;
+    for (int64_t j = 0; j + 1 < w.segs; j++) o->words += 3 - (w.flags[j] & 1) - (w.flags[j] >> 1);
+    for (int64_t k = 0; k < w.n; k++) {
+      o->desc += e->did[w.at + k] == esc_d;
+      if (e->coded) o->vesc += e->vid[w.at + k] == esc_v;
+    }
+  }
+  return 1;
+}
+
+/* Writing pass: the interleaved words and the escapes of slice s, at the cursors in o. */
+static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out *o,
+                       uint32_t *stream, int32_t *desc, void *vesc) {
+  const zs_matrix *A = e->A;
+  const int lanes = slice_lanes(A, s);
+  lane_work w[DTANS_SLICE];
+  int64_t total = 0, max_segs = 0;
+  for (int l = 0; l < lanes; l++) {
+    const int64_t i = s * DTANS_SLICE + l;
+    w[l] = (lane_work){A->row_ptr[i + 1] - A->row_ptr[i], 0, A->row_ptr[i], NULL, NULL};
+    w[l].segs = dtans_segments(w[l].n, e->coded);
+    total += w[l].segs;
+    if (w[l].segs > max_segs) max_segs = w[l].segs;
+  }
+  if (total > sc->cap) {
+    free(sc->flags), free(sc->words);
+    sc->cap = total;
+    sc->flags = malloc((size_t)total), sc->words = malloc((size_t)total * 12);
+    if (!sc->flags || !sc->words) return 0;
+  }
+  int64_t off = 0;
+  for (int l = 0; l < lanes; l++) {
+    w[l].flags = sc->flags + off, w[l].words = sc->words + 3 * off;
+    off += w[l].segs;
+    if (w[l].segs == 0) continue;
+    base_pass(e, &w[l]);
+    digit_pass(e, &w[l]);
+  }
+  /* Interleave in the decoder's order: word k of segment 0 of every lane, then per segment the
+   * two conditional loads and the unconditional one, lanes in order within each step. */
+  for (int k = 0; k < 3; k++)
+    for (int l = 0; l < lanes; l++)
+      if (w[l].segs > 0) stream[o->words++] = w[l].words[k];
+  const size_t es = zs_type_size(A->type);
+  const int esc_d = e->dd->choice.coded, esc_v = e->vd ? e->vd->choice.coded : -1;
+  for (int64_t t = 0; t < max_segs; t++) {
+    for (int l = 0; l < lanes; l++) {
+      if (t >= w[l].segs) continue;
+      const int64_t per = e->coded ? 4 : 8, lo = t * per;
+      const int64_t hi = lo + per < w[l].n ? lo + per : w[l].n;
+      for (int64_t i = lo; i < hi; i++) {
+        const int64_t k = w[l].at + i;
+        if (e->did[k] == esc_d) desc[o->desc++] = (int32_t)delta_key(A, s * DTANS_SLICE + l, k);
+        if (e->coded && e->vid[k] == esc_v)
+          memcpy((char *)vesc + (size_t)(o->vesc++) * es, (const char *)A->values + k * es, es);
+      }
+    }
+    for (int step = 0; step < 3; step++)
+      for (int l = 0; l < lanes; l++) {
+        if (t + 1 >= w[l].segs) continue;
+        if (step < 2 && (w[l].flags[t] & (1u << step))) continue;
+        stream[o->words++] = w[l].words[3 * (t + 1) + step];
+      }
+  }
+  return 1;
+}
+
+/* ---- the encoder ---- */
+static zs_status parse_options(const char *options, int *mode, int *progress) {
+  static const char *const known[] = {"values", "progress", NULL};
+  zs_status s = zsi_option_check(options, known, "dtans");
+  if (s != ZS_OK) return s;
+  char buf[16];
+  int found;
+  *mode = -1, *progress = 0;
+  if ((s = zsi_option_str(options, "values", buf, sizeof buf, &found)) != ZS_OK) return s;
+  if (found) {
+    if (strcmp(buf, "coded") == 0)
+      *mode = DTANS_VALUES_CODED;
+    else if (strcmp(buf, "constant") == 0)
+      *mode = DTANS_VALUES_CONSTANT;
+    else if (strcmp(buf, "raw") == 0)
+      *mode = DTANS_VALUES_RAW;
+    else if (strcmp(buf, "auto") != 0)
+      return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                       "dtans: values=%s (known: auto, coded, constant, raw)", buf);
+  }
+  int64_t p = 0;
+  if ((s = zsi_option_int(options, "progress", 0, 1, &p, &found)) != ZS_OK) return s;
+  *progress = (int)p;
+  return ZS_OK;
+}
+
+/* Histograms of both domains over a nonzero-balanced split of the rows, merged in split order. */
+static zs_status histograms(const zs_matrix *A, int want_values, hist *hd, hist *hv) {
+  const int nt = dt_threads();
+  hist *part = calloc((size_t)nt * 2, sizeof *part);
+  if (!part) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: histograms");
+  int failed = 0;
+  DT_OMP(omp parallel num_threads(nt)) {
+#if defined(_OPENMP)
+    const int t = omp_get_thread_num(), n = omp_get_num_threads();
+#else
+    const int t = 0, n = 1;
+#endif
+    hist *d = &part[2 * t], *v = &part[2 * t + 1];
+    if (!hist_init(d, 1024) || (want_values && !hist_init(v, 1024))) {
+      DT_OMP(omp atomic write)
+      failed = 1;
+    } else {
+      const int64_t lo_nz = A->nnz * t / n, hi_nz = A->nnz * (t + 1) / n;
+      int64_t a = 0, b = A->rows; /* the first row ending after lo_nz */
+      while (a < b) {
+        const int64_t m = (a + b) / 2;
+        if (A->row_ptr[m + 1] <= lo_nz)
+          a = m + 1;
+        else
+          b = m;
+      }
+      for (int64_t r = a; r < A->rows; r++) {
+        const int64_t from = A->row_ptr[r] > lo_nz ? A->row_ptr[r] : lo_nz;
+        const int64_t to = A->row_ptr[r + 1] < hi_nz ? A->row_ptr[r + 1] : hi_nz;
+        if (from >= hi_nz) break;
+        for (int64_t k = from; k < to; k++) {
+          hist_add(d, delta_key(A, r, k), 1);
+          if (want_values) hist_add(v, value_key(A, k), 1);
+        }
+      }
+    }
+  }
+  zs_status s = ZS_OK;
+  if (failed || !hist_init(hd, 1024) || (want_values && !hist_init(hv, 1024)))
+    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: histograms");
+  for (int t = 0; t < nt; t++) {
+    for (int dom = 0; dom < 2 && s == ZS_OK; dom++) {
+      hist *src = &part[2 * t + dom], *dst = dom ? hv : hd;
+      if (!src->count) continue;
+      for (uint64_t i = 0; i <= src->mask; i++)
+        if (src->count[i]) hist_add(dst, src->key[i], src->count[i]);
+      dst->unseen += src->unseen;
+    }
+    hist_free(&part[2 * t]), hist_free(&part[2 * t + 1]);
+  }
+  free(part);
+  return s;
+}
+
+zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
+  int mode, progress;
+  zs_status s = parse_options(options, &mode, &progress);
+  if (s != ZS_OK) return s;
+  const size_t es = zs_type_size(A->type);
+  const int64_t slices = (A->rows + DTANS_SLICE - 1) / DTANS_SLICE;
+  hist hd = {0}, hv = {0};
+  domain dd = {0}, vd = {0};
+  uint16_t *did = NULL, *vid = NULL;
+  zs_encoded *E = NULL;
+  slice_out *so = NULL;
+  if ((s = histograms(A, mode != DTANS_VALUES_RAW, &hd, &hv)) != ZS_OK) goto done;
+  if ((s = domain_sorted(&hd, &dd)) != ZS_OK) goto done;
+  if ((s = domain_choose(&dd, 32, 4)) != ZS_OK) goto done;
+  if (mode != DTANS_VALUES_RAW) {
+    if ((s = domain_sorted(&hv, &vd)) != ZS_OK) goto done;
+    if ((s = domain_choose(&vd, 8.0 * (double)es, (double)es)) != ZS_OK) goto done;
+  }
+  if (mode == DTANS_VALUES_CONSTANT && !(vd.distinct == 1 && vd.unseen == 0)) {
+    s = zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                  "dtans: values=constant, but the matrix has %" PRId64 " distinct values",
+                  vd.distinct + (int64_t)vd.unseen);
+    goto done;
+  }
+  if (mode < 0) {
+    if (A->nnz > 0 && vd.distinct == 1 && vd.unseen == 0)
+      mode = DTANS_VALUES_CONSTANT;
+    else
+      mode = vd.choice.bits < 8.0 * (double)es * (double)A->nnz ? DTANS_VALUES_CODED
+                                                                : DTANS_VALUES_RAW;
+  }
+  if (mode == DTANS_VALUES_CONSTANT && A->nnz == 0) mode = DTANS_VALUES_RAW;
+  const int coded = mode == DTANS_VALUES_CODED;
+
+  /* Ids per nonzero (the escape id is `coded`, one past the coded symbols). */
+  did = malloc((size_t)(A->nnz ? A->nnz : 1) * 2);
+  vid = coded ? malloc((size_t)(A->nnz ? A->nnz : 1) * 2) : NULL;
+  if (!did || (coded && !vid)) {
+    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: symbol ids of %" PRId64 " nonzeros", A->nnz);
+    goto done;
+  }
+  DT_OMP(omp parallel for num_threads(dt_threads()) schedule(dynamic, 4096))
+  for (int64_t i = 0; i < A->rows; i++)
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+      did[k] = (uint16_t)id_of(&dd.ids, delta_key(A, i, k), dd.choice.coded);
+      if (coded) vid[k] = (uint16_t)id_of(&vd.ids, value_key(A, k), vd.choice.coded);
+    }
+
+  encoder e = {A, coded, &dd, coded ? &vd : NULL, did, vid};
+  so = calloc((size_t)slices + 1, sizeof *so);
+  if (!so) {
+    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice sizes");
+    goto done;
+  }
+  zsi_progress pr;
+  zsi_progress_begin(&pr, "dtans encode", 2 * (uint64_t)slices, progress);
+  int failed = 0;
+  int64_t done_slices = 0;
+  DT_OMP(omp parallel num_threads(dt_threads())) {
+    slice_scratch sc = {NULL, NULL, 0};
+    DT_OMP(omp for schedule(dynamic, 64))
+    for (int64_t sl = 0; sl < slices; sl++) {
+      if (!slice_size(&e, sl, &sc, &so[sl + 1])) {
+        DT_OMP(omp atomic write)
+        failed = 1;
+      }
+      if (progress && sl % 4096 == 0) {
+        DT_OMP(omp atomic)
+        done_slices += 4096;
+        zsi_progress_update(&pr, (uint64_t)done_slices);
+      }
+    }
+    free(sc.flags), free(sc.words);
+  }
+  if (failed) {
+    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice scratch");
+    goto done;
+  }
+  for (int64_t sl = 0; sl < slices; sl++) {
+    so[sl + 1].words += so[sl].words, so[sl + 1].desc += so[sl].desc;
+    so[sl + 1].vesc += so[sl].vesc;
+  }
+
+  uint32_t *row_nnz, *stream;
+  int64_t *sw, *sd, *sv = NULL;
+  int32_t *desc, *dsym;
+  uint16_t *dcnt, *vcnt;
+  void *vesc = NULL, *vsym, *raw;
+  const int64_t ns = slices;
+  if ((s = zsi_encoded_new(&E, ZS_FORMAT_DTANS, A->type, A->rows, A->cols, A->nnz)) ||
+      (s = zsi_encoded_add_array(E, "row_nnz", 4, (uint64_t)A->rows, (void **)&row_nnz)) ||
+      (s = zsi_encoded_add_array(E, "slice_words", 8, (uint64_t)ns + 1, (void **)&sw)) ||
+      (s = zsi_encoded_add_array(E, "stream", 4, (uint64_t)so[ns].words, (void **)&stream)) ||
+      (s = zsi_encoded_add_array(E, "delta_counts", 2, (uint64_t)dd.choice.entries,
+                                 (void **)&dcnt)) ||
+      (s = zsi_encoded_add_array(E, "delta_symbols", 4, (uint64_t)dd.choice.coded,
+                                 (void **)&dsym)) ||
+      (s = zsi_encoded_add_array(E, "slice_delta_escapes", 8, (uint64_t)ns + 1, (void **)&sd)) ||
+      (s = zsi_encoded_add_array(E, "delta_escapes", 4, (uint64_t)so[ns].desc, (void **)&desc)))
+    goto done;
+  if (coded) {
+    if ((s = zsi_encoded_add_array(E, "value_counts", 2, (uint64_t)vd.choice.entries,
+                                   (void **)&vcnt)) ||
+        (s = zsi_encoded_add_array(E, "value_symbols", (uint32_t)es, (uint64_t)vd.choice.coded,
+                                   &vsym)) ||
+        (s = zsi_encoded_add_array(E, "slice_value_escapes", 8, (uint64_t)ns + 1, (void **)&sv)) ||
+        (s = zsi_encoded_add_array(E, "value_escapes", (uint32_t)es, (uint64_t)so[ns].vesc, &vesc)))
+      goto done;
+    memcpy(vcnt, vd.choice.counts, (size_t)vd.choice.entries * 2);
+    for (int i = 0; i < vd.choice.coded; i++)
+      memcpy((char *)vsym + (size_t)i * es, &vd.sorted[i].key, es); /* little-endian low bytes */
+  } else if (mode == DTANS_VALUES_CONSTANT) {
+    if ((s = zsi_encoded_add_array(E, "value_symbols", (uint32_t)es, 1, &vsym))) goto done;
+    memcpy(vsym, A->values, es);
+  } else {
+    if ((s = zsi_encoded_add_array(E, "values", (uint32_t)es, (uint64_t)A->nnz, &raw))) goto done;
+    memcpy(raw, A->values, (size_t)A->nnz * es);
+  }
+  memcpy(dcnt, dd.choice.counts, (size_t)dd.choice.entries * 2);
+  for (int i = 0; i < dd.choice.coded; i++) dsym[i] = (int32_t)(uint32_t)dd.sorted[i].key;
+  for (int64_t i = 0; i < A->rows; i++) row_nnz[i] = (uint32_t)(A->row_ptr[i + 1] - A->row_ptr[i]);
+  for (int64_t sl = 0; sl <= ns; sl++) {
+    sw[sl] = so[sl].words, sd[sl] = so[sl].desc;
+    if (sv) sv[sl] = so[sl].vesc;
+  }
+
+  DT_OMP(omp parallel num_threads(dt_threads())) {
+    slice_scratch sc = {NULL, NULL, 0};
+    DT_OMP(omp for schedule(dynamic, 64))
+    for (int64_t sl = 0; sl < slices; sl++) {
+      slice_out cur = so[sl];
+      if (!slice_write(&e, sl, &sc, &cur, stream, desc, vesc)) {
+        DT_OMP(omp atomic write)
+        failed = 1;
+      }
+      if (progress && sl % 4096 == 0) {
+        DT_OMP(omp atomic)
+        done_slices += 4096;
+        zsi_progress_update(&pr, (uint64_t)done_slices);
+      }
+    }
+    free(sc.flags), free(sc.words);
+  }
+  zsi_progress_end(&pr);
+  if (failed) {
+    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice scratch");
+    goto done;
+  }
+
+  /* What the tables promise: the cross-entropy bound of the stream and the predicted size. */
+  const double bound = dd.choice.ce_bits + (coded ? vd.choice.ce_bits : 0);
+  double predicted = dd.choice.bits / 8 + 4.0 * (double)A->rows + 16.0 * (double)(ns + 1);
+  if (coded) predicted += vd.choice.bits / 8 + 8.0 * (double)(ns + 1);
+  if (mode == DTANS_VALUES_RAW) predicted += (double)A->nnz * (double)es;
+  if ((s = zsi_encoded_add_param(E, "version", DTANS_VERSION)) ||
+      (s = zsi_encoded_add_param(E, "table_log", DTANS_TABLE_LOG)) ||
+      (s = zsi_encoded_add_param(E, "max_multiplicity", DTANS_M)) ||
+      (s = zsi_encoded_add_param(E, "slice_rows", DTANS_SLICE)) ||
+      (s = zsi_encoded_add_param(E, "first_column", 1)) ||
+      (s = zsi_encoded_add_param(E, "value_mode", mode)) ||
+      (s = zsi_encoded_add_param(E, "delta_real", dd.choice.coded)) ||
+      (s = zsi_encoded_add_param(E, "delta_escape", dd.choice.escape)) ||
+      (coded && (s = zsi_encoded_add_param(E, "value_real", vd.choice.coded))) ||
+      (coded && (s = zsi_encoded_add_param(E, "value_escape", vd.choice.escape))) ||
+      (s = zsi_encoded_add_param(E, "coded_symbols", A->nnz * (coded ? 2 : 1))) ||
+      (s = zsi_encoded_add_param(E, "bound_bits", (int64_t)ceil(bound))) ||
+      (s = zsi_encoded_add_param(E, "predicted_bytes", (int64_t)ceil(predicted))))
+    goto done;
+
+done:
+  hist_free(&hd), hist_free(&hv);
+  domain_free(&dd), domain_free(&vd);
+  free(did), free(vid), free(so);
+  if (s != ZS_OK) {
+    zs_encoded_destroy(&E);
+    return s;
+  }
+  *out = E;
+  return ZS_OK;
+}

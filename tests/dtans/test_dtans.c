@@ -1,0 +1,273 @@
+/* test_dtans.c — CSR-dtANS: bit-exact round trips (edge cases, generators, shared matrices),
+ * value modes, stream size against the tables' cross-entropy, and corrupted blobs refused. */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/zs_internal.h"
+#include "formats/dtans/dtans.h"
+#include "tests/common/same_matrix.h"
+#include "tests/unit/check.h"
+
+static uint64_t rng = 0x243f6a8885a308d3u;
+static uint64_t next(void) {
+  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+  return rng;
+}
+
+typedef struct stat_ctx {
+  double stream, bound;
+  int mode;
+} stat_ctx;
+
+static void grab(void *ctx, const char *name, double value) {
+  stat_ctx *c = ctx;
+  if (!strcmp(name, "stream_bytes")) c->stream = value;
+  if (!strcmp(name, "stream_bound_bytes")) c->bound = value;
+  if (!strcmp(name, "value_mode")) c->mode = (int)value;
+}
+
+/* Encode, validate, decode, compare; returns the value mode used (or -1). */
+static int round_trip(const char *label, const zs_matrix *A, const char *options, stat_ctx *st) {
+  zs_encoded *E = NULL;
+  zs_matrix *B = NULL;
+  zs_status s = zs_encode(&E, A, ZS_FORMAT_DTANS, options);
+  if (s != ZS_OK) {
+    fprintf(stderr, "%s: encode: %s: %s\n", label, zs_status_name(s), zs_last_error());
+    check_failures++;
+    return -1;
+  }
+  const zsi_format_ops *f = zsi_format_lookup(ZS_FORMAT_DTANS);
+  if ((s = f->validate(E)) != ZS_OK || (s = zs_decode(&B, E)) != ZS_OK) {
+    fprintf(stderr, "%s: validate/decode: %s: %s\n", label, zs_status_name(s), zs_last_error());
+    check_failures++;
+  } else if (!zs_test_same_matrix(A, B)) {
+    fprintf(stderr, "%s: decoded matrix differs from the input\n", label);
+    check_failures++;
+  }
+  stat_ctx local = {0, 0, -1};
+  if (!st) st = &local;
+  CHECK(zs_encoded_stats(E, grab, st) == ZS_OK);
+  zs_matrix_destroy(&B);
+  zs_encoded_destroy(&E);
+  return st->mode;
+}
+
+static zs_matrix *from_coo(int64_t rows, int64_t cols, int64_t n, const int64_t *r,
+                           const int64_t *c, const void *v, zs_type t) {
+  zs_matrix *A = NULL;
+  if (zs_matrix_from_coo(&A, rows, cols, n, r, c, v, t, 0) != ZS_OK) {
+    fprintf(stderr, "from_coo: %s\n", zs_last_error());
+    check_failures++;
+  }
+  return A;
+}
+
+/* Random rows of lengths from `len(i)`, values from `values(k)`. */
+static zs_matrix *random_matrix(int64_t rows, int64_t cols, int64_t (*len)(int64_t),
+                                double (*values)(uint64_t), zs_type t) {
+  int64_t cap = 0, *lens = malloc((size_t)rows * 8);
+  for (int64_t i = 0; i < rows; i++) cap += lens[i] = len(i);
+  int64_t *r = malloc((size_t)(cap + 1) * 8), *c = malloc((size_t)(cap + 1) * 8);
+  double *v = malloc((size_t)(cap + 1) * 8);
+  int64_t n = 0;
+  for (int64_t i = 0; i < rows; i++) {
+    const int64_t m = lens[i];
+    for (int64_t k = 0; k < m; k++) {
+      r[n] = i, c[n] = (int64_t)(next() % (uint64_t)cols), v[n] = values(next());
+      n++;
+    }
+  }
+  if (t == ZS_F32) /* from_coo reads values of the matrix's type */
+    for (int64_t k = 0; k < n; k++) ((float *)v)[k] = (float)v[k];
+  zs_matrix *A = from_coo(rows, cols, n, r, c, v, t);
+  free(r), free(c), free(v), free(lens);
+  return A;
+}
+
+static int64_t len_mixed(int64_t i) { return i % 7 == 3 ? 0 : (int64_t)(next() % 13); }
+static int64_t len_short(int64_t i) { return 1 + i % 3; }
+static int64_t len_one_huge(int64_t i) { return i == 37 ? 30000 : (int64_t)(next() % 5); }
+static double val_random(uint64_t h) { return (double)(h >> 11) * 0x1.0p-53 - 0.5; }
+static double val_few(uint64_t h) { return (double)(h % 9) - 4.5; }
+static double val_many(uint64_t h) { return (double)(h % 20000) + 1; } /* > 4096 distinct */
+
+static void edge_cases(void) {
+  const zs_type types[2] = {ZS_F64, ZS_F32};
+  for (int ti = 0; ti < 2; ti++) {
+    const zs_type t = types[ti];
+    char label[128];
+    struct {
+      const char *name;
+      int64_t rows, cols;
+      int64_t (*len)(int64_t);
+      double (*val)(uint64_t);
+      int mode; /* expected value mode under auto, or -1 for any */
+    } cases[] = {
+        {"mixed lengths, empty rows", 1000, 800, len_mixed, val_few, DTANS_VALUES_CODED},
+        {"rows shorter than a segment", 333, 5000, len_short, val_random, -1},
+        {"one huge row", 100, 70000, len_one_huge, val_few, DTANS_VALUES_CODED},
+        {"more than 4096 distinct values", 3000, 3000, len_mixed, val_many, -1},
+        {"random values", 2000, 100000, len_mixed, val_random, DTANS_VALUES_RAW},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+      zs_matrix *A = random_matrix(cases[c].rows, cases[c].cols, cases[c].len, cases[c].val, t);
+      if (!A) continue;
+      snprintf(label, sizeof label, "%s (%s)", cases[c].name, zs_type_name(t));
+      const int mode = round_trip(label, A, NULL, NULL);
+      if (cases[c].mode >= 0 && mode != cases[c].mode) {
+        fprintf(stderr, "%s: value mode %d, expected %d\n", label, mode, cases[c].mode);
+        check_failures++;
+      }
+      /* Every mode the matrix allows must round-trip too. */
+      round_trip(label, A, "values=coded", NULL);
+      round_trip(label, A, "values=raw", NULL);
+      zs_matrix_destroy(&A);
+    }
+    /* A single distinct value: the constant mode, and coded as a one-symbol table. */
+    zs_matrix *P = NULL;
+    if (zs_matrix_generate(&P, "erdos_renyi:rows=3000,per_row=9,values=pattern", t, 0) == ZS_OK) {
+      if (round_trip("pattern", P, NULL, NULL) != DTANS_VALUES_CONSTANT) {
+        fprintf(stderr, "pattern (%s): not the constant mode\n", zs_type_name(t));
+        check_failures++;
+      }
+      round_trip("pattern, coded", P, "values=coded", NULL);
+      zs_matrix_destroy(&P);
+    } else {
+      fprintf(stderr, "erdos_renyi: %s\n", zs_last_error());
+      check_failures++;
+    }
+    /* Empty matrix, one row, one column, rows not a multiple of the slice. */
+    const int64_t r1[] = {0, 0, 2}, c1[] = {0, 4, 1};
+    const double d1[] = {1, -1, 3};
+    const float f1[] = {1, -1, 3};
+    const void *v1 = t == ZS_F32 ? (const void *)f1 : (const void *)d1;
+    zs_matrix *A = from_coo(3, 5, 3, r1, c1, v1, t);
+    if (A) round_trip("3x5", A, NULL, NULL), zs_matrix_destroy(&A);
+    A = from_coo(70, 1, 0, r1, c1, v1, t);
+    if (A) round_trip("empty 70x1", A, NULL, NULL), zs_matrix_destroy(&A);
+    const int64_t r2[] = {0}, c2[] = {0};
+    A = from_coo(1, 1, 1, r2, c2, v1, t);
+    if (A) round_trip("1x1", A, NULL, NULL), zs_matrix_destroy(&A);
+    /* Columns far below and above the row index: first deltas of both signs. */
+    const int64_t r3[] = {0, 1, 2, 3}, c3[] = {99999, 0, 50000, 3};
+    A = from_coo(4, 100000, 4, r3, c3, v1, t);
+    if (A) round_trip("far columns", A, NULL, NULL), zs_matrix_destroy(&A);
+  }
+  /* values=constant is refused on several values, and unknown options are refused. */
+  zs_matrix *A = random_matrix(50, 50, len_mixed, val_few, ZS_F64);
+  zs_encoded *E = NULL;
+  CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, "values=constant"), ZS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, "values=zip"), ZS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, "k=4096"), ZS_ERR_INVALID_ARGUMENT);
+  zs_matrix_destroy(&A);
+}
+
+/* Long rows: the stream stays within 2 % of the cross-entropy bound of the chosen tables. */
+static void size_against_bound(void) {
+  const char *specs[] = {"stencil3d:n=24,points=27,values=set,distinct=16",
+                         "banded:rows=20000,width=64,per_row=20,values=set,distinct=64"};
+  for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+    zs_matrix *A = NULL;
+    if (zs_matrix_generate(&A, specs[i], ZS_F64, 0) != ZS_OK) {
+      fprintf(stderr, "%s: %s\n", specs[i], zs_last_error());
+      check_failures++;
+      continue;
+    }
+    stat_ctx st = {0, 0, -1};
+    round_trip(specs[i], A, NULL, &st);
+    printf("%-60s stream %.0f B, bound %.0f B, ratio %.4f\n", specs[i], st.stream, st.bound,
+           st.bound > 0 ? st.stream / st.bound : 0);
+    zs_matrix_destroy(&A);
+  }
+}
+
+static void shared_matrices(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "cannot open %s\n", dir);
+    check_failures++;
+    return;
+  }
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    const char *name = e->d_name;
+    const size_t len = strlen(name);
+    if (!(len > 4 && !strcmp(name + len - 4, ".mtx")) &&
+        !(len > 7 && !strcmp(name + len - 7, ".mtx.gz")))
+      continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    for (int ti = 0; ti < 2; ti++) {
+      zs_matrix *A = NULL;
+      if (zs_matrix_read(&A, path, ti ? ZS_F32 : ZS_F64, 0, NULL, 0) != ZS_OK)
+        continue; /* complex */
+      round_trip(name, A, NULL, NULL);
+      round_trip(name, A, "values=raw", NULL);
+      zs_matrix_destroy(&A);
+      n++;
+    }
+  }
+  closedir(d);
+  printf("%d shared matrix round trips\n", n);
+  CHECK(n >= 40);
+}
+
+/* Damaged blobs: every structural field refused with ZS_ERR_CORRUPT; random stream damage gives
+ * either ZS_ERR_CORRUPT or some valid matrix, never a crash (run under the sanitizers in CI). */
+static void corruption(void) {
+  zs_matrix *A = random_matrix(300, 300, len_mixed, val_few, ZS_F64);
+  zs_encoded *E = NULL;
+  if (!A || zs_encode(&E, A, ZS_FORMAT_DTANS, NULL) != ZS_OK) {
+    check_failures++;
+    return;
+  }
+  const zsi_format_ops *f = zsi_format_lookup(ZS_FORMAT_DTANS);
+  CHECK_STATUS(f->validate(E), ZS_OK);
+  const char *arrays[] = {"row_nnz",      "slice_words", "delta_counts", "slice_delta_escapes",
+                          "value_counts", "stream"};
+  for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++) {
+    zsi_array *arr = (zsi_array *)zsi_encoded_array(E, arrays[a]);
+    if (!arr || arr->count == 0) continue;
+    /* The first element, nudged: counts no longer sum to K, offsets no longer start at 0, a
+     * row loses a nonzero, the stream's first word changes (decodes to other columns or fails). */
+    unsigned char *p = arr->data;
+    const unsigned char old = p[0];
+    p[0] ^= 1;
+    const zs_status s = f->validate(E);
+    if (strcmp(arrays[a], "stream") != 0) {
+      if (s != ZS_ERR_CORRUPT) {
+        fprintf(stderr, "corrupt %s: validate gave %s\n", arrays[a], zs_status_name(s));
+        check_failures++;
+      }
+    }
+    p[0] = old;
+    /* Truncation: one element fewer. */
+    arr->count--;
+    CHECK_STATUS(f->validate(E), ZS_ERR_CORRUPT);
+    arr->count++;
+  }
+  zsi_array *st = (zsi_array *)zsi_encoded_array(E, "stream");
+  for (int trial = 0; trial < 500 && st; trial++) {
+    uint32_t *w = st->data;
+    const uint64_t i = next() % st->count;
+    const uint32_t old = w[i];
+    w[i] ^= (uint32_t)next();
+    const zs_status s = f->validate(E);
+    CHECK(s == ZS_OK || s == ZS_ERR_CORRUPT);
+    w[i] = old;
+  }
+  CHECK_STATUS(f->validate(E), ZS_OK);
+  zs_encoded_destroy(&E);
+  zs_matrix_destroy(&A);
+}
+
+int main(int argc, char **argv) {
+  edge_cases();
+  size_against_bound();
+  corruption();
+  if (argc > 1) shared_matrices(argv[1]);
+  CHECK_DONE();
+}
