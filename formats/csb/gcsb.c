@@ -171,7 +171,8 @@ static zs_status gcsb_validate(const zs_encoded *E) {
     if (t == 0 && cnt != depth)
       return zsi_error(ZS_ERR_CORRUPT,
                        "gcsb: group %" PRId64 " is %" PRId64
-                       " slots deep but its first block holds %" PRId64,
+                       " slots deep (group_offset) but local_idx gives its first block %" PRId64
+                       " elements",
                        q, depth, cnt);
     if (p > 0 && (cnt > prev_count ||
                   (cnt == prev_count && lin <= zsi_csb_bidx_get(bi, g.bidx_size, p - 1))))
