@@ -10,8 +10,9 @@ ZSI_HIDDEN extern const zsi_format_ops zsi_format_dtans;
 #define DTANS_VERSION 1
 #define DTANS_TABLE_LOG 12 /* K = 4096 slots: 8 slots of 12 bits fill 3 words of 32 */
 #define DTANS_K (1 << DTANS_TABLE_LOG)
-#define DTANS_M 256        /* largest multiplicity: a digit fits in 8 bits */
-#define DTANS_SLICE 32     /* rows decoded in lockstep by one warp */
+#define DTANS_M 256    /* largest multiplicity: a digit fits in 8 bits */
+#define DTANS_LANES 32 /* lanes of a slice, decoded in lockstep by one warp */
+#define DTANS_MAX_ROWS_PER_LANE 4096
 #define DTANS_SPREAD 2563  /* odd, so slot = (rank * SPREAD) mod K is a permutation */
 #define DTANS_SYMBOLS 4096 /* at most K distinct ids per domain */
 
@@ -44,14 +45,24 @@ static inline uint32_t dtans_unpack(uint32_t w0, uint32_t w1, uint32_t w2, int k
   return (uint32_t)((lo >> bit) | ((uint64_t)w2 << (64 - bit))) & (DTANS_K - 1);
 }
 
-/* Symbols per nonzero (2 when values are coded, else 1) and segments of a row of n nonzeros. */
+/* Segments of a lane holding n nonzeros: 4 per segment when values are coded, else 8. */
 static inline int64_t dtans_segments(int64_t n, int coded_values) {
   return coded_values ? (n + 3) / 4 : (n + 7) / 8;
+}
+
+/* Rows of lane l of slice s: first = s·32·R + l, then every 32nd, below `stop`. */
+static inline int64_t dtans_lane_first(int64_t s, int l, int64_t R) {
+  return s * DTANS_LANES * R + l;
+}
+static inline int64_t dtans_lane_stop(int64_t s, int64_t R, int64_t rows) {
+  const int64_t stop = (s + 1) * DTANS_LANES * R;
+  return stop < rows ? stop : rows;
 }
 
 /* The arrays and parameters of a validated blob, gathered for decoders. */
 typedef struct dtans_view {
   int64_t rows, cols, nnz, slices;
+  int64_t rows_per_lane; /* R: a slice is 32·R rows, lane l decodes rows l, l + 32, … */
   zs_type type;
   int value_mode;
   int delta_real, value_real;

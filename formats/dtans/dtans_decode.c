@@ -54,15 +54,15 @@ static zs_status check_offsets(const char *name, const int64_t *o, int64_t n, ui
 zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
   memset(v, 0, sizeof *v);
   v->rows = E->rows, v->cols = E->cols, v->nnz = E->nnz, v->type = E->type;
-  v->slices = (E->rows + DTANS_SLICE - 1) / DTANS_SLICE;
   const uint32_t es = (uint32_t)zs_type_size(E->type);
-  int64_t version = 0, tlog = 0, mult = 0, slice = 0, mode = 0, dr = 0, de = 0, vr = 0, ve = 0;
-  int64_t first = 0;
+  int64_t version = 0, tlog = 0, mult = 0, lanes = 0, rpl = 0, mode = 0, dr = 0, de = 0, vr = 0;
+  int64_t ve = 0, first = 0;
   zs_status s;
   if ((s = need_param(E, "version", DTANS_VERSION, DTANS_VERSION, &version)) ||
       (s = need_param(E, "table_log", DTANS_TABLE_LOG, DTANS_TABLE_LOG, &tlog)) ||
       (s = need_param(E, "max_multiplicity", DTANS_M, DTANS_M, &mult)) ||
-      (s = need_param(E, "slice_rows", DTANS_SLICE, DTANS_SLICE, &slice)) ||
+      (s = need_param(E, "lanes", DTANS_LANES, DTANS_LANES, &lanes)) ||
+      (s = need_param(E, "rows_per_lane", 1, DTANS_MAX_ROWS_PER_LANE, &rpl)) ||
       (s = need_param(E, "first_column", 1, 1, &first)) ||
       (s = need_param(E, "value_mode", 0, 2, &mode)) ||
       (s = need_param(E, "delta_real", 0, DTANS_SYMBOLS, &dr)) ||
@@ -71,6 +71,8 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
   if (mode == DTANS_VALUES_CODED && ((s = need_param(E, "value_real", 0, DTANS_SYMBOLS, &vr)) ||
                                      (s = need_param(E, "value_escape", 0, 1, &ve))))
     return s;
+  v->rows_per_lane = rpl;
+  v->slices = (E->rows + DTANS_LANES * rpl - 1) / (DTANS_LANES * rpl);
   v->value_mode = (int)mode, v->delta_real = (int)dr, v->value_real = (int)vr;
   v->delta_escape = (int)de, v->value_escape = (int)ve;
   const uint64_t rows = (uint64_t)E->rows, sl = (uint64_t)v->slices + 1;
@@ -133,12 +135,21 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
 
 /* Per-lane decoder state of one slice. */
 typedef struct lane {
-  int64_t n, segs, row, base; /* nonzeros, segments, row index, offset in the CSR arrays */
-  int64_t col;                /* last column decoded */
-  uint32_t w[3];              /* the words the current segment unpacks */
-  uint64_t d, r;              /* mixed-radix state */
+  int64_t n, segs;         /* nonzeros and segments of the lane (all its rows) */
+  int64_t row, stop, left; /* current row, end of the slice, nonzeros left in the row */
+  int64_t at, col;         /* where the row's next nonzero goes, the row's last column */
+  uint32_t w[3];           /* the words the current segment unpacks */
+  uint64_t d, r;           /* mixed-radix state */
   uint32_t slot[8];
 } lane;
+
+/* Move to the lane's next row that has nonzeros (rows without any are simply passed). */
+static void settle(const dtans_view *v, const int64_t *row_ptr, lane *x) {
+  while (x->left == 0 && x->row + DTANS_LANES < x->stop) {
+    x->row += DTANS_LANES;
+    x->left = v->row_nnz[x->row], x->at = row_ptr[x->row];
+  }
+}
 
 #define CORRUPT(...) zsi_error(ZS_ERR_CORRUPT, __VA_ARGS__)
 
@@ -146,89 +157,89 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
                              int64_t s, const int64_t *row_ptr, int32_t *col, void *val) {
   const int coded = v->value_mode == DTANS_VALUES_CODED;
   const size_t es = zs_type_size(v->type);
-  const int64_t row0 = s * DTANS_SLICE;
-  const int lanes = (int)(v->rows - row0 < DTANS_SLICE ? v->rows - row0 : DTANS_SLICE);
+  const int64_t R = v->rows_per_lane, stop = dtans_lane_stop(s, R, v->rows);
   int64_t cur = v->slice_words[s];
   const int64_t end = v->slice_words[s + 1];
   int64_t desc = v->slice_delta_esc[s];
   const int64_t dend = v->slice_delta_esc[s + 1];
   int64_t vesc = coded ? v->slice_value_esc[s] : 0;
   const int64_t vend = coded ? v->slice_value_esc[s + 1] : 0;
-  lane L[DTANS_SLICE];
+  lane L[DTANS_LANES];
   int64_t max_segs = 0;
-  for (int l = 0; l < lanes; l++) {
+  for (int l = 0; l < DTANS_LANES; l++) {
     lane *x = &L[l];
-    x->row = row0 + l, x->n = v->row_nnz[x->row], x->segs = dtans_segments(x->n, coded);
-    x->base = row_ptr[x->row], x->col = 0, x->d = 0, x->r = 1;
+    const int64_t first = dtans_lane_first(s, l, R);
+    x->n = 0;
+    for (int64_t i = first; i < stop; i += DTANS_LANES) x->n += v->row_nnz[i];
+    x->segs = dtans_segments(x->n, coded);
+    x->row = first, x->stop = stop, x->col = 0, x->d = 0, x->r = 1;
+    x->left = first < stop ? v->row_nnz[first] : 0, x->at = first < stop ? row_ptr[first] : 0;
+    settle(v, row_ptr, x);
     if (x->segs > max_segs) max_segs = x->segs;
   }
   /* The first three words of every lane that has a segment, word k of all lanes together. */
   for (int k = 0; k < 3; k++)
-    for (int l = 0; l < lanes; l++)
+    for (int l = 0; l < DTANS_LANES; l++)
       if (L[l].segs > 0) {
         if (cur >= end) return CORRUPT("dtans: slice %" PRId64 " stream ends early", s);
         L[l].w[k] = v->stream[cur++];
       }
   for (int64_t t = 0; t < max_segs; t++) {
-    for (int l = 0; l < lanes; l++) {
+    for (int l = 0; l < DTANS_LANES; l++) {
       lane *x = &L[l];
       if (t >= x->segs) continue;
       for (int k = 0; k < 8; k++) x->slot[k] = dtans_unpack(x->w[0], x->w[1], x->w[2], k);
-      for (int k = 0; k < 8; k++) {
-        const int64_t i = coded ? 4 * t + k / 2 : 8 * t + k; /* nonzero of the row */
-        if (i >= x->n) break;                                /* padding of the last segment */
-        const int64_t at = x->base + i;
-        if (!coded || k % 2 == 0) {
-          const dtans_slot e = dtab[x->slot[k]];
-          int64_t delta;
-          if (e.id < v->delta_real) {
-            delta = v->delta_symbols[e.id];
-          } else if (e.id == v->delta_real && v->delta_escape && desc < dend) {
-            delta = v->delta_escapes[desc++];
-          } else {
-            return CORRUPT("dtans: slice %" PRId64 " row %" PRId64 ": column delta %" PRId64
-                           " decodes to filler or missing escape",
-                           s, x->row, i);
-          }
-          const int64_t c = i == 0 ? x->row + delta : x->col + delta;
-          if ((i > 0 && delta < 1) || c < 0 || c >= v->cols)
-            return CORRUPT("dtans: slice %" PRId64 " row %" PRId64 ": column %" PRId64
-                           " of nonzero %" PRId64 " is out of range or not ascending",
-                           s, x->row, c, i);
-          x->col = c;
-          col[at] = (int32_t)c;
-          if (!coded) {
-            const void *src = v->value_mode == DTANS_VALUES_RAW
-                                  ? (const char *)v->values + (size_t)at * es
-                                  : v->value_symbols;
-            memcpy((char *)val + (size_t)at * es, src, es);
-          }
-        } else {
-          const dtans_slot e = vtab[x->slot[k]];
-          const void *src;
-          if (e.id < v->value_real)
-            src = (const char *)v->value_symbols + (size_t)e.id * es;
-          else if (e.id == v->value_real && v->value_escape && vesc < vend)
+      const int64_t per = coded ? 4 : 8, todo = x->n - t * per < per ? x->n - t * per : per;
+      for (int64_t i = 0; i < todo; i++) { /* the rest of the last segment is padding */
+        const dtans_slot e = dtab[x->slot[coded ? 2 * i : i]];
+        int64_t delta;
+        if (e.id < v->delta_real)
+          delta = v->delta_symbols[e.id];
+        else if (e.id == v->delta_real && v->delta_escape && desc < dend)
+          delta = v->delta_escapes[desc++];
+        else
+          return CORRUPT("dtans: slice %" PRId64 " row %" PRId64
+                         ": a column delta decodes to a filler or a missing escape",
+                         s, x->row);
+        const int first = x->at == row_ptr[x->row];
+        const int64_t c = first ? x->row + delta : x->col + delta;
+        if ((!first && delta < 1) || c < 0 || c >= v->cols)
+          return CORRUPT("dtans: slice %" PRId64 " row %" PRId64 ": column %" PRId64
+                         " is out of range or not ascending",
+                         s, x->row, c);
+        x->col = c;
+        col[x->at] = (int32_t)c;
+        const void *src;
+        if (coded) {
+          const dtans_slot f = vtab[x->slot[2 * i + 1]];
+          if (f.id < v->value_real)
+            src = (const char *)v->value_symbols + (size_t)f.id * es;
+          else if (f.id == v->value_real && v->value_escape && vesc < vend)
             src = (const char *)v->value_escapes + (size_t)(vesc++) * es;
           else
-            return CORRUPT("dtans: slice %" PRId64 " row %" PRId64 ": value %" PRId64
-                           " decodes to filler or missing escape",
-                           s, x->row, i);
-          memcpy((char *)val + (size_t)at * es, src, es);
+            return CORRUPT("dtans: slice %" PRId64 " row %" PRId64
+                           ": a value decodes to a filler or a missing escape",
+                           s, x->row);
+        } else {
+          src = v->value_mode == DTANS_VALUES_RAW ? (const char *)v->values + (size_t)x->at * es
+                                                  : v->value_symbols;
         }
+        memcpy((char *)val + (size_t)x->at * es, src, es);
+        x->at++;
+        if (--x->left == 0) settle(v, row_ptr, x);
       }
     }
     /* Words for segment t + 1: two checks that either take a word out of the state or load it,
      * then one load; each load step gives the loading lanes consecutive words in lane order. */
     for (int step = 0; step < 3; step++)
-      for (int l = 0; l < lanes; l++) {
+      for (int l = 0; l < DTANS_LANES; l++) {
         lane *x = &L[l];
         if (t + 1 >= x->segs) continue;
         if (step < 2) {
-          const dtans_slot *tab0 = dtab, *tab1 = coded ? vtab : dtab;
+          const dtans_slot *tab1 = coded ? vtab : dtab;
           uint64_t D = 0, B = 1;
           for (int k = 4 * step; k < 4 * step + 4; k++) {
-            const dtans_slot e = (k % 2 == 0 ? tab0 : tab1)[x->slot[k]];
+            const dtans_slot e = (k % 2 == 0 ? dtab : tab1)[x->slot[k]];
             D = D * (e.base_m1 + 1u) + e.digit, B *= e.base_m1 + 1u;
           }
           x->d = x->d * B + D, x->r *= B;

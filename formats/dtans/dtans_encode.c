@@ -162,32 +162,77 @@ static void domain_free(domain *d) {
 typedef struct encoder {
   const zs_matrix *A;
   int coded; /* values coded: 4 nonzeros per segment, else 8 */
+  int64_t R; /* rows per lane */
   domain *dd, *vd;
   const uint16_t *did, *vid; /* ids per nonzero */
 } encoder;
 
 typedef struct lane_work {
-  int64_t n, segs, at; /* nonzeros, segments, first nonzero in the CSR arrays */
-  uint8_t *flags;      /* per segment: bit 0 word 0 extracted, bit 1 word 1 extracted */
-  uint32_t *words;     /* 3 per segment */
+  int64_t n, segs;    /* nonzeros and segments of the lane (all its rows) */
+  const int64_t *pos; /* the lane's nonzeros: their index in the CSR arrays */
+  const int32_t *row; /* and their row */
+  uint8_t *flags;     /* per segment: bit h set when check h takes its word from the state */
+  uint32_t *words;    /* 3 per segment */
 } lane_work;
 
 typedef struct slice_scratch {
+  int64_t *pos;
+  int32_t *row;
   uint8_t *flags;
   uint32_t *words;
-  int64_t cap; /* segments */
+  int64_t cap_nz, cap_segs;
 } slice_scratch;
 
-/* Id and base of position k of segment j of a lane (k past the row's end: slot 0's symbol). */
+static void scratch_free(slice_scratch *sc) {
+  free(sc->pos), free(sc->row), free(sc->flags), free(sc->words);
+}
+
+/* The lanes of slice s: their nonzeros in decoding order (rows l, l + 32, … of the slice). */
+static int build_lanes(const encoder *e, int64_t s, slice_scratch *sc, lane_work w[DTANS_LANES],
+                       int64_t *max_segs) {
+  const zs_matrix *A = e->A;
+  const int64_t stop = dtans_lane_stop(s, e->R, A->rows);
+  const int64_t nz = A->row_ptr[stop] - A->row_ptr[s * DTANS_LANES * e->R];
+  int64_t segs = 0;
+  for (int l = 0; l < DTANS_LANES; l++) {
+    w[l].n = 0;
+    for (int64_t i = dtans_lane_first(s, l, e->R); i < stop; i += DTANS_LANES)
+      w[l].n += A->row_ptr[i + 1] - A->row_ptr[i];
+    w[l].segs = dtans_segments(w[l].n, e->coded);
+    segs += w[l].segs;
+  }
+  if (nz > sc->cap_nz) {
+    free(sc->pos), free(sc->row);
+    sc->cap_nz = nz;
+    sc->pos = malloc((size_t)nz * sizeof *sc->pos), sc->row = malloc((size_t)nz * 4);
+    if (!sc->pos || !sc->row) return sc->cap_nz = 0, 0;
+  }
+  if (segs > sc->cap_segs) {
+    free(sc->flags), free(sc->words);
+    sc->cap_segs = segs;
+    sc->flags = malloc((size_t)segs), sc->words = malloc((size_t)segs * 12);
+    if (!sc->flags || !sc->words) return sc->cap_segs = 0, 0;
+  }
+  int64_t off = 0, soff = 0;
+  *max_segs = 0;
+  for (int l = 0; l < DTANS_LANES; l++) {
+    w[l].pos = sc->pos + off, w[l].row = sc->row + off;
+    w[l].flags = sc->flags + soff, w[l].words = sc->words + 3 * soff;
+    for (int64_t i = dtans_lane_first(s, l, e->R); i < stop; i += DTANS_LANES)
+      for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+        sc->pos[off] = k, sc->row[off++] = (int32_t)i;
+    soff += w[l].segs;
+    if (w[l].segs > *max_segs) *max_segs = w[l].segs;
+  }
+  return 1;
+}
+
+/* Id and domain of position k of segment j of a lane; -1 past the lane's end (padding). */
 static inline int pos_id(const encoder *e, const lane_work *w, int64_t j, int k, int *domain_v) {
   const int64_t i = e->coded ? 4 * j + k / 2 : 8 * j + k;
   *domain_v = e->coded && (k & 1);
   if (i >= w->n) return -1;
-  return *domain_v ? e->vid[w->at + i] : e->did[w->at + i];
-}
-
-static inline uint32_t pos_base(const encoder *e, int id, int dv) {
-  return id < 0 ? 1 : (dv ? e->vd : e->dd)->choice.counts[id];
+  return *domain_v ? e->vid[w->pos[i]] : e->did[w->pos[i]];
 }
 
 /* Forward base pass: which of a segment's two checks take a word out of the state. */
@@ -200,7 +245,7 @@ static void base_pass(const encoder *e, lane_work *w) {
       for (int k = 4 * half; k < 4 * half + 4; k++) {
         int dv;
         const int id = pos_id(e, w, j, k, &dv);
-        B *= pos_base(e, id, dv);
+        B *= (dv ? e->vd : e->dd)->choice.counts[id];
       }
       r *= B;
       if (r >= W32) f |= (uint8_t)(1u << half), r >>= 32;
@@ -250,35 +295,22 @@ typedef struct slice_out {
   int64_t words, desc, vesc; /* counts (sizing pass) or cursors (writing pass) */
 } slice_out;
 
-static int slice_lanes(const zs_matrix *A, int64_t s) {
-  const int64_t r = A->rows - s * DTANS_SLICE;
-  return (int)(r < DTANS_SLICE ? r : DTANS_SLICE);
-}
-
 /* Sizing pass: words and escapes of slice s, from the base pass alone. */
 static int slice_size(const encoder *e, int64_t s, slice_scratch *sc, slice_out *o) {
-  const zs_matrix *A = e->A;
-  const int lanes = slice_lanes(A, s);
+  lane_work w[DTANS_LANES];
+  int64_t max_segs;
+  if (!build_lanes(e, s, sc, w, &max_segs)) return 0;
   *o = (slice_out){0, 0, 0};
   const int esc_d = e->dd->choice.coded, esc_v = e->vd ? e->vd->choice.coded : -1;
-  for (int l = 0; l < lanes; l++) {
-    const int64_t i = s * DTANS_SLICE + l;
-    lane_work w = {A->row_ptr[i + 1] - A->row_ptr[i], 0, A->row_ptr[i], NULL, NULL};
-    w.segs = dtans_segments(w.n, e->coded);
-    if (w.segs == 0) continue;
-    if (w.segs > sc->cap) {
-      free(sc->flags), free(sc->words);
-      sc->cap = w.segs;
-      sc->flags = malloc((size_t)w.segs), sc->words = malloc((size_t)w.segs * 12);
-      if (!sc->flags || !sc->words) return 0;
-    }
-    w.flags = sc->flags;
-    base_pass(e, &w);
+  for (int l = 0; l < DTANS_LANES; l++) {
+    if (w[l].segs == 0) continue;
+    base_pass(e, &w[l]);
     o->words += 3;
-    for (int64_t j = 0; j + 1 < w.segs; j++) o->words += 3 - (w.flags[j] & 1) - (w.flags[j] >> 1);
-    for (int64_t k = 0; k < w.n; k++) {
-      o->desc += e->did[w.at + k] == esc_d;
-      if (e->coded) o->vesc += e->vid[w.at + k] == esc_v;
+    for (int64_t j = 0; j + 1 < w[l].segs; j++)
+      o->words += 3 - (w[l].flags[j] & 1) - (w[l].flags[j] >> 1);
+    for (int64_t i = 0; i < w[l].n; i++) {
+      o->desc += e->did[w[l].pos[i]] == esc_d;
+      if (e->coded) o->vesc += e->vid[w[l].pos[i]] == esc_v;
     }
   }
   return 1;
@@ -288,51 +320,31 @@ static int slice_size(const encoder *e, int64_t s, slice_scratch *sc, slice_out 
 static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out *o,
                        uint32_t *stream, int32_t *desc, void *vesc) {
   const zs_matrix *A = e->A;
-  const int lanes = slice_lanes(A, s);
-  lane_work w[DTANS_SLICE];
-  int64_t total = 0, max_segs = 0;
-  for (int l = 0; l < lanes; l++) {
-    const int64_t i = s * DTANS_SLICE + l;
-    w[l] = (lane_work){A->row_ptr[i + 1] - A->row_ptr[i], 0, A->row_ptr[i], NULL, NULL};
-    w[l].segs = dtans_segments(w[l].n, e->coded);
-    total += w[l].segs;
-    if (w[l].segs > max_segs) max_segs = w[l].segs;
-  }
-  if (total > sc->cap) {
-    free(sc->flags), free(sc->words);
-    sc->cap = total;
-    sc->flags = malloc((size_t)total), sc->words = malloc((size_t)total * 12);
-    if (!sc->flags || !sc->words) return 0;
-  }
-  int64_t off = 0;
-  for (int l = 0; l < lanes; l++) {
-    w[l].flags = sc->flags + off, w[l].words = sc->words + 3 * off;
-    off += w[l].segs;
-    if (w[l].segs == 0) continue;
-    base_pass(e, &w[l]);
-    digit_pass(e, &w[l]);
-  }
+  lane_work w[DTANS_LANES];
+  int64_t max_segs;
+  if (!build_lanes(e, s, sc, w, &max_segs)) return 0;
+  for (int l = 0; l < DTANS_LANES; l++)
+    if (w[l].segs > 0) base_pass(e, &w[l]), digit_pass(e, &w[l]);
   /* Interleave in the decoder's order: word k of segment 0 of every lane, then per segment the
    * two conditional loads and the unconditional one, lanes in order within each step. */
   for (int k = 0; k < 3; k++)
-    for (int l = 0; l < lanes; l++)
+    for (int l = 0; l < DTANS_LANES; l++)
       if (w[l].segs > 0) stream[o->words++] = w[l].words[k];
   const size_t es = zs_type_size(A->type);
   const int esc_d = e->dd->choice.coded, esc_v = e->vd ? e->vd->choice.coded : -1;
+  const int64_t per = e->coded ? 4 : 8;
   for (int64_t t = 0; t < max_segs; t++) {
-    for (int l = 0; l < lanes; l++) {
-      if (t >= w[l].segs) continue;
-      const int64_t per = e->coded ? 4 : 8, lo = t * per;
-      const int64_t hi = lo + per < w[l].n ? lo + per : w[l].n;
+    for (int l = 0; l < DTANS_LANES; l++) {
+      const int64_t lo = t * per, hi = lo + per < w[l].n ? lo + per : w[l].n;
       for (int64_t i = lo; i < hi; i++) {
-        const int64_t k = w[l].at + i;
-        if (e->did[k] == esc_d) desc[o->desc++] = (int32_t)delta_key(A, s * DTANS_SLICE + l, k);
+        const int64_t k = w[l].pos[i];
+        if (e->did[k] == esc_d) desc[o->desc++] = (int32_t)delta_key(A, w[l].row[i], k);
         if (e->coded && e->vid[k] == esc_v)
           memcpy((char *)vesc + (size_t)(o->vesc++) * es, (const char *)A->values + k * es, es);
       }
     }
     for (int step = 0; step < 3; step++)
-      for (int l = 0; l < lanes; l++) {
+      for (int l = 0; l < DTANS_LANES; l++) {
         if (t + 1 >= w[l].segs) continue;
         if (step < 2 && (w[l].flags[t] & (1u << step))) continue;
         stream[o->words++] = w[l].words[3 * (t + 1) + step];
@@ -342,8 +354,9 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
 }
 
 /* ---- the encoder ---- */
-static zs_status parse_options(const char *options, int *mode, int *progress) {
-  static const char *const known[] = {"values", "progress", NULL};
+static zs_status parse_options(const char *options, int *mode, int *progress, int64_t *rpl,
+                               int64_t *lane_symbols) {
+  static const char *const known[] = {"values", "progress", "rows_per_lane", "lane_symbols", NULL};
   zs_status s = zsi_option_check(options, known, "dtans");
   if (s != ZS_OK) return s;
   char buf[16];
@@ -364,6 +377,10 @@ static zs_status parse_options(const char *options, int *mode, int *progress) {
   int64_t p = 0;
   if ((s = zsi_option_int(options, "progress", 0, 1, &p, &found)) != ZS_OK) return s;
   *progress = (int)p;
+  *rpl = 0, *lane_symbols = 1024;
+  if ((s = zsi_option_int(options, "rows_per_lane", 1, DTANS_MAX_ROWS_PER_LANE, rpl, &found)) ||
+      (s = zsi_option_int(options, "lane_symbols", 8, INT64_C(1) << 40, lane_symbols, &found)))
+    return s;
   return ZS_OK;
 }
 
@@ -423,10 +440,10 @@ static zs_status histograms(const zs_matrix *A, int want_values, hist *hd, hist 
 
 zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
   int mode, progress;
-  zs_status s = parse_options(options, &mode, &progress);
+  int64_t R, lane_symbols;
+  zs_status s = parse_options(options, &mode, &progress, &R, &lane_symbols);
   if (s != ZS_OK) return s;
   const size_t es = zs_type_size(A->type);
-  const int64_t slices = (A->rows + DTANS_SLICE - 1) / DTANS_SLICE;
   hist hd = {0}, hv = {0};
   domain dd = {0}, vd = {0};
   uint16_t *did = NULL, *vid = NULL;
@@ -454,6 +471,14 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   }
   if (mode == DTANS_VALUES_CONSTANT && A->nnz == 0) mode = DTANS_VALUES_RAW;
   const int coded = mode == DTANS_VALUES_CODED;
+  /* Rows per lane: enough that a lane decodes about lane_symbols symbols, which spreads its
+   * fixed costs (three initial words, the unused state at its end) over many rows. */
+  if (R == 0) {
+    const double per_row = A->rows ? (double)A->nnz * (coded ? 2 : 1) / (double)A->rows : 0;
+    R = per_row > 0 ? (int64_t)llround((double)lane_symbols / per_row) : 1;
+    R = R < 1 ? 1 : R > DTANS_MAX_ROWS_PER_LANE ? DTANS_MAX_ROWS_PER_LANE : R;
+  }
+  const int64_t slices = (A->rows + DTANS_LANES * R - 1) / (DTANS_LANES * R);
 
   /* Ids per nonzero (the escape id is `coded`, one past the coded symbols). */
   did = malloc((size_t)(A->nnz ? A->nnz : 1) * 2);
@@ -469,7 +494,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
       if (coded) vid[k] = (uint16_t)id_of(&vd.ids, value_key(A, k), vd.choice.coded);
     }
 
-  encoder e = {A, coded, &dd, coded ? &vd : NULL, did, vid};
+  encoder e = {A, coded, R, &dd, coded ? &vd : NULL, did, vid};
   so = calloc((size_t)slices + 1, sizeof *so);
   if (!so) {
     s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice sizes");
@@ -480,7 +505,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   int failed = 0;
   int64_t done_slices = 0;
   DT_OMP(omp parallel num_threads(dt_threads())) {
-    slice_scratch sc = {NULL, NULL, 0};
+    slice_scratch sc = {NULL, NULL, NULL, NULL, 0, 0};
     DT_OMP(omp for schedule(dynamic, 64))
     for (int64_t sl = 0; sl < slices; sl++) {
       if (!slice_size(&e, sl, &sc, &so[sl + 1])) {
@@ -493,7 +518,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
         zsi_progress_update(&pr, (uint64_t)done_slices);
       }
     }
-    free(sc.flags), free(sc.words);
+    scratch_free(&sc);
   }
   if (failed) {
     s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice scratch");
@@ -548,7 +573,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   }
 
   DT_OMP(omp parallel num_threads(dt_threads())) {
-    slice_scratch sc = {NULL, NULL, 0};
+    slice_scratch sc = {NULL, NULL, NULL, NULL, 0, 0};
     DT_OMP(omp for schedule(dynamic, 64))
     for (int64_t sl = 0; sl < slices; sl++) {
       slice_out cur = so[sl];
@@ -562,7 +587,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
         zsi_progress_update(&pr, (uint64_t)done_slices);
       }
     }
-    free(sc.flags), free(sc.words);
+    scratch_free(&sc);
   }
   zsi_progress_end(&pr);
   if (failed) {
@@ -578,7 +603,8 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   if ((s = zsi_encoded_add_param(E, "version", DTANS_VERSION)) ||
       (s = zsi_encoded_add_param(E, "table_log", DTANS_TABLE_LOG)) ||
       (s = zsi_encoded_add_param(E, "max_multiplicity", DTANS_M)) ||
-      (s = zsi_encoded_add_param(E, "slice_rows", DTANS_SLICE)) ||
+      (s = zsi_encoded_add_param(E, "lanes", DTANS_LANES)) ||
+      (s = zsi_encoded_add_param(E, "rows_per_lane", R)) ||
       (s = zsi_encoded_add_param(E, "first_column", 1)) ||
       (s = zsi_encoded_add_param(E, "value_mode", mode)) ||
       (s = zsi_encoded_add_param(E, "delta_real", dd.choice.coded)) ||
