@@ -1,0 +1,380 @@
+/* solve.c — CG, BiCG and BiCGSTAB on zs_spmv and the zs_vector BLAS-1, for every backend. */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/zs_internal.h"
+#include "zsparse_solvers.h"
+
+static const char *const method_names[] = {NULL, "cg", "bicg", "bicgstab"};
+
+const char *zs_solver_method_name(zs_solver_method m) {
+  return m >= ZS_SOLVER_CG && m <= ZS_SOLVER_BICGSTAB ? method_names[m] : NULL;
+}
+
+zs_status zs_solver_method_from_name(const char *name, zs_solver_method *out) {
+  if (!name || !out)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solver_method_from_name: NULL argument");
+  for (int m = ZS_SOLVER_CG; m <= ZS_SOLVER_BICGSTAB; m++)
+    if (strcmp(name, method_names[m]) == 0) {
+      *out = (zs_solver_method)m;
+      return ZS_OK;
+    }
+  return zsi_error(ZS_ERR_INVALID_ARGUMENT, "unknown solver method '%s' (cg, bicg, bicgstab)",
+                   name);
+}
+
+void zs_solver_options_init(zs_solver_options *o) {
+  if (!o) return;
+  memset(o, 0, sizeof *o);
+  o->method = ZS_SOLVER_BICGSTAB;
+  o->tol = 1e-8;
+  o->max_iter = 1000;
+}
+
+/* State shared by the three methods: the system, the stopping rule and the bookkeeping. */
+typedef struct solver {
+  zs_context *ctx;
+  zs_operator *A, *M;
+  const zs_vector *b;
+  zs_vector *x;
+  const zs_solver_options *o;
+  zs_solver_result *res;
+  const char *backend;
+  zs_type type;
+  int64_t n;
+  double bnorm, bd;
+  zs_vector *work[10];
+  int n_work;
+} solver;
+
+#define TRY(expr)               \
+  do {                          \
+    zs_status s_ = (expr);      \
+    if (s_ != ZS_OK) return s_; \
+  } while (0)
+
+static zs_status new_vector(solver *S, zs_vector **v) {
+  TRY(zs_vector_create(v, S->ctx, S->backend, S->type, S->n));
+  S->work[S->n_work++] = *v;
+  return ZS_OK;
+}
+
+static zs_status spmv(solver *S, zs_operator *op, zs_op which, double alpha, const zs_vector *x,
+                      double beta, zs_vector *y) {
+  if (op == S->M)
+    S->res->precond_count++;
+  else if (which == ZS_OP_N)
+    S->res->spmv_count++;
+  else
+    S->res->spmvt_count++;
+  return zs_spmv(op, which, alpha, x, beta, y);
+}
+
+/* z = M^-1 r (or M^-T); without a preconditioner z is r itself and nothing runs. */
+static zs_status precondition(solver *S, zs_op which, const zs_vector *r, zs_vector *z) {
+  if (!S->M) return ZS_OK;
+  return spmv(S, S->M, which, 1.0, r, 0.0, z);
+}
+
+/* Record ||r_k|| / ||b|| as iterate k's residual; 1 when it meets the tolerance. */
+static int record(solver *S, int64_t k, double rnorm) {
+  const double rel = rnorm / S->bnorm;
+  S->res->iterations = k;
+  S->res->rel_residual = rel;
+  if (S->o->history && k < S->o->history_cap) {
+    S->o->history[k] = rel;
+    S->res->history_len = k + 1;
+  }
+  return rel <= S->o->tol;
+}
+
+static zs_status breakdown(solver *S, const char *what, int64_t k, double value, double scale) {
+  S->res->stop_reason = what;
+  return zsi_error(ZS_ERR_BREAKDOWN,
+                   "%s: breakdown at iteration %" PRId64 ": %s = %.3e (threshold %.3e)",
+                   zs_solver_method_name(S->o->method), k, what, value, scale);
+}
+
+/* A divisor is usable when it is finite and |d| > bd * scale (scale 0: only d != 0). */
+static int vanishes(const solver *S, double d, double scale) {
+  return !isfinite(d) || d == 0.0 || fabs(d) <= S->bd * scale;
+}
+
+static zs_status norm(const zs_vector *v, double *out) { return zs_vector_nrm2(v, out); }
+
+/* A residual that is not finite, or has grown past ||b|| / breakdown_tol, means a divisor was
+ * tiny without being caught (tests that would need extra norms are not made). */
+static zs_status residual_check(solver *S, int64_t k, double rnorm) {
+  if (!isfinite(rnorm)) return breakdown(S, "residual not finite", k, rnorm, 0.0);
+  if (rnorm > S->bnorm / S->bd)
+    return breakdown(S, "residual diverged", k, rnorm / S->bnorm, 1.0 / S->bd);
+  return ZS_OK;
+}
+
+/* Preconditioned CG (Templates, Fig. 2.5): one SpMV, two dots, three axpby per iteration. */
+static zs_status run_cg(solver *S, zs_vector *r, double rnorm) {
+  zs_vector *p, *q, *z = r;
+  TRY(new_vector(S, &p));
+  TRY(new_vector(S, &q));
+  if (S->M) TRY(new_vector(S, &z));
+  double rho;
+  TRY(precondition(S, ZS_OP_N, r, z));
+  if (S->M)
+    TRY(zs_vector_dot(r, z, &rho));
+  else
+    rho = rnorm * rnorm;
+  TRY(zs_vector_copy(p, z));
+  for (int64_t k = 1; k <= S->o->max_iter; k++) {
+    /* M must be positive definite too: r'M^-1 r <= 0 means it is not. */
+    if (!(rho > 0.0) || !isfinite(rho)) return breakdown(S, "rho", k, rho, 0.0);
+    double pq;
+    TRY(spmv(S, S->A, ZS_OP_N, 1.0, p, 0.0, q));
+    TRY(zs_vector_dot(p, q, &pq));
+    /* p'Ap <= 0: A is not positive definite, CG's step is undefined. */
+    if (!(pq > 0.0) || !isfinite(rho / pq)) return breakdown(S, "p'Ap", k, pq, 0.0);
+    const double alpha = rho / pq;
+    /* r first: a step that breaks down leaves x at the last good iterate. */
+    TRY(zs_vector_axpby(-alpha, q, 1.0, r));
+    TRY(norm(r, &rnorm));
+    TRY(residual_check(S, k, rnorm));
+    TRY(zs_vector_axpby(alpha, p, 1.0, S->x));
+    if (record(S, k, rnorm)) return ZS_OK;
+    if (k == S->o->max_iter) break;
+    double rho_next;
+    TRY(precondition(S, ZS_OP_N, r, z));
+    if (S->M)
+      TRY(zs_vector_dot(r, z, &rho_next));
+    else
+      rho_next = rnorm * rnorm;
+    const double beta = rho_next / rho;
+    rho = rho_next;
+    TRY(zs_vector_axpby(1.0, z, beta, p));
+  }
+  return ZS_INFO_NOT_CONVERGED;
+}
+
+/* Preconditioned BiCG (Templates, Fig. 2.8) with shadow residual r~0 = r0: one SpMV and one
+ * SpMVT, three dots, five axpby per iteration (vector traffic rivals the two products, so no
+ * norm is computed for the breakdown tests alone). */
+static zs_status run_bicg(solver *S, zs_vector *r, double rnorm) {
+  zs_vector *rt, *p, *pt, *q, *qt, *z = r, *zt;
+  TRY(new_vector(S, &rt));
+  TRY(new_vector(S, &p));
+  TRY(new_vector(S, &pt));
+  TRY(new_vector(S, &q));
+  TRY(new_vector(S, &qt));
+  zt = rt;
+  if (S->M) {
+    TRY(new_vector(S, &z));
+    TRY(new_vector(S, &zt));
+  }
+  TRY(zs_vector_copy(rt, r));
+  double rho_prev = 1.0;
+  for (int64_t k = 1; k <= S->o->max_iter; k++) {
+    double rho;
+    TRY(precondition(S, ZS_OP_N, r, z));
+    TRY(precondition(S, ZS_OP_T, rt, zt));
+    TRY(zs_vector_dot(z, rt, &rho));
+    /* ||r~|| would make this test scale-free but costs a dot per iteration; a near-zero rho
+     * that slips through makes the residual grow, which residual_check catches. */
+    if (vanishes(S, rho, 0.0)) return breakdown(S, "rho", k, rho, 0.0);
+    if (k == 1) {
+      TRY(zs_vector_copy(p, z));
+      TRY(zs_vector_copy(pt, zt));
+    } else {
+      const double beta = rho / rho_prev;
+      TRY(zs_vector_axpby(1.0, z, beta, p));
+      TRY(zs_vector_axpby(1.0, zt, beta, pt));
+    }
+    double sigma;
+    TRY(spmv(S, S->A, ZS_OP_N, 1.0, p, 0.0, q));
+    TRY(spmv(S, S->A, ZS_OP_T, 1.0, pt, 0.0, qt));
+    TRY(zs_vector_dot(pt, q, &sigma));
+    if (vanishes(S, sigma, 0.0) || !isfinite(rho / sigma))
+      return breakdown(S, "p~'Ap", k, sigma, 0.0);
+    const double alpha = rho / sigma;
+    TRY(zs_vector_axpby(-alpha, q, 1.0, r));
+    TRY(norm(r, &rnorm));
+    TRY(residual_check(S, k, rnorm));
+    TRY(zs_vector_axpby(alpha, p, 1.0, S->x));
+    TRY(zs_vector_axpby(-alpha, qt, 1.0, rt));
+    if (record(S, k, rnorm)) return ZS_OK;
+    rho_prev = rho;
+  }
+  return ZS_INFO_NOT_CONVERGED;
+}
+
+/* Right-preconditioned BiCGSTAB (Templates, Fig. 2.10) with r^ = r0: two SpMVs, six dots, six
+ * axpby per iteration. s overwrites r, whose old value is not needed again. */
+static zs_status run_bicgstab(solver *S, zs_vector *r, double rnorm) {
+  zs_vector *rh, *p, *v, *t, *ph, *sh;
+  TRY(new_vector(S, &rh));
+  TRY(new_vector(S, &p));
+  TRY(new_vector(S, &v));
+  TRY(new_vector(S, &t));
+  ph = p;
+  sh = r;
+  if (S->M) {
+    TRY(new_vector(S, &ph));
+    TRY(new_vector(S, &sh));
+  }
+  TRY(zs_vector_copy(rh, r));
+  const double rhnorm = rnorm;
+  double rho_prev = 1.0, alpha = 1.0, omega = 1.0;
+  for (int64_t k = 1; k <= S->o->max_iter; k++) {
+    double rho;
+    TRY(zs_vector_dot(rh, r, &rho));
+    if (vanishes(S, rho, rhnorm * rnorm))
+      return breakdown(S, "rho", k, rho, S->bd * rhnorm * rnorm);
+    if (k == 1) {
+      TRY(zs_vector_copy(p, r));
+    } else {
+      const double beta = (rho / rho_prev) * (alpha / omega);
+      TRY(zs_vector_axpby(-omega, v, 1.0, p));
+      TRY(zs_vector_axpby(1.0, r, beta, p));
+    }
+    TRY(precondition(S, ZS_OP_N, p, ph));
+    double rv;
+    TRY(spmv(S, S->A, ZS_OP_N, 1.0, ph, 0.0, v));
+    TRY(zs_vector_dot(rh, v, &rv));
+    if (vanishes(S, rv, 0.0) || !isfinite(rho / rv)) return breakdown(S, "r^'v", k, rv, 0.0);
+    alpha = rho / rv;
+    /* The half step x + alpha p^ is a valid iterate whatever omega turns out to be; x moves
+     * only once its residual s is known to be sound. */
+    TRY(zs_vector_axpby(-alpha, v, 1.0, r));
+    double snorm;
+    TRY(norm(r, &snorm));
+    TRY(residual_check(S, k, snorm));
+    TRY(zs_vector_axpby(alpha, ph, 1.0, S->x));
+    if (snorm / S->bnorm <= S->o->tol) {
+      record(S, k, snorm);
+      return ZS_OK;
+    }
+    TRY(precondition(S, ZS_OP_N, r, sh));
+    double tt, ts;
+    TRY(spmv(S, S->A, ZS_OP_N, 1.0, sh, 0.0, t));
+    TRY(zs_vector_dot(t, t, &tt));
+    TRY(zs_vector_dot(t, r, &ts));
+    if (vanishes(S, ts, sqrt(tt) * snorm) || !isfinite(ts / tt)) {
+      record(S, k, snorm);
+      return breakdown(S, "omega", k, ts, S->bd * sqrt(tt) * snorm);
+    }
+    omega = ts / tt;
+    /* x before r: s^ is r itself without a preconditioner. This step cannot make the residual
+     * grow (omega minimises ||s - omega t||), so no check sits between. */
+    TRY(zs_vector_axpby(omega, sh, 1.0, S->x));
+    TRY(zs_vector_axpby(-omega, t, 1.0, r));
+    TRY(norm(r, &rnorm));
+    TRY(residual_check(S, k, rnorm));
+    if (record(S, k, rnorm)) return ZS_OK;
+    rho_prev = rho;
+  }
+  return ZS_INFO_NOT_CONVERGED;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static zs_status check_args(zs_context *ctx, zs_operator *A, const zs_vector *b, const zs_vector *x,
+                            const zs_solver_options *o) {
+  if (!ctx || !A || !b || !x) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solve: NULL argument");
+  if (zs_vector_size(b) != zs_vector_size(x) || zs_vector_type(b) != zs_vector_type(x))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "zs_solve: b is %s[%" PRId64 "] but x is %s[%" PRId64
+                     "]; a square system needs both alike",
+                     zs_type_name(zs_vector_type(b)), zs_vector_size(b),
+                     zs_type_name(zs_vector_type(x)), zs_vector_size(x));
+  if (!zs_solver_method_name(o->method))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solve: method %d is not cg, bicg or bicgstab",
+                     (int)o->method);
+  if (!(o->tol > 0.0) || !isfinite(o->tol))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solve: tol %g must be finite and > 0", o->tol);
+  if (o->max_iter < 0)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solve: max_iter %" PRId64 " is negative",
+                     o->max_iter);
+  if (!(o->breakdown_tol >= 0.0) || !isfinite(o->breakdown_tol))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solve: breakdown_tol %g must be finite and >= 0",
+                     o->breakdown_tol);
+  if (o->history_cap < 0 || (o->history_cap > 0 && !o->history))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "zs_solve: history_cap %" PRId64 " needs a history buffer that long",
+                     o->history_cap);
+  return ZS_OK;
+}
+
+static zs_status solve(solver *S) {
+  const zs_solver_options *o = S->o;
+  zs_vector *r;
+  TRY(zs_vector_nrm2(S->b, &S->bnorm));
+  if (!isfinite(S->bnorm))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solve: b holds NaN or Inf (||b|| = %g)",
+                     S->bnorm);
+  if (S->bnorm == 0.0) {
+    /* x = 0 solves A x = 0 exactly; no relative residual exists to iterate on. */
+    TRY(zs_vector_fill(S->x, 0.0));
+    S->bnorm = 1.0;
+    record(S, 0, 0.0);
+    return ZS_OK;
+  }
+  TRY(new_vector(S, &r));
+  TRY(zs_vector_copy(r, S->b));
+  if (o->x0_given)
+    TRY(spmv(S, S->A, ZS_OP_N, -1.0, S->x, 1.0, r));
+  else
+    TRY(zs_vector_fill(S->x, 0.0));
+  double rnorm;
+  TRY(norm(r, &rnorm));
+  if (!isfinite(rnorm))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "zs_solve: the initial residual b - A x0 is not finite (x0 holds NaN/Inf "
+                     "or overflows)");
+  if (record(S, 0, rnorm)) return ZS_OK;
+  switch (o->method) {
+  case ZS_SOLVER_CG: return run_cg(S, r, rnorm);
+  case ZS_SOLVER_BICG: return run_bicg(S, r, rnorm);
+  default: return run_bicgstab(S, r, rnorm);
+  }
+}
+
+zs_status zs_solve(zs_context *ctx, zs_operator *A, const zs_vector *b, zs_vector *x,
+                   const zs_solver_options *opts, zs_solver_result *result) {
+  zs_solver_options defaults;
+  zs_solver_result local;
+  if (!opts) {
+    zs_solver_options_init(&defaults);
+    opts = &defaults;
+  }
+  if (!result) result = &local;
+  memset(result, 0, sizeof *result);
+  result->rel_residual = NAN;
+  result->stop_reason = "error";
+  TRY(check_args(ctx, A, b, x, opts));
+  solver S = {.ctx = ctx, .A = A, .M = opts->precond, .b = b, .x = x, .o = opts, .res = result};
+  S.backend = zs_operator_backend(A);
+  S.type = zs_vector_type(b);
+  S.n = zs_vector_size(b);
+  S.bd = opts->breakdown_tol > 0.0 ? opts->breakdown_tol
+                                   : 100.0 * (S.type == ZS_F32 ? FLT_EPSILON : DBL_EPSILON);
+  const double t0 = now_s();
+  zs_status s = solve(&S);
+  const zs_status s_sync = zs_operator_sync(A);
+  result->time_s = now_s() - t0;
+  for (int i = 0; i < S.n_work; i++) zs_vector_destroy(&S.work[i]);
+  if (s == ZS_OK) {
+    result->stop_reason = "converged";
+  } else if (s == ZS_INFO_NOT_CONVERGED) {
+    result->stop_reason = "max_iter";
+    zsi_error(ZS_INFO_NOT_CONVERGED,
+              "%s: not converged after %" PRId64 " iterations: ||r||/||b|| = %.3e > tol %.3e",
+              zs_solver_method_name(opts->method), result->iterations, result->rel_residual,
+              opts->tol);
+  }
+  if (s >= 0 && s_sync != ZS_OK) return s_sync;
+  return s;
+}
