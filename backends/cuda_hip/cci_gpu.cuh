@@ -1,15 +1,283 @@
 /* cci_gpu.cuh — CCI operators of the GPU modules (included by gpu_module.cuh, inside its
  * anonymous namespace, after the shared helpers fail/check/upload_array). */
+#include "formats/cci/cci_codec.h"
 
-/* Placeholder until the kernels land: op_create says so (the backend never falls back). */
-zs_status cci_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
-  (void)state, (void)v, (void)options;
-  return fail(ZS_ERR_UNSUPPORTED, "backend '%s' has no CCI kernel yet", ZS_GPU_BACKEND_NAME);
+#define ZS_CCI_THREADS 256
+
+struct cci_table {
+  uint32_t e[ZS_CCI_TABLE];
+};
+
+/* One code from the stream at *pos with the decode table in shared memory. */
+__device__ __forceinline__ uint64_t cci_next_dev(const uint64_t *__restrict__ codes, uint64_t *pos,
+                                                 const uint32_t *tab) {
+  const uint64_t m = zs_cci_peek(codes, *pos);
+  const uint32_t t = tab[m & 7];
+  *pos += t & 0xff;
+  return (m >> ((t >> 8) & 0xff)) & ((UINT64_C(1) << (t >> 16)) - 1);
 }
-void cci_gpu_destroy(void *state) { (void)state; }
+
+/* S lanes per row, lane s decoding slice s (the row's entries s, s + S, ...). The slices'
+ * first columns chain (entry s is entry s - 1 plus 1 + its code), so step 0 ends with an
+ * inclusive scan over the S lanes; later steps are independent per lane. Then a segmented
+ * reduction of the S partial sums. ATOMIC: SpMVT, each product added into y[col]. */
+template <typename T, typename CS, int S, bool ATOMIC>
+__global__ void __launch_bounds__(ZS_CCI_THREADS)
+    zs_cci_kernel(int64_t rows, int64_t cols, int64_t shift, const int64_t *__restrict__ rp,
+                  const CS *__restrict__ cstart, const uint64_t *__restrict__ codes,
+                  const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y, T alpha,
+                  T beta, cci_table table) {
+  __shared__ uint32_t tab[ZS_CCI_TABLE];
+  if (threadIdx.x < ZS_CCI_TABLE) tab[threadIdx.x] = table.e[threadIdx.x];
+  __syncthreads();
+  const int64_t t = (int64_t)blockIdx.x * ZS_CCI_THREADS + threadIdx.x;
+  const int64_t row = t / S;
+  const int s = (int)(t % S);
+  const bool live = row < rows;
+  int64_t b = 0, n = 0;
+  if (live) b = rp[row], n = rp[row + 1] - b;
+  uint64_t pos = 0;
+  int64_t col = 0;
+  if (s < n) {
+    pos = cstart[row * S + s];
+    const uint64_t u = cci_next_dev(codes, &pos, tab);
+    col = s == 0 ? zs_cci_ref(row, rows, cols, shift) + zs_cci_unzigzag(u) : (int64_t)u + 1;
+  }
+  for (int d = 1; d < S; d *= 2) {
+    const int64_t up = zs_shfl_up(col, d);
+    if (s >= d) col += up;
+  }
+  const T xr = ATOMIC && live ? alpha * x[row] : T(0);
+  T sum = 0;
+  if (s < n) {
+    if (ATOMIC)
+      atomicAdd(&y[col], val[b + s] * xr);
+    else
+      sum = val[b + s] * x[col];
+  }
+  for (int64_t k = s + S; k < n; k += S) {
+    col += S + (int64_t)cci_next_dev(codes, &pos, tab);
+    if (ATOMIC)
+      atomicAdd(&y[col], val[b + k] * xr);
+    else
+      sum += val[b + k] * x[col];
+  }
+  if (ATOMIC) return;
+  sum = zs_group_sum(sum, S);
+  if (live && s == 0) y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];
+}
+
+/* Deterministic SpMVT: one thread per column sums its entries in row order through a transpose
+ * index built on the host at the first SpMVT. */
+template <typename T>
+__global__ void zs_cci_t_kernel(int64_t cols, const int64_t *__restrict__ t_ptr,
+                                const int32_t *__restrict__ t_row,
+                                const int64_t *__restrict__ t_perm, const T *__restrict__ val,
+                                const T *__restrict__ x, T *__restrict__ y, T alpha, T beta) {
+  for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < cols;
+       j += (int64_t)gridDim.x * blockDim.x) {
+    T s = 0;
+    for (int64_t p = t_ptr[j]; p < t_ptr[j + 1]; p++) s += val[t_perm[p]] * x[t_row[p]];
+    y[j] = beta == T(0) ? alpha * s : alpha * s + beta * y[j];
+  }
+}
+
+struct cci_gpu_op {
+  zs_type type;
+  int64_t rows, cols, nnz, S, shift;
+  bool atomic, cstart64;
+  cci_table table;
+  int64_t *rp;
+  void *cstart;
+  uint64_t *codes;
+  void *val;
+  /* host copies of the index arrays, for the transpose index */
+  int64_t *h_rp;
+  uint64_t *h_cstart, *h_codes;
+  int64_t *t_ptr, *t_perm;
+  int32_t *t_row;
+  bool have_transpose;
+};
+
+void cci_gpu_destroy(void *state) {
+  cci_gpu_op *op = (cci_gpu_op *)state;
+  if (!op) return;
+  void *ptrs[] = {op->rp, op->cstart, op->codes, op->val, op->t_ptr, op->t_perm, op->t_row};
+  for (void *p : ptrs) release(p);
+  free(op->h_rp), free(op->h_cstart), free(op->h_codes);
+  free(op);
+}
+
+zs_status cci_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
+  cci_gpu_op *op = (cci_gpu_op *)calloc(1, sizeof(cci_gpu_op));
+  if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "CCI operator");
+  op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
+  op->S = zsb_find_param(v, "slices", 0), op->shift = zsb_find_param(v, "first_shift", 0);
+  zs_status s = ZS_OK;
+  for (const char *p = options; s == ZS_OK && p && *p;) {
+    const char *end = strchr(p, ',');
+    const int len = (int)(end ? (size_t)(end - p) : strlen(p));
+    if (len == 16 && strncmp(p, "transpose=atomic", 16) == 0)
+      op->atomic = true;
+    else if (len == 23 && strncmp(p, "transpose=deterministic", 23) == 0)
+      op->atomic = false;
+    else
+      s = fail(ZS_ERR_INVALID_ARGUMENT,
+               "backend '%s': CCI option '%.*s' unknown (known: transpose=deterministic|atomic)",
+               ZS_GPU_BACKEND_NAME, len, p);
+    p = end ? end + 1 : p + len;
+  }
+  const zsb_array *rp = zsb_find_array(v, "row_ptr"), *tab = zsb_find_array(v, "optable");
+  const zsb_array *cs = zsb_find_array(v, "cstart"), *codes = zsb_find_array(v, "codes");
+  const zsb_array *val = zsb_find_array(v, "values");
+  if (s == ZS_OK && (op->S < 1 || op->S > ZS_CCI_MAX_SLICES || (op->S & (op->S - 1)) || !rp ||
+                     !tab || tab->count != ZS_CCI_TABLE || !cs || !codes || !val))
+    s = fail(ZS_ERR_CORRUPT, "backend '%s': CCI matrix lacks slices/row_ptr/optable/cstart/codes",
+             ZS_GPU_BACKEND_NAME);
+  if (s == ZS_OK && op->S > ZS_WARP_SIZE)
+    s = fail(ZS_ERR_UNSUPPORTED, "backend '%s': CCI slices=%lld exceed the warp width %d",
+             ZS_GPU_BACKEND_NAME, (long long)op->S, ZS_WARP_SIZE);
+  if (s == ZS_OK) {
+    memcpy(op->table.e, tab->data, sizeof op->table.e);
+    op->cstart64 = cs->elem_size == 8;
+    const uint64_t ncs = cs->count;
+    op->h_rp = (int64_t *)malloc((size_t)(v->rows + 1) * 8);
+    op->h_cstart = (uint64_t *)malloc((size_t)ncs * 8);
+    op->h_codes = (uint64_t *)malloc((size_t)codes->count * 8);
+    if (!op->h_rp || !op->h_cstart || !op->h_codes)
+      s = fail(ZS_ERR_OUT_OF_MEMORY, "CCI host index copies");
+    if (s == ZS_OK) {
+      memcpy(op->h_rp, rp->data, (size_t)(v->rows + 1) * 8);
+      memcpy(op->h_codes, codes->data, (size_t)codes->count * 8);
+      for (uint64_t q = 0; q < ncs; q++)
+        op->h_cstart[q] =
+            op->cstart64 ? ((const uint64_t *)cs->data)[q] : ((const uint32_t *)cs->data)[q];
+    }
+  }
+  if (s == ZS_OK) s = upload_array(&op->rp, rp->data, (uint64_t)v->rows + 1, "CCI row_ptr");
+  if (s == ZS_OK)
+    s = op->cstart64 ? upload_array((uint64_t **)&op->cstart, cs->data, cs->count, "CCI cstart")
+                     : upload_array((uint32_t **)&op->cstart, cs->data, cs->count, "CCI cstart");
+  if (s == ZS_OK) s = upload_array(&op->codes, codes->data, codes->count, "CCI codes");
+  if (s == ZS_OK)
+    s = op->type == ZS_F64
+            ? upload_array((double **)&op->val, val->data, (uint64_t)v->nnz, "CCI values")
+            : upload_array((float **)&op->val, val->data, (uint64_t)v->nnz, "CCI values");
+  if (s != ZS_OK) {
+    cci_gpu_destroy(op);
+    return s;
+  }
+  *state = op;
+  return ZS_OK;
+}
+
+/* Columns decoded on the host (the blob passed validate), then a counting sort by column. */
+zs_status cci_ensure_transpose(cci_gpu_op *op) {
+  if (op->have_transpose) return ZS_OK;
+  if (op->rows > INT32_MAX) return fail(ZS_ERR_UNSUPPORTED, "CCI transpose index: rows");
+  const int64_t S = op->S, nnz = op->nnz;
+  int32_t *col = (int32_t *)malloc((size_t)(nnz ? nnz : 1) * 4);
+  int64_t *t_ptr = (int64_t *)calloc((size_t)op->cols + 1, 8);
+  int64_t *perm = (int64_t *)malloc((size_t)(nnz ? nnz : 1) * 8);
+  int32_t *trow = (int32_t *)malloc((size_t)(nnz ? nnz : 1) * 4);
+  zs_status s = col && t_ptr && perm && trow ? ZS_OK : fail(ZS_ERR_OUT_OF_MEMORY, "CCI transpose");
+  zs_cci_entry tab[ZS_CCI_TABLE];
+  for (int e = 0; e < ZS_CCI_TABLE; e++) tab[e] = zs_cci_unpack(op->table.e[e]);
+  for (int64_t i = 0; s == ZS_OK && i < op->rows; i++) {
+    const int64_t b = op->h_rp[i], n = op->h_rp[i + 1] - b;
+    uint64_t pos[ZS_CCI_MAX_SLICES];
+    for (int64_t sl = 0; sl < S; sl++) pos[sl] = op->h_cstart[i * S + sl];
+    for (int64_t k = 0; k < n; k++) {
+      const int64_t sl = k % S;
+      const uint64_t m = zs_cci_peek(op->h_codes, pos[sl]);
+      const zs_cci_entry e = tab[m & 7];
+      const uint64_t u = (m >> e.shift) & e.mask;
+      pos[sl] += e.count;
+      const int64_t c = k == 0  ? zs_cci_ref(i, op->rows, op->cols, op->shift) + zs_cci_unzigzag(u)
+                        : k < S ? (int64_t)col[b + k - 1] + 1 + (int64_t)u
+                                : (int64_t)col[b + k - S] + S + (int64_t)u;
+      col[b + k] = (int32_t)c;
+      t_ptr[c + 1]++;
+    }
+  }
+  if (s == ZS_OK) {
+    for (int64_t j = 0; j < op->cols; j++) t_ptr[j + 1] += t_ptr[j];
+    int64_t *next = (int64_t *)malloc(((size_t)op->cols + 1) * 8);
+    s = next ? ZS_OK : fail(ZS_ERR_OUT_OF_MEMORY, "CCI transpose");
+    if (s == ZS_OK) {
+      memcpy(next, t_ptr, ((size_t)op->cols + 1) * 8);
+      for (int64_t i = 0; i < op->rows; i++)
+        for (int64_t k = op->h_rp[i]; k < op->h_rp[i + 1]; k++) {
+          const int64_t p = next[col[k]]++;
+          trow[p] = (int32_t)i, perm[p] = k;
+        }
+    }
+    free(next);
+  }
+  if (s == ZS_OK) s = upload_array(&op->t_ptr, t_ptr, (uint64_t)op->cols + 1, "CCI transpose");
+  if (s == ZS_OK) s = upload_array(&op->t_row, trow, (uint64_t)nnz, "CCI transpose");
+  if (s == ZS_OK) s = upload_array(&op->t_perm, perm, (uint64_t)nnz, "CCI transpose");
+  free(col), free(t_ptr), free(perm), free(trow);
+  if (s == ZS_OK) op->have_transpose = true;
+  return s;
+}
+
+template <typename T, typename CS, bool ATOMIC>
+void cci_launch(cci_gpu_op *op, T alpha, const T *x, T beta, T *y) {
+  const int64_t threads = op->rows * op->S;
+  const unsigned blocks = (unsigned)((threads + ZS_CCI_THREADS - 1) / ZS_CCI_THREADS);
+  if (blocks == 0) return;
+#define ZS_CCI_CASE(SL)                                                           \
+  case SL:                                                                        \
+    zs_cci_kernel<T, CS, SL, ATOMIC><<<blocks, ZS_CCI_THREADS>>>(                 \
+        op->rows, op->cols, op->shift, op->rp, (const CS *)op->cstart, op->codes, \
+        (const T *)op->val, x, y, alpha, beta, op->table);                        \
+    break;
+  switch (op->S) {
+    ZS_CCI_CASE(1)
+    ZS_CCI_CASE(2)
+    ZS_CCI_CASE(4)
+    ZS_CCI_CASE(8)
+    ZS_CCI_CASE(16)
+  default: ZS_CCI_CASE(32)
+  }
+#undef ZS_CCI_CASE
+}
+
+template <typename T>
+zs_status cci_apply_typed(cci_gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
+  if (which == ZS_OP_N) {
+    if (op->rows == 0) return ZS_OK;
+    if (op->cstart64)
+      cci_launch<T, uint64_t, false>(op, alpha, x, beta, y);
+    else
+      cci_launch<T, uint32_t, false>(op, alpha, x, beta, y);
+    return check_launch("CCI SpMV kernel");
+  }
+  if (op->atomic) {
+    zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta, y);
+    if (op->rows > 0) {
+      if (op->cstart64)
+        cci_launch<T, uint64_t, true>(op, alpha, x, beta, y);
+      else
+        cci_launch<T, uint32_t, true>(op, alpha, x, beta, y);
+    }
+    return check_launch("CCI atomic SpMVT kernel");
+  }
+  zs_status s = cci_ensure_transpose(op);
+  if (s != ZS_OK) return s;
+  if (op->cols == 0) return ZS_OK;
+  zs_cci_t_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, op->t_ptr, op->t_row, op->t_perm,
+                                                       (const T *)op->val, x, y, alpha, beta);
+  return check_launch("CCI SpMVT kernel");
+}
+
 zs_status cci_gpu_apply(void *state, zs_op which, double alpha, const void *x, double beta,
                         void *y) {
-  (void)state, (void)which, (void)alpha, (void)x, (void)beta, (void)y;
-  return ZS_ERR_UNSUPPORTED;
+  cci_gpu_op *op = (cci_gpu_op *)state;
+  if (op->type == ZS_F64)
+    return cci_apply_typed<double>(op, which, alpha, (const double *)x, beta, (double *)y);
+  return cci_apply_typed<float>(op, which, (float)alpha, (const float *)x, (float)beta, (float *)y);
 }
+
 const gpu_format cci_gpu_format = {ZS_FORMAT_CCI, cci_gpu_create, cci_gpu_destroy, cci_gpu_apply};
