@@ -1,18 +1,182 @@
-/* cpu_dtans.c — the cpu backend's CSR-dtANS kernels. */
-#include "backends/cpu/cpu_kernels.h"
+/* cpu_dtans.c — the cpu backend's CSR-dtANS kernels: a thread decodes whole slices, their 32
+ * lanes in lockstep, so 32 independent state chains overlap (docs/formats/dtans.md). */
+#include <inttypes.h>
+#include <string.h>
 
-/* Placeholder until the kernel lands: op_create says so (the backend never falls back). */
-static zs_status cpu_dtans_missing(void **state, const zsb_encoded_view *enc,
-                                   const zsi_cpu_opts *opts) {
-  (void)state, (void)enc, (void)opts;
-  return zsi_error(ZS_ERR_UNSUPPORTED, "backend 'cpu' has no CSR-dtANS kernel yet");
+#include "backends/cpu/cpu_kernels.h"
+#include "formats/dtans/dtans.h"
+
+#define W32 (UINT64_C(1) << 32)
+
+/* Slot entries with the symbol itself, so a lookup gives everything at once. */
+typedef struct delta_slot {
+  int32_t delta; /* unused when esc */
+  uint8_t digit, base_m1, esc;
+} delta_slot;
+
+typedef struct dtans_op {
+  zs_type type;
+  int64_t rows, cols, nnz, slices, R;
+  int value_mode, threads;
+  uint32_t *row_nnz, *stream;
+  int64_t *row_ptr; /* prefix of row_nnz: where raw values of a row start */
+  int64_t *slice_words, *slice_desc, *slice_vesc;
+  int32_t *delta_escapes;
+  void *value_escapes, *values, *constant;
+  delta_slot dtab[DTANS_K];
+  void *vtab;    /* DTANS_K value slots of the type below, when values are coded */
+  int64_t *part; /* slices of each thread: [part[u], part[u+1]) */
+  void *tbuf;    /* SpMVT sums: threads x cols (deterministic) or cols (atomic) */
+  int transpose_atomic;
+} dtans_op;
+
+typedef struct value_slot_f64 {
+  double value;
+  uint8_t digit, base_m1, esc;
+} value_slot_f64;
+typedef struct value_slot_f32 {
+  float value;
+  uint8_t digit, base_m1, esc;
+} value_slot_f32;
+
+#define VT float
+#define VSLOT value_slot_f32
+#define SFX(name) name##_f32
+#include "backends/cpu/cpu_dtans_tmpl.inc"
+#undef VT
+#undef VSLOT
+#undef SFX
+#define VT double
+#define VSLOT value_slot_f64
+#define SFX(name) name##_f64
+#include "backends/cpu/cpu_dtans_tmpl.inc"
+#undef VT
+#undef VSLOT
+#undef SFX
+
+static void cpu_dtans_destroy(void *state) {
+  dtans_op *A = state;
+  if (!A) return;
+  void *p[] = {A->row_nnz,    A->stream,        A->row_ptr,       A->slice_words, A->slice_desc,
+               A->slice_vesc, A->delta_escapes, A->value_escapes, A->values,      A->constant,
+               A->vtab,       A->part,          A->tbuf};
+  for (size_t i = 0; i < sizeof p / sizeof *p; i++) zsi_free(p[i]);
+  zsi_free(A);
 }
-static void cpu_dtans_destroy(void *state) { (void)state; }
+
+static zs_status no_memory(const char *what) {
+  return zsi_error(ZS_ERR_OUT_OF_MEMORY, "backend 'cpu': dtans %s", what);
+}
+
+/* The blob was validated when it was encoded or loaded: the view's arrays are trusted here. */
+static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
+                                  const zsi_cpu_opts *opts) {
+  dtans_op *A = zsi_alloc(sizeof *A);
+  if (!A) return no_memory("operator");
+  A->type = enc->type, A->rows = enc->rows, A->cols = enc->cols, A->nnz = enc->nnz;
+  A->R = zsb_find_param(enc, "rows_per_lane", 1);
+  A->value_mode = (int)zsb_find_param(enc, "value_mode", DTANS_VALUES_RAW);
+  A->threads = opts->threads, A->transpose_atomic = opts->transpose_atomic;
+  A->slices = (A->rows + DTANS_LANES * A->R - 1) / (DTANS_LANES * A->R);
+  const uint32_t es = (uint32_t)zs_type_size(A->type);
+  const uint64_t sl = (uint64_t)A->slices + 1;
+  const zsb_array *stream = zsb_find_array(enc, "stream"),
+                  *desc = zsb_find_array(enc, "delta_escapes");
+  const zsb_array *dcnt = zsb_find_array(enc, "delta_counts");
+  zs_status s = ZS_OK;
+  if (!stream || !desc || !dcnt)
+    return cpu_dtans_destroy(A), zsi_error(ZS_ERR_CORRUPT, "backend 'cpu': dtans arrays missing");
+  const int coded = A->value_mode == DTANS_VALUES_CODED;
+  if ((s = zsi_view_copy_array(enc, "cpu", "row_nnz", 4, (uint64_t)A->rows,
+                               (void **)&A->row_nnz)) ||
+      (s = zsi_view_copy_array(enc, "cpu", "stream", 4, stream->count, (void **)&A->stream)) ||
+      (s = zsi_view_copy_array(enc, "cpu", "slice_words", 8, sl, (void **)&A->slice_words)) ||
+      (s = zsi_view_copy_array(enc, "cpu", "slice_delta_escapes", 8, sl,
+                               (void **)&A->slice_desc)) ||
+      (s = zsi_view_copy_array(enc, "cpu", "delta_escapes", 4, desc->count,
+                               (void **)&A->delta_escapes)))
+    goto fail;
+  /* Tables with the symbols folded in. */
+  {
+    dtans_slot t[DTANS_K];
+    const int64_t real = zsb_find_param(enc, "delta_real", 0);
+    const int32_t *sym = zsb_find_array(enc, "delta_symbols")->data;
+    dtans_build_table(dcnt->data, (int)dcnt->count, t);
+    for (int i = 0; i < DTANS_K; i++)
+      A->dtab[i] = (delta_slot){t[i].id < real ? sym[t[i].id] : 0, t[i].digit, t[i].base_m1,
+                                t[i].id >= real};
+  }
+  if (coded) {
+    const zsb_array *vcnt = zsb_find_array(enc, "value_counts");
+    const zsb_array *vesc = zsb_find_array(enc, "value_escapes");
+    if (!vcnt || !vesc) {
+      s = zsi_error(ZS_ERR_CORRUPT, "backend 'cpu': dtans value arrays missing");
+      goto fail;
+    }
+    if ((s = zsi_view_copy_array(enc, "cpu", "slice_value_escapes", 8, sl,
+                                 (void **)&A->slice_vesc)) ||
+        (s = zsi_view_copy_array(enc, "cpu", "value_escapes", es, vesc->count, &A->value_escapes)))
+      goto fail;
+    dtans_slot t[DTANS_K];
+    dtans_build_table(vcnt->data, (int)vcnt->count, t);
+    const int64_t real = zsb_find_param(enc, "value_real", 0);
+    const void *sym = zsb_find_array(enc, "value_symbols")->data;
+    if (A->type == ZS_F64) {
+      value_slot_f64 *v = A->vtab = zsi_alloc_array(DTANS_K, sizeof *v);
+      if (!v) goto oom;
+      for (int i = 0; i < DTANS_K; i++)
+        v[i] = (value_slot_f64){t[i].id < real ? ((const double *)sym)[t[i].id] : 0, t[i].digit,
+                                t[i].base_m1, t[i].id >= real};
+    } else {
+      value_slot_f32 *v = A->vtab = zsi_alloc_array(DTANS_K, sizeof *v);
+      if (!v) goto oom;
+      for (int i = 0; i < DTANS_K; i++)
+        v[i] = (value_slot_f32){t[i].id < real ? ((const float *)sym)[t[i].id] : 0, t[i].digit,
+                                t[i].base_m1, t[i].id >= real};
+    }
+  } else if (A->value_mode == DTANS_VALUES_CONSTANT) {
+    if ((s = zsi_view_copy_array(enc, "cpu", "value_symbols", es, 1, &A->constant))) goto fail;
+  } else if ((s = zsi_view_copy_array(enc, "cpu", "values", es, (uint64_t)A->nnz, &A->values))) {
+    goto fail;
+  }
+  if (!(A->row_ptr = zsi_alloc_array((uint64_t)A->rows + 1, 8))) goto oom;
+  for (int64_t i = 0; i < A->rows; i++) A->row_ptr[i + 1] = A->row_ptr[i] + A->row_nnz[i];
+  /* Slices split among threads by nonzeros, fixed here: the SpMVT sums then depend only on the
+   * thread count. */
+  if (!(A->part = zsi_alloc_array((uint64_t)A->threads + 1, 8))) goto oom;
+  for (int u = 0; u <= A->threads; u++) {
+    const int64_t want = A->nnz / A->threads * u + A->nnz % A->threads * u / A->threads;
+    int64_t lo = 0, hi = A->slices; /* the first slice starting at or after `want` */
+    while (lo < hi) {
+      const int64_t m = (lo + hi) / 2, r = m * DTANS_LANES * A->R;
+      if (A->row_ptr[r < A->rows ? r : A->rows] < want)
+        lo = m + 1;
+      else
+        hi = m;
+    }
+    A->part[u] = u == A->threads ? A->slices : lo;
+  }
+  /* SpMVT sums: one buffer per thread (deterministic), or one shared (atomic). */
+  const uint64_t nbuf = A->transpose_atomic ? 1 : (uint64_t)A->threads;
+  if (!(A->tbuf = zsi_alloc_array(nbuf * (uint64_t)(A->cols ? A->cols : 1), es))) goto oom;
+  *state = A;
+  return ZS_OK;
+oom:
+  s = no_memory("tables and buffers");
+fail:
+  cpu_dtans_destroy(A);
+  return s;
+}
+
 static zs_status cpu_dtans_apply(void *state, zs_op which, double alpha, const void *x, double beta,
                                  void *y) {
-  (void)state, (void)which, (void)alpha, (void)x, (void)beta, (void)y;
-  return ZS_ERR_UNSUPPORTED;
+  const dtans_op *A = state;
+  if (A->type == ZS_F64)
+    apply_f64(A, which, alpha, x, beta, y);
+  else
+    apply_f32(A, which, alpha, x, beta, y);
+  return ZS_OK;
 }
 
-const zsi_cpu_kernel zsi_cpu_dtans = {ZS_FORMAT_DTANS, cpu_dtans_missing, cpu_dtans_destroy,
+const zsi_cpu_kernel zsi_cpu_dtans = {ZS_FORMAT_DTANS, cpu_dtans_create, cpu_dtans_destroy,
                                       cpu_dtans_apply};
