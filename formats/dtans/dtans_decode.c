@@ -166,6 +166,7 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
   const int64_t vend = coded ? v->slice_value_esc[s + 1] : 0;
   lane L[DTANS_LANES];
   int64_t max_segs = 0;
+  int64_t raw_at = row_ptr[dtans_lane_first(s, 0, R)]; /* raw values are in decoding order */
   for (int l = 0; l < DTANS_LANES; l++) {
     lane *x = &L[l];
     const int64_t first = dtans_lane_first(s, l, R);
@@ -221,8 +222,9 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
                            ": a value decodes to a filler or a missing escape",
                            s, x->row);
         } else {
-          src = v->value_mode == DTANS_VALUES_RAW ? (const char *)v->values + (size_t)x->at * es
-                                                  : v->value_symbols;
+          src = v->value_mode == DTANS_VALUES_RAW
+                    ? (const char *)v->values + (size_t)(raw_at++) * es
+                    : v->value_symbols;
         }
         memcpy((char *)val + (size_t)x->at * es, src, es);
         x->at++;

@@ -318,7 +318,7 @@ static int slice_size(const encoder *e, int64_t s, slice_scratch *sc, slice_out 
 
 /* Writing pass: the interleaved words and the escapes of slice s, at the cursors in o. */
 static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out *o,
-                       uint32_t *stream, int32_t *desc, void *vesc) {
+                       uint32_t *stream, int32_t *desc, void *vesc, void *raw) {
   const zs_matrix *A = e->A;
   lane_work w[DTANS_LANES];
   int64_t max_segs;
@@ -333,6 +333,7 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
   const size_t es = zs_type_size(A->type);
   const int esc_d = e->dd->choice.coded, esc_v = e->vd ? e->vd->choice.coded : -1;
   const int64_t per = e->coded ? 4 : 8;
+  int64_t raw_at = A->row_ptr[s * DTANS_LANES * e->R]; /* raw values: in decoding order */
   for (int64_t t = 0; t < max_segs; t++) {
     for (int l = 0; l < DTANS_LANES; l++) {
       const int64_t lo = t * per, hi = lo + per < w[l].n ? lo + per : w[l].n;
@@ -341,6 +342,8 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
         if (e->did[k] == esc_d) desc[o->desc++] = (int32_t)delta_key(A, w[l].row[i], k);
         if (e->coded && e->vid[k] == esc_v)
           memcpy((char *)vesc + (size_t)(o->vesc++) * es, (const char *)A->values + k * es, es);
+        if (raw)
+          memcpy((char *)raw + (size_t)(raw_at++) * es, (const char *)A->values + k * es, es);
       }
     }
     for (int step = 0; step < 3; step++)
@@ -533,7 +536,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   int64_t *sw, *sd, *sv = NULL;
   int32_t *desc, *dsym;
   uint16_t *dcnt, *vcnt;
-  void *vesc = NULL, *vsym, *raw;
+  void *vesc = NULL, *vsym, *raw = NULL;
   const int64_t ns = slices;
   if ((s = zsi_encoded_new(&E, ZS_FORMAT_DTANS, A->type, A->rows, A->cols, A->nnz)) ||
       (s = zsi_encoded_add_array(E, "row_nnz", 4, (uint64_t)A->rows, (void **)&row_nnz)) ||
@@ -562,7 +565,6 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
     memcpy(vsym, A->values, es);
   } else {
     if ((s = zsi_encoded_add_array(E, "values", (uint32_t)es, (uint64_t)A->nnz, &raw))) goto done;
-    memcpy(raw, A->values, (size_t)A->nnz * es);
   }
   memcpy(dcnt, dd.choice.counts, (size_t)dd.choice.entries * 2);
   for (int i = 0; i < dd.choice.coded; i++) dsym[i] = (int32_t)(uint32_t)dd.sorted[i].key;
@@ -577,7 +579,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
     DT_OMP(omp for schedule(dynamic, 64))
     for (int64_t sl = 0; sl < slices; sl++) {
       slice_out cur = so[sl];
-      if (!slice_write(&e, sl, &sc, &cur, stream, desc, vesc)) {
+      if (!slice_write(&e, sl, &sc, &cur, stream, desc, vesc, raw)) {
         DT_OMP(omp atomic write)
         failed = 1;
       }
