@@ -1,0 +1,60 @@
+/* vans.h — MAT-VANS internals shared by the codec, the host kernels and the tools. */
+#ifndef ZS_VANS_H
+#define ZS_VANS_H
+
+#include "core/zs_internal.h"
+#include "formats/vans/vans_backend.h"
+#include "zsparse_vans.h"
+
+#define ZSI_VANS_PREC 8 /* probability bits: a quantile is the state's low byte */
+#define ZSI_VANS_LOW (UINT32_C(1) << 16)
+#define ZSI_VANS_MULT_BITS 15 /* row multipliers are round(2^15 * scale_i / max scale) */
+
+typedef struct zsi_vans_layer {
+  uint32_t rows, cols;
+  float delta;
+  int32_t w_min;
+  uint32_t grid;    /* symbols: w_min .. w_min + grid - 1 */
+  uint8_t cdf[257]; /* grid + 1 entries, modulo 256 as stored */
+  uint16_t prob[256];
+  uint8_t ppf[256];
+  uint32_t *cursors; /* rows */
+  uint16_t *payload; /* payload_words */
+  uint32_t payload_words;
+  float *row_scales;  /* rows, only with ZS_VANS_PER_ROW */
+  int32_t *row_mult;  /* rows, only with ZS_VANS_PER_ROW */
+  uint64_t hist[256]; /* counts of each int8 value, index value + 128 */
+} zsi_vans_layer;
+
+struct zs_vans {
+  uint32_t k, cap, n0, flags, lanes;
+  int8_t *v0;
+  zsi_vans_layer *layers;
+};
+
+/* Entropy model of counts over the grid: 8-bit probabilities summing to 256, none zero. */
+ZSI_HIDDEN zs_status zsi_vans_model(zsi_vans_layer *L, const uint64_t hist[256]);
+/* Code int8 weights (row-major) into L (model set): the layout is chosen by `lanes`. */
+ZSI_HIDDEN zs_status zsi_vans_encode(zsi_vans_layer *L, const int8_t *w, uint32_t lanes);
+/* Decode row i of a validated layer into out[cols]. */
+ZSI_HIDDEN void zsi_vans_decode_row(const zsi_vans_layer *L, uint32_t lanes, uint32_t i,
+                                    int8_t *out);
+/* Decode every row with bounds checks; fills L->hist. ZS_ERR_CORRUPT names layer and row. */
+ZSI_HIDDEN zs_status zsi_vans_check_streams(zsi_vans_layer *L, uint32_t lanes, int k);
+/* Row multipliers from row scales (NULL row_mult without them). */
+ZSI_HIDDEN zs_status zsi_vans_row_mult(zsi_vans_layer *L);
+ZSI_HIDDEN zs_status zsi_vans_append(zs_vans *V, zsi_vans_layer *L);
+ZSI_HIDDEN void zsi_vans_layer_free(zsi_vans_layer *L);
+ZSI_HIDDEN uint64_t zsi_vans_record_bytes(const zsi_vans_layer *L);
+/* A backend's view of layer k. */
+ZSI_HIDDEN void zsi_vans_view(const zs_vans *V, int k, zsb_vans_layer *out);
+
+/* Requantise z[0..n) to int8: round(127 z / max|z|), halves away from zero; zeros if all zero. */
+static inline int8_t zsi_vans_requant(int64_t z, int64_t amax) {
+  if (amax == 0) return 0;
+  const int64_t a = z < 0 ? -z : z;
+  const int64_t q = (2 * 127 * a + amax) / (2 * amax);
+  return (int8_t)(z < 0 ? -q : q);
+}
+
+#endif
