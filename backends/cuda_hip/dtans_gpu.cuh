@@ -1,16 +1,386 @@
-/* dtans_gpu.cuh — CSR-dtANS operators of the GPU modules (included by gpu_module.cuh, inside its
- * anonymous namespace, after the shared helpers fail/check/upload_array). */
+/* dtans_gpu.cuh — CSR-dtANS operators of the GPU modules (docs/formats/dtans.md): one warp
+ * decodes a slice of 32 lanes in lockstep with the tables in shared memory (a 64-wide wavefront
+ * decodes two slices). Included by gpu_module.cuh inside its anonymous namespace. */
+#include "formats/dtans/dtans_table.h"
 
-/* Placeholder until the kernels land: op_create says so (the backend never falls back). */
-zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
-  (void)state, (void)v, (void)options;
-  return fail(ZS_ERR_UNSUPPORTED, "backend '%s' has no CSR-dtANS kernel yet", ZS_GPU_BACKEND_NAME);
+#define ZS_DT_LANES 32
+#define ZS_DT_THREADS 256
+#define ZS_DT_SUBS (ZS_WARP_SIZE / ZS_DT_LANES) /* slices per warp */
+
+/* Device arrays of an operator, as the kernel reads them. Table entries are
+ * id << 16 | (base - 1) << 8 | digit; ids at or past `dreal`/`vreal` are escapes. */
+struct zs_dt_args {
+  const uint32_t *stream, *row_nnz, *dtab, *vtab;
+  const int64_t *slice_words, *slice_desc, *slice_vesc, *slice_raw;
+  const int32_t *dsym, *desc;
+  const void *vsym, *vesc, *raw;
+  int64_t rows, slices, R;
+  int dreal, vreal;
+};
+
+enum { ZS_DT_SPMV = 0, ZS_DT_SCATTER = 1, ZS_DT_WRITE = 2 };
+
+/* Lane exclusive prefix of v within its slice of 32 lanes; *total is the slice's sum. */
+__device__ __forceinline__ int zs_dt_scan(int v, int l, int *total) {
+  int inc = v;
+  for (int d = 1; d < ZS_DT_LANES; d *= 2) {
+    const int up = zs_shfl_up(inc, d);
+    if (l >= d) inc += up;
+  }
+  *total = zs_shfl(inc, (int)(threadIdx.x % ZS_WARP_SIZE) | (ZS_DT_LANES - 1));
+  return inc - v;
 }
-void dtans_gpu_destroy(void *state) { (void)state; }
+
+/* MODE: SPMV (y = alpha A x + beta y), SCATTER (y += alpha Aᵀ x; y scaled by beta before) or
+ * WRITE (the decoded CSR into out_col/out_val at row_ptr). VMODE: 0 coded, 1 constant, 2 raw. */
+template <typename T, int VMODE, int MODE>
+__global__ void __launch_bounds__(ZS_DT_THREADS)
+    zs_dtans_kernel(const zs_dt_args a, T constant, const T *__restrict__ x, T *__restrict__ y,
+                    T alpha, T beta, const int64_t *row_ptr, int32_t *out_col, T *out_val) {
+  constexpr bool CODED = VMODE == 0, RAW = VMODE == 2;
+  constexpr int PER = CODED ? 4 : 8;
+  extern __shared__ uint64_t zs_dt_smem64[]; /* 8-byte aligned for f64 symbols */
+  uint32_t *dtab = (uint32_t *)zs_dt_smem64;
+  uint32_t *vtab = dtab + DTANS_K;
+  T *vsym = (T *)(vtab + (CODED ? DTANS_K : 0));
+  int32_t *dsym = (int32_t *)(vsym + (CODED ? a.vreal : 0));
+  for (int i = threadIdx.x; i < DTANS_K; i += blockDim.x) {
+    dtab[i] = a.dtab[i];
+    if (CODED) vtab[i] = a.vtab[i];
+  }
+  for (int i = threadIdx.x; i < a.dreal; i += blockDim.x) dsym[i] = a.dsym[i];
+  if (CODED)
+    for (int i = threadIdx.x; i < a.vreal; i += blockDim.x) vsym[i] = ((const T *)a.vsym)[i];
+  __syncthreads();
+
+  const int lane = threadIdx.x % ZS_WARP_SIZE, l = lane % ZS_DT_LANES, sub = lane / ZS_DT_LANES;
+  const zs_lane_mask lt = ((zs_lane_mask)1 << lane) - 1;
+  const zs_lane_mask half = ZS_DT_SUBS == 1 ? ~(zs_lane_mask)0
+                                            : (zs_lane_mask)0xffffffffu
+                                                  << (ZS_DT_LANES * sub); /* my slice's lanes */
+  const int wpb = blockDim.x / ZS_WARP_SIZE;
+  const int64_t groups = (a.slices + ZS_DT_SUBS - 1) / ZS_DT_SUBS;
+  for (int64_t g = (int64_t)blockIdx.x * wpb + threadIdx.x / ZS_WARP_SIZE; g < groups;
+       g += (int64_t)gridDim.x * wpb) {
+    const int64_t s = g * ZS_DT_SUBS + sub;
+    const bool live = s < a.slices;
+    const int64_t first = s * ZS_DT_LANES * a.R + l;
+    const int64_t stop =
+        (s + 1) * ZS_DT_LANES * a.R < a.rows ? (s + 1) * ZS_DT_LANES * a.R : a.rows;
+    int64_t n = 0;
+    if (live)
+      for (int64_t i = first; i < stop; i += ZS_DT_LANES) n += a.row_nnz[i];
+    const int64_t segs = (n + PER - 1) / PER;
+    int64_t row = first, left = 0, col = first, at = 0;
+    T sum = T(0);
+    /* Finish the current row and move to the lane's next row with nonzeros; rows without any
+     * only get their y (SpMV). */
+    auto next_row = [&]() {
+      for (;;) {
+        if (MODE == ZS_DT_SPMV) y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];
+        sum = T(0);
+        row += ZS_DT_LANES;
+        if (row >= stop) return;
+        left = a.row_nnz[row], col = row;
+        if (MODE == ZS_DT_WRITE) at = row_ptr[row];
+        if (left) return;
+      }
+    };
+    if (live && first < stop) {
+      left = a.row_nnz[first];
+      if (MODE == ZS_DT_WRITE) at = row_ptr[first];
+      if (left == 0) next_row();
+    }
+    int64_t cur = live ? a.slice_words[s] : 0, desc = live ? a.slice_desc[s] : 0;
+    int64_t vesc = live && CODED ? a.slice_vesc[s] : 0, raw = live && RAW ? a.slice_raw[s] : 0;
+    /* A load step: the lanes that need a word take consecutive words in lane order. */
+    auto load = [&](bool need, uint32_t &w) {
+      const zs_lane_mask m = zs_ballot(need) & half;
+      if (need) w = zs_load_stream(a.stream + cur + zs_popc(m & lt));
+      cur += zs_popc(m);
+    };
+    uint32_t w0 = 0, w1 = 0, w2 = 0;
+    load(segs > 0, w0), load(segs > 0, w1), load(segs > 0, w2);
+    uint64_t d = 0, r = 1;
+    int64_t max_segs = segs;
+    for (int o = ZS_WARP_SIZE / 2; o > 0; o /= 2) {
+      const int64_t other = zs_shfl_xor(max_segs, o);
+      max_segs = other > max_segs ? other : max_segs;
+    }
+    for (int64_t t = 0; t < max_segs; t++) {
+      const int todo = t < segs ? (int)(n - t * PER < PER ? n - t * PER : PER) : 0;
+      uint32_t e[8];
+#pragma unroll
+      for (int k = 0; k < 8; k++) {
+        const uint32_t slot = dtans_unpack(w0, w1, w2, k);
+        e[k] = (CODED && (k & 1)) ? vtab[slot] : dtab[slot];
+      }
+      /* Escapes and raw values of this segment: lanes in order, each lane's in position order. */
+      int nd = 0, nv = 0;
+#pragma unroll
+      for (int i = 0; i < PER; i++)
+        if (i < todo) {
+          nd += (int)(e[CODED ? 2 * i : i] >> 16) >= a.dreal;
+          if (CODED) nv += (int)(e[2 * i + 1] >> 16) >= a.vreal;
+        }
+      int64_t dpos = desc, vpos = vesc, rpos = raw;
+      int total;
+      if (zs_ballot(nd > 0)) dpos += zs_dt_scan(nd, l, &total), desc += total;
+      if (CODED && zs_ballot(nv > 0)) vpos += zs_dt_scan(nv, l, &total), vesc += total;
+      if (RAW) rpos += zs_dt_scan(todo, l, &total), raw += total;
+#pragma unroll
+      for (int i = 0; i < PER; i++)
+        if (i < todo) {
+          const int did = (int)(e[CODED ? 2 * i : i] >> 16);
+          col += did < a.dreal ? dsym[did] : a.desc[dpos++];
+          T v;
+          if (CODED) {
+            const int vid = (int)(e[2 * i + 1] >> 16);
+            v = vid < a.vreal ? vsym[vid] : ((const T *)a.vesc)[vpos++];
+          } else if (RAW) {
+            v = zs_load_stream((const T *)a.raw + rpos + i);
+          } else {
+            v = constant;
+          }
+          if (MODE == ZS_DT_SPMV) {
+            sum += v * x[col];
+          } else if (MODE == ZS_DT_SCATTER) {
+            atomicAdd(&y[col], alpha * (v * x[row]));
+          } else {
+            out_col[at] = (int32_t)col, out_val[at] = v;
+            at++;
+          }
+          if (--left == 0) next_row();
+        }
+      /* The state takes the segment's digits; each check yields a word or asks the stream. */
+      const bool more = t + 1 < segs;
+      bool ext0 = false, ext1 = false;
+      if (more) {
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+          uint64_t D = 0, B = 1;
+#pragma unroll
+          for (int k = 4 * h; k < 4 * h + 4; k++) {
+            const uint32_t base = ((e[k] >> 8) & 0xffu) + 1u;
+            D = D * base + (e[k] & 0xffu), B *= base;
+          }
+          d = d * B + D, r *= B;
+          if (r >> 32) {
+            if (h == 0)
+              w0 = (uint32_t)d, ext0 = true;
+            else
+              w1 = (uint32_t)d, ext1 = true;
+            d >>= 32, r >>= 32;
+          }
+        }
+      }
+      load(more && !ext0, w0), load(more && !ext1, w1), load(more, w2);
+    }
+  }
+}
+
+struct dtans_gpu_op {
+  zs_type type;
+  int vmode, dreal, vreal;
+  int64_t rows, cols, nnz, slices, R;
+  bool atomic;
+  double constant;
+  uint32_t *stream, *row_nnz, *dtab, *vtab;
+  int64_t *slice_words, *slice_desc, *slice_vesc, *slice_raw;
+  int32_t *dsym, *desc;
+  void *vsym, *vesc, *raw;
+  size_t smem;
+  int64_t *host_row_ptr; /* kept for the deterministic SpMVT's CSR (NULL with transpose=atomic) */
+  gpu_op *csr;           /* built on the first deterministic SpMVT */
+};
+
+void dtans_gpu_destroy(void *state) {
+  dtans_gpu_op *op = (dtans_gpu_op *)state;
+  if (!op) return;
+  void *p[] = {op->stream,     op->row_nnz,    op->dtab,      op->vtab, op->slice_words,
+               op->slice_desc, op->slice_vesc, op->slice_raw, op->dsym, op->desc,
+               op->vsym,       op->vesc,       op->raw};
+  for (void *q : p) release(q);
+  if (op->csr) op_free(op->csr);
+  free(op->host_row_ptr);
+  free(op);
+}
+
+zs_status dtans_upload(void **dst, const zsb_encoded_view *v, const char *name) {
+  const zsb_array *a = zsb_find_array(v, name);
+  if (!a)
+    return fail(ZS_ERR_CORRUPT, "backend '%s': dtans array '%s' missing", ZS_GPU_BACKEND_NAME,
+                name);
+  *dst = NULL;
+  if (a->count == 0) return ZS_OK;
+  const size_t bytes = (size_t)(a->count * a->elem_size);
+  zs_status s = check(gpuMalloc(dst, bytes), name);
+  if (s == ZS_OK) s = check(gpuMemcpy(*dst, a->data, bytes, gpuMemcpyHostToDevice), name);
+  return s;
+}
+
+zs_status dtans_upload_table(uint32_t **dst, const zsb_encoded_view *v, const char *name) {
+  const zsb_array *a = zsb_find_array(v, name);
+  if (!a)
+    return fail(ZS_ERR_CORRUPT, "backend '%s': dtans array '%s' missing", ZS_GPU_BACKEND_NAME,
+                name);
+  uint32_t words[DTANS_K];
+  dtans_table_words((const uint16_t *)a->data, (int)a->count, words);
+  return upload_array(dst, words, DTANS_K, name);
+}
+
+zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
+  bool atomic = false;
+  int items = 0;
+  zs_status s = parse_options(options, &atomic, &items);
+  if (s != ZS_OK) return s;
+  dtans_gpu_op *op = (dtans_gpu_op *)calloc(1, sizeof(dtans_gpu_op));
+  if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans operator");
+  op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
+  op->atomic = atomic;
+  op->R = zsb_find_param(v, "rows_per_lane", 1);
+  op->vmode = (int)zsb_find_param(v, "value_mode", 2);
+  op->dreal = (int)zsb_find_param(v, "delta_real", 0);
+  op->vreal = (int)zsb_find_param(v, "value_real", 0);
+  op->slices = (op->rows + ZS_DT_LANES * op->R - 1) / (ZS_DT_LANES * op->R);
+  const size_t es = type_size(v->type);
+  op->smem = 4 * DTANS_K + 4 * (size_t)op->dreal;
+  if (op->vmode == 0) op->smem += 4 * DTANS_K + es * (size_t)op->vreal;
+  if (op->smem > g_state.smem_optin) {
+    dtans_gpu_destroy(op);
+    return fail(ZS_ERR_UNSUPPORTED,
+                "backend '%s': dtans tables need %zu bytes of shared memory, the device allows "
+                "%zu per block",
+                ZS_GPU_BACKEND_NAME, op->smem, g_state.smem_optin);
+  }
+  const uint32_t *row_nnz = (const uint32_t *)zsb_find_array(v, "row_nnz")->data;
+  int64_t *row_ptr = (int64_t *)malloc(((size_t)op->rows + 1) * sizeof(int64_t));
+  if (!row_ptr) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans row offsets");
+  if (s == ZS_OK) {
+    row_ptr[0] = 0;
+    for (int64_t i = 0; i < op->rows; i++) row_ptr[i + 1] = row_ptr[i] + row_nnz[i];
+  }
+  if (s == ZS_OK) s = dtans_upload((void **)&op->stream, v, "stream");
+  if (s == ZS_OK) s = dtans_upload((void **)&op->row_nnz, v, "row_nnz");
+  if (s == ZS_OK) s = dtans_upload((void **)&op->slice_words, v, "slice_words");
+  if (s == ZS_OK) s = dtans_upload((void **)&op->slice_desc, v, "slice_delta_escapes");
+  if (s == ZS_OK) s = dtans_upload((void **)&op->desc, v, "delta_escapes");
+  if (s == ZS_OK) s = dtans_upload((void **)&op->dsym, v, "delta_symbols");
+  if (s == ZS_OK) s = dtans_upload_table(&op->dtab, v, "delta_counts");
+  if (s == ZS_OK && op->vmode == 0) {
+    s = dtans_upload_table(&op->vtab, v, "value_counts");
+    if (s == ZS_OK) s = dtans_upload(&op->vsym, v, "value_symbols");
+    if (s == ZS_OK) s = dtans_upload((void **)&op->slice_vesc, v, "slice_value_escapes");
+    if (s == ZS_OK) s = dtans_upload(&op->vesc, v, "value_escapes");
+  } else if (s == ZS_OK && op->vmode == 1) {
+    const void *c = zsb_find_array(v, "value_symbols")->data;
+    op->constant = v->type == ZS_F64 ? *(const double *)c : (double)*(const float *)c;
+  } else if (s == ZS_OK) {
+    s = dtans_upload(&op->raw, v, "values");
+    /* Raw values are in decoding order: a slice's start at its first row's nonzero count. */
+    int64_t *start = (int64_t *)malloc(((size_t)op->slices + 1) * sizeof(int64_t));
+    if (!start) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans slice offsets");
+    for (int64_t sl = 0; s == ZS_OK && sl <= op->slices; sl++) {
+      const int64_t r = sl * ZS_DT_LANES * op->R;
+      start[sl] = row_ptr[r < op->rows ? r : op->rows];
+    }
+    if (s == ZS_OK) s = upload_array(&op->slice_raw, start, (uint64_t)op->slices + 1, "offsets");
+    free(start);
+  }
+  if (s == ZS_OK && !atomic) op->host_row_ptr = row_ptr, row_ptr = NULL;
+  free(row_ptr);
+  if (s != ZS_OK) {
+    dtans_gpu_destroy(op);
+    return s;
+  }
+  *state = op;
+  return ZS_OK;
+}
+
+template <typename T, int VMODE, int MODE>
+zs_status dtans_launch(const dtans_gpu_op *op, const T *x, T *y, T alpha, T beta,
+                       const int64_t *row_ptr, int32_t *out_col, T *out_val) {
+  if (op->slices == 0) return ZS_OK;
+  auto kernel = zs_dtans_kernel<T, VMODE, MODE>;
+  zs_status s = check(gpuFuncSetMaxDynamicShared(kernel, (int)op->smem), "dtans shared memory");
+  int per_sm = 0;
+  if (s == ZS_OK)
+    s = check(
+        gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, ZS_DT_THREADS, op->smem),
+        "dtans occupancy");
+  if (s != ZS_OK) return s;
+  /* A persistent grid: each block loads the tables once and walks many slices. */
+  const int64_t wpb = ZS_DT_THREADS / ZS_WARP_SIZE;
+  const int64_t need = ((op->slices + ZS_DT_SUBS - 1) / ZS_DT_SUBS + wpb - 1) / wpb;
+  int64_t grid = (int64_t)(per_sm > 0 ? per_sm : 1) * g_state.sm_count;
+  if (grid > need) grid = need;
+  zs_dt_args a = {op->stream,     op->row_nnz,    op->dtab,      op->vtab, op->slice_words,
+                  op->slice_desc, op->slice_vesc, op->slice_raw, op->dsym, op->desc,
+                  op->vsym,       op->vesc,       op->raw,       op->rows, op->slices,
+                  op->R,          op->dreal,      op->vreal};
+  kernel<<<(unsigned)grid, ZS_DT_THREADS, op->smem>>>(a, (T)op->constant, x, y, alpha, beta,
+                                                      row_ptr, out_col, out_val);
+  return check_launch("dtans kernel");
+}
+
+template <typename T, int MODE>
+zs_status dtans_dispatch(const dtans_gpu_op *op, const T *x, T *y, T alpha, T beta,
+                         const int64_t *row_ptr, int32_t *out_col, T *out_val) {
+  if (op->vmode == 0)
+    return dtans_launch<T, 0, MODE>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+  if (op->vmode == 1)
+    return dtans_launch<T, 1, MODE>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+  return dtans_launch<T, 2, MODE>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+}
+
+/* The deterministic SpMVT: decode once into CSR on the device and hand it to the CSR operator,
+ * which builds its transpose index on first use (memory: CSR plus that index). */
+template <typename T>
+zs_status dtans_ensure_csr(dtans_gpu_op *op) {
+  if (op->csr) return ZS_OK;
+  int32_t *col = NULL;
+  T *val = NULL;
+  int64_t *row_ptr = NULL;
+  const size_t n = (size_t)(op->nnz ? op->nnz : 1);
+  zs_status s = check(gpuMalloc((void **)&col, n * 4), "dtans decoded columns");
+  if (s == ZS_OK) s = check(gpuMalloc((void **)&val, n * sizeof(T)), "dtans decoded values");
+  if (s == ZS_OK)
+    s = upload_array(&row_ptr, op->host_row_ptr, (uint64_t)op->rows + 1, "dtans row offsets");
+  if (s == ZS_OK)
+    s = dtans_dispatch<T, ZS_DT_WRITE>(op, (const T *)NULL, (T *)NULL, T(0), T(0), row_ptr, col,
+                                       val);
+  if (s == ZS_OK) s = check(gpuDeviceSynchronize(), "dtans decode");
+  release(row_ptr);
+  if (s != ZS_OK) {
+    release(col), release(val);
+    return s;
+  }
+  return csr_op_adopt(&op->csr, op->type, op->rows, op->cols, op->nnz, op->host_row_ptr, col, val);
+}
+
+template <typename T>
+zs_status dtans_apply_typed(dtans_gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
+  if (which == ZS_OP_N)
+    return dtans_dispatch<T, ZS_DT_SPMV>(op, x, y, alpha, beta, NULL, NULL, NULL);
+  if (!op->atomic) {
+    zs_status s = dtans_ensure_csr<T>(op);
+    if (s != ZS_OK) return s;
+    return gpu_op_apply(NULL, op->csr, ZS_OP_T, (double)alpha, x, (double)beta, y);
+  }
+  zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta, y);
+  zs_status s = check_launch("dtans SpMVT scale");
+  if (s == ZS_OK) s = dtans_dispatch<T, ZS_DT_SCATTER>(op, x, y, alpha, beta, NULL, NULL, NULL);
+  return s;
+}
+
 zs_status dtans_gpu_apply(void *state, zs_op which, double alpha, const void *x, double beta,
                           void *y) {
-  (void)state, (void)which, (void)alpha, (void)x, (void)beta, (void)y;
-  return ZS_ERR_UNSUPPORTED;
+  dtans_gpu_op *op = (dtans_gpu_op *)state;
+  if (op->type == ZS_F64)
+    return dtans_apply_typed<double>(op, which, alpha, (const double *)x, beta, (double *)y);
+  return dtans_apply_typed<float>(op, which, (float)alpha, (const float *)x, (float)beta,
+                                  (float *)y);
 }
+
 const gpu_format dtans_gpu_format = {ZS_FORMAT_DTANS, dtans_gpu_create, dtans_gpu_destroy,
                                      dtans_gpu_apply};

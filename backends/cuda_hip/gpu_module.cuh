@@ -20,6 +20,8 @@ namespace {
 struct gpu_state {
   zsb_error_fn error;
   double *dot_partials; /* ZS_DOT_BLOCKS + 1 doubles */
+  int sm_count;         /* multiprocessors of device 0: grids of persistent kernels */
+  size_t smem_optin;    /* the most shared memory a block may ask for */
   char name[ZS_GPU_NAME_LEN];
 };
 gpu_state g_state;
@@ -84,13 +86,6 @@ struct gpu_format {
   void (*destroy)(void *state);
   zs_status (*apply)(void *state, zs_op which, double alpha, const void *x, double beta, void *y);
 };
-
-#include "backends/cuda_hip/cci_gpu.cuh"
-#include "backends/cuda_hip/csb_gpu.cuh"
-#include "backends/cuda_hip/dtans_gpu.cuh"
-
-const gpu_format *const g_formats[] = {&csb_gpu_format, &gcsb_gpu_format, &cci_gpu_format,
-                                       &dtans_gpu_format};
 
 /* ---- CSR and COO operators ---- */
 struct gpu_op {
@@ -338,6 +333,8 @@ zs_status gpu_init(void *self, zsb_error_fn error, char *why, size_t why_len) {
     return ZS_ERR_BACKEND_UNAVAILABLE;
   }
   snprintf(g_state.name, sizeof g_state.name, "%s", p.name);
+  g_state.sm_count = p.multiProcessorCount;
+  g_state.smem_optin = ZS_SMEM_OPTIN(p);
   snprintf(why, why_len, "%s, cc %d.%d, %d SMs, %.1f GiB, pci %s (%d device%s)", p.name, p.major,
            p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / (1 << 30), bus, count,
            count > 1 ? "s" : "");
@@ -457,6 +454,41 @@ zs_status parse_options(const char *options, bool *atomic, int *items) {
   }
   return ZS_OK;
 }
+
+zs_status gpu_op_apply(void *self, void *opaque, zs_op which, double alpha, const void *x,
+                       double beta, void *y);
+
+/* A CSR operator around device arrays a format kernel decoded (it takes them over): how the
+ * compressed formats get a deterministic SpMVT through CSR's transpose index. */
+zs_status csr_op_adopt(gpu_op **out, zs_type type, int64_t rows, int64_t cols, int64_t nnz,
+                       const int64_t *host_row_ptr, int32_t *d_idx, void *d_val) {
+  gpu_op *op = (gpu_op *)calloc(1, sizeof(gpu_op));
+  if (!op) {
+    release(d_idx), release(d_val);
+    return fail(ZS_ERR_OUT_OF_MEMORY, "operator");
+  }
+  op->format = ZS_FORMAT_CSR, op->type = type, op->rows = rows, op->cols = cols, op->nnz = nnz;
+  op->idx = d_idx, op->val = d_val;
+  op->offsets32 = nnz <= INT32_MAX;
+  op->items = ZS_BLOCK_ITEMS_DEFAULT;
+  zs_status s = upload_offsets(&op->ptr, host_row_ptr, rows + 1, op->offsets32, "row_ptr");
+  if (s == ZS_OK)
+    s = upload_plan(host_row_ptr, rows, op->items, type_size(type), &op->blocks, &op->n_blocks,
+                    &op->long_rows, &op->n_long_rows, &op->partials);
+  if (s != ZS_OK) {
+    op_free(op);
+    return s;
+  }
+  *out = op;
+  return ZS_OK;
+}
+
+#include "backends/cuda_hip/cci_gpu.cuh"
+#include "backends/cuda_hip/csb_gpu.cuh"
+#include "backends/cuda_hip/dtans_gpu.cuh"
+
+const gpu_format *const g_formats[] = {&csb_gpu_format, &gcsb_gpu_format, &cci_gpu_format,
+                                       &dtans_gpu_format};
 
 zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const char *options) {
   (void)self;

@@ -12,6 +12,7 @@ typedef unsigned long long zs_lane_mask;
 #define zs_shfl_down(v, d) __shfl_down((v), (d))
 #define zs_shfl_up(v, d) __shfl_up((v), (d))
 #define zs_shfl(v, l) __shfl((v), (l))
+#define zs_shfl_xor(v, l) __shfl_xor((v), (l))
 #define zs_popc(m) __popcll(m)
 /* Streamed matrix data, read once: a non-temporal load keeps it from pushing x out of the
  * cache. Worth it only where x is gathered at random (see zs_load_matrix). */
@@ -37,6 +38,10 @@ typedef hipStream_t gpuStream_t;
 #define gpuSetDevice hipSetDevice
 #define gpuFuncGetAttributes hipFuncGetAttributes
 #define gpuFuncAttributes hipFuncAttributes
+#define gpuFuncSetMaxDynamicShared(f, bytes) \
+  hipFuncSetAttribute((const void *)(f), hipFuncAttributeMaxDynamicSharedMemorySize, (bytes))
+#define gpuOccupancyMaxActiveBlocksPerMultiprocessor hipOccupancyMaxActiveBlocksPerMultiprocessor
+#define ZS_SMEM_OPTIN(prop) ((prop).sharedMemPerBlock)
 #define ZS_GPU_VENDOR "AMD"
 #define ZS_GPU_BACKEND_NAME "hip"
 #define gpuErrorMemoryAllocation hipErrorOutOfMemory
@@ -49,6 +54,7 @@ typedef unsigned int zs_lane_mask;
 #define zs_shfl_down(v, d) __shfl_down_sync(0xffffffffu, (v), (d))
 #define zs_shfl_up(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
 #define zs_shfl(v, l) __shfl_sync(0xffffffffu, (v), (l))
+#define zs_shfl_xor(v, l) __shfl_xor_sync(0xffffffffu, (v), (l))
 #define zs_popc(m) __popc(m)
 /* Streamed matrix data, read once: an evict-first load keeps it from pushing x out of the
  * cache. Worth it only where x is gathered at random (see zs_load_matrix). */
@@ -74,6 +80,10 @@ typedef cudaStream_t gpuStream_t;
 #define gpuSetDevice cudaSetDevice
 #define gpuFuncGetAttributes cudaFuncGetAttributes
 #define gpuFuncAttributes cudaFuncAttributes
+#define gpuFuncSetMaxDynamicShared(f, bytes) \
+  cudaFuncSetAttribute((f), cudaFuncAttributeMaxDynamicSharedMemorySize, (bytes))
+#define gpuOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
+#define ZS_SMEM_OPTIN(prop) ((prop).sharedMemPerBlockOptin)
 #define ZS_GPU_VENDOR "NVIDIA"
 #define ZS_GPU_BACKEND_NAME "cuda"
 #define gpuErrorMemoryAllocation cudaErrorMemoryAllocation

@@ -36,7 +36,9 @@ const char kUsage[] =
     "         (stencil2d 4096^2, 5 points), st27 (stencil3d 160^3, 27 points), er (erdos_renyi\n"
     "         4M rows x 16), rmat (scale 22 x 16), band (banded 8M rows, |i-j| <= 64 (width=128), "
     "20/row);\n"
-    "         values uniform random, seed 42. With --quick, ~1M-nonzero versions of these.\n"
+    "         values uniform random, seed 42. `suite-set`: the same matrices with values from a "
+    "set\n"
+    "         of 64 (values=set,distinct=64). With --quick, ~1M-nonzero versions of these.\n"
     "\n"
     "options:\n"
     "  --types LIST     f64,f32 (default both)\n"
@@ -48,6 +50,8 @@ const char kUsage[] =
     "  --md FILE        the summary table (also printed on stdout at the end)\n"
     "  --quick          small suite, fewer reps: a smoke run\n"
     "  --no-vendor      zsparse kernels only\n"
+    "  --format F       also time zsparse format F (NAME[:ENCODER_OPTIONS], repeatable, e.g.\n"
+    "                   dtans or dtans:values=raw): SpMV, deterministic and atomic SpMVT\n"
     "  --no-cold        skip the cold-cache timing\n"
     "  --flush-mib N    scratch overwritten and read before each cold call (default 200)\n"
     "  --ceiling-gib N  buffer of the read probe (default 2, at least 1)\n"
@@ -78,6 +82,7 @@ struct Options {
   uint64_t seed = 42;
   double sell_limit_gb = 24;
   std::vector<std::string> inputs;
+  std::vector<std::string> formats; /* beyond csr and coo: NAME[:ENCODER_OPTIONS] */
 };
 
 /* A CUDA runtime error. sticky: the context is lost (illegal address, launch failure), so
@@ -513,6 +518,49 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
       }
     }
   }
+
+  /* Further formats: the default operator (SpMV, deterministic SpMVT) and an atomic one. */
+  for (const std::string &spec : c.opt->formats) {
+    const size_t colon = spec.find(':');
+    const std::string name = spec.substr(0, colon);
+    const std::string enc_opts = colon == std::string::npos ? "" : spec.substr(colon + 1);
+    zs_format fmt;
+    St se = s;
+    if (!se.code) se = zs_st(zs_format_from_name(name.c_str(), &fmt), "zs_format_from_name");
+    ZsEnc E;
+    double t0 = now_s();
+    if (!se.code)
+      se = zs_st(zs_encode(&E.e, A, fmt, enc_opts.empty() ? nullptr : enc_opts.c_str()),
+                 "zs_encode");
+    const double enc_ms = 1e3 * (now_s() - t0);
+    const uint64_t fb = se.code ? 0 : zs_encoded_bytes(E.e);
+    if (!se.code)
+      logf("%s %s: zs_encode %s %.0f ms (%.1f M nnz/s), %.3f GB, %.3f B/nnz", c.name.c_str(),
+           c.type, spec.c_str(), enc_ms, (double)c.S->nnz / enc_ms * 1e-3, (double)fb / 1e9,
+           (double)fb / (double)(c.S->nnz ? c.S->nnz : 1));
+    for (int o = 0; o < 2; o++) {
+      ZsOp op;
+      St so = se;
+      t0 = now_s();
+      if (!so.code)
+        so = zs_st(zs_operator_create(&op.o, ctx, E.e, "cuda", o ? "transpose=atomic" : nullptr),
+                   "zs_operator_create");
+      if (!so.code) so = zs_st(zs_operator_sync(op.o), "zs_operator_sync");
+      const double setup_ms = 1e3 * (now_s() - t0);
+      if (o == 0) {
+        Launch ln = make(spec.c_str(), ZS_OP_N, &op.o, fb, enc_ms, setup_ms, false);
+        measure<T>(c, ln, so);
+        const std::string det = spec + "-det";
+        Launch lt = make(det.c_str(), ZS_OP_T, &op.o, fb, enc_ms, setup_ms, true);
+        lt.note = "deterministic SpMVT through a decoded CSR transpose built on first call";
+        measure<T>(c, lt, so);
+      } else {
+        const std::string at = spec + "-atomic";
+        Launch lt = make(at.c_str(), ZS_OP_T, &op.o, fb, enc_ms, setup_ms, false);
+        measure<T>(c, lt, so);
+      }
+    }
+  }
 }
 
 /* ---- cuSPARSE kernels ------------------------------------------------------------------- */
@@ -865,6 +913,9 @@ int parse_args(int argc, char **argv, Options &o) {
       o.vendor = false;
     } else if (a == "--no-cold") {
       o.cold = false;
+    } else if (a == "--format") {
+      if (!(v = value("--format"))) return 2;
+      o.formats.push_back(v);
     } else if (a == "--types") {
       if (!(v = value("--types"))) return 2;
       o.types.clear();
@@ -920,20 +971,19 @@ int parse_args(int argc, char **argv, Options &o) {
 std::vector<Input> expand(const Options &o) {
   std::vector<Input> v;
   for (const std::string &a : o.inputs) {
-    if (a == "suite") {
-      if (o.quick) {
-        v.push_back({"lap2d-quick", "stencil2d:n=512,points=5,values=random,seed=42", ""});
-        v.push_back({"st27-quick", "stencil3d:n=36,points=27,values=random,seed=42", ""});
-        v.push_back({"er-quick", "erdos_renyi:rows=65536,per_row=16,seed=42", ""});
-        v.push_back({"rmat-quick", "rmat:scale=16,per_row=16,seed=42", ""});
-        v.push_back({"band-quick", "banded:rows=65536,width=128,per_row=20,seed=42", ""});
-      } else {
-        v.push_back({"lap2d", "stencil2d:n=4096,points=5,values=random,seed=42", ""});
-        v.push_back({"st27", "stencil3d:n=160,points=27,values=random,seed=42", ""});
-        v.push_back({"er", "erdos_renyi:rows=4194304,per_row=16,seed=42", ""});
-        v.push_back({"rmat", "rmat:scale=22,per_row=16,seed=42", ""});
-        v.push_back({"band", "banded:rows=8388608,width=128,per_row=20,seed=42", ""});
-      }
+    if (a == "suite" || a == "suite-set") {
+      const bool set = a == "suite-set";
+      const std::string vals = set ? ",values=set,distinct=64" : ",values=random";
+      const std::string sfx = std::string(set ? "-set" : "") + (o.quick ? "-quick" : "");
+      auto add = [&](const char *name, const char *quick, const char *full) {
+        v.push_back({name + sfx, std::string(o.quick ? quick : full) + vals + ",seed=42", ""});
+      };
+      add("lap2d", "stencil2d:n=512,points=5", "stencil2d:n=4096,points=5");
+      add("st27", "stencil3d:n=36,points=27", "stencil3d:n=160,points=27");
+      add("er", "erdos_renyi:rows=65536,per_row=16", "erdos_renyi:rows=4194304,per_row=16");
+      add("rmat", "rmat:scale=16,per_row=16", "rmat:scale=22,per_row=16");
+      add("band", "banded:rows=65536,width=128,per_row=20",
+          "banded:rows=8388608,width=128,per_row=20");
     } else if (a.compare(0, 4, "gen:") == 0) {
       v.push_back({a.substr(4), a.substr(4), ""});
     } else {

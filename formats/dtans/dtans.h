@@ -3,13 +3,12 @@
 #define ZS_FORMAT_DTANS_H
 
 #include "core/zs_internal.h"
+#include "formats/dtans/dtans_table.h"
 
 ZSI_HIDDEN extern const zsi_format_ops zsi_format_dtans;
 
 /* Fixed by stream version 1; the blob records them and validate refuses anything else. */
 #define DTANS_VERSION 1
-#define DTANS_TABLE_LOG 12 /* K = 4096 slots: 8 slots of 12 bits fill 3 words of 32 */
-#define DTANS_K (1 << DTANS_TABLE_LOG)
 #define DTANS_M 256    /* largest multiplicity: a digit fits in 8 bits */
 #define DTANS_LANES 32 /* lanes of a slice, decoded in lockstep by one warp */
 #define DTANS_MAX_ROWS_PER_LANE 4096
@@ -28,22 +27,8 @@ typedef struct dtans_slot {
   uint8_t base_m1; /* base - 1, base in [1, 256] */
 } dtans_slot;
 
-/* Slot of the digit-th copy of the symbol whose copies start at rank `start`. */
-static inline uint32_t dtans_slot_of(uint32_t start, uint32_t digit) {
-  return ((start + digit) * (uint32_t)DTANS_SPREAD) & (DTANS_K - 1);
-}
-
 /* Fill table[K] from the multiplicities of `entries` ids (each in [1, M], summing to K). */
 ZSI_HIDDEN void dtans_build_table(const uint16_t *counts, int entries, dtans_slot *table);
-
-/* Slot k (0..7) of the 96-bit number w0 + w1·2^32 + w2·2^64. */
-static inline uint32_t dtans_unpack(uint32_t w0, uint32_t w1, uint32_t w2, int k) {
-  const uint64_t lo = (uint64_t)w0 | ((uint64_t)w1 << 32);
-  const int bit = 12 * k;
-  if (bit + 12 <= 64) return (uint32_t)(lo >> bit) & (DTANS_K - 1);
-  if (bit >= 64) return (w2 >> (bit - 64)) & (DTANS_K - 1);
-  return (uint32_t)((lo >> bit) | ((uint64_t)w2 << (64 - bit))) & (DTANS_K - 1);
-}
 
 /* Segments of a lane holding n nonzeros: 4 per segment when values are coded, else 8. */
 static inline int64_t dtans_segments(int64_t n, int coded_values) {

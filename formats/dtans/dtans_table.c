@@ -5,14 +5,11 @@
 #include "formats/dtans/dtans.h"
 
 void dtans_build_table(const uint16_t *counts, int entries, dtans_slot *table) {
-  uint32_t start = 0;
-  for (int id = 0; id < entries; id++) {
-    for (uint32_t digit = 0; digit < counts[id]; digit++) {
-      dtans_slot *e = &table[dtans_slot_of(start, digit)];
-      e->id = (uint16_t)id, e->digit = (uint8_t)digit, e->base_m1 = (uint8_t)(counts[id] - 1);
-    }
-    start += counts[id];
-  }
+  uint32_t words[DTANS_K];
+  dtans_table_words(counts, entries, words);
+  for (int i = 0; i < DTANS_K; i++)
+    table[i] =
+        (dtans_slot){(uint16_t)(words[i] >> 16), (uint8_t)words[i], (uint8_t)(words[i] >> 8)};
 }
 
 /* A max-heap of ids keyed by the gain of one more slot, w·log2((c+1)/c). */

@@ -1,0 +1,44 @@
+/* dtans_table.h — the CSR-dtANS slot table and slot unpacking: plain inline C shared by the
+ * library (encoder, decoders) and the GPU modules, which link nothing from the library. */
+#ifndef ZS_DTANS_TABLE_H
+#define ZS_DTANS_TABLE_H
+
+#include <stdint.h>
+
+/* Callable from GPU kernels too. */
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define DTANS_HD __host__ __device__
+#else
+#define DTANS_HD
+#endif
+
+#define DTANS_TABLE_LOG 12 /* K = 4096 slots: 8 slots of 12 bits fill 3 words of 32 */
+#define DTANS_K (1 << DTANS_TABLE_LOG)
+#define DTANS_SPREAD 2563 /* odd, so slot = (rank * SPREAD) mod K is a permutation */
+
+/* Slot of the digit-th copy of the symbol whose copies start at rank `start`. */
+DTANS_HD static inline uint32_t dtans_slot_of(uint32_t start, uint32_t digit) {
+  return ((start + digit) * (uint32_t)DTANS_SPREAD) & (DTANS_K - 1);
+}
+
+/* Table entry of every slot as id << 16 | (base - 1) << 8 | digit, from the multiplicities of
+ * `entries` ids (each in [1, 256], summing to K: validated before). */
+static inline void dtans_table_words(const uint16_t *counts, int entries, uint32_t *table) {
+  uint32_t start = 0;
+  for (int id = 0; id < entries; id++) {
+    for (uint32_t digit = 0; digit < counts[id]; digit++)
+      table[dtans_slot_of(start, digit)] =
+          (uint32_t)id << 16 | (uint32_t)(counts[id] - 1) << 8 | digit;
+    start += counts[id];
+  }
+}
+
+/* Slot k (0..7) of the 96-bit number w0 + w1·2^32 + w2·2^64. */
+DTANS_HD static inline uint32_t dtans_unpack(uint32_t w0, uint32_t w1, uint32_t w2, int k) {
+  const uint64_t lo = (uint64_t)w0 | ((uint64_t)w1 << 32);
+  if (k < 5) return (uint32_t)(lo >> (12 * k)) & (DTANS_K - 1);
+  if (k == 5) return (uint32_t)((lo >> 60) | ((uint64_t)w2 << 4)) & (DTANS_K - 1);
+  return (w2 >> (12 * k - 64)) & (DTANS_K - 1);
+}
+
+#endif
