@@ -207,9 +207,9 @@ static zs_status gcsb_validate(const zs_encoded *E) {
   qsort(sorted, (size_t)nb, 8, u64_cmp);
   for (int64_t p = 1; p < nb; p++)
     if (sorted[p] == sorted[p - 1]) {
+      const uint64_t twice = sorted[p];
       zsi_free(sorted);
-      return zsi_error(ZS_ERR_CORRUPT, "gcsb: block_index holds block %" PRIu64 " twice",
-                       sorted[p]);
+      return zsi_error(ZS_ERR_CORRUPT, "gcsb: block_index holds block %" PRIu64 " twice", twice);
     }
   zsi_free(sorted);
   return ZS_OK;
