@@ -12,7 +12,8 @@
 static const char usage[] =
     "usage: zs-bench-solve [--format F[:OPTS]]... [--backend B]... [--method M]... [--tol T]\n"
     "                      [--maxit N] [--dominant MARGIN] [--precond none|jacobi]\n"
-    "                      [--reps K] [--type f32|f64] [--csv FILE] MATRIX...\n"
+    "                      [--reps K] [--type f32|f64] [--op-options K=V,...] [--csv FILE]\n"
+    "                      MATRIX...\n"
     "\n"
     "MATRIX: a .mtx/.mtx.gz file or gen:SPEC (docs/generators.md), made diagonally dominant\n"
     "first with --dominant. For every matrix x format x backend x method: encode, upload,\n"
@@ -20,7 +21,8 @@ static const char usage[] =
     "first-call work such as a transpose index included) and K warm solves (median), each from\n"
     "x = 0. One CSV row per case on stdout (and in FILE); the columns match bicg_cusparse's\n"
     "so make_report.py reads both. Defaults: --format csr, --backend cpu, --method bicg,\n"
-    "--tol 1e-8, --maxit 10000, --reps 5, f64.\n";
+    "--tol 1e-8, --maxit 10000, --reps 5, f64. --op-options go to every operator (cpu and\n"
+    "cuda: transpose=atomic for the faster, non-deterministic SpMVT) and into the format column.\n";
 
 static double now_s(void) {
   struct timespec ts;
@@ -50,6 +52,7 @@ typedef struct config {
   int64_t maxit;
   int reps, jacobi;
   zs_type type;
+  const char *op_options;
 } config;
 
 static const char csv_header[] =
@@ -104,7 +107,7 @@ static int run_case(FILE *out[2], zs_context *ctx, const char *label, const zs_m
   int rc = 1;
   const double t0 = now_s();
   if ((s = zs_encode(&E, A, format, colon ? colon + 1 : NULL)) != ZS_OK ||
-      (s = zs_operator_create(&op, ctx, E, backend, NULL)) != ZS_OK ||
+      (s = zs_operator_create(&op, ctx, E, backend, c->op_options)) != ZS_OK ||
       (c->jacobi && (s = zs_solver_jacobi(&M, ctx, A, backend)) != ZS_OK) ||
       (s = zs_vector_create(&b, ctx, backend, c->type, n)) != ZS_OK ||
       (s = zs_vector_create(&x, ctx, backend, c->type, n)) != ZS_OK ||
@@ -154,11 +157,14 @@ static int run_case(FILE *out[2], zs_context *ctx, const char *label, const zs_m
     goto done;
   }
   zs_vector_destroy(&r);
+  char label_fmt[160];
+  snprintf(label_fmt, sizeof label_fmt, "%s%s%s%s", fmt_arg, c->op_options ? " [" : "",
+           c->op_options ? c->op_options : "", c->op_options ? "]" : "");
   emit(out,
        "\"%s\",%lld,%lld,%s,zsparse,\"%s\",%s,%s,%s,%.3g,%s,%s,%lld,%.4e,%.4e,%.4e,%llu,%.6f,%.6f,%"
        ".6f,%.6e,"
        "%lld,%lld\n",
-       label, (long long)n, (long long)zs_matrix_nnz(A), zs_type_name(c->type), fmt_arg,
+       label, (long long)n, (long long)zs_matrix_nnz(A), zs_type_name(c->type), label_fmt,
        zs_operator_backend(op), zs_solver_method_name(m), c->jacobi ? "jacobi" : "none", c->tol,
        zs_status_name(solve_status), res.stop_reason, (long long)res.iterations, res.rel_residual,
        rn / bn, en / xn, (unsigned long long)zs_encoded_bytes(E), setup, cold, warm,
@@ -211,6 +217,8 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "--type") == 0) {
       c.type = strcmp(v, "f32") == 0 ? ZS_F32 : ZS_F64;
       bad = strcmp(v, "f32") != 0 && strcmp(v, "f64") != 0;
+    } else if (strcmp(a, "--op-options") == 0) {
+      c.op_options = v;
     } else if (strcmp(a, "--csv") == 0) {
       csv = v;
     } else {

@@ -438,7 +438,7 @@ int main(int argc, char **argv) {
         {"west0067.mtx", ZS_SOLVER_BICG, 0, 1e-10, 400, 1e-4, 0.07},
         {"memplus.mtx.gz", ZS_SOLVER_BICG, 1, 1e-10, 600, 1e-3, 0.05},
         /* BiCGSTAB breaks down (rho) on the other nonsymmetric shared matrices; on memplus it
-         * converges to 1e-6 (ref 524, cpu 539). */
+         * converges to 1e-6 (ref 435, cpu 396-448). */
         {"memplus.mtx.gz", ZS_SOLVER_BICGSTAB, 0, 1e-6, 1500, 1e-2, 0.10},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
