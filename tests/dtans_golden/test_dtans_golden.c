@@ -1,0 +1,191 @@
+/* test_dtans_golden.c — the CSR-dtANS layout is frozen: golden blobs decode to the matrices they
+ * were made from, and today's encoder writes them again byte for byte. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/zs_internal.h"
+#include "tests/common/same_matrix.h"
+#include "tests/unit/check.h"
+
+/* Each golden matrix is rebuilt from triplets made here (exact dyadic values, so f32 and f64
+ * agree with the recorded files on every platform). */
+typedef struct triplets {
+  int64_t n, cap;
+  int64_t *r, *c;
+  double *v;
+} triplets;
+
+static void put(triplets *t, int64_t r, int64_t c, double v) {
+  if (t->n == t->cap) {
+    t->cap = t->cap ? 2 * t->cap : 256;
+    t->r = realloc(t->r, (size_t)t->cap * 8), t->c = realloc(t->c, (size_t)t->cap * 8);
+    t->v = realloc(t->v, (size_t)t->cap * 8);
+  }
+  t->r[t->n] = r, t->c[t->n] = c, t->v[t->n] = v, t->n++;
+}
+
+static uint64_t lcg(uint64_t *s) {
+  *s = *s * 6364136223846793005u + 1442695040888963407u;
+  return *s >> 33;
+}
+
+typedef struct golden {
+  const char *file, *options;
+  zs_type type;
+  int64_t rows, cols;
+  void (*fill)(triplets *);
+  int value_mode; /* what the blob must use: 0 coded, 1 constant, 2 raw */
+} golden;
+
+/* The worked example of docs/formats/dtans.md: delta escapes, 21 coded values. */
+static void fill_example(triplets *t) {
+  static const int64_t r[] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3};
+  static const int64_t c[] = {0, 1, 0, 1, 2, 3, 4, 5, 6, 9, 11, 1, 2, 3, 8, 2, 3};
+  static const double v[] = {4, -1, -1, 4, -1, -1, -1, -1, -1, 0.5, -1, -1, 4, -1, -1, -1, 4};
+  for (size_t k = 0; k < sizeof r / sizeof *r; k++) put(t, r[k], c[k], v[k]);
+  for (int k = 0; k < 36; k++) put(t, 4, 2 * k, 1 + (k % 18) / 8.0);
+  for (int k = 0; k <= 16; k++) put(t, 5, k * (k + 1) / 2, 4);
+}
+
+/* A tridiagonal pattern of ones over two slices of 32 rows. */
+static void fill_constant(triplets *t) {
+  for (int64_t i = 0; i < 40; i++)
+    for (int64_t j = i - 1; j <= i + 1; j++)
+      if (j >= 0 && j < 30) put(t, i, j, 1.0);
+}
+
+/* Random rows (0 to 11 nonzeros, some empty) with many distinct values. */
+static void fill_raw(triplets *t) {
+  uint64_t s = 7;
+  for (int64_t i = 0; i < 100; i++) {
+    const int64_t len = (int64_t)(lcg(&s) % 12);
+    for (int64_t k = 0; k < len; k++)
+      put(t, i, (int64_t)(lcg(&s) % 150), ((double)(lcg(&s) % 4001) - 2000) / 64);
+  }
+}
+
+static const golden goldens[] = {
+    {"dtans_6x140_coded_escapes_f64.zsm", NULL, ZS_F64, 6, 140, fill_example, 0},
+    {"dtans_40x30_constant_r1_f32.zsm", "rows_per_lane=1", ZS_F32, 40, 30, fill_constant, 1},
+    {"dtans_100x150_raw_r2_f32.zsm", "values=raw,rows_per_lane=2", ZS_F32, 100, 150, fill_raw, 2},
+};
+
+static zs_matrix *golden_matrix(const golden *g) {
+  triplets t = {0, 0, NULL, NULL, NULL};
+  g->fill(&t);
+  if (g->type == ZS_F32) /* from_coo reads values of the matrix's type */
+    for (int64_t k = 0; k < t.n; k++) ((float *)t.v)[k] = (float)t.v[k];
+  zs_matrix *A = NULL;
+  CHECK_STATUS(zs_matrix_from_coo(&A, g->rows, g->cols, t.n, t.r, t.c, t.v, g->type, 0), ZS_OK);
+  free(t.r), free(t.c), free(t.v);
+  return A;
+}
+
+static long file_bytes(const char *path, unsigned char **out) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  fseek(f, 0, SEEK_END);
+  const long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  *out = malloc((size_t)n + 1);
+  const size_t got = fread(*out, 1, (size_t)n, f);
+  fclose(f);
+  return (long)got == n ? n : -1;
+}
+
+/* Every array and parameter of `got` as in `want`, naming the first that differs. */
+static void same_blob(const char *label, const zs_encoded *want, const zs_encoded *got) {
+  if (got->rows != want->rows || got->cols != want->cols || got->nnz != want->nnz ||
+      got->type != want->type || got->n_arrays != want->n_arrays ||
+      got->n_params != want->n_params) {
+    fprintf(stderr, "%s: sizes, type or the number of arrays/parameters differ\n", label);
+    check_failures++;
+    return;
+  }
+  for (int i = 0; i < want->n_params; i++) {
+    const zsi_param *p = &want->params[i], *q = &got->params[i];
+    if (strcmp(p->name, q->name) || p->value != q->value) {
+      fprintf(stderr, "%s: parameter %d: frozen %s=%lld, encoder gives %s=%lld\n", label, i,
+              p->name, (long long)p->value, q->name, (long long)q->value);
+      check_failures++;
+    }
+  }
+  for (int i = 0; i < want->n_arrays; i++) {
+    const zsi_array *a = &want->arrays[i], *b = &got->arrays[i];
+    if (strcmp(a->name, b->name) || a->elem_size != b->elem_size || a->count != b->count ||
+        memcmp(a->data, b->data, a->count * a->elem_size)) {
+      fprintf(stderr, "%s: array %d ('%s', %llu elements) differs from the encoder's '%s' (%llu)\n",
+              label, i, a->name, (unsigned long long)a->count, b->name,
+              (unsigned long long)b->count);
+      check_failures++;
+    }
+  }
+}
+
+static int64_t param(const zs_encoded *E, const char *name) {
+  for (int i = 0; i < E->n_params; i++)
+    if (!strcmp(E->params[i].name, name)) return E->params[i].value;
+  return -1;
+}
+
+static void golden_cases(const char *dir, int write) {
+  for (size_t w = 0; w < sizeof goldens / sizeof *goldens; w++) {
+    const golden *g = &goldens[w];
+    char path[4096], tmp[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, g->file);
+    zs_matrix *A = golden_matrix(g);
+    zs_encoded *E = NULL, *L = NULL;
+    if (A) CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, g->options), ZS_OK);
+    if (!E) {
+      zs_matrix_destroy(&A);
+      continue;
+    }
+    if (param(E, "value_mode") != g->value_mode) {
+      fprintf(stderr, "%s: value mode %lld, the golden case wants %d\n", g->file,
+              (long long)param(E, "value_mode"), g->value_mode);
+      check_failures++;
+    }
+    if (write) {
+      CHECK_STATUS(zs_encoded_save(E, path), ZS_OK);
+    } else {
+      /* (a) the frozen blob loads (validate) and decodes to the matrix, bit for bit */
+      zs_matrix *B = NULL;
+      CHECK_STATUS(zs_encoded_load(&L, path), ZS_OK);
+      if (L) CHECK_STATUS(zs_decode(&B, L), ZS_OK);
+      if (!zs_test_same_matrix(A, B)) {
+        fprintf(stderr, "%s: the frozen blob does not decode to its matrix\n", g->file);
+        check_failures++;
+      }
+      zs_matrix_destroy(&B);
+      /* (b) today's encoder gives the same arrays and parameters, and the same file */
+      if (L) same_blob(g->file, L, E);
+      const char *td = getenv("TMPDIR");
+      snprintf(tmp, sizeof tmp, "%s/dtans-golden-%d-%zu.zsm", td && *td ? td : "/tmp",
+               (int)getpid(), w);
+      CHECK_STATUS(zs_encoded_save(E, tmp), ZS_OK);
+      unsigned char *a = NULL, *b = NULL;
+      const long na = file_bytes(path, &a), nb = file_bytes(tmp, &b);
+      if (na < 0 || na != nb || memcmp(a, b, (size_t)na)) {
+        fprintf(stderr, "%s: today's encoding differs from the frozen file\n", path);
+        check_failures++;
+      }
+      remove(tmp);
+      free(a), free(b);
+    }
+    zs_encoded_destroy(&L), zs_encoded_destroy(&E);
+    zs_matrix_destroy(&A);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3 || (strcmp(argv[1], "check") && strcmp(argv[1], "write"))) {
+    fprintf(stderr,
+            "usage: test-dtans-golden check|write GOLDEN_DIR\n"
+            "  write: regenerate the files (only for a new stream version)\n");
+    return 2;
+  }
+  golden_cases(argv[2], !strcmp(argv[1], "write"));
+  CHECK_DONE();
+}
