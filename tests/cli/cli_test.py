@@ -171,6 +171,69 @@ def mode_info(tool, mdir):
     rc, _, err = run(tool, "info", os.path.join(mdir, "no-such-file.mtx"))
     if rc != 1 or not err.startswith("zsparse info: "):
         fail("info on a missing file: rc=%d err=%r" % (rc, err))
+    info_encoded(tool, mdir)
+
+
+def info_encoded(tool, mdir):
+    """`info --format F[:OPTIONS]` on a Matrix Market file, and the stats of a .zsm."""
+    row = min((r for r in manifest(mdir) if r["field"] != "complex"),
+              key=lambda r: int(r["nnz_stored"]))
+    path = os.path.join(mdir, row["file"])
+    m = read_mm(path)
+    nnz = len(m.entries)
+    csr_bytes = 8 * (m.rows + 1) + 12 * nnz  # docs/formats/csr.md, f64
+    rc, obj, err = run_json(tool, "info", "--json", "--format", "dtans:values=raw", path)
+    if rc != 0 or obj is None:
+        fail("info --format dtans:values=raw %s: rc=%d %s" % (row["file"], rc, err.strip()))
+        return
+    arrays = {a["name"]: a["bytes"] for a in obj.get("arrays") or []}
+    st = obj.get("stats") or {}
+    checks = [
+        ("format", obj.get("format") == "dtans"),
+        ("options", obj.get("options") == "values=raw"),
+        ("value_mode param", (obj.get("params") or {}).get("value_mode") == 2),
+        ("bytes", obj.get("bytes") == sum(arrays.values())),
+        ("csr_bytes", obj.get("csr_bytes") == csr_bytes),
+        ("bytes_vs_csr", abs(obj.get("bytes_vs_csr", 0) - obj.get("bytes", 0) / csr_bytes) < 1e-12),
+        ("bytes_per_nnz", abs(obj.get("bytes_per_nnz", 0) - obj.get("bytes", 0) / nnz) < 1e-12),
+        ("stats.value_mode", st.get("value_mode") == 2),
+        ("stats.stream_bytes", st.get("stream_bytes") == arrays.get("stream")),
+        ("stats.raw_value_bytes", st.get("raw_value_bytes") == arrays.get("values") == 8 * nnz),
+        ("stats.actual_bytes", st.get("actual_bytes") == obj.get("bytes")),
+        ("stats.coded_symbols", st.get("coded_symbols") == nnz),
+    ]
+    for what, ok in checks:
+        if not ok:
+            fail("info --format dtans:values=raw %s: %s wrong in %r" % (row["file"], what, obj))
+    # The text form prints one line per figure, with the same numbers (6 digits when fractional).
+    rc, out, err = run(tool, "info", "--format", "dtans:values=raw", path)
+    lines = dict(l.split(None, 1) for l in out.splitlines() if l.startswith("  ") and
+                 len(l.split()) == 2)
+    if rc != 0 or "stats:" not in out or not st or any(
+            not abs(float(lines.get(k, "nan")) - v) <= 1e-5 * max(1.0, abs(v))
+            for k, v in st.items()):
+        fail("info --format (text) %s: rc=%d figures %r, JSON %r" % (row["file"], rc, lines, st))
+    # A container written with the same options carries the same figures.
+    with tempfile.TemporaryDirectory(prefix="zsparse-cli-") as tmp:
+        zsm = os.path.join(tmp, "m.zsm")
+        rc, _, err = run(tool, "convert", path, "-f", "dtans", "--options", "values=raw", "-o", zsm)
+        rc2, obj2, err2 = run_json(tool, "info", "--json", zsm)
+        if rc or rc2 or obj2 is None or obj2.get("stats") != st or obj2.get("bytes") != obj.get(
+                "bytes") or "options" in obj2:
+            fail("info on a dtans .zsm: rc=%d/%d stats %r, expected %r %s%s" %
+                 (rc, rc2, obj2 and obj2.get("stats"), st, err, err2))
+        rc, _, err = run(tool, "info", "--format", "dtans", zsm)
+        if rc != 2 or "--format" not in err:
+            fail("info --format on a .zsm: rc=%d err=%r" % (rc, err))
+    # CSR has no figures of its own and is its own baseline.
+    rc, obj, err = run_json(tool, "info", "--json", "-f", "csr", path)
+    if rc != 0 or obj is None or obj.get("stats") != {} or obj.get("bytes_vs_csr") != 1 or \
+            obj.get("options") is not None:
+        fail("info -f csr %s: rc=%d %r %s" % (row["file"], rc, obj, err))
+    for args, want_rc in ((["--format", "nope"], 2), (["--format", "dtans:bogus=1"], 1)):
+        rc, _, err = run(tool, "info", path, *args)
+        if rc != want_rc or not err.startswith("zsparse info: "):
+            fail("info %s: rc=%d (want %d) err=%r" % (" ".join(args), rc, want_rc, err))
 
 
 def max_lengths(m):

@@ -6,7 +6,7 @@
 #include "cli.h"
 
 static const char help_text[] =
-    "usage: zsparse info FILE [--type f32|f64] [--json]\n"
+    "usage: zsparse info FILE [--type f32|f64] [--format F[:OPTIONS]] [--json]\n"
     "\n"
     "FILE is a Matrix Market file (.mtx, or gzip-compressed .mtx.gz) or a .zsm container\n"
     "(recognised by the name ending in .zsm or by the magic bytes \"ZSPARSE\").\n"
@@ -23,18 +23,28 @@ static const char help_text[] =
     "  entropy                Shannon entropy in bits per nonzero of the column deltas (a row's\n"
     "                         first column relative to the row index, then the difference to\n"
     "                         the previous column, as CSR-dtANS codes them) and of the values\n"
-    "For a .zsm also: format, value type, parameters, bytes per array, total bytes, bytes/nnz.\n"
+    "For a .zsm also: format, value type, parameters, bytes per array, total bytes, bytes/nnz,\n"
+    "the same matrix's CSR bytes and the ratio, and the format's own figures\n"
+    "(zs_encoded_stats: for dtans the cross-entropy, predicted and actual size, table, row\n"
+    "length, escape and stream bytes), one line per figure.\n"
     "\n"
     "options:\n"
     "  --type f32|f64  value type the Matrix Market values are read as (default f64); distinct\n"
     "                  values and value entropy are counted after this rounding\n"
+    "  --format F[:OPTIONS]\n"
+    "                  Matrix Market input only: encode it in format F (csr, coo, csb, gcsb,\n"
+    "                  cci, dtans) with the encoder OPTIONS (key=value,...; docs/formats/) and\n"
+    "                  print the same block as for a .zsm (format, parameters, arrays, bytes,\n"
+    "                  bytes/nnz against CSR, figures)\n"
     "  --json          one JSON object: file, kind (mtx|zsm), rows, cols, nnz,\n"
     "                  nnz_per_row_min, nnz_per_row_mean, nnz_per_row_max, empty_rows,\n"
     "                  symmetry (file header, null for .zsm), symmetric_structural,\n"
     "                  symmetric_numerical, skew_symmetric_numerical, symmetry_computed,\n"
     "                  field (null for .zsm), type, distinct_values, entropy_col_delta_bits,\n"
     "                  entropy_value_bits; for .zsm also format, params{}, arrays[{name,\n"
-    "                  elem_size, count, bytes}], bytes, bytes_per_nnz\n"
+    "                  elem_size, count, bytes}], bytes, bytes_per_nnz, csr_bytes,\n"
+    "                  csr_bytes_per_nnz, bytes_vs_csr, stats{name: value}; with --format the\n"
+    "                  same keys and options (the OPTIONS string, null when none)\n"
     "\n"
     "Exits 1 with the library's message when the file cannot be read (e.g. a complex matrix).\n";
 
@@ -191,9 +201,123 @@ static const char *computed_symmetry(const info_stats *st) {
 
 static const char *yes_no(int v) { return v < 0 ? "n/a" : v ? "yes" : "no"; }
 
+/* The figures of zs_encoded_stats, gathered so that text and JSON print them alike. */
+#define INFO_MAX_FIGURES 64
+typedef struct figures {
+  int n;
+  char name[INFO_MAX_FIGURES][48];
+  double value[INFO_MAX_FIGURES];
+} figures;
+
+static void add_figure(void *ctx, const char *name, double value) {
+  figures *f = ctx;
+  if (f->n == INFO_MAX_FIGURES) return;
+  snprintf(f->name[f->n], sizeof f->name[f->n], "%s", name);
+  f->value[f->n++] = value;
+}
+
+/* Byte counts print whole; ratios and bits with enough digits to compare. */
+static void print_figure(const char *name, double v) {
+  if (isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0)
+    printf("  %-32s %.0f\n", name, v);
+  else
+    printf("  %-32s %.6g\n", name, v);
+}
+
+/* What an encoding costs: its own bytes, the same matrix's CSR bytes and the format's figures. */
+typedef struct encoded_info {
+  uint64_t bytes, csr_bytes;
+  figures fig;
+} encoded_info;
+
+static zs_status describe_encoded(const zs_encoded *E, const zs_matrix *A, encoded_info *ei) {
+  ei->bytes = zs_encoded_bytes(E);
+  ei->fig.n = 0;
+  zs_status s = zs_encoded_stats(E, add_figure, &ei->fig);
+  if (s != ZS_OK) return s;
+  if (zs_encoded_format(E) == ZS_FORMAT_CSR) {
+    ei->csr_bytes = ei->bytes;
+    return ZS_OK;
+  }
+  zs_encoded *C = NULL;
+  if ((s = zs_encode(&C, A, ZS_FORMAT_CSR, NULL)) != ZS_OK) return s;
+  ei->csr_bytes = zs_encoded_bytes(C);
+  zs_encoded_destroy(&C);
+  return ZS_OK;
+}
+
+static double per_nnz(uint64_t bytes, int64_t nnz) {
+  return nnz ? (double)bytes / (double)nnz : 0.0;
+}
+
+static void json_encoded(zs_json *j, const zs_encoded *E, const encoded_info *ei, int64_t nnz) {
+  zs_json_str(j, "format", zs_format_name(zs_encoded_format(E)));
+  zs_json_object(j, "params");
+  for (int i = 0; i < zs_encoded_param_count(E); i++) {
+    const char *name;
+    int64_t value;
+    if (zs_encoded_param_info(E, i, &name, &value) == ZS_OK) zs_json_int(j, name, value);
+  }
+  zs_json_object_end(j);
+  zs_json_array(j, "arrays");
+  for (int i = 0; i < zs_encoded_array_count(E); i++) {
+    const char *name;
+    size_t es;
+    uint64_t count;
+    if (zs_encoded_array_info(E, i, &name, &es, &count) != ZS_OK) continue;
+    zs_json_object(j, NULL);
+    zs_json_str(j, "name", name);
+    zs_json_int(j, "elem_size", (int64_t)es);
+    zs_json_int(j, "count", (int64_t)count);
+    zs_json_int(j, "bytes", (int64_t)(es * count));
+    zs_json_object_end(j);
+  }
+  zs_json_array_end(j);
+  zs_json_int(j, "bytes", (int64_t)ei->bytes);
+  zs_json_num(j, "bytes_per_nnz", per_nnz(ei->bytes, nnz));
+  zs_json_int(j, "csr_bytes", (int64_t)ei->csr_bytes);
+  zs_json_num(j, "csr_bytes_per_nnz", per_nnz(ei->csr_bytes, nnz));
+  zs_json_num(j, "bytes_vs_csr", ei->csr_bytes ? (double)ei->bytes / (double)ei->csr_bytes : 0.0);
+  zs_json_object(j, "stats");
+  for (int i = 0; i < ei->fig.n; i++) zs_json_num(j, ei->fig.name[i], ei->fig.value[i]);
+  zs_json_object_end(j);
+}
+
+static void text_encoded(const zs_encoded *E, const encoded_info *ei, int64_t nnz,
+                         const char *options) {
+  printf("format:           %s", zs_format_name(zs_encoded_format(E)));
+  if (options) printf(" (options %s)", *options ? options : "none");
+  printf("\n");
+  printf("params:          ");
+  const int np = zs_encoded_param_count(E);
+  for (int i = 0; i < np; i++) {
+    const char *name;
+    int64_t value;
+    if (zs_encoded_param_info(E, i, &name, &value) == ZS_OK)
+      printf(" %s=%lld", name, (long long)value);
+  }
+  printf("%s\n", np ? "" : " (none)");
+  printf("arrays:\n");
+  for (int i = 0; i < zs_encoded_array_count(E); i++) {
+    const char *name;
+    size_t es;
+    uint64_t count;
+    if (zs_encoded_array_info(E, i, &name, &es, &count) != ZS_OK) continue;
+    printf("  %-20s %2zu B x %12llu = %14llu B\n", name, es, (unsigned long long)count,
+           (unsigned long long)(es * count));
+  }
+  printf("total:            %llu B, %.3f B/nnz\n", (unsigned long long)ei->bytes,
+         per_nnz(ei->bytes, nnz));
+  printf("vs CSR:           %llu B, %.3f B/nnz; this format takes %.3f of CSR\n",
+         (unsigned long long)ei->csr_bytes, per_nnz(ei->csr_bytes, nnz),
+         ei->csr_bytes ? (double)ei->bytes / (double)ei->csr_bytes : 0.0);
+  printf("stats:%s\n", ei->fig.n ? "" : "            (none for this format)");
+  for (int i = 0; i < ei->fig.n; i++) print_figure(ei->fig.name[i], ei->fig.value[i]);
+}
+
 int zs_cli_info(int argc, char **argv) {
-  zs_cli_opt opts[] = {{"json", 0, 0, NULL}, {"type", 0, 1, NULL}};
-  const int n_opts = 2;
+  zs_cli_opt opts[] = {{"json", 0, 0, NULL}, {"type", 0, 1, NULL}, {"format", 'f', 1, NULL}};
+  const int n_opts = 3;
   const char *pos[1];
   int n_pos, help;
   int rc = zs_cli_parse("info", argc, argv, opts, n_opts, pos, 1, &n_pos, &help);
@@ -215,6 +339,33 @@ int zs_cli_info(int argc, char **argv) {
   const int json = zs_cli_get(opts, n_opts, "json") != NULL;
   const char *path = pos[0];
   const int is_zsm = zs_cli_is_zsm(path);
+  /* --format F[:OPTIONS]: the name before the first ':', the encoder options after it. */
+  const char *fmt_arg = zs_cli_get(opts, n_opts, "format");
+  char fmt_name[32];
+  const char *enc_opts = NULL;
+  zs_format enc_format = ZS_FORMAT_CSR;
+  if (fmt_arg) {
+    const char *colon = strchr(fmt_arg, ':');
+    const size_t len = colon ? (size_t)(colon - fmt_arg) : strlen(fmt_arg);
+    if (len >= sizeof fmt_name) {
+      zs_cli_usage_error("info", "--format: unknown format '%s'", fmt_arg);
+      return ZS_CLI_USAGE;
+    }
+    memcpy(fmt_name, fmt_arg, len);
+    fmt_name[len] = 0;
+    enc_opts = colon ? colon + 1 : "";
+    if (zs_format_from_name(fmt_name, &enc_format) != ZS_OK) {
+      zs_cli_usage_error("info", "%s", zs_last_error());
+      return ZS_CLI_USAGE;
+    }
+    if (is_zsm) {
+      zs_cli_usage_error("info",
+                         "--format applies to Matrix Market input; %s is a container "
+                         "(convert it to re-encode)",
+                         path);
+      return ZS_CLI_USAGE;
+    }
+  }
 
   zs_matrix *A = NULL;
   zs_encoded *E = NULL;
@@ -239,6 +390,21 @@ int zs_cli_info(int argc, char **argv) {
     return ZS_CLI_FAIL;
   }
   const zs_type vtype = zs_matrix_type(A);
+  /* The encoding to describe: the container itself, or the Matrix Market file encoded. */
+  zs_encoded *enc = NULL;
+  if (fmt_arg && (s = zs_encode(&enc, A, enc_format, *enc_opts ? enc_opts : NULL)) != ZS_OK) {
+    zs_cli_lib_error("info", s);
+    zs_matrix_destroy(&A);
+    return ZS_CLI_FAIL;
+  }
+  const zs_encoded *shown = is_zsm ? E : enc;
+  encoded_info ei;
+  if (shown && (s = describe_encoded(shown, A, &ei)) != ZS_OK) {
+    zs_cli_lib_error("info", s);
+    zs_matrix_destroy(&A);
+    zs_encoded_destroy(&E), zs_encoded_destroy(&enc);
+    return ZS_CLI_FAIL;
+  }
 
   if (json) {
     zs_json j;
@@ -272,32 +438,9 @@ int zs_cli_info(int argc, char **argv) {
     zs_json_int(&j, "distinct_values", st.distinct);
     zs_json_num(&j, "entropy_col_delta_bits", st.h_delta);
     zs_json_num(&j, "entropy_value_bits", st.h_value);
-    if (is_zsm) {
-      zs_json_str(&j, "format", zs_format_name(zs_encoded_format(E)));
-      zs_json_object(&j, "params");
-      for (int i = 0; i < zs_encoded_param_count(E); i++) {
-        const char *name;
-        int64_t value;
-        if (zs_encoded_param_info(E, i, &name, &value) == ZS_OK) zs_json_int(&j, name, value);
-      }
-      zs_json_object_end(&j);
-      zs_json_array(&j, "arrays");
-      for (int i = 0; i < zs_encoded_array_count(E); i++) {
-        const char *name;
-        size_t es;
-        uint64_t count;
-        if (zs_encoded_array_info(E, i, &name, &es, &count) != ZS_OK) continue;
-        zs_json_object(&j, NULL);
-        zs_json_str(&j, "name", name);
-        zs_json_int(&j, "elem_size", (int64_t)es);
-        zs_json_int(&j, "count", (int64_t)count);
-        zs_json_int(&j, "bytes", (int64_t)(es * count));
-        zs_json_object_end(&j);
-      }
-      zs_json_array_end(&j);
-      const uint64_t bytes = zs_encoded_bytes(E);
-      zs_json_int(&j, "bytes", (int64_t)bytes);
-      zs_json_num(&j, "bytes_per_nnz", st.nnz ? (double)bytes / (double)st.nnz : 0.0);
+    if (shown) {
+      if (!is_zsm) zs_json_str(&j, "options", *enc_opts ? enc_opts : NULL);
+      json_encoded(&j, shown, &ei, st.nnz);
     }
     zs_json_end(&j);
   } else {
@@ -318,32 +461,9 @@ int zs_cli_info(int argc, char **argv) {
     printf("distinct values:  %lld\n", (long long)st.distinct);
     printf("entropy:          column deltas %.3f bits/nnz, values %.3f bits/nnz\n", st.h_delta,
            st.h_value);
-    if (is_zsm) {
-      printf("format:           %s\n", zs_format_name(zs_encoded_format(E)));
-      printf("params:          ");
-      const int np = zs_encoded_param_count(E);
-      for (int i = 0; i < np; i++) {
-        const char *name;
-        int64_t value;
-        if (zs_encoded_param_info(E, i, &name, &value) == ZS_OK)
-          printf(" %s=%lld", name, (long long)value);
-      }
-      printf("%s\n", np ? "" : " (none)");
-      printf("arrays:\n");
-      for (int i = 0; i < zs_encoded_array_count(E); i++) {
-        const char *name;
-        size_t es;
-        uint64_t count;
-        if (zs_encoded_array_info(E, i, &name, &es, &count) != ZS_OK) continue;
-        printf("  %-16s %2zu B x %12llu = %14llu B\n", name, es, (unsigned long long)count,
-               (unsigned long long)(es * count));
-      }
-      const uint64_t bytes = zs_encoded_bytes(E);
-      printf("total:            %llu B, %.3f B/nnz\n", (unsigned long long)bytes,
-             st.nnz ? (double)bytes / (double)st.nnz : 0.0);
-    }
+    if (shown) text_encoded(shown, &ei, st.nnz, is_zsm ? NULL : enc_opts);
   }
   zs_matrix_destroy(&A);
-  zs_encoded_destroy(&E);
+  zs_encoded_destroy(&E), zs_encoded_destroy(&enc);
   return ZS_CLI_OK;
 }
