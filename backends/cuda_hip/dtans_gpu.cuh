@@ -31,16 +31,24 @@ __device__ __forceinline__ int zs_dt_scan(int v, int l, int *total) {
   return inc - v;
 }
 
+/* Stream words staged per slice in shared memory: a batch of ZS_DT_BATCH words is loaded into
+ * registers one segment step before it is needed, so the decode never waits on the stream. */
+#define ZS_DT_RING 256
+#define ZS_DT_BATCH 128
+#define ZS_DT_SLICES_PER_BLOCK (ZS_DT_THREADS / ZS_DT_LANES)
+
 /* MODE: SPMV (y = alpha A x + beta y), SCATTER (y += alpha Aᵀ x; y scaled by beta before) or
  * WRITE (the decoded CSR into out_col/out_val at row_ptr). VMODE: 0 coded, 1 constant, 2 raw. */
 template <typename T, int VMODE, int MODE>
-__global__ void __launch_bounds__(ZS_DT_THREADS)
+__global__ void __launch_bounds__(ZS_DT_THREADS, 3)
     zs_dtans_kernel(const zs_dt_args a, T constant, const T *__restrict__ x, T *__restrict__ y,
-                    T alpha, T beta, const int64_t *row_ptr, int32_t *out_col, T *out_val) {
+                    T alpha, T beta, const int64_t *row_ptr, int32_t *out_col, T *out_val,
+                    int64_t stream_len) {
   constexpr bool CODED = VMODE == 0, RAW = VMODE == 2;
   constexpr int PER = CODED ? 4 : 8;
   extern __shared__ uint64_t zs_dt_smem64[]; /* 8-byte aligned for f64 symbols */
-  uint32_t *dtab = (uint32_t *)zs_dt_smem64;
+  uint32_t *ring_all = (uint32_t *)zs_dt_smem64;
+  uint32_t *dtab = ring_all + ZS_DT_SLICES_PER_BLOCK * ZS_DT_RING;
   uint32_t *vtab = dtab + DTANS_K;
   T *vsym = (T *)(vtab + (CODED ? DTANS_K : 0));
   int32_t *dsym = (int32_t *)(vsym + (CODED ? a.vreal : 0));
@@ -54,10 +62,11 @@ __global__ void __launch_bounds__(ZS_DT_THREADS)
   __syncthreads();
 
   const int lane = threadIdx.x % ZS_WARP_SIZE, l = lane % ZS_DT_LANES, sub = lane / ZS_DT_LANES;
+  uint32_t *ring = ring_all + (threadIdx.x / ZS_DT_LANES) * ZS_DT_RING;
   const zs_lane_mask lt = ((zs_lane_mask)1 << lane) - 1;
-  const zs_lane_mask half = ZS_DT_SUBS == 1 ? ~(zs_lane_mask)0
-                                            : (zs_lane_mask)0xffffffffu
-                                                  << (ZS_DT_LANES * sub); /* my slice's lanes */
+  const zs_lane_mask half =
+      ZS_DT_SUBS == 1 ? ~(zs_lane_mask)0
+                      : (zs_lane_mask)0xffffffffu << (ZS_DT_LANES * sub); /* my slice's lanes */
   const int wpb = blockDim.x / ZS_WARP_SIZE;
   const int64_t groups = (a.slices + ZS_DT_SUBS - 1) / ZS_DT_SUBS;
   for (int64_t g = (int64_t)blockIdx.x * wpb + threadIdx.x / ZS_WARP_SIZE; g < groups;
@@ -65,43 +74,65 @@ __global__ void __launch_bounds__(ZS_DT_THREADS)
     const int64_t s = g * ZS_DT_SUBS + sub;
     const bool live = s < a.slices;
     const int64_t first = s * ZS_DT_LANES * a.R + l;
-    const int64_t stop =
-        (s + 1) * ZS_DT_LANES * a.R < a.rows ? (s + 1) * ZS_DT_LANES * a.R : a.rows;
+    const int64_t stop = (s + 1) * ZS_DT_LANES * a.R < a.rows ? (s + 1) * ZS_DT_LANES * a.R : a.rows;
     int64_t n = 0;
     if (live)
       for (int64_t i = first; i < stop; i += ZS_DT_LANES) n += a.row_nnz[i];
     const int64_t segs = (n + PER - 1) / PER;
-    int64_t row = first, left = 0, col = first, at = 0;
+    /* The lane sits before its first row; the next row's length is always loaded one row ahead,
+     * so moving on never waits for it. */
+    int32_t row = (int32_t)(first - ZS_DT_LANES), nrow = (int32_t)first, col = 0;
+    uint32_t left = 0, nleft = live && first < stop ? a.row_nnz[first] : 0;
+    int64_t at = 0;
     T sum = T(0);
-    /* Finish the current row and move to the lane's next row with nonzeros; rows without any
-     * only get their y (SpMV). */
-    auto next_row = [&]() {
-      for (;;) {
-        if (MODE == ZS_DT_SPMV) y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];
-        sum = T(0);
-        row += ZS_DT_LANES;
-        if (row >= stop) return;
-        left = a.row_nnz[row], col = row;
-        if (MODE == ZS_DT_WRITE) at = row_ptr[row];
-        if (left) return;
+    auto advance = [&]() {
+      row = nrow, left = nleft, col = row;
+      while (left == 0) { /* a row without nonzeros: only its y (rare) */
+        if (MODE == ZS_DT_SPMV) y[row] = beta == T(0) ? T(0) : beta * y[row];
+        row += ZS_DT_LANES, col = row;
+        left = a.row_nnz[row];
       }
+      if (MODE == ZS_DT_WRITE) at = row_ptr[row];
+      nrow = row + ZS_DT_LANES;
+      nleft = nrow < stop ? a.row_nnz[nrow] : 0;
     };
-    if (live && first < stop) {
-      left = a.row_nnz[first];
-      if (MODE == ZS_DT_WRITE) at = row_ptr[first];
-      if (left == 0) next_row();
-    }
     int64_t cur = live ? a.slice_words[s] : 0, desc = live ? a.slice_desc[s] : 0;
     int64_t vesc = live && CODED ? a.slice_vesc[s] : 0, raw = live && RAW ? a.slice_raw[s] : 0;
-    /* A load step: the lanes that need a word take consecutive words in lane order. */
+    /* Stream staging: ring holds words [cur, fill); a batch of registers may be in flight. */
+    int64_t fill = cur;
+    uint32_t batch[ZS_DT_BATCH / ZS_DT_LANES];
+    bool pending = false;
+    auto issue = [&]() {
+#pragma unroll
+      for (int k = 0; k < ZS_DT_BATCH / ZS_DT_LANES; k++) {
+        const int64_t p = fill + l + ZS_DT_LANES * k;
+        batch[k] = p < stream_len ? zs_load_stream(a.stream + p) : 0u;
+      }
+      pending = true;
+    };
+    auto land = [&]() {
+#pragma unroll
+      for (int k = 0; k < ZS_DT_BATCH / ZS_DT_LANES; k++)
+        ring[(fill + l + ZS_DT_LANES * k) & (ZS_DT_RING - 1)] = batch[k];
+      fill += ZS_DT_BATCH, pending = false;
+      zs_syncwarp();
+    };
+    /* Before a segment's loads: at most 3 words per lane are taken. */
+    auto stage = [&]() {
+      if (pending) land();
+      while (fill < cur + 3 * ZS_DT_LANES) issue(), land();
+    };
     auto load = [&](bool need, uint32_t &w) {
       const zs_lane_mask m = zs_ballot(need) & half;
-      if (need) w = zs_load_stream(a.stream + cur + zs_popc(m & lt));
+      if (need) w = ring[(cur + zs_popc(m & lt)) & (ZS_DT_RING - 1)];
       cur += zs_popc(m);
     };
     uint32_t w0 = 0, w1 = 0, w2 = 0;
+    stage();
     load(segs > 0, w0), load(segs > 0, w1), load(segs > 0, w2);
-    uint64_t d = 0, r = 1;
+    zs_syncwarp();
+    if (fill + ZS_DT_BATCH - cur <= ZS_DT_RING) issue();
+    uint32_t d = 0, r = 1;
     int64_t max_segs = segs;
     for (int o = ZS_WARP_SIZE / 2; o > 0; o /= 2) {
       const int64_t other = zs_shfl_xor(max_segs, o);
@@ -128,54 +159,89 @@ __global__ void __launch_bounds__(ZS_DT_THREADS)
       if (zs_ballot(nd > 0)) dpos += zs_dt_scan(nd, l, &total), desc += total;
       if (CODED && zs_ballot(nv > 0)) vpos += zs_dt_scan(nv, l, &total), vesc += total;
       if (RAW) rpos += zs_dt_scan(todo, l, &total), raw += total;
+      /* Decode: columns, values and rows of the segment's nonzeros; row ends are marked. */
+      int32_t c[PER], rw[PER];
+      T v[PER];
+      int64_t ats[MODE == ZS_DT_WRITE ? PER : 1];
+      unsigned fin = 0;
 #pragma unroll
       for (int i = 0; i < PER; i++)
         if (i < todo) {
+          if (left == 0) advance();
           const int did = (int)(e[CODED ? 2 * i : i] >> 16);
           col += did < a.dreal ? dsym[did] : a.desc[dpos++];
-          T v;
+          c[i] = col, rw[i] = row;
+          if (MODE == ZS_DT_WRITE) ats[i] = at++;
+          if (--left == 0) fin |= 1u << i;
           if (CODED) {
             const int vid = (int)(e[2 * i + 1] >> 16);
-            v = vid < a.vreal ? vsym[vid] : ((const T *)a.vesc)[vpos++];
+            v[i] = vid < a.vreal ? vsym[vid] : ((const T *)a.vesc)[vpos++];
           } else if (RAW) {
-            v = zs_load_stream((const T *)a.raw + rpos + i);
+            v[i] = zs_load_stream((const T *)a.raw + rpos + i);
           } else {
-            v = constant;
+            v[i] = constant;
           }
-          if (MODE == ZS_DT_SPMV) {
-            sum += v * x[col];
-          } else if (MODE == ZS_DT_SCATTER) {
-            atomicAdd(&y[col], alpha * (v * x[row]));
-          } else {
-            out_col[at] = (int32_t)col, out_val[at] = v;
-            at++;
-          }
-          if (--left == 0) next_row();
         }
-      /* The state takes the segment's digits; each check yields a word or asks the stream. */
+      /* The state takes the segment's digits; each check yields a word or asks the stream.
+       * 32-bit arithmetic: a half's base B ≤ 2^32 is carried as B − 1, and d, r < 2^32 here. */
       const bool more = t + 1 < segs;
       bool ext0 = false, ext1 = false;
       if (more) {
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-          uint64_t D = 0, B = 1;
-#pragma unroll
-          for (int k = 4 * h; k < 4 * h + 4; k++) {
-            const uint32_t base = ((e[k] >> 8) & 0xffu) + 1u;
-            D = D * base + (e[k] & 0xffu), B *= base;
-          }
-          d = d * B + D, r *= B;
-          if (r >> 32) {
+          const uint32_t *q = e + 4 * h;
+          const uint32_t m0 = (q[0] >> 8) & 0xffu, m1 = (q[1] >> 8) & 0xffu;
+          const uint32_t m2 = (q[2] >> 8) & 0xffu, m3 = (q[3] >> 8) & 0xffu;
+          const uint32_t D = (((q[0] & 0xffu) * (m1 + 1) + (q[1] & 0xffu)) * (m2 + 1) +
+                              (q[2] & 0xffu)) * (m3 + 1) + (q[3] & 0xffu);
+          const uint32_t p2 = (m0 + 1) * (m1 + 1) * (m2 + 1);
+          const uint32_t bm1 = p2 * m3 + (p2 - 1);
+          const uint64_t nd = (uint64_t)d * bm1 + d + D, nr = (uint64_t)r * bm1 + r;
+          if (nr >> 32) {
             if (h == 0)
-              w0 = (uint32_t)d, ext0 = true;
+              w0 = (uint32_t)nd, ext0 = true;
             else
-              w1 = (uint32_t)d, ext1 = true;
-            d >>= 32, r >>= 32;
+              w1 = (uint32_t)nd, ext1 = true;
+            d = (uint32_t)(nd >> 32), r = (uint32_t)(nr >> 32);
+          } else {
+            d = (uint32_t)nd, r = (uint32_t)nr;
           }
         }
       }
+      stage();
       load(more && !ext0, w0), load(more && !ext1, w1), load(more, w2);
+      zs_syncwarp();
+      if (!pending && fill + ZS_DT_BATCH - cur <= ZS_DT_RING) issue();
+      /* Multiply: all gathers of the segment first, then the sums in order. */
+      if (MODE == ZS_DT_SPMV) {
+        T xv[PER];
+#pragma unroll
+        for (int i = 0; i < PER; i++) xv[i] = i < todo ? x[c[i]] : T(0);
+#pragma unroll
+        for (int i = 0; i < PER; i++)
+          if (i < todo) {
+            sum += v[i] * xv[i];
+            if (fin >> i & 1) {
+              y[rw[i]] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[rw[i]];
+              sum = T(0);
+            }
+          }
+      } else if (MODE == ZS_DT_SCATTER) {
+#pragma unroll
+        for (int i = 0; i < PER; i++)
+          if (i < todo) atomicAdd(&y[c[i]], alpha * (v[i] * x[rw[i]]));
+      } else {
+#pragma unroll
+        for (int i = 0; i < PER; i++)
+          if (i < todo) out_col[ats[i]] = c[i], out_val[ats[i]] = v[i];
+      }
     }
+    /* The lane's rows after its last nonzero have none: their y. */
+    if (MODE == ZS_DT_SPMV && live)
+      for (int64_t q = (left == 0 ? row : row - ZS_DT_LANES) + ZS_DT_LANES; q < stop;
+           q += ZS_DT_LANES)
+        y[q] = beta == T(0) ? T(0) : beta * y[q];
+    zs_syncwarp();
   }
 }
 
@@ -190,6 +256,7 @@ struct dtans_gpu_op {
   int32_t *dsym, *desc;
   void *vsym, *vesc, *raw;
   size_t smem;
+  int64_t stream_len;
   int64_t *host_row_ptr; /* kept for the deterministic SpMVT's CSR (NULL with transpose=atomic) */
   gpu_op *csr;           /* built on the first deterministic SpMVT */
 };
@@ -244,7 +311,7 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   op->vreal = (int)zsb_find_param(v, "value_real", 0);
   op->slices = (op->rows + ZS_DT_LANES * op->R - 1) / (ZS_DT_LANES * op->R);
   const size_t es = type_size(v->type);
-  op->smem = 4 * DTANS_K + 4 * (size_t)op->dreal;
+  op->smem = 4 * (size_t)ZS_DT_SLICES_PER_BLOCK * ZS_DT_RING + 4 * DTANS_K + 4 * (size_t)op->dreal;
   if (op->vmode == 0) op->smem += 4 * DTANS_K + es * (size_t)op->vreal;
   if (op->smem > g_state.smem_optin) {
     dtans_gpu_destroy(op);
@@ -261,6 +328,7 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
     for (int64_t i = 0; i < op->rows; i++) row_ptr[i + 1] = row_ptr[i] + row_nnz[i];
   }
   if (s == ZS_OK) s = dtans_upload((void **)&op->stream, v, "stream");
+  op->stream_len = (int64_t)zsb_find_array(v, "stream")->count;
   if (s == ZS_OK) s = dtans_upload((void **)&op->row_nnz, v, "row_nnz");
   if (s == ZS_OK) s = dtans_upload((void **)&op->slice_words, v, "slice_words");
   if (s == ZS_OK) s = dtans_upload((void **)&op->slice_desc, v, "slice_delta_escapes");
@@ -319,7 +387,7 @@ zs_status dtans_launch(const dtans_gpu_op *op, const T *x, T *y, T alpha, T beta
                   op->vsym,       op->vesc,       op->raw,       op->rows, op->slices,
                   op->R,          op->dreal,      op->vreal};
   kernel<<<(unsigned)grid, ZS_DT_THREADS, op->smem>>>(a, (T)op->constant, x, y, alpha, beta,
-                                                      row_ptr, out_col, out_val);
+                                                      row_ptr, out_col, out_val, op->stream_len);
   return check_launch("dtans kernel");
 }
 

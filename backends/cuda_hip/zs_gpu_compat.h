@@ -14,6 +14,8 @@ typedef unsigned long long zs_lane_mask;
 #define zs_shfl(v, l) __shfl((v), (l))
 #define zs_shfl_xor(v, l) __shfl_xor((v), (l))
 #define zs_popc(m) __popcll(m)
+/* Order shared-memory accesses among the lanes of a wavefront (it runs in lockstep). */
+#define zs_syncwarp() __builtin_amdgcn_wave_barrier()
 /* Streamed matrix data, read once: a non-temporal load keeps it from pushing x out of the
  * cache. Worth it only where x is gathered at random (see zs_load_matrix). */
 #define zs_load_stream(p) __builtin_nontemporal_load(p)
@@ -56,6 +58,7 @@ typedef unsigned int zs_lane_mask;
 #define zs_shfl(v, l) __shfl_sync(0xffffffffu, (v), (l))
 #define zs_shfl_xor(v, l) __shfl_xor_sync(0xffffffffu, (v), (l))
 #define zs_popc(m) __popc(m)
+#define zs_syncwarp() __syncwarp()
 /* Streamed matrix data, read once: an evict-first load keeps it from pushing x out of the
  * cache. Worth it only where x is gathered at random (see zs_load_matrix). */
 #define zs_load_stream(p) __ldcs(p)
