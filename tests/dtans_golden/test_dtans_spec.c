@@ -1,0 +1,238 @@
+/* test_dtans_spec.c — a second CSR-dtANS decoder, written from docs/formats/dtans.md alone (bit by
+ * bit unpack, plain tables, no library code), must agree with the reference decoder on every
+ * value mode, rows per lane and escape mix: the page stays precise enough to decode with. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/zs_internal.h"
+#include "tests/unit/check.h"
+
+static const zsi_array *array(const zs_encoded *E, const char *name) {
+  for (int i = 0; i < E->n_arrays; i++)
+    if (!strcmp(E->arrays[i].name, name)) return &E->arrays[i];
+  fprintf(stderr, "spec decoder: array '%s' missing\n", name);
+  check_failures++;
+  return NULL;
+}
+
+static int64_t param(const zs_encoded *E, const char *name) {
+  for (int i = 0; i < E->n_params; i++)
+    if (!strcmp(E->params[i].name, name)) return E->params[i].value;
+  return -1;
+}
+
+typedef struct entry {
+  unsigned id, digit, base;
+} entry;
+
+/* "Slot table": the digit-th copy of id j sits in ((start_j + digit) * 2563) mod 4096. */
+static void build_table(const zsi_array *counts, entry *t) {
+  const uint16_t *c = counts->data;
+  unsigned start = 0;
+  for (unsigned id = 0; id < counts->count; id++) {
+    for (unsigned d = 0; d < c[id]; d++) t[((start + d) * 2563u) % 4096u] = (entry){id, d, c[id]};
+    start += c[id];
+  }
+}
+
+/* "unpack": slot k is bits 12k .. 12k+11 of w0 + w1 * 2^32 + w2 * 2^64. */
+static unsigned unpack(const uint32_t w[3], int k) {
+  unsigned v = 0;
+  for (int b = 0; b < 12; b++) {
+    const int bit = 12 * k + b;
+    v |= ((w[bit / 32] >> (bit % 32)) & 1u) << b;
+  }
+  return v;
+}
+
+typedef struct csr {
+  int64_t *row_ptr;
+  int32_t *col;
+  unsigned char *val;
+} csr;
+
+/* Decode E following the page; returns 0, or -1 when the stream does not end where it should. */
+static int spec_decode(const zs_encoded *E, csr *out) {
+  const int64_t rows = E->rows, R = param(E, "rows_per_lane"), mode = param(E, "value_mode");
+  const size_t es = E->type == ZS_F64 ? 8 : 4;
+  const int coded = mode == 0;
+  const uint32_t *row_nnz = array(E, "row_nnz")->data, *stream = array(E, "stream")->data;
+  const int64_t *slice_words = array(E, "slice_words")->data;
+  const int64_t *slice_desc = array(E, "slice_delta_escapes")->data;
+  const int32_t *dsym = array(E, "delta_symbols")->data, *desc = array(E, "delta_escapes")->data;
+  const unsigned dreal = (unsigned)param(E, "delta_real");
+  static entry dt[4096], vt[4096];
+  build_table(array(E, "delta_counts"), dt);
+  const int64_t *slice_vesc = coded ? array(E, "slice_value_escapes")->data : NULL;
+  const unsigned char *vsym = mode != 2 ? array(E, "value_symbols")->data : NULL;
+  const unsigned char *vesc = coded ? array(E, "value_escapes")->data : NULL;
+  const unsigned char *raw = mode == 2 ? array(E, "values")->data : NULL;
+  const unsigned vreal = coded ? (unsigned)param(E, "value_real") : 0;
+  if (coded) build_table(array(E, "value_counts"), vt);
+  int64_t *rp = calloc((size_t)rows + 1, 8);
+  for (int64_t i = 0; i < rows; i++) rp[i + 1] = rp[i] + row_nnz[i];
+  out->row_ptr = rp;
+  out->col = malloc((size_t)rp[rows] * 4 + 4), out->val = malloc((size_t)rp[rows] * es + 8);
+  int64_t raw_at = 0; /* raw values: slice after slice, each in decoding order */
+  for (int64_t s = 0; s * 32 * R < rows; s++) {
+    int64_t cur = slice_words[s], de = slice_desc[s], ve = coded ? slice_vesc[s] : 0;
+    int64_t n[32], segs[32], max_segs = 0, *pos[32], *row[32];
+    uint32_t w[32][3];
+    uint64_t d[32], r[32];
+    for (int l = 0; l < 32; l++) { /* lane l: rows s*32R + l + 32j, chained */
+      n[l] = 0;
+      for (int64_t i = s * 32 * R + l; i < (s + 1) * 32 * R && i < rows; i += 32)
+        n[l] += row_nnz[i];
+      pos[l] = malloc((size_t)n[l] * 8 + 8), row[l] = malloc((size_t)n[l] * 8 + 8);
+      int64_t q = 0;
+      for (int64_t i = s * 32 * R + l; i < (s + 1) * 32 * R && i < rows; i += 32)
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++) pos[l][q] = k, row[l][q++] = i;
+      segs[l] = coded ? (n[l] + 3) / 4 : (n[l] + 7) / 8;
+      if (segs[l] > max_segs) max_segs = segs[l];
+      d[l] = 0, r[l] = 1;
+    }
+    for (int k = 0; k < 3; k++)
+      for (int l = 0; l < 32; l++)
+        if (segs[l]) w[l][k] = stream[cur++];
+    for (int64_t t = 0; t < max_segs; t++) {
+      unsigned slot[32][8];
+      for (int l = 0; l < 32; l++) {
+        if (t >= segs[l]) continue;
+        for (int k = 0; k < 8; k++) slot[l][k] = unpack(w[l], k);
+        const int per = coded ? 4 : 8;
+        for (int i = 0; i < per && t * per + i < n[l]; i++) {
+          const int64_t q = t * per + i, p = pos[l][q], rw = row[l][q];
+          const entry e = dt[slot[l][coded ? 2 * i : i]];
+          const int64_t delta = e.id < dreal ? dsym[e.id] : desc[de++];
+          out->col[p] = (int32_t)(p == rp[rw] ? rw + delta : out->col[p - 1] + delta);
+          const unsigned char *src;
+          if (coded) {
+            const entry f = vt[slot[l][2 * i + 1]];
+            src = f.id < vreal ? vsym + f.id * es : vesc + (ve++) * es;
+          } else {
+            src = mode == 1 ? vsym : raw + (raw_at++) * es;
+          }
+          memcpy(out->val + p * es, src, es);
+        }
+      }
+      for (int step = 0; step < 3; step++)
+        for (int l = 0; l < 32; l++) {
+          if (t + 1 >= segs[l]) continue;
+          if (step < 2) {
+            uint64_t D = 0, B = 1;
+            for (int k = 4 * step; k < 4 * step + 4; k++) {
+              const entry e = coded && (k & 1) ? vt[slot[l][k]] : dt[slot[l][k]];
+              D = D * e.base + e.digit, B *= e.base;
+            }
+            d[l] = d[l] * B + D, r[l] *= B;
+            if (r[l] >= (UINT64_C(1) << 32)) {
+              w[l][step] = (uint32_t)d[l], d[l] >>= 32, r[l] >>= 32;
+              continue;
+            }
+          }
+          w[l][step] = stream[cur++];
+        }
+    }
+    for (int l = 0; l < 32; l++) free(pos[l]), free(row[l]);
+    if (cur != slice_words[s + 1] || de != slice_desc[s + 1] || (coded && ve != slice_vesc[s + 1]))
+      return -1;
+  }
+  return 0;
+}
+
+static uint64_t rng = 0x853c49e6748fea9bu;
+static uint64_t next(void) {
+  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+  return rng;
+}
+
+/* Random matrices: banded or scattered columns, few / many / one distinct value, some long rows,
+ * encoded under each option set and both value types. */
+static void random_cases(void) {
+  static const char *const opts[] = {NULL,
+                                     "values=raw",
+                                     "rows_per_lane=1",
+                                     "rows_per_lane=3",
+                                     "values=coded,rows_per_lane=2",
+                                     "lane_symbols=64",
+                                     "values=constant"};
+  const int n_opts = (int)(sizeof opts / sizeof *opts);
+  /* coded, constant, raw; several slices; delta escapes; value escapes; chained rows */
+  int seen[7] = {0};
+  for (int trial = 0; trial < 56; trial++) {
+    const int64_t rows = 1 + (int64_t)(next() % 300), cols = 1 + (int64_t)(next() % 500);
+    const int o = trial % n_opts, kind = o == n_opts - 1 ? 2 : trial % 3;
+    int64_t cap = rows * 40 + 1, n = 0;
+    int64_t *r = malloc((size_t)cap * 8), *c = malloc((size_t)cap * 8);
+    double *v = malloc((size_t)cap * 8);
+    for (int64_t i = 0; i < rows; i++) {
+      const int64_t len = (int64_t)(next() % (i % 17 == 5 ? 40 : 8));
+      for (int64_t k = 0; k < len; k++) {
+        r[n] = i;
+        c[n] = trial % 2 ? (int64_t)(next() % (uint64_t)cols)
+                         : (i + (int64_t)(next() % 9) - 4 + 8 * cols) % cols;
+        if (kind == 2) { /* distinct columns: summed duplicates would make other values */
+          if (k >= cols) break;
+          c[n] = (7 * i + k) % cols;
+        }
+        v[n++] = kind == 0   ? (double)(next() % 5) - 2
+                 : kind == 1 ? (double)(next() % 3000) / 8
+                             : 1.5;
+      }
+    }
+    if (n == 0) r[n] = 0, c[n] = 0, v[n++] = 1.5; /* values=constant needs a value */
+    const zs_type type = trial % 4 == 1 ? ZS_F32 : ZS_F64;
+    if (type == ZS_F32)
+      for (int64_t k = 0; k < n; k++) ((float *)v)[k] = (float)v[k];
+    zs_matrix *A = NULL, *B = NULL;
+    zs_encoded *E = NULL;
+    CHECK_STATUS(zs_matrix_from_coo(&A, rows, cols, n, r, c, v, type, 0), ZS_OK);
+    if (A) CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, opts[o]), ZS_OK);
+    if (E) CHECK_STATUS(zs_decode(&B, E), ZS_OK);
+    if (E) {
+      const int64_t R = param(E, "rows_per_lane"), mode = param(E, "value_mode");
+      seen[mode] = 1;
+      seen[3] |= (rows + 32 * R - 1) / (32 * R) > 1;
+      seen[4] |= array(E, "delta_escapes")->count > 0;
+      seen[5] |= mode == 0 && array(E, "value_escapes")->count > 0;
+      seen[6] |= R > 1;
+    }
+    csr got = {NULL, NULL, NULL};
+    if (B && spec_decode(E, &got) != 0) {
+      fprintf(stderr, "trial %d (%s): the spec decoder does not end the streams where they end\n",
+              trial, opts[o] ? opts[o] : "defaults");
+      check_failures++;
+    } else if (B) {
+      const int64_t *rp;
+      const int32_t *ci;
+      const void *vals;
+      zs_matrix_csr(B, &rp, &ci, &vals);
+      const size_t es = zs_type_size(type);
+      if (memcmp(got.row_ptr, rp, (size_t)(rows + 1) * 8) ||
+          memcmp(got.col, ci, (size_t)zs_matrix_nnz(B) * 4) ||
+          memcmp(got.val, vals, (size_t)zs_matrix_nnz(B) * es)) {
+        fprintf(stderr, "trial %d (%s): the spec decoder and the reference decoder differ\n", trial,
+                opts[o] ? opts[o] : "defaults");
+        check_failures++;
+      }
+    }
+    free(got.row_ptr), free(got.col), free(got.val);
+    zs_matrix_destroy(&A), zs_matrix_destroy(&B);
+    zs_encoded_destroy(&E);
+    free(r), free(c), free(v);
+  }
+  static const char *const what[] = {"coded values",     "constant values", "raw values",
+                                     "several slices",   "delta escapes",   "value escapes",
+                                     "rows_per_lane > 1"};
+  for (int k = 0; k < 7; k++)
+    if (!seen[k]) {
+      fprintf(stderr, "the random cases never produced %s\n", what[k]);
+      check_failures++;
+    }
+}
+
+int main(void) {
+  random_cases();
+  CHECK_DONE();
+}
