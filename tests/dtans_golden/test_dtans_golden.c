@@ -72,6 +72,36 @@ static const golden goldens[] = {
     {"dtans_100x150_raw_r2_f32.zsm", "values=raw,rows_per_lane=2", ZS_F32, 100, 150, fill_raw, 2},
 };
 
+/* The fuzz corpus (fuzz/corpus/dtans) is made from the golden matrices and four more. */
+static void fill_escapes_f32(triplets *t) {
+  uint64_t s = 11;
+  for (int64_t i = 0; i < 100; i++) {
+    const int64_t len = (int64_t)(lcg(&s) % 6);
+    for (int64_t k = 0; k < len; k++) {
+      const int64_t c = (int64_t)(lcg(&s) % 400);
+      put(t, i, c, lcg(&s) % 4 ? (double)(lcg(&s) % 3) : (double)(lcg(&s) % 100000));
+    }
+  }
+}
+
+static void fill_sparse_rows(triplets *t) {
+  put(t, 3, 0, 2.5), put(t, 3, 7, 2.5), put(t, 9, 9, -2.5);
+}
+
+static void fill_nothing(triplets *t) { (void)t; }
+
+static void fill_long_row(triplets *t) {
+  put(t, 0, 0, 1), put(t, 2, 299, 1);
+  for (int k = 0; k < 150; k++) put(t, 1, 2 * k + (k % 3 == 0), (double)(k % 40));
+}
+
+static const golden corpus[] = {
+    {"coded-f32-r3.zsm", "values=coded,rows_per_lane=3", ZS_F32, 100, 400, fill_escapes_f32, 0},
+    {"sparse-rows-f64.zsm", NULL, ZS_F64, 12, 12, fill_sparse_rows, 2},
+    {"empty-f64.zsm", NULL, ZS_F64, 5, 5, fill_nothing, 2},
+    {"long-row-f64.zsm", NULL, ZS_F64, 3, 301, fill_long_row, 0},
+};
+
 static zs_matrix *golden_matrix(const golden *g) {
   triplets t = {0, 0, NULL, NULL, NULL};
   g->fill(&t);
@@ -179,13 +209,34 @@ static void golden_cases(const char *dir, int write) {
   }
 }
 
+/* Write the fuzz corpus: the golden blobs and the extra cases, each as the encoder makes it. */
+static void write_corpus(const char *dir) {
+  const size_t ng = sizeof goldens / sizeof *goldens, nc = sizeof corpus / sizeof *corpus;
+  for (size_t w = 0; w < ng + nc; w++) {
+    const golden *g = w < ng ? &goldens[w] : &corpus[w - ng];
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, g->file);
+    zs_matrix *A = golden_matrix(g);
+    zs_encoded *E = NULL;
+    if (A) CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, g->options), ZS_OK);
+    if (E) CHECK_STATUS(zs_encoded_save(E, path), ZS_OK);
+    zs_encoded_destroy(&E);
+    zs_matrix_destroy(&A);
+  }
+}
+
 int main(int argc, char **argv) {
-  if (argc != 3 || (strcmp(argv[1], "check") && strcmp(argv[1], "write"))) {
+  if (argc != 3 ||
+      (strcmp(argv[1], "check") && strcmp(argv[1], "write") && strcmp(argv[1], "corpus"))) {
     fprintf(stderr,
-            "usage: test-dtans-golden check|write GOLDEN_DIR\n"
-            "  write: regenerate the files (only for a new stream version)\n");
+            "usage: test-dtans-golden check|write|corpus DIR\n"
+            "  write: regenerate the golden files (only for a new stream version)\n"
+            "  corpus: write the fuzz corpus (fuzz/corpus/dtans) into DIR\n");
     return 2;
   }
-  golden_cases(argv[2], !strcmp(argv[1], "write"));
+  if (!strcmp(argv[1], "corpus"))
+    write_corpus(argv[2]);
+  else
+    golden_cases(argv[2], !strcmp(argv[1], "write"));
   CHECK_DONE();
 }
