@@ -19,7 +19,11 @@ typedef struct dtans_op {
   int64_t rows, cols, nnz, slices, R;
   int value_mode, threads;
   uint32_t *row_nnz, *stream;
-  int64_t *row_ptr; /* prefix of row_nnz: where raw values of a row start */
+  int64_t *raw_start; /* per slice: its first raw value (coded nonzeros before it) */
+  int64_t n_long;     /* rows stored apart as plain CSR */
+  int32_t *long_rows, *long_cols;
+  int64_t *long_ptr;
+  void *long_values;
   int64_t *slice_words, *slice_desc, *slice_vesc;
   int32_t *delta_escapes;
   void *value_escapes, *values, *constant;
@@ -57,7 +61,9 @@ typedef struct value_slot_f32 {
 static void cpu_dtans_destroy(void *state) {
   dtans_op *A = state;
   if (!A) return;
-  void *p[] = {A->row_nnz,    A->stream,        A->row_ptr,       A->slice_words, A->slice_desc,
+  void *lp[] = {A->long_rows, A->long_cols, A->long_ptr, A->long_values};
+  for (size_t i = 0; i < sizeof lp / sizeof *lp; i++) zsi_free(lp[i]);
+  void *p[] = {A->row_nnz,    A->stream,        A->raw_start,     A->slice_words, A->slice_desc,
                A->slice_vesc, A->delta_escapes, A->value_escapes, A->values,      A->constant,
                A->vtab,       A->part,          A->tbuf};
   for (size_t i = 0; i < sizeof p / sizeof *p; i++) zsi_free(p[i]);
@@ -136,20 +142,39 @@ static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
     }
   } else if (A->value_mode == DTANS_VALUES_CONSTANT) {
     if ((s = zsi_view_copy_array(enc, "cpu", "value_symbols", es, 1, &A->constant))) goto fail;
-  } else if ((s = zsi_view_copy_array(enc, "cpu", "values", es, (uint64_t)A->nnz, &A->values))) {
+  }
+  const zsb_array *lr = zsb_find_array(enc, "long_rows"), *lc = zsb_find_array(enc, "long_cols");
+  if (!lr || !lc) {
+    s = zsi_error(ZS_ERR_CORRUPT, "backend 'cpu': dtans long-row arrays missing");
     goto fail;
   }
-  if (!(A->row_ptr = zsi_alloc_array((uint64_t)A->rows + 1, 8))) goto oom;
-  for (int64_t i = 0; i < A->rows; i++) A->row_ptr[i + 1] = A->row_ptr[i] + A->row_nnz[i];
-  /* Slices split among threads by nonzeros, fixed here: the SpMVT sums then depend only on the
-   * thread count. */
+  A->n_long = (int64_t)lr->count;
+  if ((s = zsi_view_copy_array(enc, "cpu", "long_rows", 4, lr->count, (void **)&A->long_rows)) ||
+      (s = zsi_view_copy_array(enc, "cpu", "long_ptr", 8, lr->count + 1, (void **)&A->long_ptr)) ||
+      (s = zsi_view_copy_array(enc, "cpu", "long_cols", 4, lc->count, (void **)&A->long_cols)) ||
+      (s = zsi_view_copy_array(enc, "cpu", "long_values", es, lc->count, &A->long_values)))
+    goto fail;
+  /* Coded nonzeros before each slice: where its raw values start, and how slices are split. */
+  if (!(A->raw_start = zsi_alloc_array((uint64_t)A->slices + 1, 8))) goto oom;
+  for (int64_t sl = 0; sl < A->slices; sl++) {
+    A->raw_start[sl + 1] = A->raw_start[sl];
+    for (int64_t i = sl * DTANS_LANES * A->R; i < dtans_lane_stop(sl, A->R, A->rows); i++)
+      A->raw_start[sl + 1] += dtans_coded_len(A->row_nnz[i]);
+  }
+  if (A->value_mode == DTANS_VALUES_RAW &&
+      (s = zsi_view_copy_array(enc, "cpu", "values", es, (uint64_t)A->raw_start[A->slices],
+                               &A->values)))
+    goto fail;
+  /* Slices split among threads by coded nonzeros, fixed here: the SpMVT sums then depend only on
+   * the thread count. */
   if (!(A->part = zsi_alloc_array((uint64_t)A->threads + 1, 8))) goto oom;
+  const int64_t total = A->raw_start[A->slices];
   for (int u = 0; u <= A->threads; u++) {
-    const int64_t want = A->nnz / A->threads * u + A->nnz % A->threads * u / A->threads;
+    const int64_t want = total / A->threads * u + total % A->threads * u / A->threads;
     int64_t lo = 0, hi = A->slices; /* the first slice starting at or after `want` */
     while (lo < hi) {
-      const int64_t m = (lo + hi) / 2, r = m * DTANS_LANES * A->R;
-      if (A->row_ptr[r < A->rows ? r : A->rows] < want)
+      const int64_t m = (lo + hi) / 2;
+      if (A->raw_start[m] < want)
         lo = m + 1;
       else
         hi = m;

@@ -64,9 +64,9 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, 3)
   const int lane = threadIdx.x % ZS_WARP_SIZE, l = lane % ZS_DT_LANES, sub = lane / ZS_DT_LANES;
   uint32_t *ring = ring_all + (threadIdx.x / ZS_DT_LANES) * ZS_DT_RING;
   const zs_lane_mask lt = ((zs_lane_mask)1 << lane) - 1;
-  const zs_lane_mask half =
-      ZS_DT_SUBS == 1 ? ~(zs_lane_mask)0
-                      : (zs_lane_mask)0xffffffffu << (ZS_DT_LANES * sub); /* my slice's lanes */
+  const zs_lane_mask half = ZS_DT_SUBS == 1 ? ~(zs_lane_mask)0
+                                            : (zs_lane_mask)0xffffffffu
+                                                  << (ZS_DT_LANES * sub); /* my slice's lanes */
   const int wpb = blockDim.x / ZS_WARP_SIZE;
   const int64_t groups = (a.slices + ZS_DT_SUBS - 1) / ZS_DT_SUBS;
   for (int64_t g = (int64_t)blockIdx.x * wpb + threadIdx.x / ZS_WARP_SIZE; g < groups;
@@ -74,21 +74,22 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, 3)
     const int64_t s = g * ZS_DT_SUBS + sub;
     const bool live = s < a.slices;
     const int64_t first = s * ZS_DT_LANES * a.R + l;
-    const int64_t stop = (s + 1) * ZS_DT_LANES * a.R < a.rows ? (s + 1) * ZS_DT_LANES * a.R : a.rows;
+    const int64_t stop =
+        (s + 1) * ZS_DT_LANES * a.R < a.rows ? (s + 1) * ZS_DT_LANES * a.R : a.rows;
     int64_t n = 0;
     if (live)
-      for (int64_t i = first; i < stop; i += ZS_DT_LANES) n += a.row_nnz[i];
+      for (int64_t i = first; i < stop; i += ZS_DT_LANES) n += dtans_coded_len(a.row_nnz[i]);
     const int64_t segs = (n + PER - 1) / PER;
     /* The lane sits before its first row; the next row's length is always loaded one row ahead,
      * so moving on never waits for it. */
     int32_t row = (int32_t)(first - ZS_DT_LANES), nrow = (int32_t)first, col = 0;
-    uint32_t left = 0, nleft = live && first < stop ? a.row_nnz[first] : 0;
+    uint32_t left = 0, nleft = live && first < stop ? a.row_nnz[first] : 0; /* as stored */
     int64_t at = 0;
     T sum = T(0);
     auto advance = [&]() {
       row = nrow, left = nleft, col = row;
-      while (left == 0) { /* a row without nonzeros: only its y (rare) */
-        if (MODE == ZS_DT_SPMV) y[row] = beta == T(0) ? T(0) : beta * y[row];
+      while (dtans_coded_len(left) == 0) { /* no coded nonzeros (rare): an empty row's y */
+        if (MODE == ZS_DT_SPMV && left != DTANS_LONG) y[row] = beta == T(0) ? T(0) : beta * y[row];
         row += ZS_DT_LANES, col = row;
         left = a.row_nnz[row];
       }
@@ -192,8 +193,10 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, 3)
           const uint32_t *q = e + 4 * h;
           const uint32_t m0 = (q[0] >> 8) & 0xffu, m1 = (q[1] >> 8) & 0xffu;
           const uint32_t m2 = (q[2] >> 8) & 0xffu, m3 = (q[3] >> 8) & 0xffu;
-          const uint32_t D = (((q[0] & 0xffu) * (m1 + 1) + (q[1] & 0xffu)) * (m2 + 1) +
-                              (q[2] & 0xffu)) * (m3 + 1) + (q[3] & 0xffu);
+          const uint32_t D =
+              (((q[0] & 0xffu) * (m1 + 1) + (q[1] & 0xffu)) * (m2 + 1) + (q[2] & 0xffu)) *
+                  (m3 + 1) +
+              (q[3] & 0xffu);
           const uint32_t p2 = (m0 + 1) * (m1 + 1) * (m2 + 1);
           const uint32_t bm1 = p2 * m3 + (p2 - 1);
           const uint64_t nd = (uint64_t)d * bm1 + d + D, nr = (uint64_t)r * bm1 + r;
@@ -240,8 +243,34 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, 3)
     if (MODE == ZS_DT_SPMV && live)
       for (int64_t q = (left == 0 ? row : row - ZS_DT_LANES) + ZS_DT_LANES; q < stop;
            q += ZS_DT_LANES)
-        y[q] = beta == T(0) ? T(0) : beta * y[q];
+        if (a.row_nnz[q] != DTANS_LONG) y[q] = beta == T(0) ? T(0) : beta * y[q];
     zs_syncwarp();
+  }
+}
+
+/* Long rows (plain CSR, few): a warp per row; SpMV sums in a fixed order, so it is deterministic. */
+template <typename T, int MODE>
+__global__ void zs_dtans_long_kernel(int64_t n_long, const int32_t *rows, const int64_t *ptr,
+                                     const int32_t *cols, const T *vals, const T *__restrict__ x,
+                                     T *__restrict__ y, T alpha, T beta, const int64_t *row_ptr,
+                                     int32_t *out_col, T *out_val) {
+  const int lane = threadIdx.x % ZS_WARP_SIZE;
+  for (int64_t k = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / ZS_WARP_SIZE; k < n_long;
+       k += (int64_t)gridDim.x * blockDim.x / ZS_WARP_SIZE) {
+    const int32_t r = rows[k];
+    T sum = T(0);
+    for (int64_t j = ptr[k] + lane; j < ptr[k + 1]; j += ZS_WARP_SIZE) {
+      if (MODE == ZS_DT_SPMV)
+        sum += vals[j] * x[cols[j]];
+      else if (MODE == ZS_DT_SCATTER)
+        atomicAdd(&y[cols[j]], alpha * (vals[j] * x[r]));
+      else
+        out_col[row_ptr[r] + j - ptr[k]] = cols[j], out_val[row_ptr[r] + j - ptr[k]] = vals[j];
+    }
+    if (MODE == ZS_DT_SPMV) {
+      sum = zs_group_sum(sum, ZS_WARP_SIZE);
+      if (lane == 0) y[r] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[r];
+    }
   }
 }
 
@@ -255,6 +284,10 @@ struct dtans_gpu_op {
   int64_t *slice_words, *slice_desc, *slice_vesc, *slice_raw;
   int32_t *dsym, *desc;
   void *vsym, *vesc, *raw;
+  int64_t n_long;
+  int32_t *long_rows, *long_cols;
+  int64_t *long_ptr;
+  void *long_values;
   size_t smem;
   int64_t stream_len;
   int64_t *host_row_ptr; /* kept for the deterministic SpMVT's CSR (NULL with transpose=atomic) */
@@ -264,9 +297,10 @@ struct dtans_gpu_op {
 void dtans_gpu_destroy(void *state) {
   dtans_gpu_op *op = (dtans_gpu_op *)state;
   if (!op) return;
-  void *p[] = {op->stream,     op->row_nnz,    op->dtab,      op->vtab, op->slice_words,
-               op->slice_desc, op->slice_vesc, op->slice_raw, op->dsym, op->desc,
-               op->vsym,       op->vesc,       op->raw};
+  void *p[] = {op->stream,     op->row_nnz,    op->dtab,      op->vtab,      op->slice_words,
+               op->slice_desc, op->slice_vesc, op->slice_raw, op->dsym,      op->desc,
+               op->vsym,       op->vesc,       op->raw,       op->long_rows, op->long_cols,
+               op->long_ptr,   op->long_values};
   for (void *q : p) release(q);
   if (op->csr) op_free(op->csr);
   free(op->host_row_ptr);
@@ -323,9 +357,14 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   const uint32_t *row_nnz = (const uint32_t *)zsb_find_array(v, "row_nnz")->data;
   int64_t *row_ptr = (int64_t *)malloc(((size_t)op->rows + 1) * sizeof(int64_t));
   if (!row_ptr) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans row offsets");
+  const int64_t *lptr = (const int64_t *)zsb_find_array(v, "long_ptr")->data;
   if (s == ZS_OK) {
     row_ptr[0] = 0;
-    for (int64_t i = 0; i < op->rows; i++) row_ptr[i + 1] = row_ptr[i] + row_nnz[i];
+    for (int64_t i = 0, k = 0; i < op->rows; i++) {
+      int64_t n = row_nnz[i];
+      if (row_nnz[i] == DTANS_LONG) n = lptr[k + 1] - lptr[k], k++;
+      row_ptr[i + 1] = row_ptr[i] + n;
+    }
   }
   if (s == ZS_OK) s = dtans_upload((void **)&op->stream, v, "stream");
   op->stream_len = (int64_t)zsb_find_array(v, "stream")->count;
@@ -335,6 +374,11 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   if (s == ZS_OK) s = dtans_upload((void **)&op->desc, v, "delta_escapes");
   if (s == ZS_OK) s = dtans_upload((void **)&op->dsym, v, "delta_symbols");
   if (s == ZS_OK) s = dtans_upload_table(&op->dtab, v, "delta_counts");
+  if (s == ZS_OK) s = dtans_upload((void **)&op->long_rows, v, "long_rows");
+  if (s == ZS_OK) s = dtans_upload((void **)&op->long_ptr, v, "long_ptr");
+  if (s == ZS_OK) s = dtans_upload((void **)&op->long_cols, v, "long_cols");
+  if (s == ZS_OK) s = dtans_upload(&op->long_values, v, "long_values");
+  op->n_long = (int64_t)zsb_find_array(v, "long_rows")->count;
   if (s == ZS_OK && op->vmode == 0) {
     s = dtans_upload_table(&op->vtab, v, "value_counts");
     if (s == ZS_OK) s = dtans_upload(&op->vsym, v, "value_symbols");
@@ -348,9 +392,10 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
     /* Raw values are in decoding order: a slice's start at its first row's nonzero count. */
     int64_t *start = (int64_t *)malloc(((size_t)op->slices + 1) * sizeof(int64_t));
     if (!start) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans slice offsets");
-    for (int64_t sl = 0; s == ZS_OK && sl <= op->slices; sl++) {
-      const int64_t r = sl * ZS_DT_LANES * op->R;
-      start[sl] = row_ptr[r < op->rows ? r : op->rows];
+    for (int64_t sl = 0, i = 0; s == ZS_OK && sl <= op->slices; sl++) {
+      start[sl] = sl ? start[sl - 1] : 0;
+      for (; sl > 0 && i < op->rows && i < sl * ZS_DT_LANES * op->R; i++)
+        start[sl] += dtans_coded_len(row_nnz[i]);
     }
     if (s == ZS_OK) s = upload_array(&op->slice_raw, start, (uint64_t)op->slices + 1, "offsets");
     free(start);
@@ -394,6 +439,15 @@ zs_status dtans_launch(const dtans_gpu_op *op, const T *x, T *y, T alpha, T beta
 template <typename T, int MODE>
 zs_status dtans_dispatch(const dtans_gpu_op *op, const T *x, T *y, T alpha, T beta,
                          const int64_t *row_ptr, int32_t *out_col, T *out_val) {
+  if (op->n_long > 0) {
+    const int64_t warps_per_block = 256 / ZS_WARP_SIZE;
+    zs_dtans_long_kernel<T, MODE>
+        <<<grid_for((op->n_long + warps_per_block - 1) / warps_per_block * 256, 256), 256>>>(
+            op->n_long, op->long_rows, op->long_ptr, op->long_cols, (const T *)op->long_values, x,
+            y, alpha, beta, row_ptr, out_col, out_val);
+    zs_status s = check_launch("dtans long rows");
+    if (s != ZS_OK) return s;
+  }
   if (op->vmode == 0)
     return dtans_launch<T, 0, MODE>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
   if (op->vmode == 1)

@@ -59,18 +59,23 @@ typedef struct dtans_view {
   int delta_entries, value_entries;
   const int32_t *delta_symbols, *delta_escapes;
   const void *value_symbols, *value_escapes, *values; /* of type */
+  int64_t n_long;                                     /* long rows */
+  const int32_t *long_rows, *long_cols;
+  const int64_t *long_ptr;
+  const void *long_values;
 } dtans_view;
 
 /* Gather E's arrays into v, checking names, sizes and parameters (not the streams). */
 ZSI_HIDDEN zs_status dtans_view_of(const zs_encoded *E, dtans_view *v);
 
-/* Decode slice s of v into the CSR arrays col/val at the offsets row_ptr gives its rows. Checks
+/* Decode slice s of v into the CSR arrays col/val at the offsets row_ptr gives its rows (raw
+ * values of the slice start at raw_start: the coded nonzeros of the slices before it). Checks
  * everything a corrupted stream could break (column range and order, stream and escape bounds,
  * filler ids, words left over) and fails with ZS_ERR_CORRUPT naming the slice and row. This is
  * the normative decoder: kernels must give the same nonzeros in the same order. */
 ZSI_HIDDEN zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab,
                                         const dtans_slot *vtab, int64_t s, const int64_t *row_ptr,
-                                        int32_t *col, void *val);
+                                        int64_t raw_start, int32_t *col, void *val);
 
 /* Encoder (dtans_encode.c). */
 ZSI_HIDDEN zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out);

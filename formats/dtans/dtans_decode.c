@@ -116,20 +116,54 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
       return zsi_error(ZS_ERR_CORRUPT, "dtans: value escapes stored but the table has none");
   } else if (mode == DTANS_VALUES_CONSTANT) {
     if ((s = zsi_encoded_need(E, "value_symbols", es, 1, &v->value_symbols))) return s;
-  } else if ((s = zsi_encoded_need(E, "values", es, (uint64_t)E->nnz, &v->values))) {
-    return s;
   }
-  uint64_t sum = 0;
+  /* Long rows: listed ascending, marked in row_nnz, their nonzeros in plain CSR. */
+  if (!(a = zsi_encoded_array(E, "long_rows")) || a->elem_size != 4)
+    return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'long_rows' is missing");
+  v->long_rows = a->data, v->n_long = (int64_t)a->count;
+  if (!(a = zsi_encoded_array(E, "long_cols")) || a->elem_size != 4)
+    return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'long_cols' is missing");
+  v->long_cols = a->data;
+  const uint64_t long_nnz = a->count;
+  if ((s = zsi_encoded_need(E, "long_ptr", 8, (uint64_t)v->n_long + 1,
+                            (const void **)&v->long_ptr)) ||
+      (s = zsi_encoded_need(E, "long_values", es, long_nnz, &v->long_values)) ||
+      (s = check_offsets("long_ptr", v->long_ptr, v->n_long, long_nnz)))
+    return s;
+  uint64_t coded = 0;
+  int64_t marked = 0;
   for (int64_t i = 0; i < E->rows; i++) {
+    if (v->row_nnz[i] == DTANS_LONG) {
+      marked++;
+      continue;
+    }
     if (v->row_nnz[i] > (uint64_t)E->cols)
       return zsi_error(ZS_ERR_CORRUPT,
                        "dtans: row_nnz[%" PRId64 "] = %u exceeds %" PRId64 " columns", i,
                        v->row_nnz[i], E->cols);
-    sum += v->row_nnz[i];
+    coded += v->row_nnz[i];
   }
-  if (sum != (uint64_t)E->nnz)
-    return zsi_error(ZS_ERR_CORRUPT, "dtans: row_nnz sums to %" PRIu64 ", nnz is %" PRId64, sum,
-                     E->nnz);
+  for (int64_t k = 0; k < v->n_long; k++) {
+    const int32_t r = v->long_rows[k];
+    if (r < 0 || r >= E->rows || (k > 0 && r <= v->long_rows[k - 1]) || v->row_nnz[r] != DTANS_LONG)
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "dtans: long_rows[%" PRId64 "] = %" PRId32
+                       " is out of range, not ascending or not marked in row_nnz",
+                       k, r);
+    if (v->long_ptr[k + 1] - v->long_ptr[k] > E->cols)
+      return zsi_error(ZS_ERR_CORRUPT, "dtans: long row %" PRId32 " has more nonzeros than columns",
+                       r);
+  }
+  if (marked != v->n_long)
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "dtans: row_nnz marks %" PRId64 " long rows, long_rows lists %" PRId64, marked,
+                     v->n_long);
+  if (coded + long_nnz != (uint64_t)E->nnz)
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "dtans: %" PRIu64 " coded and %" PRIu64 " long nonzeros, nnz is %" PRId64,
+                     coded, long_nnz, E->nnz);
+  if (mode == DTANS_VALUES_RAW && (s = zsi_encoded_need(E, "values", es, coded, &v->values)))
+    return s;
   return ZS_OK;
 }
 
@@ -147,14 +181,15 @@ typedef struct lane {
 static void settle(const dtans_view *v, const int64_t *row_ptr, lane *x) {
   while (x->left == 0 && x->row + DTANS_LANES < x->stop) {
     x->row += DTANS_LANES;
-    x->left = v->row_nnz[x->row], x->at = row_ptr[x->row];
+    x->left = dtans_coded_len(v->row_nnz[x->row]), x->at = row_ptr[x->row];
   }
 }
 
 #define CORRUPT(...) zsi_error(ZS_ERR_CORRUPT, __VA_ARGS__)
 
 zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const dtans_slot *vtab,
-                             int64_t s, const int64_t *row_ptr, int32_t *col, void *val) {
+                             int64_t s, const int64_t *row_ptr, int64_t raw_start, int32_t *col,
+                             void *val) {
   const int coded = v->value_mode == DTANS_VALUES_CODED;
   const size_t es = zs_type_size(v->type);
   const int64_t R = v->rows_per_lane, stop = dtans_lane_stop(s, R, v->rows);
@@ -166,15 +201,16 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
   const int64_t vend = coded ? v->slice_value_esc[s + 1] : 0;
   lane L[DTANS_LANES];
   int64_t max_segs = 0;
-  int64_t raw_at = row_ptr[dtans_lane_first(s, 0, R)]; /* raw values are in decoding order */
+  int64_t raw_at = raw_start; /* raw values are in decoding order */
   for (int l = 0; l < DTANS_LANES; l++) {
     lane *x = &L[l];
     const int64_t first = dtans_lane_first(s, l, R);
     x->n = 0;
-    for (int64_t i = first; i < stop; i += DTANS_LANES) x->n += v->row_nnz[i];
+    for (int64_t i = first; i < stop; i += DTANS_LANES) x->n += dtans_coded_len(v->row_nnz[i]);
     x->segs = dtans_segments(x->n, coded);
     x->row = first, x->stop = stop, x->col = 0, x->d = 0, x->r = 1;
-    x->left = first < stop ? v->row_nnz[first] : 0, x->at = first < stop ? row_ptr[first] : 0;
+    x->left = first < stop ? dtans_coded_len(v->row_nnz[first]) : 0;
+    x->at = first < stop ? row_ptr[first] : 0;
     settle(v, row_ptr, x);
     if (x->segs > max_segs) max_segs = x->segs;
   }
@@ -271,9 +307,37 @@ static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
   if (v.value_mode == DTANS_VALUES_CODED) dtans_build_table(v.value_counts, v.value_entries, vtab);
   zs_matrix *A;
   if ((s = zsi_matrix_alloc(&A, E->rows, E->cols, E->nnz, E->type)) != ZS_OK) return s;
-  for (int64_t i = 0; i < E->rows; i++) A->row_ptr[i + 1] = A->row_ptr[i] + v.row_nnz[i];
-  for (int64_t sl = 0; sl < v.slices && s == ZS_OK; sl++)
-    s = dtans_decode_slice(&v, dtab, vtab, sl, A->row_ptr, A->col_idx, A->values);
+  int64_t lk = 0;
+  for (int64_t i = 0; i < E->rows; i++) {
+    int64_t n = v.row_nnz[i];
+    if (v.row_nnz[i] == DTANS_LONG) n = v.long_ptr[lk + 1] - v.long_ptr[lk], lk++;
+    A->row_ptr[i + 1] = A->row_ptr[i] + n;
+  }
+  int64_t raw = 0;
+  for (int64_t sl = 0; sl < v.slices && s == ZS_OK; sl++) {
+    s = dtans_decode_slice(&v, dtab, vtab, sl, A->row_ptr, raw, A->col_idx, A->values);
+    for (int64_t i = sl * DTANS_LANES * v.rows_per_lane;
+         i < dtans_lane_stop(sl, v.rows_per_lane, v.rows); i++)
+      raw += dtans_coded_len(v.row_nnz[i]);
+  }
+  const size_t es = zs_type_size(E->type);
+  for (int64_t k = 0; k < v.n_long && s == ZS_OK; k++) {
+    const int64_t r = v.long_rows[k], at = A->row_ptr[r];
+    for (int64_t j = v.long_ptr[k]; j < v.long_ptr[k + 1]; j++) {
+      const int32_t c = v.long_cols[j];
+      if (c < 0 || c >= E->cols || (j > v.long_ptr[k] && c <= v.long_cols[j - 1])) {
+        s = zsi_error(ZS_ERR_CORRUPT,
+                      "dtans: long_cols[%" PRId64 "] = %" PRId32 " (row %" PRId64
+                      ") is out of range or not ascending",
+                      j, c, r);
+        break;
+      }
+      A->col_idx[at + j - v.long_ptr[k]] = c;
+    }
+    memcpy((char *)A->values + (size_t)at * es,
+           (const char *)v.long_values + (size_t)v.long_ptr[k] * es,
+           (size_t)(v.long_ptr[k + 1] - v.long_ptr[k]) * es);
+  }
   if (s != ZS_OK || !out) {
     zs_matrix_destroy(&A);
     return s;
@@ -291,7 +355,9 @@ static void dtans_stats(const zs_encoded *E, zs_stat_fn emit, void *ctx) {
   for (int i = 0; i < E->n_arrays; i++) {
     const zsi_array *a = &E->arrays[i];
     const uint64_t b = a->count * a->elem_size;
-    if (strstr(a->name, "counts") || strstr(a->name, "symbols"))
+    if (strncmp(a->name, "long_", 5) == 0)
+      raw += b;
+    else if (strstr(a->name, "counts") || strstr(a->name, "symbols"))
       table += b;
     else if (strcmp(a->name, "row_nnz") == 0)
       rows += b;
@@ -318,7 +384,10 @@ static void dtans_stats(const zs_encoded *E, zs_stat_fn emit, void *ctx) {
   emit(ctx, "row_length_bytes", (double)rows);
   emit(ctx, "slice_offset_bytes", (double)offsets);
   emit(ctx, "escape_bytes", (double)esc);
-  emit(ctx, "raw_value_bytes", (double)raw);
+  emit(ctx, "raw_value_bytes", (double)raw); /* raw values and the long rows' plain CSR */
+  const zsi_array *lr = zsi_encoded_array(E, "long_rows"), *lc = zsi_encoded_array(E, "long_cols");
+  emit(ctx, "long_rows", lr ? (double)lr->count : 0);
+  emit(ctx, "long_row_nonzeros", lc ? (double)lc->count : 0);
 }
 
 const zsi_format_ops zsi_format_dtans = {ZS_FORMAT_DTANS, "dtans",      dtans_encode,

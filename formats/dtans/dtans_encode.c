@@ -161,8 +161,10 @@ static void domain_free(domain *d) {
 /* ---- per-slice encoding ---- */
 typedef struct encoder {
   const zs_matrix *A;
-  int coded; /* values coded: 4 nonzeros per segment, else 8 */
-  int64_t R; /* rows per lane */
+  const uint8_t *is_long;   /* per row: stored apart as plain CSR */
+  const int64_t *raw_start; /* per slice: its first raw value */
+  int coded;                /* values coded: 4 nonzeros per segment, else 8 */
+  int64_t R;                /* rows per lane */
   domain *dd, *vd;
   const uint16_t *did, *vid; /* ids per nonzero */
 } encoder;
@@ -197,7 +199,7 @@ static int build_lanes(const encoder *e, int64_t s, slice_scratch *sc, lane_work
   for (int l = 0; l < DTANS_LANES; l++) {
     w[l].n = 0;
     for (int64_t i = dtans_lane_first(s, l, e->R); i < stop; i += DTANS_LANES)
-      w[l].n += A->row_ptr[i + 1] - A->row_ptr[i];
+      if (!e->is_long[i]) w[l].n += A->row_ptr[i + 1] - A->row_ptr[i];
     w[l].segs = dtans_segments(w[l].n, e->coded);
     segs += w[l].segs;
   }
@@ -219,7 +221,7 @@ static int build_lanes(const encoder *e, int64_t s, slice_scratch *sc, lane_work
     w[l].pos = sc->pos + off, w[l].row = sc->row + off;
     w[l].flags = sc->flags + soff, w[l].words = sc->words + 3 * soff;
     for (int64_t i = dtans_lane_first(s, l, e->R); i < stop; i += DTANS_LANES)
-      for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+      for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1] && !e->is_long[i]; k++)
         sc->pos[off] = k, sc->row[off++] = (int32_t)i;
     soff += w[l].segs;
     if (w[l].segs > *max_segs) *max_segs = w[l].segs;
@@ -333,7 +335,7 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
   const size_t es = zs_type_size(A->type);
   const int esc_d = e->dd->choice.coded, esc_v = e->vd ? e->vd->choice.coded : -1;
   const int64_t per = e->coded ? 4 : 8;
-  int64_t raw_at = A->row_ptr[s * DTANS_LANES * e->R]; /* raw values: in decoding order */
+  int64_t raw_at = e->raw_start[s]; /* raw values: in decoding order */
   for (int64_t t = 0; t < max_segs; t++) {
     for (int l = 0; l < DTANS_LANES; l++) {
       const int64_t lo = t * per, hi = lo + per < w[l].n ? lo + per : w[l].n;
@@ -358,8 +360,9 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
 
 /* ---- the encoder ---- */
 static zs_status parse_options(const char *options, int *mode, int *progress, int64_t *rpl,
-                               int64_t *lane_symbols) {
-  static const char *const known[] = {"values", "progress", "rows_per_lane", "lane_symbols", NULL};
+                               int64_t *lane_symbols, int64_t *long_min) {
+  static const char *const known[] = {"values",       "progress",  "rows_per_lane",
+                                      "lane_symbols", "long_rows", NULL};
   zs_status s = zsi_option_check(options, known, "dtans");
   if (s != ZS_OK) return s;
   char buf[16];
@@ -384,11 +387,17 @@ static zs_status parse_options(const char *options, int *mode, int *progress, in
   if ((s = zsi_option_int(options, "rows_per_lane", 1, DTANS_MAX_ROWS_PER_LANE, rpl, &found)) ||
       (s = zsi_option_int(options, "lane_symbols", 8, INT64_C(1) << 40, lane_symbols, &found)))
     return s;
+  /* long_rows=N: rows with more than N nonzeros are stored apart (0: none; default: the larger
+   * of lane_symbols and 16 times the average row). */
+  *long_min = -1;
+  if ((s = zsi_option_int(options, "long_rows", 0, INT64_C(1) << 40, long_min, &found))) return s;
+  if (!found) *long_min = -1;
   return ZS_OK;
 }
 
 /* Histograms of both domains over a nonzero-balanced split of the rows, merged in split order. */
-static zs_status histograms(const zs_matrix *A, int want_values, hist *hd, hist *hv) {
+static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want_values, hist *hd,
+                            hist *hv) {
   const int nt = dt_threads();
   hist *part = calloc((size_t)nt * 2, sizeof *part);
   if (!part) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: histograms");
@@ -417,7 +426,7 @@ static zs_status histograms(const zs_matrix *A, int want_values, hist *hd, hist 
         const int64_t from = A->row_ptr[r] > lo_nz ? A->row_ptr[r] : lo_nz;
         const int64_t to = A->row_ptr[r + 1] < hi_nz ? A->row_ptr[r + 1] : hi_nz;
         if (from >= hi_nz) break;
-        for (int64_t k = from; k < to; k++) {
+        for (int64_t k = from; k < to && !is_long[r]; k++) {
           hist_add(d, delta_key(A, r, k), 1);
           if (want_values) hist_add(v, value_key(A, k), 1);
         }
@@ -443,16 +452,36 @@ static zs_status histograms(const zs_matrix *A, int want_values, hist *hd, hist 
 
 zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
   int mode, progress;
-  int64_t R, lane_symbols;
-  zs_status s = parse_options(options, &mode, &progress, &R, &lane_symbols);
+  int64_t R, lane_symbols, long_min;
+  zs_status s = parse_options(options, &mode, &progress, &R, &lane_symbols, &long_min);
   if (s != ZS_OK) return s;
   const size_t es = zs_type_size(A->type);
   hist hd = {0}, hv = {0};
   domain dd = {0}, vd = {0};
   uint16_t *did = NULL, *vid = NULL;
+  uint8_t *is_long = NULL;
+  int64_t *raw_start = NULL;
   zs_encoded *E = NULL;
   slice_out *so = NULL;
-  if ((s = histograms(A, mode != DTANS_VALUES_RAW, &hd, &hv)) != ZS_OK) goto done;
+  /* Long rows (a power-law graph's hubs) are stored apart: a lane decoding one would hold up its
+   * whole warp. */
+  is_long = calloc((size_t)(A->rows ? A->rows : 1), 1);
+  if (!is_long) {
+    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: long-row flags");
+    goto done;
+  }
+  if (long_min < 0) {
+    const double avg = A->rows ? (double)A->nnz / (double)A->rows : 0;
+    long_min = (int64_t)(16 * avg > (double)lane_symbols ? 16 * avg : (double)lane_symbols);
+  }
+  int64_t n_long = 0, long_nnz = 0;
+  for (int64_t i = 0; i < A->rows && long_min > 0; i++)
+    if (A->row_ptr[i + 1] - A->row_ptr[i] > long_min) {
+      is_long[i] = 1, n_long++;
+      long_nnz += A->row_ptr[i + 1] - A->row_ptr[i];
+    }
+  const int64_t coded_nnz = A->nnz - long_nnz;
+  if ((s = histograms(A, is_long, mode != DTANS_VALUES_RAW, &hd, &hv)) != ZS_OK) goto done;
   if ((s = domain_sorted(&hd, &dd)) != ZS_OK) goto done;
   if ((s = domain_choose(&dd, 32, 4)) != ZS_OK) goto done;
   if (mode != DTANS_VALUES_RAW) {
@@ -466,18 +495,18 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
     goto done;
   }
   if (mode < 0) {
-    if (A->nnz > 0 && vd.distinct == 1 && vd.unseen == 0)
+    if (coded_nnz > 0 && vd.distinct == 1 && vd.unseen == 0)
       mode = DTANS_VALUES_CONSTANT;
     else
-      mode = vd.choice.bits < 8.0 * (double)es * (double)A->nnz ? DTANS_VALUES_CODED
-                                                                : DTANS_VALUES_RAW;
+      mode = vd.choice.bits < 8.0 * (double)es * (double)coded_nnz ? DTANS_VALUES_CODED
+                                                                   : DTANS_VALUES_RAW;
   }
-  if (mode == DTANS_VALUES_CONSTANT && A->nnz == 0) mode = DTANS_VALUES_RAW;
+  if (mode == DTANS_VALUES_CONSTANT && coded_nnz == 0) mode = DTANS_VALUES_RAW;
   const int coded = mode == DTANS_VALUES_CODED;
   /* Rows per lane: enough that a lane decodes about lane_symbols symbols, which spreads its
    * fixed costs (three initial words, the unused state at its end) over many rows. */
   if (R == 0) {
-    const double per_row = A->rows ? (double)A->nnz * (coded ? 2 : 1) / (double)A->rows : 0;
+    const double per_row = A->rows ? (double)coded_nnz * (coded ? 2 : 1) / (double)A->rows : 0;
     R = per_row > 0 ? (int64_t)llround((double)lane_symbols / per_row) : 1;
     R = R < 1 ? 1 : R > DTANS_MAX_ROWS_PER_LANE ? DTANS_MAX_ROWS_PER_LANE : R;
   }
@@ -492,12 +521,24 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   }
   DT_OMP(omp parallel for num_threads(dt_threads()) schedule(dynamic, 4096))
   for (int64_t i = 0; i < A->rows; i++)
-    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1] && !is_long[i]; k++) {
       did[k] = (uint16_t)id_of(&dd.ids, delta_key(A, i, k), dd.choice.coded);
       if (coded) vid[k] = (uint16_t)id_of(&vd.ids, value_key(A, k), vd.choice.coded);
     }
 
-  encoder e = {A, coded, R, &dd, coded ? &vd : NULL, did, vid};
+  /* Raw values are in decoding order: a slice's start is the coded nonzeros before it. */
+  raw_start = malloc(((size_t)slices + 1) * sizeof *raw_start);
+  if (!raw_start) {
+    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice offsets");
+    goto done;
+  }
+  raw_start[0] = 0;
+  for (int64_t sl = 0; sl < slices; sl++) {
+    raw_start[sl + 1] = raw_start[sl];
+    for (int64_t i = sl * DTANS_LANES * R; i < dtans_lane_stop(sl, R, A->rows); i++)
+      if (!is_long[i]) raw_start[sl + 1] += A->row_ptr[i + 1] - A->row_ptr[i];
+  }
+  encoder e = {A, is_long, raw_start, coded, R, &dd, coded ? &vd : NULL, did, vid};
   so = calloc((size_t)slices + 1, sizeof *so);
   if (!so) {
     s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice sizes");
@@ -564,11 +605,29 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
     if ((s = zsi_encoded_add_array(E, "value_symbols", (uint32_t)es, 1, &vsym))) goto done;
     memcpy(vsym, A->values, es);
   } else {
-    if ((s = zsi_encoded_add_array(E, "values", (uint32_t)es, (uint64_t)A->nnz, &raw))) goto done;
+    if ((s = zsi_encoded_add_array(E, "values", (uint32_t)es, (uint64_t)coded_nnz, &raw)))
+      goto done;
   }
   memcpy(dcnt, dd.choice.counts, (size_t)dd.choice.entries * 2);
   for (int i = 0; i < dd.choice.coded; i++) dsym[i] = (int32_t)(uint32_t)dd.sorted[i].key;
-  for (int64_t i = 0; i < A->rows; i++) row_nnz[i] = (uint32_t)(A->row_ptr[i + 1] - A->row_ptr[i]);
+  int32_t *lrows, *lcols;
+  int64_t *lptr;
+  void *lvals;
+  if ((s = zsi_encoded_add_array(E, "long_rows", 4, (uint64_t)n_long, (void **)&lrows)) ||
+      (s = zsi_encoded_add_array(E, "long_ptr", 8, (uint64_t)n_long + 1, (void **)&lptr)) ||
+      (s = zsi_encoded_add_array(E, "long_cols", 4, (uint64_t)long_nnz, (void **)&lcols)) ||
+      (s = zsi_encoded_add_array(E, "long_values", (uint32_t)es, (uint64_t)long_nnz, &lvals)))
+    goto done;
+  for (int64_t i = 0, k = 0; i < A->rows; i++) {
+    const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
+    row_nnz[i] = is_long[i] ? DTANS_LONG : (uint32_t)n;
+    if (!is_long[i]) continue;
+    lrows[k] = (int32_t)i, lptr[k + 1] = lptr[k] + n;
+    memcpy(lcols + lptr[k], A->col_idx + A->row_ptr[i], (size_t)n * 4);
+    memcpy((char *)lvals + (size_t)lptr[k] * es,
+           (const char *)A->values + (size_t)A->row_ptr[i] * es, (size_t)n * es);
+    k++;
+  }
   for (int64_t sl = 0; sl <= ns; sl++) {
     sw[sl] = so[sl].words, sd[sl] = so[sl].desc;
     if (sv) sv[sl] = so[sl].vesc;
@@ -601,7 +660,8 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   const double bound = dd.choice.ce_bits + (coded ? vd.choice.ce_bits : 0);
   double predicted = dd.choice.bits / 8 + 4.0 * (double)A->rows + 16.0 * (double)(ns + 1);
   if (coded) predicted += vd.choice.bits / 8 + 8.0 * (double)(ns + 1);
-  if (mode == DTANS_VALUES_RAW) predicted += (double)A->nnz * (double)es;
+  if (mode == DTANS_VALUES_RAW) predicted += (double)coded_nnz * (double)es;
+  predicted += (double)long_nnz * (4.0 + (double)es) + 12.0 * (double)n_long;
   if ((s = zsi_encoded_add_param(E, "version", DTANS_VERSION)) ||
       (s = zsi_encoded_add_param(E, "table_log", DTANS_TABLE_LOG)) ||
       (s = zsi_encoded_add_param(E, "max_multiplicity", DTANS_M)) ||
@@ -613,7 +673,8 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
       (s = zsi_encoded_add_param(E, "delta_escape", dd.choice.escape)) ||
       (coded && (s = zsi_encoded_add_param(E, "value_real", vd.choice.coded))) ||
       (coded && (s = zsi_encoded_add_param(E, "value_escape", vd.choice.escape))) ||
-      (s = zsi_encoded_add_param(E, "coded_symbols", A->nnz * (coded ? 2 : 1))) ||
+      (s = zsi_encoded_add_param(E, "coded_symbols", coded_nnz * (coded ? 2 : 1))) ||
+      (s = zsi_encoded_add_param(E, "long_min", long_min)) ||
       (s = zsi_encoded_add_param(E, "bound_bits", (int64_t)ceil(bound))) ||
       (s = zsi_encoded_add_param(E, "predicted_bytes", (int64_t)ceil(predicted))))
     goto done;
@@ -621,7 +682,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
 done:
   hist_free(&hd), hist_free(&hv);
   domain_free(&dd), domain_free(&vd);
-  free(did), free(vid), free(so);
+  free(did), free(vid), free(so), free(is_long), free(raw_start);
   if (s != ZS_OK) {
     zs_encoded_destroy(&E);
     return s;

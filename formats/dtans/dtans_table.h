@@ -16,6 +16,13 @@
 #define DTANS_K (1 << DTANS_TABLE_LOG)
 #define DTANS_SPREAD 2563 /* odd, so slot = (rank * SPREAD) mod K is a permutation */
 
+/* row_nnz of a long row: its nonzeros are stored apart as plain CSR (long_rows, long_ptr,
+ * long_cols, long_values), so one hub row cannot hold up its warp; in the stream it has none. */
+#define DTANS_LONG UINT32_MAX
+DTANS_HD static inline uint32_t dtans_coded_len(uint32_t row_nnz) {
+  return row_nnz == DTANS_LONG ? 0 : row_nnz;
+}
+
 /* Slot of the digit-th copy of the symbol whose copies start at rank `start`. */
 DTANS_HD static inline uint32_t dtans_slot_of(uint32_t start, uint32_t digit) {
   return ((start + digit) * (uint32_t)DTANS_SPREAD) & (DTANS_K - 1);

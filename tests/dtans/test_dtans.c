@@ -17,7 +17,7 @@ static uint64_t next(void) {
 }
 
 typedef struct stat_ctx {
-  double stream, bound;
+  double stream, bound, long_rows;
   int mode;
 } stat_ctx;
 
@@ -26,6 +26,7 @@ static void grab(void *ctx, const char *name, double value) {
   if (!strcmp(name, "stream_bytes")) c->stream = value;
   if (!strcmp(name, "stream_bound_bytes")) c->bound = value;
   if (!strcmp(name, "value_mode")) c->mode = (int)value;
+  if (!strcmp(name, "long_rows")) c->long_rows = value;
 }
 
 /* Encode, validate, decode, compare; returns the value mode used (or -1). */
@@ -46,7 +47,7 @@ static int round_trip(const char *label, const zs_matrix *A, const char *options
     fprintf(stderr, "%s: decoded matrix differs from the input\n", label);
     check_failures++;
   }
-  stat_ctx local = {0, 0, -1};
+  stat_ctx local = {0, 0, 0, -1};
   if (!st) st = &local;
   CHECK(zs_encoded_stats(E, grab, st) == ZS_OK);
   zs_matrix_destroy(&B);
@@ -120,9 +121,18 @@ static void edge_cases(void) {
         fprintf(stderr, "%s: value mode %d, expected %d\n", label, mode, cases[c].mode);
         check_failures++;
       }
-      /* Every mode the matrix allows must round-trip too. */
+      /* Every mode the matrix allows must round-trip too, with and without long rows apart. */
       round_trip(label, A, "values=coded", NULL);
       round_trip(label, A, "values=raw", NULL);
+      round_trip(label, A, "long_rows=0", NULL);
+      stat_ctx st = {0, 0, 0, -1};
+      round_trip(label, A, "long_rows=6,rows_per_lane=2", &st);
+      if (cases[c].len == len_one_huge || cases[c].len == len_mixed) CHECK(st.long_rows > 0);
+      if (cases[c].len == len_one_huge) {
+        stat_ctx dflt = {0, 0, 0, -1};
+        round_trip(label, A, NULL, &dflt);
+        CHECK(dflt.long_rows == 1); /* the 30000-nonzero row, by default */
+      }
       zs_matrix_destroy(&A);
     }
     /* A single distinct value: the constant mode, and coded as a one-symbol table. */
@@ -177,7 +187,7 @@ static void size_against_bound(void) {
     }
     const char *opts[] = {NULL, "lane_symbols=2048"};
     for (int o = 0; o < 2; o++) {
-      stat_ctx st = {0, 0, -1};
+      stat_ctx st = {0, 0, 0, -1};
       round_trip(specs[i], A, opts[o], &st);
       const double ratio = st.bound > 0 ? st.stream / st.bound : 0;
       printf("%-60s %-18s stream %.0f B, bound %.0f B, ratio %.4f\n", specs[i],
