@@ -16,7 +16,8 @@ typedef struct delta_slot {
 
 typedef struct dtans_op {
   zs_type type;
-  int64_t rows, cols, nnz, slices, R;
+  int64_t rows, cols, nnz, slices;
+  int64_t *slice_rows; /* slice s: rows [slice_rows[s], slice_rows[s + 1]) */
   int value_mode, threads;
   uint32_t *row_nnz, *stream;
   int64_t *raw_start; /* per slice: its first raw value (coded nonzeros before it) */
@@ -61,7 +62,7 @@ typedef struct value_slot_f32 {
 static void cpu_dtans_destroy(void *state) {
   dtans_op *A = state;
   if (!A) return;
-  void *lp[] = {A->long_rows, A->long_cols, A->long_ptr, A->long_values};
+  void *lp[] = {A->long_rows, A->long_cols, A->long_ptr, A->long_values, A->slice_rows};
   for (size_t i = 0; i < sizeof lp / sizeof *lp; i++) zsi_free(lp[i]);
   void *p[] = {A->row_nnz,    A->stream,        A->raw_start,     A->slice_words, A->slice_desc,
                A->slice_vesc, A->delta_escapes, A->value_escapes, A->values,      A->constant,
@@ -80,10 +81,9 @@ static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
   dtans_op *A = zsi_alloc(sizeof *A);
   if (!A) return no_memory("operator");
   A->type = enc->type, A->rows = enc->rows, A->cols = enc->cols, A->nnz = enc->nnz;
-  A->R = zsb_find_param(enc, "rows_per_lane", 1);
+  A->slices = zsb_find_param(enc, "slices", 0);
   A->value_mode = (int)zsb_find_param(enc, "value_mode", DTANS_VALUES_RAW);
   A->threads = opts->threads, A->transpose_atomic = opts->transpose_atomic;
-  A->slices = (A->rows + DTANS_LANES * A->R - 1) / (DTANS_LANES * A->R);
   const uint32_t es = (uint32_t)zs_type_size(A->type);
   const uint64_t sl = (uint64_t)A->slices + 1;
   const zsb_array *stream = zsb_find_array(enc, "stream"),
@@ -97,6 +97,7 @@ static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
                                (void **)&A->row_nnz)) ||
       (s = zsi_view_copy_array(enc, "cpu", "stream", 4, stream->count, (void **)&A->stream)) ||
       (s = zsi_view_copy_array(enc, "cpu", "slice_words", 8, sl, (void **)&A->slice_words)) ||
+      (s = zsi_view_copy_array(enc, "cpu", "slice_rows", 8, sl, (void **)&A->slice_rows)) ||
       (s = zsi_view_copy_array(enc, "cpu", "slice_delta_escapes", 8, sl,
                                (void **)&A->slice_desc)) ||
       (s = zsi_view_copy_array(enc, "cpu", "delta_escapes", 4, desc->count,
@@ -158,7 +159,7 @@ static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
   if (!(A->raw_start = zsi_alloc_array((uint64_t)A->slices + 1, 8))) goto oom;
   for (int64_t sl = 0; sl < A->slices; sl++) {
     A->raw_start[sl + 1] = A->raw_start[sl];
-    for (int64_t i = sl * DTANS_LANES * A->R; i < dtans_lane_stop(sl, A->R, A->rows); i++)
+    for (int64_t i = A->slice_rows[sl]; i < A->slice_rows[sl + 1]; i++)
       A->raw_start[sl + 1] += dtans_coded_len(A->row_nnz[i]);
   }
   if (A->value_mode == DTANS_VALUES_RAW &&

@@ -11,10 +11,10 @@
  * id << 16 | (base - 1) << 8 | digit; ids at or past `dreal`/`vreal` are escapes. */
 struct zs_dt_args {
   const uint32_t *stream, *row_nnz, *dtab, *vtab;
-  const int64_t *slice_words, *slice_desc, *slice_vesc, *slice_raw;
+  const int64_t *slice_words, *slice_desc, *slice_vesc, *slice_raw, *slice_rows;
   const int32_t *dsym, *desc;
   const void *vsym, *vesc, *raw;
-  int64_t rows, slices, R;
+  int64_t rows, slices;
   int dreal, vreal;
 };
 
@@ -73,9 +73,8 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, 3)
        g += (int64_t)gridDim.x * wpb) {
     const int64_t s = g * ZS_DT_SUBS + sub;
     const bool live = s < a.slices;
-    const int64_t first = s * ZS_DT_LANES * a.R + l;
-    const int64_t stop =
-        (s + 1) * ZS_DT_LANES * a.R < a.rows ? (s + 1) * ZS_DT_LANES * a.R : a.rows;
+    const int64_t first = live ? a.slice_rows[s] + l : 0;
+    const int64_t stop = live ? a.slice_rows[s + 1] : 0;
     int64_t n = 0;
     if (live)
       for (int64_t i = first; i < stop; i += ZS_DT_LANES) n += dtans_coded_len(a.row_nnz[i]);
@@ -277,11 +276,11 @@ __global__ void zs_dtans_long_kernel(int64_t n_long, const int32_t *rows, const 
 struct dtans_gpu_op {
   zs_type type;
   int vmode, dreal, vreal;
-  int64_t rows, cols, nnz, slices, R;
+  int64_t rows, cols, nnz, slices;
   bool atomic;
   double constant;
   uint32_t *stream, *row_nnz, *dtab, *vtab;
-  int64_t *slice_words, *slice_desc, *slice_vesc, *slice_raw;
+  int64_t *slice_words, *slice_desc, *slice_vesc, *slice_raw, *slice_rows;
   int32_t *dsym, *desc;
   void *vsym, *vesc, *raw;
   int64_t n_long;
@@ -297,10 +296,10 @@ struct dtans_gpu_op {
 void dtans_gpu_destroy(void *state) {
   dtans_gpu_op *op = (dtans_gpu_op *)state;
   if (!op) return;
-  void *p[] = {op->stream,     op->row_nnz,    op->dtab,      op->vtab,      op->slice_words,
-               op->slice_desc, op->slice_vesc, op->slice_raw, op->dsym,      op->desc,
-               op->vsym,       op->vesc,       op->raw,       op->long_rows, op->long_cols,
-               op->long_ptr,   op->long_values};
+  void *p[] = {op->stream,     op->row_nnz,     op->dtab,      op->vtab,      op->slice_words,
+               op->slice_desc, op->slice_vesc,  op->slice_raw, op->dsym,      op->desc,
+               op->vsym,       op->vesc,        op->raw,       op->long_rows, op->long_cols,
+               op->long_ptr,   op->long_values, op->slice_rows};
   for (void *q : p) release(q);
   if (op->csr) op_free(op->csr);
   free(op->host_row_ptr);
@@ -339,11 +338,10 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans operator");
   op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
   op->atomic = atomic;
-  op->R = zsb_find_param(v, "rows_per_lane", 1);
+  op->slices = zsb_find_param(v, "slices", 0);
   op->vmode = (int)zsb_find_param(v, "value_mode", 2);
   op->dreal = (int)zsb_find_param(v, "delta_real", 0);
   op->vreal = (int)zsb_find_param(v, "value_real", 0);
-  op->slices = (op->rows + ZS_DT_LANES * op->R - 1) / (ZS_DT_LANES * op->R);
   const size_t es = type_size(v->type);
   op->smem = 4 * (size_t)ZS_DT_SLICES_PER_BLOCK * ZS_DT_RING + 4 * DTANS_K + 4 * (size_t)op->dreal;
   if (op->vmode == 0) op->smem += 4 * DTANS_K + es * (size_t)op->vreal;
@@ -370,6 +368,8 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   op->stream_len = (int64_t)zsb_find_array(v, "stream")->count;
   if (s == ZS_OK) s = dtans_upload((void **)&op->row_nnz, v, "row_nnz");
   if (s == ZS_OK) s = dtans_upload((void **)&op->slice_words, v, "slice_words");
+  if (s == ZS_OK) s = dtans_upload((void **)&op->slice_rows, v, "slice_rows");
+  const int64_t *srows = (const int64_t *)zsb_find_array(v, "slice_rows")->data;
   if (s == ZS_OK) s = dtans_upload((void **)&op->slice_desc, v, "slice_delta_escapes");
   if (s == ZS_OK) s = dtans_upload((void **)&op->desc, v, "delta_escapes");
   if (s == ZS_OK) s = dtans_upload((void **)&op->dsym, v, "delta_symbols");
@@ -394,8 +394,7 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
     if (!start) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans slice offsets");
     for (int64_t sl = 0, i = 0; s == ZS_OK && sl <= op->slices; sl++) {
       start[sl] = sl ? start[sl - 1] : 0;
-      for (; sl > 0 && i < op->rows && i < sl * ZS_DT_LANES * op->R; i++)
-        start[sl] += dtans_coded_len(row_nnz[i]);
+      for (; sl > 0 && i < srows[sl]; i++) start[sl] += dtans_coded_len(row_nnz[i]);
     }
     if (s == ZS_OK) s = upload_array(&op->slice_raw, start, (uint64_t)op->slices + 1, "offsets");
     free(start);
@@ -427,10 +426,12 @@ zs_status dtans_launch(const dtans_gpu_op *op, const T *x, T *y, T alpha, T beta
   const int64_t need = ((op->slices + ZS_DT_SUBS - 1) / ZS_DT_SUBS + wpb - 1) / wpb;
   int64_t grid = (int64_t)(per_sm > 0 ? per_sm : 1) * g_state.sm_count;
   if (grid > need) grid = need;
-  zs_dt_args a = {op->stream,     op->row_nnz,    op->dtab,      op->vtab, op->slice_words,
-                  op->slice_desc, op->slice_vesc, op->slice_raw, op->dsym, op->desc,
-                  op->vsym,       op->vesc,       op->raw,       op->rows, op->slices,
-                  op->R,          op->dreal,      op->vreal};
+  zs_dt_args a;
+  a.stream = op->stream, a.row_nnz = op->row_nnz, a.dtab = op->dtab, a.vtab = op->vtab;
+  a.slice_words = op->slice_words, a.slice_desc = op->slice_desc, a.slice_vesc = op->slice_vesc;
+  a.slice_raw = op->slice_raw, a.slice_rows = op->slice_rows, a.dsym = op->dsym, a.desc = op->desc;
+  a.vsym = op->vsym, a.vesc = op->vesc, a.raw = op->raw, a.rows = op->rows, a.slices = op->slices;
+  a.dreal = op->dreal, a.vreal = op->vreal;
   kernel<<<(unsigned)grid, ZS_DT_THREADS, op->smem>>>(a, (T)op->constant, x, y, alpha, beta,
                                                       row_ptr, out_col, out_val, op->stream_len);
   return check_launch("dtans kernel");

@@ -35,19 +35,11 @@ static inline int64_t dtans_segments(int64_t n, int coded_values) {
   return coded_values ? (n + 3) / 4 : (n + 7) / 8;
 }
 
-/* Rows of lane l of slice s: first = s·32·R + l, then every 32nd, below `stop`. */
-static inline int64_t dtans_lane_first(int64_t s, int l, int64_t R) {
-  return s * DTANS_LANES * R + l;
-}
-static inline int64_t dtans_lane_stop(int64_t s, int64_t R, int64_t rows) {
-  const int64_t stop = (s + 1) * DTANS_LANES * R;
-  return stop < rows ? stop : rows;
-}
-
 /* The arrays and parameters of a validated blob, gathered for decoders. */
 typedef struct dtans_view {
   int64_t rows, cols, nnz, slices;
-  int64_t rows_per_lane; /* R: a slice is 32·R rows, lane l decodes rows l, l + 32, … */
+  const int64_t *slice_rows; /* slice s: rows [slice_rows[s], slice_rows[s+1]); lane l decodes
+                              * rows slice_rows[s] + l, + 32, … below the end, as one stream */
   zs_type type;
   int value_mode;
   int delta_real, value_real;

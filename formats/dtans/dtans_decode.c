@@ -62,7 +62,7 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
       (s = need_param(E, "table_log", DTANS_TABLE_LOG, DTANS_TABLE_LOG, &tlog)) ||
       (s = need_param(E, "max_multiplicity", DTANS_M, DTANS_M, &mult)) ||
       (s = need_param(E, "lanes", DTANS_LANES, DTANS_LANES, &lanes)) ||
-      (s = need_param(E, "rows_per_lane", 1, DTANS_MAX_ROWS_PER_LANE, &rpl)) ||
+      (s = need_param(E, "slices", E->rows ? 1 : 0, E->rows, &rpl)) ||
       (s = need_param(E, "first_column", 1, 1, &first)) ||
       (s = need_param(E, "value_mode", 0, 2, &mode)) ||
       (s = need_param(E, "delta_real", 0, DTANS_SYMBOLS, &dr)) ||
@@ -71,8 +71,18 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
   if (mode == DTANS_VALUES_CODED && ((s = need_param(E, "value_real", 0, DTANS_SYMBOLS, &vr)) ||
                                      (s = need_param(E, "value_escape", 0, 1, &ve))))
     return s;
-  v->rows_per_lane = rpl;
-  v->slices = (E->rows + DTANS_LANES * rpl - 1) / (DTANS_LANES * rpl);
+  v->slices = rpl;
+  if ((s = zsi_encoded_need(E, "slice_rows", 8, (uint64_t)rpl + 1, (const void **)&v->slice_rows)))
+    return s;
+  for (int64_t i = 0; i < rpl; i++)
+    if (v->slice_rows[i + 1] <= v->slice_rows[i] ||
+        v->slice_rows[i + 1] - v->slice_rows[i] > (int64_t)DTANS_LANES * DTANS_MAX_ROWS_PER_LANE)
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "dtans: slice_rows[%" PRId64 "] = %" PRId64
+                       " does not increase, or the slice has over %d rows per lane",
+                       i + 1, v->slice_rows[i + 1], DTANS_MAX_ROWS_PER_LANE);
+  if ((rpl && v->slice_rows[0] != 0) || v->slice_rows[rpl] != E->rows)
+    return zsi_error(ZS_ERR_CORRUPT, "dtans: slice_rows must run from 0 to %" PRId64, E->rows);
   v->value_mode = (int)mode, v->delta_real = (int)dr, v->value_real = (int)vr;
   v->delta_escape = (int)de, v->value_escape = (int)ve;
   const uint64_t rows = (uint64_t)E->rows, sl = (uint64_t)v->slices + 1;
@@ -192,7 +202,7 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
                              void *val) {
   const int coded = v->value_mode == DTANS_VALUES_CODED;
   const size_t es = zs_type_size(v->type);
-  const int64_t R = v->rows_per_lane, stop = dtans_lane_stop(s, R, v->rows);
+  const int64_t stop = v->slice_rows[s + 1];
   int64_t cur = v->slice_words[s];
   const int64_t end = v->slice_words[s + 1];
   int64_t desc = v->slice_delta_esc[s];
@@ -204,7 +214,7 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
   int64_t raw_at = raw_start; /* raw values are in decoding order */
   for (int l = 0; l < DTANS_LANES; l++) {
     lane *x = &L[l];
-    const int64_t first = dtans_lane_first(s, l, R);
+    const int64_t first = v->slice_rows[s] + l;
     x->n = 0;
     for (int64_t i = first; i < stop; i += DTANS_LANES) x->n += dtans_coded_len(v->row_nnz[i]);
     x->segs = dtans_segments(x->n, coded);
@@ -316,8 +326,7 @@ static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
   int64_t raw = 0;
   for (int64_t sl = 0; sl < v.slices && s == ZS_OK; sl++) {
     s = dtans_decode_slice(&v, dtab, vtab, sl, A->row_ptr, raw, A->col_idx, A->values);
-    for (int64_t i = sl * DTANS_LANES * v.rows_per_lane;
-         i < dtans_lane_stop(sl, v.rows_per_lane, v.rows); i++)
+    for (int64_t i = v.slice_rows[sl]; i < v.slice_rows[sl + 1]; i++)
       raw += dtans_coded_len(v.row_nnz[i]);
   }
   const size_t es = zs_type_size(E->type);

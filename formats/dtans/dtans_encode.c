@@ -161,10 +161,10 @@ static void domain_free(domain *d) {
 /* ---- per-slice encoding ---- */
 typedef struct encoder {
   const zs_matrix *A;
-  const uint8_t *is_long;   /* per row: stored apart as plain CSR */
-  const int64_t *raw_start; /* per slice: its first raw value */
-  int coded;                /* values coded: 4 nonzeros per segment, else 8 */
-  int64_t R;                /* rows per lane */
+  const uint8_t *is_long;    /* per row: stored apart as plain CSR */
+  const int64_t *raw_start;  /* per slice: its first raw value */
+  int coded;                 /* values coded: 4 nonzeros per segment, else 8 */
+  const int64_t *slice_rows; /* slice s: rows [slice_rows[s], slice_rows[s + 1]) */
   domain *dd, *vd;
   const uint16_t *did, *vid; /* ids per nonzero */
 } encoder;
@@ -193,12 +193,12 @@ static void scratch_free(slice_scratch *sc) {
 static int build_lanes(const encoder *e, int64_t s, slice_scratch *sc, lane_work w[DTANS_LANES],
                        int64_t *max_segs) {
   const zs_matrix *A = e->A;
-  const int64_t stop = dtans_lane_stop(s, e->R, A->rows);
-  const int64_t nz = A->row_ptr[stop] - A->row_ptr[s * DTANS_LANES * e->R];
+  const int64_t start = e->slice_rows[s], stop = e->slice_rows[s + 1];
+  const int64_t nz = A->row_ptr[stop] - A->row_ptr[start];
   int64_t segs = 0;
   for (int l = 0; l < DTANS_LANES; l++) {
     w[l].n = 0;
-    for (int64_t i = dtans_lane_first(s, l, e->R); i < stop; i += DTANS_LANES)
+    for (int64_t i = start + l; i < stop; i += DTANS_LANES)
       if (!e->is_long[i]) w[l].n += A->row_ptr[i + 1] - A->row_ptr[i];
     w[l].segs = dtans_segments(w[l].n, e->coded);
     segs += w[l].segs;
@@ -220,7 +220,7 @@ static int build_lanes(const encoder *e, int64_t s, slice_scratch *sc, lane_work
   for (int l = 0; l < DTANS_LANES; l++) {
     w[l].pos = sc->pos + off, w[l].row = sc->row + off;
     w[l].flags = sc->flags + soff, w[l].words = sc->words + 3 * soff;
-    for (int64_t i = dtans_lane_first(s, l, e->R); i < stop; i += DTANS_LANES)
+    for (int64_t i = start + l; i < stop; i += DTANS_LANES)
       for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1] && !e->is_long[i]; k++)
         sc->pos[off] = k, sc->row[off++] = (int32_t)i;
     soff += w[l].segs;
@@ -460,7 +460,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   domain dd = {0}, vd = {0};
   uint16_t *did = NULL, *vid = NULL;
   uint8_t *is_long = NULL;
-  int64_t *raw_start = NULL;
+  int64_t *raw_start = NULL, *slice_rows = NULL;
   zs_encoded *E = NULL;
   slice_out *so = NULL;
   /* Long rows (a power-law graph's hubs) are stored apart: a lane decoding one would hold up its
@@ -503,14 +503,28 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   }
   if (mode == DTANS_VALUES_CONSTANT && coded_nnz == 0) mode = DTANS_VALUES_RAW;
   const int coded = mode == DTANS_VALUES_CODED;
-  /* Rows per lane: enough that a lane decodes about lane_symbols symbols, which spreads its
-   * fixed costs (three initial words, the unused state at its end) over many rows. */
-  if (R == 0) {
-    const double per_row = A->rows ? (double)coded_nnz * (coded ? 2 : 1) / (double)A->rows : 0;
-    R = per_row > 0 ? (int64_t)llround((double)lane_symbols / per_row) : 1;
-    R = R < 1 ? 1 : R > DTANS_MAX_ROWS_PER_LANE ? DTANS_MAX_ROWS_PER_LANE : R;
+  /* Slices: 32 rows at a time until a lane has about lane_symbols symbols (or rows_per_lane=R
+   * rows each), which spreads a lane's fixed costs (three initial words, the unused state at
+   * its end) over many rows and keeps the lanes of dense and sparse regions equally busy. */
+  slice_rows = malloc(((size_t)A->rows / DTANS_LANES + 2) * sizeof *slice_rows);
+  if (!slice_rows) {
+    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice table");
+    goto done;
   }
-  const int64_t slices = (A->rows + DTANS_LANES * R - 1) / (DTANS_LANES * R);
+  int64_t slices = 0;
+  slice_rows[0] = 0;
+  for (int64_t r = 0; r < A->rows;) {
+    const int64_t from = r;
+    int64_t symbols = 0;
+    do {
+      const int64_t end = r + DTANS_LANES < A->rows ? r + DTANS_LANES : A->rows;
+      for (; r < end; r++)
+        if (!is_long[r]) symbols += (A->row_ptr[r + 1] - A->row_ptr[r]) * (coded ? 2 : 1);
+    } while (r < A->rows && (R ? r - from < DTANS_LANES * R
+                               : symbols < DTANS_LANES * lane_symbols &&
+                                     r - from < DTANS_LANES * DTANS_MAX_ROWS_PER_LANE));
+    slice_rows[++slices] = r;
+  }
 
   /* Ids per nonzero (the escape id is `coded`, one past the coded symbols). */
   did = malloc((size_t)(A->nnz ? A->nnz : 1) * 2);
@@ -535,10 +549,10 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   raw_start[0] = 0;
   for (int64_t sl = 0; sl < slices; sl++) {
     raw_start[sl + 1] = raw_start[sl];
-    for (int64_t i = sl * DTANS_LANES * R; i < dtans_lane_stop(sl, R, A->rows); i++)
+    for (int64_t i = slice_rows[sl]; i < slice_rows[sl + 1]; i++)
       if (!is_long[i]) raw_start[sl + 1] += A->row_ptr[i + 1] - A->row_ptr[i];
   }
-  encoder e = {A, is_long, raw_start, coded, R, &dd, coded ? &vd : NULL, did, vid};
+  encoder e = {A, is_long, raw_start, coded, slice_rows, &dd, coded ? &vd : NULL, did, vid};
   so = calloc((size_t)slices + 1, sizeof *so);
   if (!so) {
     s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice sizes");
@@ -574,7 +588,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   }
 
   uint32_t *row_nnz, *stream;
-  int64_t *sw, *sd, *sv = NULL;
+  int64_t *sw, *sd, *sv = NULL, *srows;
   int32_t *desc, *dsym;
   uint16_t *dcnt, *vcnt;
   void *vesc = NULL, *vsym, *raw = NULL;
@@ -582,6 +596,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   if ((s = zsi_encoded_new(&E, ZS_FORMAT_DTANS, A->type, A->rows, A->cols, A->nnz)) ||
       (s = zsi_encoded_add_array(E, "row_nnz", 4, (uint64_t)A->rows, (void **)&row_nnz)) ||
       (s = zsi_encoded_add_array(E, "slice_words", 8, (uint64_t)ns + 1, (void **)&sw)) ||
+      (s = zsi_encoded_add_array(E, "slice_rows", 8, (uint64_t)ns + 1, (void **)&srows)) ||
       (s = zsi_encoded_add_array(E, "stream", 4, (uint64_t)so[ns].words, (void **)&stream)) ||
       (s = zsi_encoded_add_array(E, "delta_counts", 2, (uint64_t)dd.choice.entries,
                                  (void **)&dcnt)) ||
@@ -628,6 +643,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
            (const char *)A->values + (size_t)A->row_ptr[i] * es, (size_t)n * es);
     k++;
   }
+  memcpy(srows, slice_rows, ((size_t)ns + 1) * sizeof *srows);
   for (int64_t sl = 0; sl <= ns; sl++) {
     sw[sl] = so[sl].words, sd[sl] = so[sl].desc;
     if (sv) sv[sl] = so[sl].vesc;
@@ -666,7 +682,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
       (s = zsi_encoded_add_param(E, "table_log", DTANS_TABLE_LOG)) ||
       (s = zsi_encoded_add_param(E, "max_multiplicity", DTANS_M)) ||
       (s = zsi_encoded_add_param(E, "lanes", DTANS_LANES)) ||
-      (s = zsi_encoded_add_param(E, "rows_per_lane", R)) ||
+      (s = zsi_encoded_add_param(E, "slices", slices)) ||
       (s = zsi_encoded_add_param(E, "first_column", 1)) ||
       (s = zsi_encoded_add_param(E, "value_mode", mode)) ||
       (s = zsi_encoded_add_param(E, "delta_real", dd.choice.coded)) ||
@@ -682,7 +698,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
 done:
   hist_free(&hd), hist_free(&hv);
   domain_free(&dd), domain_free(&vd);
-  free(did), free(vid), free(so), free(is_long), free(raw_start);
+  free(did), free(vid), free(so), free(is_long), free(raw_start), free(slice_rows);
   if (s != ZS_OK) {
     zs_encoded_destroy(&E);
     return s;
