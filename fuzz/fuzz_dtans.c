@@ -130,14 +130,23 @@ static void check_loaded(const zs_encoded *E) {
   zs_status s = zs_decode(&A, E);
   if (s == ZS_ERR_OUT_OF_MEMORY) return;
   if (s != ZS_OK) abort(); /* validated blobs must decode */
-  /* Re-encode in the blob's own mode and R: the encoder must accept any matrix a blob can hold,
-   * and its output must decode to the same bits. */
+  /* Re-encode in the blob's own mode, R and long-row threshold: the encoder must accept any
+   * matrix a blob can hold, and its output must decode to the same bits. A mutated blob's
+   * parameters may not fit its data (a constant mode with long rows other than long_min would
+   * give), so the encoder's own choice of mode is the fallback. */
   static const char *const modes[] = {"coded", "constant", "raw"};
   const int64_t mode = param(E, "value_mode"), R = param(E, "rows_per_lane");
-  char opts[96];
-  snprintf(opts, sizeof opts, "values=%s,rows_per_lane=%lld",
-           mode == 1 && A->nnz == 0 ? "auto" : modes[mode], (long long)R);
+  const int64_t long_min = param(E, "long_min");
+  char rpl[40] = "", lng[40] = "", opts[160];
+  if (R >= 1) snprintf(rpl, sizeof rpl, ",rows_per_lane=%lld", (long long)R);
+  if (long_min >= 0) snprintf(lng, sizeof lng, ",long_rows=%lld", (long long)long_min);
+  snprintf(opts, sizeof opts, "values=%s%s%s", mode == 1 && A->nnz == 0 ? "auto" : modes[mode], rpl,
+           lng);
   s = zs_encode(&E2, A, ZS_FORMAT_DTANS, opts);
+  if (s == ZS_ERR_INVALID_ARGUMENT) {
+    snprintf(opts, sizeof opts, "values=auto%s", rpl);
+    s = zs_encode(&E2, A, ZS_FORMAT_DTANS, opts);
+  }
   if (s == ZS_ERR_OUT_OF_MEMORY) goto done;
   if (s != ZS_OK || zsi_format_lookup(ZS_FORMAT_DTANS)->validate(E2) != ZS_OK) abort();
   if (zs_decode(&B, E2) != ZS_OK) abort();

@@ -37,6 +37,7 @@ typedef struct golden {
   int64_t rows, cols;
   void (*fill)(triplets *);
   int value_mode; /* what the blob must use: 0 coded, 1 constant, 2 raw */
+  int long_rows;  /* 1: some rows must be stored apart as plain CSR */
 } golden;
 
 /* The worked example of docs/formats/dtans.md: delta escapes, 21 coded values. */
@@ -56,7 +57,8 @@ static void fill_constant(triplets *t) {
       if (j >= 0 && j < 30) put(t, i, j, 1.0);
 }
 
-/* Random rows (0 to 11 nonzeros, some empty) with many distinct values. */
+/* Random rows (0 to 11 nonzeros, some empty) with many distinct values; with long_rows=9 the
+ * rows of 10 and 11 are stored apart. */
 static void fill_raw(triplets *t) {
   uint64_t s = 7;
   for (int64_t i = 0; i < 100; i++) {
@@ -67,9 +69,10 @@ static void fill_raw(triplets *t) {
 }
 
 static const golden goldens[] = {
-    {"dtans_6x140_coded_escapes_f64.zsm", NULL, ZS_F64, 6, 140, fill_example, 0},
-    {"dtans_40x30_constant_r1_f32.zsm", "rows_per_lane=1", ZS_F32, 40, 30, fill_constant, 1},
-    {"dtans_100x150_raw_r2_f32.zsm", "values=raw,rows_per_lane=2", ZS_F32, 100, 150, fill_raw, 2},
+    {"dtans_6x140_coded_escapes_f64.zsm", NULL, ZS_F64, 6, 140, fill_example, 0, 0},
+    {"dtans_40x30_constant_r1_f32.zsm", "rows_per_lane=1", ZS_F32, 40, 30, fill_constant, 1, 0},
+    {"dtans_100x150_raw_r2_long9_f32.zsm", "values=raw,rows_per_lane=2,long_rows=9", ZS_F32, 100,
+     150, fill_raw, 2, 1},
 };
 
 /* The fuzz corpus (fuzz/corpus/dtans) is made from the golden matrices and four more. */
@@ -96,10 +99,11 @@ static void fill_long_row(triplets *t) {
 }
 
 static const golden corpus[] = {
-    {"coded-f32-r3.zsm", "values=coded,rows_per_lane=3", ZS_F32, 100, 400, fill_escapes_f32, 0},
-    {"sparse-rows-f64.zsm", NULL, ZS_F64, 12, 12, fill_sparse_rows, 2},
-    {"empty-f64.zsm", NULL, ZS_F64, 5, 5, fill_nothing, 2},
-    {"long-row-f64.zsm", NULL, ZS_F64, 3, 301, fill_long_row, 0},
+    {"coded-f32-r3.zsm", "values=coded,rows_per_lane=3", ZS_F32, 100, 400, fill_escapes_f32, 0, 0},
+    {"sparse-rows-f64.zsm", NULL, ZS_F64, 12, 12, fill_sparse_rows, 2, 0},
+    {"empty-f64.zsm", NULL, ZS_F64, 5, 5, fill_nothing, 2, 0},
+    {"long-row-f64.zsm", NULL, ZS_F64, 3, 301, fill_long_row, 0, 0},
+    {"long-row-apart-f64.zsm", "long_rows=40", ZS_F64, 3, 301, fill_long_row, 0, 1},
 };
 
 static zs_matrix *golden_matrix(const golden *g) {
@@ -175,6 +179,12 @@ static void golden_cases(const char *dir, int write) {
     if (param(E, "value_mode") != g->value_mode) {
       fprintf(stderr, "%s: value mode %lld, the golden case wants %d\n", g->file,
               (long long)param(E, "value_mode"), g->value_mode);
+      check_failures++;
+    }
+    const zsi_array *lr = zsi_encoded_array(E, "long_rows");
+    if ((lr && lr->count > 0) != g->long_rows) {
+      fprintf(stderr, "%s: %s long rows, the golden case wants %s\n", g->file,
+              lr && lr->count ? "has" : "has no", g->long_rows ? "some" : "none");
       check_failures++;
     }
     if (write) {

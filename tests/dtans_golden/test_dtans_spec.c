@@ -183,11 +183,14 @@ static void random_cases(void) {
                                      "rows_per_lane=3",
                                      "values=coded,rows_per_lane=2",
                                      "lane_symbols=64",
-                                     "values=constant"};
+                                     "values=constant",
+                                     "long_rows=12",
+                                     "values=raw,long_rows=5",
+                                     "values=coded,long_rows=9,rows_per_lane=2"};
   const int n_opts = (int)(sizeof opts / sizeof *opts);
-  /* coded, constant, raw; several slices; delta escapes; value escapes; chained rows */
-  int seen[7] = {0};
-  for (int trial = 0; trial < 56; trial++) {
+  /* coded, constant, raw; several slices; delta escapes; value escapes; chained rows; long rows */
+  int seen[8] = {0};
+  for (int trial = 0; trial < 60; trial++) {
     const int64_t rows = 1 + (int64_t)(next() % 300), cols = 1 + (int64_t)(next() % 500);
     const int o = trial % n_opts, kind = opts[o] && strstr(opts[o], "constant") ? 2 : trial % 3;
     int64_t cap = rows * 40 + 1, n = 0;
@@ -224,6 +227,7 @@ static void random_cases(void) {
       seen[4] |= array(E, "delta_escapes")->count > 0;
       seen[5] |= mode == 0 && array(E, "value_escapes")->count > 0;
       seen[6] |= R > 1;
+      seen[7] |= optional_array(E, "long_rows") && optional_array(E, "long_rows")->count > 0;
     }
     csr got = {NULL, NULL, NULL};
     if (B && spec_decode(E, &got) != 0) {
@@ -249,10 +253,10 @@ static void random_cases(void) {
     zs_encoded_destroy(&E);
     free(r), free(c), free(v);
   }
-  static const char *const what[] = {"coded values",     "constant values", "raw values",
-                                     "several slices",   "delta escapes",   "value escapes",
-                                     "rows_per_lane > 1"};
-  for (int k = 0; k < 7; k++)
+  static const char *const what[] = {"coded values",      "constant values", "raw values",
+                                     "several slices",    "delta escapes",   "value escapes",
+                                     "rows_per_lane > 1", "long rows"};
+  for (int k = 0; k < 8; k++)
     if (!seen[k]) {
       fprintf(stderr, "the random cases never produced %s\n", what[k]);
       check_failures++;
