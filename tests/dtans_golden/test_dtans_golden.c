@@ -98,12 +98,19 @@ static void fill_long_row(triplets *t) {
   for (int k = 0; k < 150; k++) put(t, 1, 2 * k + (k % 3 == 0), (double)(k % 40));
 }
 
+/* A dense band over a sparse tail: with lane_symbols=16 the slices have different lengths. */
+static void fill_dense_sparse(triplets *t) {
+  for (int64_t i = 0; i < 400; i++)
+    for (int64_t k = 0; k < (i < 64 ? 20 : 1); k++) put(t, i, (i + 3 * k) % 300, (double)(k % 3));
+}
+
 static const golden corpus[] = {
     {"coded-f32-r3.zsm", "values=coded,rows_per_lane=3", ZS_F32, 100, 400, fill_escapes_f32, 0, 0},
     {"sparse-rows-f64.zsm", NULL, ZS_F64, 12, 12, fill_sparse_rows, 2, 0},
     {"empty-f64.zsm", NULL, ZS_F64, 5, 5, fill_nothing, 2, 0},
     {"long-row-f64.zsm", NULL, ZS_F64, 3, 301, fill_long_row, 0, 0},
     {"long-row-apart-f64.zsm", "long_rows=40", ZS_F64, 3, 301, fill_long_row, 0, 1},
+    {"slices-by-symbols-f64.zsm", "lane_symbols=16", ZS_F64, 400, 300, fill_dense_sparse, 0, 0},
 };
 
 static zs_matrix *golden_matrix(const golden *g) {

@@ -55,6 +55,22 @@ static unsigned unpack(const uint32_t w[3], int k) {
   return v;
 }
 
+/* The slices as row ranges: `slice_rows` when the blob has it, else uniform slices of 32·R rows
+ * (`rows_per_lane`, the layout before slice_rows). */
+static void slice_bounds(const zs_encoded *E, int64_t *slices, int64_t **bounds) {
+  const zsi_array *sr = optional_array(E, "slice_rows");
+  if (sr) {
+    *slices = (int64_t)sr->count - 1;
+    *bounds = malloc(sr->count * 8);
+    memcpy(*bounds, sr->data, sr->count * 8);
+    return;
+  }
+  const int64_t R = param(E, "rows_per_lane");
+  *slices = (E->rows + 32 * R - 1) / (32 * R);
+  *bounds = malloc((size_t)(*slices + 1) * 8);
+  for (int64_t s = 0; s <= *slices; s++) (*bounds)[s] = s * 32 * R < E->rows ? s * 32 * R : E->rows;
+}
+
 typedef struct csr {
   int64_t *row_ptr;
   int32_t *col;
@@ -63,7 +79,7 @@ typedef struct csr {
 
 /* Decode E following the page; returns 0, or -1 when the stream does not end where it should. */
 static int spec_decode(const zs_encoded *E, csr *out) {
-  const int64_t rows = E->rows, R = param(E, "rows_per_lane"), mode = param(E, "value_mode");
+  const int64_t rows = E->rows, mode = param(E, "value_mode");
   const size_t es = E->type == ZS_F64 ? 8 : 4;
   const int coded = mode == 0;
   const uint32_t *row_nnz = array(E, "row_nnz")->data, *stream = array(E, "stream")->data;
@@ -96,18 +112,20 @@ static int spec_decode(const zs_encoded *E, csr *out) {
   out->row_ptr = rp;
   out->col = malloc((size_t)rp[rows] * 4 + 4), out->val = malloc((size_t)rp[rows] * es + 8);
   int64_t raw_at = 0; /* raw values: slice after slice, each in decoding order */
-  for (int64_t s = 0; s * 32 * R < rows; s++) {
+  int64_t slices, *bounds;
+  slice_bounds(E, &slices, &bounds);
+  for (int64_t s = 0; s < slices; s++) {
+    const int64_t first = bounds[s], stop = bounds[s + 1];
     int64_t cur = slice_words[s], de = slice_desc[s], ve = coded ? slice_vesc[s] : 0;
     int64_t n[32], segs[32], max_segs = 0, *pos[32], *row[32];
     uint32_t w[32][3];
     uint64_t d[32], r[32];
-    for (int l = 0; l < 32; l++) { /* lane l: rows s*32R + l + 32j, chained */
+    for (int l = 0; l < 32; l++) { /* lane l: rows first + l + 32j below stop, chained */
       n[l] = 0;
-      for (int64_t i = s * 32 * R + l; i < (s + 1) * 32 * R && i < rows; i += 32)
-        n[l] += coded_len[i];
+      for (int64_t i = first + l; i < stop; i += 32) n[l] += coded_len[i];
       pos[l] = malloc((size_t)n[l] * 8 + 8), row[l] = malloc((size_t)n[l] * 8 + 8);
       int64_t q = 0;
-      for (int64_t i = s * 32 * R + l; i < (s + 1) * 32 * R && i < rows; i += 32)
+      for (int64_t i = first + l; i < stop; i += 32)
         for (int64_t k = rp[i]; k < rp[i] + coded_len[i]; k++) pos[l][q] = k, row[l][q++] = i;
       segs[l] = coded ? (n[l] + 3) / 4 : (n[l] + 7) / 8;
       if (segs[l] > max_segs) max_segs = segs[l];
@@ -157,14 +175,14 @@ static int spec_decode(const zs_encoded *E, csr *out) {
     }
     for (int l = 0; l < 32; l++) free(pos[l]), free(row[l]);
     if (cur != slice_words[s + 1] || de != slice_desc[s + 1] || (coded && ve != slice_vesc[s + 1]))
-      return free(coded_len), -1;
+      return free(coded_len), free(bounds), -1;
   }
   for (int64_t k = 0; k < n_long; k++) {
     const int64_t at = rp[lrows[k]], len = lptr[k + 1] - lptr[k];
     memcpy(out->col + at, lcols + lptr[k], (size_t)len * 4);
     memcpy(out->val + (size_t)at * es, lvals + (size_t)lptr[k] * es, (size_t)len * es);
   }
-  free(coded_len);
+  free(coded_len), free(bounds);
   return 0;
 }
 
@@ -182,14 +200,15 @@ static void random_cases(void) {
                                      "rows_per_lane=1",
                                      "rows_per_lane=3",
                                      "values=coded,rows_per_lane=2",
-                                     "lane_symbols=64",
+                                     "lane_symbols=8",
                                      "values=constant",
                                      "long_rows=12",
                                      "values=raw,long_rows=5",
                                      "values=coded,long_rows=9,rows_per_lane=2"};
   const int n_opts = (int)(sizeof opts / sizeof *opts);
-  /* coded, constant, raw; several slices; delta escapes; value escapes; chained rows; long rows */
-  int seen[8] = {0};
+  /* coded, constant, raw; several slices; delta escapes; value escapes; chained rows; long rows;
+   * slices of different lengths (not counting the last) */
+  int seen[9] = {0};
   for (int trial = 0; trial < 60; trial++) {
     const int64_t rows = 1 + (int64_t)(next() % 300), cols = 1 + (int64_t)(next() % 500);
     const int o = trial % n_opts, kind = opts[o] && strstr(opts[o], "constant") ? 2 : trial % 3;
@@ -221,12 +240,17 @@ static void random_cases(void) {
     if (A) CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, opts[o]), ZS_OK);
     if (E) CHECK_STATUS(zs_decode(&B, E), ZS_OK);
     if (E) {
-      const int64_t R = param(E, "rows_per_lane"), mode = param(E, "value_mode");
+      const int64_t mode = param(E, "value_mode");
+      int64_t slices, *bounds;
+      slice_bounds(E, &slices, &bounds);
       seen[mode] = 1;
-      seen[3] |= (rows + 32 * R - 1) / (32 * R) > 1;
+      seen[3] |= slices > 1;
       seen[4] |= array(E, "delta_escapes")->count > 0;
       seen[5] |= mode == 0 && array(E, "value_escapes")->count > 0;
-      seen[6] |= R > 1;
+      for (int64_t k = 0; k < slices; k++) seen[6] |= bounds[k + 1] - bounds[k] > 32;
+      for (int64_t k = 1; k + 1 < slices; k++)
+        seen[8] |= bounds[k + 1] - bounds[k] != bounds[1] - bounds[0];
+      free(bounds);
       seen[7] |= optional_array(E, "long_rows") && optional_array(E, "long_rows")->count > 0;
     }
     csr got = {NULL, NULL, NULL};
@@ -253,10 +277,16 @@ static void random_cases(void) {
     zs_encoded_destroy(&E);
     free(r), free(c), free(v);
   }
-  static const char *const what[] = {"coded values",      "constant values", "raw values",
-                                     "several slices",    "delta escapes",   "value escapes",
-                                     "rows_per_lane > 1", "long rows"};
-  for (int k = 0; k < 8; k++)
+  static const char *const what[] = {"coded values",
+                                     "constant values",
+                                     "raw values",
+                                     "several slices",
+                                     "delta escapes",
+                                     "value escapes",
+                                     "a lane with several rows",
+                                     "long rows",
+                                     "slices of different lengths"};
+  for (int k = 0; k < 9; k++)
     if (!seen[k]) {
       fprintf(stderr, "the random cases never produced %s\n", what[k]);
       check_failures++;
