@@ -247,18 +247,25 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, 3)
   }
 }
 
-/* Long rows (plain CSR, few): a warp per row; SpMV sums in a fixed order, so it is deterministic. */
+/* Long rows (plain CSR, few but long: an R-MAT hub holds 10^5 nonzeros) in chunks of
+ * ZS_DT_CHUNK nonzeros, a block each: SpMV leaves one partial per chunk, which the fix-up adds in
+ * chunk order (deterministic); SpMVT scatters, the CSR copy writes. */
+#define ZS_DT_CHUNK 4096
+#define ZS_DT_CHUNK_THREADS 256
+
 template <typename T, int MODE>
-__global__ void zs_dtans_long_kernel(int64_t n_long, const int32_t *rows, const int64_t *ptr,
-                                     const int32_t *cols, const T *vals, const T *__restrict__ x,
-                                     T *__restrict__ y, T alpha, T beta, const int64_t *row_ptr,
-                                     int32_t *out_col, T *out_val) {
-  const int lane = threadIdx.x % ZS_WARP_SIZE;
-  for (int64_t k = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / ZS_WARP_SIZE; k < n_long;
-       k += (int64_t)gridDim.x * blockDim.x / ZS_WARP_SIZE) {
-    const int32_t r = rows[k];
+__global__ void __launch_bounds__(ZS_DT_CHUNK_THREADS)
+    zs_dtans_long_kernel(int64_t n_chunks, const int32_t *chunk_long, const int64_t *chunk_ptr,
+                         const int32_t *rows, const int64_t *ptr, const int32_t *cols,
+                         const T *vals, const T *__restrict__ x, T *__restrict__ y, T alpha,
+                         T *partial, const int64_t *row_ptr, int32_t *out_col, T *out_val) {
+  __shared__ T red[ZS_DT_CHUNK_THREADS];
+  for (int64_t c = blockIdx.x; c < n_chunks; c += gridDim.x) {
+    const int32_t k = chunk_long[c], r = rows[k];
+    const int64_t b = ptr[k] + (c - chunk_ptr[k]) * ZS_DT_CHUNK;
+    const int64_t e = b + ZS_DT_CHUNK < ptr[k + 1] ? b + ZS_DT_CHUNK : ptr[k + 1];
     T sum = T(0);
-    for (int64_t j = ptr[k] + lane; j < ptr[k + 1]; j += ZS_WARP_SIZE) {
+    for (int64_t j = b + threadIdx.x; j < e; j += ZS_DT_CHUNK_THREADS) {
       if (MODE == ZS_DT_SPMV)
         sum += vals[j] * x[cols[j]];
       else if (MODE == ZS_DT_SCATTER)
@@ -267,9 +274,27 @@ __global__ void zs_dtans_long_kernel(int64_t n_long, const int32_t *rows, const 
         out_col[row_ptr[r] + j - ptr[k]] = cols[j], out_val[row_ptr[r] + j - ptr[k]] = vals[j];
     }
     if (MODE == ZS_DT_SPMV) {
-      sum = zs_group_sum(sum, ZS_WARP_SIZE);
-      if (lane == 0) y[r] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[r];
+      red[threadIdx.x] = sum;
+      __syncthreads();
+      for (int w = ZS_DT_CHUNK_THREADS / 2; w > 0; w /= 2) {
+        if (threadIdx.x < w) red[threadIdx.x] += red[threadIdx.x + w];
+        __syncthreads();
+      }
+      if (threadIdx.x == 0) partial[c] = red[0];
+      __syncthreads();
     }
+  }
+}
+
+template <typename T>
+__global__ void zs_dtans_long_fixup(int64_t n_long, const int32_t *rows, const int64_t *chunk_ptr,
+                                    const T *partial, T *y, T alpha, T beta) {
+  for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n_long;
+       k += (int64_t)gridDim.x * blockDim.x) {
+    T sum = T(0);
+    for (int64_t c = chunk_ptr[k]; c < chunk_ptr[k + 1]; c++) sum += partial[c];
+    const int32_t r = rows[k];
+    y[r] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[r];
   }
 }
 
@@ -283,8 +308,10 @@ struct dtans_gpu_op {
   int64_t *slice_words, *slice_desc, *slice_vesc, *slice_raw, *slice_rows;
   int32_t *dsym, *desc;
   void *vsym, *vesc, *raw;
-  int64_t n_long;
-  int32_t *long_rows, *long_cols;
+  int64_t n_long, n_chunks;
+  int32_t *long_rows, *long_cols, *chunk_long; /* chunk c belongs to long row chunk_long[c] */
+  int64_t *chunk_ptr;                          /* long row k: chunks [chunk_ptr[k], [k + 1]) */
+  void *partial;
   int64_t *long_ptr;
   void *long_values;
   size_t smem;
@@ -296,10 +323,11 @@ struct dtans_gpu_op {
 void dtans_gpu_destroy(void *state) {
   dtans_gpu_op *op = (dtans_gpu_op *)state;
   if (!op) return;
-  void *p[] = {op->stream,     op->row_nnz,     op->dtab,      op->vtab,      op->slice_words,
-               op->slice_desc, op->slice_vesc,  op->slice_raw, op->dsym,      op->desc,
-               op->vsym,       op->vesc,        op->raw,       op->long_rows, op->long_cols,
-               op->long_ptr,   op->long_values, op->slice_rows};
+  void *p[] = {op->stream,     op->row_nnz,     op->dtab,       op->vtab,       op->slice_words,
+               op->slice_desc, op->slice_vesc,  op->slice_raw,  op->dsym,       op->desc,
+               op->vsym,       op->vesc,        op->raw,        op->long_rows,  op->long_cols,
+               op->long_ptr,   op->long_values, op->slice_rows, op->chunk_long, op->chunk_ptr,
+               op->partial};
   for (void *q : p) release(q);
   if (op->csr) op_free(op->csr);
   free(op->host_row_ptr);
@@ -379,6 +407,24 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   if (s == ZS_OK) s = dtans_upload((void **)&op->long_cols, v, "long_cols");
   if (s == ZS_OK) s = dtans_upload(&op->long_values, v, "long_values");
   op->n_long = (int64_t)zsb_find_array(v, "long_rows")->count;
+  if (s == ZS_OK && op->n_long > 0) {
+    int64_t *cptr = (int64_t *)malloc(((size_t)op->n_long + 1) * sizeof(int64_t));
+    if (!cptr) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans long-row chunks");
+    for (int64_t k = 0; s == ZS_OK && k <= op->n_long; k++)
+      cptr[k] = k ? cptr[k - 1] + (lptr[k] - lptr[k - 1] + ZS_DT_CHUNK - 1) / ZS_DT_CHUNK : 0;
+    int32_t *owner = NULL;
+    if (s == ZS_OK) {
+      op->n_chunks = cptr[op->n_long];
+      owner = (int32_t *)malloc((size_t)op->n_chunks * sizeof(int32_t));
+      if (!owner) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans long-row chunks");
+      for (int64_t k = 0; s == ZS_OK && k < op->n_long; k++)
+        for (int64_t c = cptr[k]; c < cptr[k + 1]; c++) owner[c] = (int32_t)k;
+    }
+    if (s == ZS_OK) s = upload_array(&op->chunk_ptr, cptr, (uint64_t)op->n_long + 1, "chunks");
+    if (s == ZS_OK) s = upload_array(&op->chunk_long, owner, (uint64_t)op->n_chunks, "chunks");
+    if (s == ZS_OK) s = check(gpuMalloc(&op->partial, (size_t)op->n_chunks * es), "partials");
+    free(cptr), free(owner);
+  }
   if (s == ZS_OK && op->vmode == 0) {
     s = dtans_upload_table(&op->vtab, v, "value_counts");
     if (s == ZS_OK) s = dtans_upload(&op->vsym, v, "value_symbols");
@@ -441,11 +487,13 @@ template <typename T, int MODE>
 zs_status dtans_dispatch(const dtans_gpu_op *op, const T *x, T *y, T alpha, T beta,
                          const int64_t *row_ptr, int32_t *out_col, T *out_val) {
   if (op->n_long > 0) {
-    const int64_t warps_per_block = 256 / ZS_WARP_SIZE;
-    zs_dtans_long_kernel<T, MODE>
-        <<<grid_for((op->n_long + warps_per_block - 1) / warps_per_block * 256, 256), 256>>>(
-            op->n_long, op->long_rows, op->long_ptr, op->long_cols, (const T *)op->long_values, x,
-            y, alpha, beta, row_ptr, out_col, out_val);
+    const int64_t grid = op->n_chunks < 65535 ? op->n_chunks : 65535;
+    zs_dtans_long_kernel<T, MODE><<<(unsigned)grid, ZS_DT_CHUNK_THREADS>>>(
+        op->n_chunks, op->chunk_long, op->chunk_ptr, op->long_rows, op->long_ptr, op->long_cols,
+        (const T *)op->long_values, x, y, alpha, (T *)op->partial, row_ptr, out_col, out_val);
+    if (MODE == ZS_DT_SPMV)
+      zs_dtans_long_fixup<T><<<grid_for(op->n_long, 256), 256>>>(
+          op->n_long, op->long_rows, op->chunk_ptr, (const T *)op->partial, y, alpha, beta);
     zs_status s = check_launch("dtans long rows");
     if (s != ZS_OK) return s;
   }

@@ -9,11 +9,11 @@ ZSI_HIDDEN extern const zsi_format_ops zsi_format_dtans;
 
 /* Fixed by stream version 1; the blob records them and validate refuses anything else. */
 #define DTANS_VERSION 1
-#define DTANS_M 256    /* largest multiplicity: a digit fits in 8 bits */
-#define DTANS_LANES 32 /* lanes of a slice, decoded in lockstep by one warp */
-#define DTANS_MAX_ROWS_PER_LANE 4096
-#define DTANS_SPREAD 2563  /* odd, so slot = (rank * SPREAD) mod K is a permutation */
-#define DTANS_SYMBOLS 4096 /* at most K distinct ids per domain */
+#define DTANS_M 256                 /* largest multiplicity: a digit fits in 8 bits */
+#define DTANS_LANES 32              /* lanes of a slice, decoded in lockstep by one warp */
+#define DTANS_MAX_ROWS_PER_LANE 128 /* bounds a lane's walk over empty rows */
+#define DTANS_SPREAD 2563           /* odd, so slot = (rank * SPREAD) mod K is a permutation */
+#define DTANS_SYMBOLS 4096          /* at most K distinct ids per domain */
 
 /* How the value domain is stored. */
 enum { DTANS_VALUES_CODED = 0, DTANS_VALUES_CONSTANT = 1, DTANS_VALUES_RAW = 2 };

@@ -618,7 +618,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
       memcpy((char *)vsym + (size_t)i * es, &vd.sorted[i].key, es); /* little-endian low bytes */
   } else if (mode == DTANS_VALUES_CONSTANT) {
     if ((s = zsi_encoded_add_array(E, "value_symbols", (uint32_t)es, 1, &vsym))) goto done;
-    memcpy(vsym, A->values, es);
+    memcpy(vsym, &vd.sorted[0].key, es); /* the one value of the coded rows */
   } else {
     if ((s = zsi_encoded_add_array(E, "values", (uint32_t)es, (uint64_t)coded_nnz, &raw)))
       goto done;
