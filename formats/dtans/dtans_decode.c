@@ -74,15 +74,16 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
   v->slices = rpl;
   if ((s = zsi_encoded_need(E, "slice_rows", 8, (uint64_t)rpl + 1, (const void **)&v->slice_rows)))
     return s;
+  if ((rpl && v->slice_rows[0] != 0) || v->slice_rows[rpl] != E->rows)
+    return zsi_error(ZS_ERR_CORRUPT, "dtans: slice_rows must run from 0 to %" PRId64, E->rows);
+  /* Both ends are now known, so every difference below stays in range. */
   for (int64_t i = 0; i < rpl; i++)
-    if (v->slice_rows[i + 1] <= v->slice_rows[i] ||
+    if (v->slice_rows[i + 1] <= v->slice_rows[i] || v->slice_rows[i + 1] > E->rows ||
         v->slice_rows[i + 1] - v->slice_rows[i] > (int64_t)DTANS_LANES * DTANS_MAX_ROWS_PER_LANE)
       return zsi_error(ZS_ERR_CORRUPT,
                        "dtans: slice_rows[%" PRId64 "] = %" PRId64
                        " does not increase, or the slice has over %d rows per lane",
                        i + 1, v->slice_rows[i + 1], DTANS_MAX_ROWS_PER_LANE);
-  if ((rpl && v->slice_rows[0] != 0) || v->slice_rows[rpl] != E->rows)
-    return zsi_error(ZS_ERR_CORRUPT, "dtans: slice_rows must run from 0 to %" PRId64, E->rows);
   v->value_mode = (int)mode, v->delta_real = (int)dr, v->value_real = (int)vr;
   v->delta_escape = (int)de, v->value_escape = (int)ve;
   const uint64_t rows = (uint64_t)E->rows, sl = (uint64_t)v->slices + 1;

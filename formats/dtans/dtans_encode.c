@@ -203,16 +203,17 @@ static int build_lanes(const encoder *e, int64_t s, slice_scratch *sc, lane_work
     w[l].segs = dtans_segments(w[l].n, e->coded);
     segs += w[l].segs;
   }
-  if (nz > sc->cap_nz) {
+  if (nz >= sc->cap_nz) { /* at least one element: no pointer arithmetic on NULL */
     free(sc->pos), free(sc->row);
-    sc->cap_nz = nz;
-    sc->pos = malloc((size_t)nz * sizeof *sc->pos), sc->row = malloc((size_t)nz * 4);
+    sc->cap_nz = nz + 1;
+    sc->pos = malloc((size_t)sc->cap_nz * sizeof *sc->pos),
+    sc->row = malloc((size_t)sc->cap_nz * 4);
     if (!sc->pos || !sc->row) return sc->cap_nz = 0, 0;
   }
-  if (segs > sc->cap_segs) {
+  if (segs >= sc->cap_segs) {
     free(sc->flags), free(sc->words);
-    sc->cap_segs = segs;
-    sc->flags = malloc((size_t)segs), sc->words = malloc((size_t)segs * 12);
+    sc->cap_segs = segs + 1;
+    sc->flags = malloc((size_t)sc->cap_segs), sc->words = malloc((size_t)sc->cap_segs * 12);
     if (!sc->flags || !sc->words) return sc->cap_segs = 0, 0;
   }
   int64_t off = 0, soff = 0;
