@@ -52,28 +52,6 @@ CCI_INLINE uint64_t cci_next(const cci_op *A, uint64_t *pos) {
   return (m >> e.shift) & e.mask;
 }
 
-static int64_t cci_split_point(int64_t total, int64_t n, int64_t c) {
-  return (total / n) * c + (total % n) * c / n;
-}
-
-/* Rows cut so every part holds about the same nonzeros + rows. */
-static void cci_split_rows(const int64_t *rp, int64_t rows, int n, int64_t *bounds) {
-  const int64_t total = rp[rows] + rows;
-  bounds[0] = 0, bounds[n] = rows;
-  for (int c = 1; c < n; c++) {
-    const int64_t target = cci_split_point(total, n, c);
-    int64_t lo = bounds[c - 1], hi = rows;
-    while (lo < hi) {
-      const int64_t mid = lo + (hi - lo) / 2;
-      if (rp[mid] + mid >= target)
-        hi = mid;
-      else
-        lo = mid + 1;
-    }
-    bounds[c] = lo;
-  }
-}
-
 /* Kinds of walk over a row's nonzeros. */
 enum { CCI_SUM = 0, CCI_SCATTER = 1, CCI_ATOMIC = 2 };
 
@@ -138,8 +116,8 @@ static zs_status cpu_cci_create(void **state, const zsb_encoded_view *enc, const
   }
   zsi_free(tab);
   if (s == ZS_OK) {
-    cci_split_rows(A->row_ptr, A->rows, A->nchunks, A->chunk);
-    cci_split_rows(A->row_ptr, A->rows, A->nslots, A->slot);
+    zsi_cpu_split_rows(A->row_ptr, A->rows, A->nchunks, A->chunk);
+    zsi_cpu_split_rows(A->row_ptr, A->rows, A->nslots, A->slot);
   }
   if (s != ZS_OK) {
     cpu_cci_destroy(A);

@@ -56,24 +56,6 @@ static int64_t stride_of(const csb_op *A, int64_t first) {
   return first >= A->last_group_first ? A->last_group_stride : A->group;
 }
 
-/* Cut [0, n) into `parts` ranges of about equal weight ptr[i] + i (blocks + outputs). */
-static void split(const int64_t *wsum, int64_t n, int parts, int64_t *bounds) {
-  const int64_t total = wsum[n] + n;
-  bounds[0] = 0, bounds[parts] = n;
-  for (int c = 1; c < parts; c++) {
-    const int64_t target = (total / parts) * c + (total % parts) * c / parts;
-    int64_t lo = bounds[c - 1], hi = n;
-    while (lo < hi) {
-      const int64_t mid = lo + (hi - lo) / 2;
-      if (wsum[mid] + mid >= target)
-        hi = mid;
-      else
-        lo = mid + 1;
-    }
-    bounds[c] = lo;
-  }
-}
-
 /* Block rows and columns of every block, and where its slots are, from either format. */
 static zs_status read_blocks(csb_op *A, const zsb_encoded_view *enc, int64_t **brow_out,
                              int64_t **bcol_out, int64_t **first_out, int32_t **count_out) {
@@ -193,8 +175,8 @@ static zs_status csb_create(void **state, const zsb_encoded_view *enc, const zsi
       s = no_memory("partition tables");
   }
   if (s == ZS_OK) {
-    split(A->n_ptr, A->nbr, A->n_chunks, A->n_chunk);
-    split(A->t_ptr, A->nbc, A->t_chunks, A->t_chunk);
+    zsi_cpu_split_rows(A->n_ptr, A->nbr, A->n_chunks, A->n_chunk);
+    zsi_cpu_split_rows(A->t_ptr, A->nbc, A->t_chunks, A->t_chunk);
   }
   if (s != ZS_OK) {
     csb_destroy(A);

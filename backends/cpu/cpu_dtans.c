@@ -171,7 +171,7 @@ static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
   if (!(A->part = zsi_alloc_array((uint64_t)A->threads + 1, 8))) goto oom;
   const int64_t total = A->raw_start[A->slices];
   for (int u = 0; u <= A->threads; u++) {
-    const int64_t want = total / A->threads * u + total % A->threads * u / A->threads;
+    const int64_t want = zsi_cpu_split_point(total, A->threads, u);
     int64_t lo = 0, hi = A->slices; /* the first slice starting at or after `want` */
     while (lo < hi) {
       const int64_t m = (lo + hi) / 2;

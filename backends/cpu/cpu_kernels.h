@@ -42,6 +42,12 @@ typedef struct zsi_cpu_kernel {
 ZSI_HIDDEN extern const zsi_cpu_kernel zsi_cpu_csr, zsi_cpu_coo, zsi_cpu_csb, zsi_cpu_gcsb,
     zsi_cpu_cci, zsi_cpu_dtans;
 
+/* floor(total * c / n) without overflowing int64 (total < 2^63, n <= 2^31). */
+ZSI_HIDDEN int64_t zsi_cpu_split_point(int64_t total, int64_t n, int64_t c);
+/* Cut rows [0, rows) into n parts of about equal nonzeros + rows (a row costs its offset read and
+ * y write even when empty): bounds[0..n] from the row offsets rp. */
+ZSI_HIDDEN void zsi_cpu_split_rows(const int64_t *rp, int64_t rows, int n, int64_t *bounds);
+
 /* The thread count set by the context (>= 1). */
 ZSI_HIDDEN int zsi_cpu_threads(void);
 

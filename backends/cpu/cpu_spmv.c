@@ -49,19 +49,17 @@ typedef struct cpu_op {
 #undef VT
 #undef SFX
 
-/* floor(total * c / n) without overflowing int64 (total < 2^63, n <= 2^31). */
-static int64_t split_point(int64_t total, int64_t n, int64_t c) {
+int64_t zsi_cpu_split_point(int64_t total, int64_t n, int64_t c) {
   return (total / n) * c + (total % n) * c / n;
 }
 
-/* CSR: cut rows so every part holds about the same nonzeros + rows (a row costs its row_ptr
- * read and y write even when empty). Part c starts at the first row i with
- * row_ptr[i] + i >= target, found by binary search (the weight is monotone in i). */
-static void split_csr_rows(const int64_t *rp, int64_t rows, int n, int64_t *bounds) {
+/* Part c starts at the first row i with row_ptr[i] + i >= target, found by binary search (the
+ * weight is monotone in i). */
+void zsi_cpu_split_rows(const int64_t *rp, int64_t rows, int n, int64_t *bounds) {
   const int64_t total = rp[rows] + rows;
   bounds[0] = 0, bounds[n] = rows;
   for (int c = 1; c < n; c++) {
-    const int64_t target = split_point(total, n, c);
+    const int64_t target = zsi_cpu_split_point(total, n, c);
     int64_t lo = bounds[c - 1], hi = rows;
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo) / 2;
@@ -108,11 +106,11 @@ static zs_status partition(cpu_op *A) {
       !(A->buf_off = zsi_alloc_array((uint64_t)ns, 8)))
     return no_memory("partition tables");
   if (A->format == ZS_FORMAT_CSR) {
-    split_csr_rows(A->row_ptr, A->rows, nc, A->chunk);
-    split_csr_rows(A->row_ptr, A->rows, ns, A->slot);
+    zsi_cpu_split_rows(A->row_ptr, A->rows, nc, A->chunk);
+    zsi_cpu_split_rows(A->row_ptr, A->rows, ns, A->slot);
   } else {
-    for (int c = 0; c <= nc; c++) A->chunk[c] = split_point(A->nnz, nc ? nc : 1, c);
-    for (int u = 0; u <= ns; u++) A->slot[u] = split_point(A->nnz, ns ? ns : 1, u);
+    for (int c = 0; c <= nc; c++) A->chunk[c] = zsi_cpu_split_point(A->nnz, nc ? nc : 1, c);
+    for (int u = 0; u <= ns; u++) A->slot[u] = zsi_cpu_split_point(A->nnz, ns ? ns : 1, u);
     if (!(A->first_row = zsi_alloc_array((uint64_t)nc, 8)) ||
         !(A->last_row = zsi_alloc_array((uint64_t)nc, 8)) ||
         !(A->first_shared = zsi_alloc_array((uint64_t)nc, 1)) ||
