@@ -150,8 +150,8 @@ static void edge_cases(void) {
     }
     /* Empty matrix, one row, one column, rows not a multiple of the slice. */
     const int64_t r1[] = {0, 0, 2}, c1[] = {0, 4, 1};
-    const double d1[] = {1, -1, 3};
-    const float f1[] = {1, -1, 3};
+    const double d1[] = {1, -1, 3, 0.5}; /* the far-columns case below uses all four */
+    const float f1[] = {1, -1, 3, 0.5f};
     const void *v1 = t == ZS_F32 ? (const void *)f1 : (const void *)d1;
     zs_matrix *A = from_coo(3, 5, 3, r1, c1, v1, t);
     if (A) round_trip("3x5", A, NULL, NULL), zs_matrix_destroy(&A);
