@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/zs_internal.h"
+#include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
 #include "tests/unit/check.h"
 
@@ -406,21 +406,9 @@ static zs_encoded *golden_encoded(int which) {
   return s == ZS_OK ? E : NULL;
 }
 
-static long file_bytes(const char *path, unsigned char **out) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return -1;
-  fseek(f, 0, SEEK_END);
-  const long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  *out = malloc((size_t)n + 1);
-  const size_t got = fread(*out, 1, (size_t)n, f);
-  fclose(f);
-  return (long)got == n ? n : -1;
-}
-
 static void golden_cases(const char *dir, int write) {
   for (int w = 0; w < 3; w++) {
-    char path[4096], tmp[4096];
+    char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, golden_names[w]);
     zs_encoded *E = golden_encoded(w);
     CHECK(E != NULL);
@@ -438,17 +426,10 @@ static void golden_cases(const char *dir, int write) {
     if (L) CHECK_STATUS(zs_decode(&B, L), ZS_OK);
     CHECK(A && B && zs_test_same_matrix(A, B));
     /* Today's encoder writes the same bytes. */
-    const char *td = getenv("TMPDIR");
-    snprintf(tmp, sizeof tmp, "%s/csb-golden-%d-%d.zsm", td && *td ? td : "/tmp", (int)getpid(), w);
-    CHECK_STATUS(zs_encoded_save(E, tmp), ZS_OK);
-    unsigned char *a = NULL, *b = NULL;
-    const long na = file_bytes(path, &a), nb = file_bytes(tmp, &b);
-    if (na < 0 || na != nb || memcmp(a, b, (size_t)na)) {
+    if (!zs_test_saves_as(E, path, "csb-golden", (size_t)w)) {
       fprintf(stderr, "golden %s: today's encoding differs from the frozen file\n", path);
       check_failures++;
     }
-    remove(tmp);
-    free(a), free(b);
     zs_matrix_destroy(&A), zs_matrix_destroy(&B);
     zs_encoded_destroy(&L), zs_encoded_destroy(&E);
   }

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/zs_internal.h"
+#include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
 #include "tests/unit/check.h"
 
@@ -124,18 +124,6 @@ static zs_matrix *golden_matrix(const golden *g) {
   return A;
 }
 
-static long file_bytes(const char *path, unsigned char **out) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return -1;
-  fseek(f, 0, SEEK_END);
-  const long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  *out = malloc((size_t)n + 1);
-  const size_t got = fread(*out, 1, (size_t)n, f);
-  fclose(f);
-  return (long)got == n ? n : -1;
-}
-
 /* Every array and parameter of `got` as in `want`, naming the first that differs. */
 static void same_blob(const char *label, const zs_encoded *want, const zs_encoded *got) {
   if (got->rows != want->rows || got->cols != want->cols || got->nnz != want->nnz ||
@@ -174,7 +162,7 @@ static int64_t param(const zs_encoded *E, const char *name) {
 static void golden_cases(const char *dir, int write) {
   for (size_t w = 0; w < sizeof goldens / sizeof *goldens; w++) {
     const golden *g = &goldens[w];
-    char path[4096], tmp[4096];
+    char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, g->file);
     zs_matrix *A = golden_matrix(g);
     zs_encoded *E = NULL, *L = NULL;
@@ -208,18 +196,10 @@ static void golden_cases(const char *dir, int write) {
       zs_matrix_destroy(&B);
       /* (b) today's encoder gives the same arrays and parameters, and the same file */
       if (L) same_blob(g->file, L, E);
-      const char *td = getenv("TMPDIR");
-      snprintf(tmp, sizeof tmp, "%s/dtans-golden-%d-%zu.zsm", td && *td ? td : "/tmp",
-               (int)getpid(), w);
-      CHECK_STATUS(zs_encoded_save(E, tmp), ZS_OK);
-      unsigned char *a = NULL, *b = NULL;
-      const long na = file_bytes(path, &a), nb = file_bytes(tmp, &b);
-      if (na < 0 || na != nb || memcmp(a, b, (size_t)na)) {
+      if (!zs_test_saves_as(E, path, "dtans-golden", w)) {
         fprintf(stderr, "%s: today's encoding differs from the frozen file\n", path);
         check_failures++;
       }
-      remove(tmp);
-      free(a), free(b);
     }
     zs_encoded_destroy(&L), zs_encoded_destroy(&E);
     zs_matrix_destroy(&A);
