@@ -201,6 +201,23 @@ static inline VT SFX(cci_finish)(double alpha, VT s, double beta, const VT *y) {
   return beta == 0.0 ? (VT)(alpha * (double)s) : (VT)(alpha * (double)s + beta * (double)*y);
 }
 
+/* One step of stream s: its next column, and the nonzero at v[k + s] summed (CCI_SUM) or added
+ * as v * xi into out[col - lo] (CCI_SCATTER) or into y with omp atomic (CCI_ATOMIC). */
+CCI_INLINE void SFX(cci_step)(const cci_op *A, int64_t s, int64_t k, const int S, const int kind,
+                              uint64_t *pos, int64_t *col, VT *sum, const VT *restrict v,
+                              const VT *restrict x, VT xi, VT *restrict out, int64_t lo) {
+  col[s] += S + (int64_t)cci_next(A, &pos[s]);
+  if (kind == CCI_SUM)
+    sum[s] += v[k + s] * x[col[s]];
+  else if (kind == CCI_SCATTER)
+    out[col[s] - lo] += v[k + s] * xi;
+  else {
+    const VT p = v[k + s] * xi;
+    ZSI_OMP(atomic)
+    out[col[s]] += p;
+  }
+}
+
 /* One row with S slices decoded side by side. CCI_SUM returns sum a_ij x_j; CCI_SCATTER adds
  * a_ij * xi into out[j - lo]; CCI_ATOMIC does so into y with omp atomic. */
 CCI_INLINE VT SFX(cci_row)(const cci_op *A, int64_t i, const int S, const int kind,
@@ -231,30 +248,10 @@ CCI_INLINE VT SFX(cci_row)(const cci_op *A, int64_t i, const int S, const int ki
   }
   int64_t k = S;
   for (; k + S <= n; k += S) /* full steps: S independent decode chains */
-    for (int s = 0; s < S; s++) {
-      col[s] += S + (int64_t)cci_next(A, &pos[s]);
-      if (kind == CCI_SUM)
-        sum[s] += v[b + k + s] * x[col[s]];
-      else if (kind == CCI_SCATTER)
-        out[col[s] - lo] += v[b + k + s] * xi;
-      else {
-        const VT p = v[b + k + s] * xi;
-        ZSI_OMP(atomic)
-        out[col[s]] += p;
-      }
-    }
-  for (int64_t s = 0; k + s < n; s++) {
-    col[s] += S + (int64_t)cci_next(A, &pos[s]);
-    if (kind == CCI_SUM)
-      sum[s] += v[b + k + s] * x[col[s]];
-    else if (kind == CCI_SCATTER)
-      out[col[s] - lo] += v[b + k + s] * xi;
-    else {
-      const VT p = v[b + k + s] * xi;
-      ZSI_OMP(atomic)
-      out[col[s]] += p;
-    }
-  }
+    for (int s = 0; s < S; s++)
+      SFX(cci_step)(A, s, b + k, S, kind, pos, col, sum, v, x, xi, out, lo);
+  for (int64_t s = 0; k + s < n; s++) /* the last, partial step */
+    SFX(cci_step)(A, s, b + k, S, kind, pos, col, sum, v, x, xi, out, lo);
   VT total = 0;
   if (kind == CCI_SUM)
     for (int64_t s = 0; s < first; s++) total += sum[s];
