@@ -48,6 +48,25 @@ static double median(const double *v, int n) {
   return m;
 }
 
+/* s as one CSV field, RFC 4180: in double quotes with inner quotes doubled when it holds a comma,
+ * a quote or a line break (kernel names such as "zsparse cpu csr, atomic T"), as it is otherwise.
+ * Written into buf (cap bytes, at least 2 * strlen(s) + 3 to hold any s), which is returned. */
+static const char *csv_field(char *buf, size_t cap, const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    snprintf(buf, cap, "%s", s);
+    return buf;
+  }
+  size_t o = 0;
+  buf[o++] = '"';
+  for (; *s && o + 3 < cap; s++) {
+    if (*s == '"') buf[o++] = '"';
+    buf[o++] = *s;
+  }
+  buf[o++] = '"';
+  buf[o] = '\0';
+  return buf;
+}
+
 /* ---- read-bandwidth probe: sum of one large f64 array ---------------------------------- */
 
 typedef struct probe {
@@ -572,6 +591,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "zs-bench-cpu: cannot write %s: %s\n", csv_path, strerror(errno));
   }
   char csv_buf[MAX_KERNELS + 2][320];
+  char csv_name[2 * sizeof ks[0].name + 1];
   int ncsv = 0;
   snprintf(csv_buf[ncsv++], sizeof csv_buf[0],
            "read probe 8 streams,f64,sum,1,%.6f,%.3f,,,,,%" PRId64 ",%" PRId64, 1e3 * p1_med,
@@ -585,8 +605,9 @@ int main(int argc, char **argv) {
     if (!k->available) {
       printf("| %s | %s | %s | %d | n/a | | | | | %s |\n", k->name, zs_type_name(k->type), op,
              nthreads, k->why);
-      snprintf(csv_buf[ncsv++], sizeof csv_buf[0], "%.63s,%s,%s,%d,,,,,,,%" PRId64 ",%" PRId64,
-               k->name, zs_type_name(k->type), op, nthreads, rows, nnz);
+      snprintf(csv_buf[ncsv++], sizeof csv_buf[0], "%s,%s,%s,%d,,,,,,,%" PRId64 ",%" PRId64,
+               csv_field(csv_name, sizeof csv_name, k->name), zs_type_name(k->type), op, nthreads,
+               rows, nnz);
       continue;
     }
     const size_t es = zs_type_size(k->type);
@@ -601,9 +622,10 @@ int main(int argc, char **argv) {
            zs_type_name(k->type), op, nthreads, 1e3 * tm, bytes / tm * 1e-9,
            (double)nnz / tm * 1e-9, probe_bytes / tp * 1e-9, 100.0 * rmed, k->max_err);
     snprintf(csv_buf[ncsv++], sizeof csv_buf[0],
-             "%.63s,%s,%s,%d,%.6f,%.3f,%.4f,%.3f,%.4f,%.3e,%" PRId64 ",%" PRId64, k->name,
-             zs_type_name(k->type), op, nthreads, 1e3 * tm, bytes / tm * 1e-9,
-             (double)nnz / tm * 1e-9, probe_bytes / tp * 1e-9, rmed, k->max_err, rows, nnz);
+             "%s,%s,%s,%d,%.6f,%.3f,%.4f,%.3f,%.4f,%.3e,%" PRId64 ",%" PRId64,
+             csv_field(csv_name, sizeof csv_name, k->name), zs_type_name(k->type), op, nthreads,
+             1e3 * tm, bytes / tm * 1e-9, (double)nnz / tm * 1e-9, probe_bytes / tp * 1e-9, rmed,
+             k->max_err, rows, nnz);
   }
   const char *csv_head =
       "kernel,type,op,threads,median_ms,gbps,gnnz_per_s,probe_gbps,ratio_to_probe,max_rel_err,"
