@@ -7,18 +7,21 @@
 #define ZS_DT_THREADS 256
 #define ZS_DT_SUBS (ZS_WARP_SIZE / ZS_DT_LANES) /* slices per warp */
 
-/* Device arrays of an operator, as the kernel reads them. Table entries are
- * id << 16 | (base - 1) << 8 | digit; ids at or past `dreal`/`vreal` are escapes. */
+/* Device arrays of an operator, as the kernel reads them. Slot tables are rebuilt for the GPU
+ * (dtans_gpu_tables): a delta slot is {meta, delta}, a value slot is meta, where meta =
+ * digit | (base − 1) << 8 | value id << 16 | escape << 31 (ids of escapes and fillers read 0). */
 struct zs_dt_args {
-  const uint32_t *stream, *row_nnz, *dtab, *vtab;
+  const uint32_t *stream, *row_nnz, *vtab;
+  const uint2 *dtab;
   const int64_t *slice_words, *slice_desc, *slice_vesc, *slice_raw, *slice_rows;
-  const int32_t *dsym, *desc;
+  const int32_t *desc;
   const void *vsym, *vesc, *raw;
-  int64_t rows, slices;
-  int dreal, vreal;
+  int64_t slices;
+  int vreal;
 };
 
 enum { ZS_DT_SPMV = 0, ZS_DT_SCATTER = 1, ZS_DT_WRITE = 2 };
+#define ZS_DT_ESCAPE 0x80000000u
 
 /* Lane exclusive prefix of v within its slice of 32 lanes; *total is the slice's sum. */
 __device__ __forceinline__ int zs_dt_scan(int v, int l, int *total) {
@@ -31,32 +34,51 @@ __device__ __forceinline__ int zs_dt_scan(int v, int l, int *total) {
   return inc - v;
 }
 
-/* Stream words staged per slice in shared memory: a batch of ZS_DT_BATCH words is loaded into
- * registers one segment step before it is needed, so the decode never waits on the stream. */
+/* A half (4 slots) enters the state: d·B + D and r·B with B = Π bases ≤ 2^32, carried as B − 1
+ * so that 32-bit operands suffice; when r reaches 2^32 the low word is the half's next word. */
+__device__ __forceinline__ bool zs_dt_half(uint32_t m0, uint32_t m1, uint32_t m2, uint32_t m3,
+                                           uint32_t &d, uint32_t &r, uint32_t &word) {
+  const uint32_t b1 = (m1 >> 8 & 0xffu) + 1, b2 = (m2 >> 8 & 0xffu) + 1;
+  const uint32_t b3m = m3 >> 8 & 0xffu;
+  const uint32_t D =
+      (((m0 & 0xffu) * b1 + (m1 & 0xffu)) * b2 + (m2 & 0xffu)) * (b3m + 1) + (m3 & 0xffu);
+  const uint32_t p = ((m0 >> 8 & 0xffu) + 1) * b1 * b2;
+  const uint32_t bm1 = p * b3m + (p - 1);
+  const uint64_t nd = (uint64_t)d * bm1 + d + D, nr = (uint64_t)r * bm1 + r;
+  const bool ext = (nr >> 32) != 0;
+  word = (uint32_t)nd;
+  d = ext ? (uint32_t)(nd >> 32) : (uint32_t)nd;
+  r = ext ? (uint32_t)(nr >> 32) : (uint32_t)nr;
+  return ext;
+}
+
+/* Stream words staged per slice in shared memory: the slice's words are consumed in order, so a
+ * batch of ZS_DT_BATCH words is loaded into registers a segment or more before it is stored to
+ * the ring and read; the decode never waits on global memory for its stream. */
 #define ZS_DT_RING 256
 #define ZS_DT_BATCH 128
 #define ZS_DT_SLICES_PER_BLOCK (ZS_DT_THREADS / ZS_DT_LANES)
+/* Zero words after the stream: a slice's last batches read past it. */
+#define ZS_DT_STREAM_PAD (2 * ZS_DT_RING)
 
 /* MODE: SPMV (y = alpha A x + beta y), SCATTER (y += alpha Aᵀ x; y scaled by beta before) or
- * WRITE (the decoded CSR into out_col/out_val at row_ptr). VMODE: 0 coded, 1 constant, 2 raw. */
+ * WRITE (the decoded CSR into out_col/out_val at row_ptr). VMODE: 0 coded, 1 constant, 2 raw.
+ * Offsets inside a slice are 32-bit (dtans_gpu_create checks the slices' sizes). */
 template <typename T, int VMODE, int MODE>
 __global__ void __launch_bounds__(ZS_DT_THREADS, 3)
     zs_dtans_kernel(const zs_dt_args a, T constant, const T *__restrict__ x, T *__restrict__ y,
-                    T alpha, T beta, const int64_t *row_ptr, int32_t *out_col, T *out_val,
-                    int64_t stream_len) {
+                    T alpha, T beta, const int64_t *row_ptr, int32_t *out_col, T *out_val) {
   constexpr bool CODED = VMODE == 0, RAW = VMODE == 2;
-  constexpr int PER = CODED ? 4 : 8;
-  extern __shared__ uint64_t zs_dt_smem64[]; /* 8-byte aligned for f64 symbols */
-  uint32_t *ring_all = (uint32_t *)zs_dt_smem64;
-  uint32_t *dtab = ring_all + ZS_DT_SLICES_PER_BLOCK * ZS_DT_RING;
-  uint32_t *vtab = dtab + DTANS_K;
+  constexpr int PER = CODED ? 4 : 8; /* nonzeros per segment */
+  extern __shared__ uint64_t zs_dt_smem64[];
+  uint2 *dtab = (uint2 *)zs_dt_smem64; /* first, at a fixed offset: immediate addressing */
+  uint32_t *vtab = (uint32_t *)(dtab + DTANS_K);
   T *vsym = (T *)(vtab + (CODED ? DTANS_K : 0));
-  int32_t *dsym = (int32_t *)(vsym + (CODED ? a.vreal : 0));
+  uint32_t *ring_all = (uint32_t *)(vsym + (CODED ? a.vreal : 0));
   for (int i = threadIdx.x; i < DTANS_K; i += blockDim.x) {
     dtab[i] = a.dtab[i];
     if (CODED) vtab[i] = a.vtab[i];
   }
-  for (int i = threadIdx.x; i < a.dreal; i += blockDim.x) dsym[i] = a.dsym[i];
   if (CODED)
     for (int i = threadIdx.x; i < a.vreal; i += blockDim.x) vsym[i] = ((const T *)a.vsym)[i];
   __syncthreads();
@@ -73,165 +95,169 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, 3)
        g += (int64_t)gridDim.x * wpb) {
     const int64_t s = g * ZS_DT_SUBS + sub;
     const bool live = s < a.slices;
-    const int64_t first = live ? a.slice_rows[s] + l : 0;
-    const int64_t stop = live ? a.slice_rows[s + 1] : 0;
-    int64_t n = 0;
-    if (live)
-      for (int64_t i = first; i < stop; i += ZS_DT_LANES) n += dtans_coded_len(a.row_nnz[i]);
-    const int64_t segs = (n + PER - 1) / PER;
-    /* The lane sits before its first row; the next row's length is always loaded one row ahead,
-     * so moving on never waits for it. */
-    int32_t row = (int32_t)(first - ZS_DT_LANES), nrow = (int32_t)first, col = 0;
-    uint32_t left = 0, nleft = live && first < stop ? a.row_nnz[first] : 0; /* as stored */
-    int64_t at = 0;
-    T sum = T(0);
-    auto advance = [&]() {
-      row = nrow, left = nleft, col = row;
-      while (dtans_coded_len(left) == 0) { /* no coded nonzeros (rare): an empty row's y */
-        if (MODE == ZS_DT_SPMV && left != DTANS_LONG) y[row] = beta == T(0) ? T(0) : beta * y[row];
-        row += ZS_DT_LANES, col = row;
-        left = a.row_nnz[row];
-      }
-      if (MODE == ZS_DT_WRITE) at = row_ptr[row];
-      nrow = row + ZS_DT_LANES;
-      nleft = nrow < stop ? a.row_nnz[nrow] : 0;
-    };
-    int64_t cur = live ? a.slice_words[s] : 0, desc = live ? a.slice_desc[s] : 0;
-    int64_t vesc = live && CODED ? a.slice_vesc[s] : 0, raw = live && RAW ? a.slice_raw[s] : 0;
-    /* Stream staging: ring holds words [cur, fill); a batch of registers may be in flight. */
-    int64_t fill = cur;
+    const int32_t first = live ? (int32_t)a.slice_rows[s] + l : 0;
+    const int32_t stop = live ? (int32_t)a.slice_rows[s + 1] : 0;
+    const uint32_t *stream = a.stream + (live ? a.slice_words[s] : 0);
+    const int32_t *desc = a.desc + (live ? a.slice_desc[s] : 0);
+    const T *vesc = (const T *)a.vesc + (live && CODED ? a.slice_vesc[s] : 0);
+    const T *raw = (const T *)a.raw + (live && RAW ? a.slice_raw[s] : 0);
+    int32_t n = 0;
+    for (int32_t i = first; i < stop; i += ZS_DT_LANES) n += dtans_coded_len(a.row_nnz[i]);
+    const int32_t segs = (n + PER - 1) / PER;
+    int32_t max_segs = segs;
+    for (int o = ZS_WARP_SIZE / 2; o > 0; o /= 2)
+      max_segs = max(max_segs, zs_shfl_xor(max_segs, o));
+
+    /* Ring: words [cur, fill) of the slice are staged; `batch` is in flight. */
+    int32_t cur = 0, fill = 0;
     uint32_t batch[ZS_DT_BATCH / ZS_DT_LANES];
-    bool pending = false;
     auto issue = [&]() {
 #pragma unroll
-      for (int k = 0; k < ZS_DT_BATCH / ZS_DT_LANES; k++) {
-        const int64_t p = fill + l + ZS_DT_LANES * k;
-        batch[k] = p < stream_len ? zs_load_stream(a.stream + p) : 0u;
-      }
-      pending = true;
+      for (int k = 0; k < ZS_DT_BATCH / ZS_DT_LANES; k++)
+        batch[k] = zs_load_stream(stream + fill + l + ZS_DT_LANES * k);
     };
     auto land = [&]() {
+      zs_syncwarp(); /* every lane has read the words this overwrites */
 #pragma unroll
       for (int k = 0; k < ZS_DT_BATCH / ZS_DT_LANES; k++)
         ring[(fill + l + ZS_DT_LANES * k) & (ZS_DT_RING - 1)] = batch[k];
-      fill += ZS_DT_BATCH, pending = false;
+      fill += ZS_DT_BATCH;
       zs_syncwarp();
     };
-    /* Before a segment's loads: at most 3 words per lane are taken. */
-    auto stage = [&]() {
-      if (pending) land();
-      while (fill < cur + 3 * ZS_DT_LANES) issue(), land();
-    };
-    auto load = [&](bool need, uint32_t &w) {
+    /* One load step: the lanes that need a word take consecutive words in lane order. */
+    auto take = [&](bool need) {
       const zs_lane_mask m = zs_ballot(need) & half;
-      if (need) w = ring[(cur + zs_popc(m & lt)) & (ZS_DT_RING - 1)];
+      const uint32_t w = ring[(cur + zs_popc(m & lt)) & (ZS_DT_RING - 1)];
       cur += zs_popc(m);
+      return w;
     };
-    uint32_t w0 = 0, w1 = 0, w2 = 0;
-    stage();
-    load(segs > 0, w0), load(segs > 0, w1), load(segs > 0, w2);
-    zs_syncwarp();
-    if (fill + ZS_DT_BATCH - cur <= ZS_DT_RING) issue();
+    issue(), land(), issue(), land(), issue();
+    uint32_t w0 = take(segs > 0), w1 = take(segs > 0), w2 = take(segs > 0);
     uint32_t d = 0, r = 1;
-    int64_t max_segs = segs;
-    for (int o = ZS_WARP_SIZE / 2; o > 0; o /= 2) {
-      const int64_t other = zs_shfl_xor(max_segs, o);
-      max_segs = other > max_segs ? other : max_segs;
-    }
-    for (int64_t t = 0; t < max_segs; t++) {
-      const int todo = t < segs ? (int)(n - t * PER < PER ? n - t * PER : PER) : 0;
-      uint32_t e[8];
-#pragma unroll
-      for (int k = 0; k < 8; k++) {
-        const uint32_t slot = dtans_unpack(w0, w1, w2, k);
-        e[k] = (CODED && (k & 1)) ? vtab[slot] : dtab[slot];
+
+    /* The lane's rows: `row` has `left` nonzeros still to come; the next row's length is loaded
+     * a row ahead. Rows without coded nonzeros are passed over (SpMV writes their y). */
+    int32_t row = first - ZS_DT_LANES, left = 0, col = 0, nrow = first;
+    uint32_t nlen = first < stop ? a.row_nnz[first] : 0; /* as stored: DTANS_LONG marks long */
+    int64_t at = 0;
+    T sum = T(0), xr = T(0);
+    auto next_row = [&]() {
+      row = nrow, left = (int32_t)dtans_coded_len(nlen);
+      while (left == 0) {
+        if (MODE == ZS_DT_SPMV && nlen != DTANS_LONG) y[row] = beta == T(0) ? T(0) : beta * y[row];
+        row += ZS_DT_LANES, nlen = a.row_nnz[row], left = (int32_t)dtans_coded_len(nlen);
       }
-      /* Escapes and raw values of this segment: lanes in order, each lane's in position order. */
-      int nd = 0, nv = 0;
+      nrow = row + ZS_DT_LANES;
+      nlen = nrow < stop ? a.row_nnz[nrow] : 0;
+      col = row;
+      if (MODE == ZS_DT_SCATTER) xr = alpha * x[row];
+      if (MODE == ZS_DT_WRITE) at = row_ptr[row];
+    };
+
+    for (int32_t t = 0; t < max_segs; t++) {
+      const int32_t rem = n - t * PER;
+      const int todo = rem < 0 ? 0 : rem < PER ? rem : PER;
+      uint32_t slot[8];
 #pragma unroll
-      for (int i = 0; i < PER; i++)
-        if (i < todo) {
-          nd += (int)(e[CODED ? 2 * i : i] >> 16) >= a.dreal;
-          if (CODED) nv += (int)(e[2 * i + 1] >> 16) >= a.vreal;
-        }
-      int64_t dpos = desc, vpos = vesc, rpos = raw;
-      int total;
-      if (zs_ballot(nd > 0)) dpos += zs_dt_scan(nd, l, &total), desc += total;
-      if (CODED && zs_ballot(nv > 0)) vpos += zs_dt_scan(nv, l, &total), vesc += total;
-      if (RAW) rpos += zs_dt_scan(todo, l, &total), raw += total;
-      /* Decode: columns, values and rows of the segment's nonzeros; row ends are marked. */
-      int32_t c[PER], rw[PER];
+      for (int k = 0; k < 8; k++) slot[k] = dtans_unpack(w0, w1, w2, k);
+      uint32_t meta[8], esc = 0;
+      int32_t dl[PER];
       T v[PER];
+#pragma unroll
+      for (int i = 0; i < PER; i++) {
+        const uint2 e = dtab[slot[CODED ? 2 * i : i]];
+        meta[CODED ? 2 * i : i] = e.x, dl[i] = (int32_t)e.y;
+        if (CODED) meta[2 * i + 1] = vtab[slot[2 * i + 1]];
+        if (i < todo) esc |= e.x | (CODED ? meta[2 * i + 1] : 0u);
+        if (CODED) v[i] = vsym[meta[2 * i + 1] >> 16 & 0xfffu];
+        if (VMODE == 1) v[i] = constant;
+      }
+      /* Words of the next segment: from the state where it yields them, else from the stream. */
+      const bool more = t + 1 < segs;
+      uint32_t s0, s1;
+      const bool e0 = zs_dt_half(meta[0], meta[1], meta[2], meta[3], d, r, s0);
+      const bool e1 = zs_dt_half(meta[4], meta[5], meta[6], meta[7], d, r, s1);
+      const uint32_t l0 = take(more && !e0), l1 = take(more && !e1), l2 = take(more);
+      w0 = e0 ? s0 : l0, w1 = e1 ? s1 : l1, w2 = l2;
+      if (fill - cur <= ZS_DT_BATCH) land(), issue();
+
+      /* Escapes (rare) and raw values: this segment's, lanes in order, positions in order. */
+      if (zs_ballot((esc & ZS_DT_ESCAPE) != 0)) {
+        int nd = 0, nv = 0, total;
+#pragma unroll
+        for (int i = 0; i < PER; i++)
+          if (i < todo) {
+            nd += meta[CODED ? 2 * i : i] >> 31;
+            if (CODED) nv += meta[2 * i + 1] >> 31;
+          }
+        int dp = zs_dt_scan(nd, l, &total);
+        const int32_t *dq = desc;
+        desc += total;
+        int vp = CODED ? zs_dt_scan(nv, l, &total) : 0;
+        const T *vq = vesc;
+        if (CODED) vesc += total;
+#pragma unroll
+        for (int i = 0; i < PER; i++)
+          if (i < todo) {
+            if (meta[CODED ? 2 * i : i] >> 31) dl[i] = dq[dp++];
+            if (CODED && meta[2 * i + 1] >> 31) v[i] = vq[vp++];
+          }
+      }
+      /* Raw values: loaded where they are used (fewer registers live). */
+      const T *rv = raw;
+      if (RAW) {
+        int pos, total;
+        if (zs_ballot(todo > 0 && todo < PER) == 0) { /* every lane with work has a full segment */
+          const zs_lane_mask act = zs_ballot(todo > 0) & half;
+          pos = PER * zs_popc(act & lt), total = PER * zs_popc(act);
+        } else {
+          pos = zs_dt_scan(todo, l, &total);
+        }
+        rv = raw + pos, raw += total;
+      }
+
+      /* Columns and rows of the segment's nonzeros; row ends marked in `fin`. */
+      int32_t c[PER], rw[MODE == ZS_DT_SPMV ? PER : 1];
       int64_t ats[MODE == ZS_DT_WRITE ? PER : 1];
       unsigned fin = 0;
 #pragma unroll
       for (int i = 0; i < PER; i++)
         if (i < todo) {
-          if (left == 0) advance();
-          const int did = (int)(e[CODED ? 2 * i : i] >> 16);
-          col += did < a.dreal ? dsym[did] : a.desc[dpos++];
-          c[i] = col, rw[i] = row;
+          if (left == 0) next_row();
+          col += dl[i];
+          c[i] = col;
+          if (MODE == ZS_DT_SPMV) rw[i] = row;
           if (MODE == ZS_DT_WRITE) ats[i] = at++;
+          if (MODE == ZS_DT_SCATTER) v[i] = (RAW ? zs_load_stream(rv + i) : v[i]) * xr;
+          if (MODE == ZS_DT_WRITE && RAW) v[i] = zs_load_stream(rv + i);
           if (--left == 0) fin |= 1u << i;
-          if (CODED) {
-            const int vid = (int)(e[2 * i + 1] >> 16);
-            v[i] = vid < a.vreal ? vsym[vid] : ((const T *)a.vesc)[vpos++];
-          } else if (RAW) {
-            v[i] = zs_load_stream((const T *)a.raw + rpos + i);
-          } else {
-            v[i] = constant;
-          }
         }
-      /* The state takes the segment's digits; each check yields a word or asks the stream.
-       * 32-bit arithmetic: a half's base B ≤ 2^32 is carried as B − 1, and d, r < 2^32 here. */
-      const bool more = t + 1 < segs;
-      bool ext0 = false, ext1 = false;
-      if (more) {
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-          const uint32_t *q = e + 4 * h;
-          const uint32_t m0 = (q[0] >> 8) & 0xffu, m1 = (q[1] >> 8) & 0xffu;
-          const uint32_t m2 = (q[2] >> 8) & 0xffu, m3 = (q[3] >> 8) & 0xffu;
-          const uint32_t D =
-              (((q[0] & 0xffu) * (m1 + 1) + (q[1] & 0xffu)) * (m2 + 1) + (q[2] & 0xffu)) *
-                  (m3 + 1) +
-              (q[3] & 0xffu);
-          const uint32_t p2 = (m0 + 1) * (m1 + 1) * (m2 + 1);
-          const uint32_t bm1 = p2 * m3 + (p2 - 1);
-          const uint64_t nd = (uint64_t)d * bm1 + d + D, nr = (uint64_t)r * bm1 + r;
-          if (nr >> 32) {
-            if (h == 0)
-              w0 = (uint32_t)nd, ext0 = true;
-            else
-              w1 = (uint32_t)nd, ext1 = true;
-            d = (uint32_t)(nd >> 32), r = (uint32_t)(nr >> 32);
-          } else {
-            d = (uint32_t)nd, r = (uint32_t)nr;
-          }
-        }
-      }
-      stage();
-      load(more && !ext0, w0), load(more && !ext1, w1), load(more, w2);
-      zs_syncwarp();
-      if (!pending && fill + ZS_DT_BATCH - cur <= ZS_DT_RING) issue();
-      /* Multiply: all gathers of the segment first, then the sums in order. */
       if (MODE == ZS_DT_SPMV) {
-        T xv[PER];
+        /* Gathers (and raw values) of a chunk first, then its sums in order; f64 raw values in
+         * two chunks of 4 so that 16 doubles are not live at once. */
+        constexpr int CH = RAW && sizeof(T) == 8 ? 4 : PER;
 #pragma unroll
-        for (int i = 0; i < PER; i++) xv[i] = i < todo ? x[c[i]] : T(0);
+        for (int h = 0; h < PER; h += CH) {
+          T xv[CH];
 #pragma unroll
-        for (int i = 0; i < PER; i++)
-          if (i < todo) {
-            sum += v[i] * xv[i];
-            if (fin >> i & 1) {
-              y[rw[i]] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[rw[i]];
-              sum = T(0);
-            }
+          for (int i = h; i < h + CH; i++) {
+            xv[i - h] = i < todo ? x[c[i]] : T(0);
+            if (RAW) v[i] = i < todo ? zs_load_stream(rv + i) : T(0);
           }
+#pragma unroll
+          for (int i = h; i < h + CH; i++)
+            if (i < todo) {
+              sum += v[i] * xv[i - h];
+              if (fin >> i & 1) {
+                y[rw[i]] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[rw[i]];
+                sum = T(0);
+              }
+            }
+        }
       } else if (MODE == ZS_DT_SCATTER) {
 #pragma unroll
         for (int i = 0; i < PER; i++)
-          if (i < todo) atomicAdd(&y[c[i]], alpha * (v[i] * x[rw[i]]));
+          if (i < todo) atomicAdd(&y[c[i]], v[i]);
       } else {
 #pragma unroll
         for (int i = 0; i < PER; i++)
@@ -239,9 +265,8 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, 3)
       }
     }
     /* The lane's rows after its last nonzero have none: their y. */
-    if (MODE == ZS_DT_SPMV && live)
-      for (int64_t q = (left == 0 ? row : row - ZS_DT_LANES) + ZS_DT_LANES; q < stop;
-           q += ZS_DT_LANES)
+    if (MODE == ZS_DT_SPMV)
+      for (int32_t q = row + ZS_DT_LANES; q < stop; q += ZS_DT_LANES)
         if (a.row_nnz[q] != DTANS_LONG) y[q] = beta == T(0) ? T(0) : beta * y[q];
     zs_syncwarp();
   }
@@ -304,9 +329,10 @@ struct dtans_gpu_op {
   int64_t rows, cols, nnz, slices;
   bool atomic;
   double constant;
-  uint32_t *stream, *row_nnz, *dtab, *vtab;
+  uint32_t *stream, *row_nnz, *vtab;
+  uint2 *dtab;
   int64_t *slice_words, *slice_desc, *slice_vesc, *slice_raw, *slice_rows;
-  int32_t *dsym, *desc;
+  int32_t *desc;
   void *vsym, *vesc, *raw;
   int64_t n_long, n_chunks;
   int32_t *long_rows, *long_cols, *chunk_long; /* chunk c belongs to long row chunk_long[c] */
@@ -315,7 +341,6 @@ struct dtans_gpu_op {
   int64_t *long_ptr;
   void *long_values;
   size_t smem;
-  int64_t stream_len;
   int64_t *host_row_ptr; /* kept for the deterministic SpMVT's CSR (NULL with transpose=atomic) */
   gpu_op *csr;           /* built on the first deterministic SpMVT */
 };
@@ -323,11 +348,10 @@ struct dtans_gpu_op {
 void dtans_gpu_destroy(void *state) {
   dtans_gpu_op *op = (dtans_gpu_op *)state;
   if (!op) return;
-  void *p[] = {op->stream,     op->row_nnz,     op->dtab,       op->vtab,       op->slice_words,
-               op->slice_desc, op->slice_vesc,  op->slice_raw,  op->dsym,       op->desc,
-               op->vsym,       op->vesc,        op->raw,        op->long_rows,  op->long_cols,
-               op->long_ptr,   op->long_values, op->slice_rows, op->chunk_long, op->chunk_ptr,
-               op->partial};
+  void *p[] = {op->stream,      op->row_nnz,    op->dtab,       op->vtab,      op->slice_words,
+               op->slice_desc,  op->slice_vesc, op->slice_raw,  op->desc,      op->vsym,
+               op->vesc,        op->raw,        op->long_rows,  op->long_cols, op->long_ptr,
+               op->long_values, op->slice_rows, op->chunk_long, op->chunk_ptr, op->partial};
   for (void *q : p) release(q);
   if (op->csr) op_free(op->csr);
   free(op->host_row_ptr);
@@ -347,14 +371,69 @@ zs_status dtans_upload(void **dst, const zsb_encoded_view *v, const char *name) 
   return s;
 }
 
-zs_status dtans_upload_table(uint32_t **dst, const zsb_encoded_view *v, const char *name) {
-  const zsb_array *a = zsb_find_array(v, name);
-  if (!a)
-    return fail(ZS_ERR_CORRUPT, "backend '%s': dtans array '%s' missing", ZS_GPU_BACKEND_NAME,
-                name);
+/* The GPU's slot tables (zs_dt_args): the delta itself beside each delta slot's meta, so a
+ * delta costs one shared-memory load; value slots keep the id of their symbol. */
+zs_status dtans_gpu_tables(dtans_gpu_op *op, const zsb_encoded_view *v) {
+  const zsb_array *dc = zsb_find_array(v, "delta_counts"), *ds = zsb_find_array(v, "delta_symbols");
+  if (!dc || !ds)
+    return fail(ZS_ERR_CORRUPT, "backend '%s': dtans delta table missing", ZS_GPU_BACKEND_NAME);
   uint32_t words[DTANS_K];
-  dtans_table_words((const uint16_t *)a->data, (int)a->count, words);
-  return upload_array(dst, words, DTANS_K, name);
+  static uint2 entries[DTANS_K]; /* 32 KiB: not on the stack */
+  dtans_table_words((const uint16_t *)dc->data, (int)dc->count, words);
+  const int32_t *sym = (const int32_t *)ds->data;
+  for (int k = 0; k < DTANS_K; k++) {
+    const int id = (int)(words[k] >> 16);
+    entries[k].x = (words[k] & 0xffffu) | (id >= op->dreal ? ZS_DT_ESCAPE : 0u);
+    entries[k].y = id < op->dreal ? (uint32_t)sym[id] : 0u;
+  }
+  zs_status s = upload_array(&op->dtab, entries, DTANS_K, "dtans delta table");
+  if (s != ZS_OK || op->vmode != 0) return s;
+  const zsb_array *vc = zsb_find_array(v, "value_counts");
+  if (!vc)
+    return fail(ZS_ERR_CORRUPT, "backend '%s': dtans value table missing", ZS_GPU_BACKEND_NAME);
+  dtans_table_words((const uint16_t *)vc->data, (int)vc->count, words);
+  for (int k = 0; k < DTANS_K; k++) {
+    const uint32_t id = words[k] >> 16;
+    words[k] = (words[k] & 0xffffu) |
+               ((int)id < op->vreal ? id << 16 : ZS_DT_ESCAPE); /* escapes read value 0 */
+  }
+  return upload_array(&op->vtab, words, DTANS_K, "dtans value table");
+}
+
+/* The stream with ZS_DT_STREAM_PAD zero words after it (the ring's batches read ahead). */
+zs_status dtans_upload_stream(dtans_gpu_op *op, const zsb_encoded_view *v) {
+  const zsb_array *a = zsb_find_array(v, "stream");
+  if (!a) return fail(ZS_ERR_CORRUPT, "backend '%s': dtans stream missing", ZS_GPU_BACKEND_NAME);
+  const size_t bytes = (size_t)a->count * 4, padded = bytes + 4 * ZS_DT_STREAM_PAD;
+  zs_status s = check(gpuMalloc((void **)&op->stream, padded), "dtans stream");
+  if (s == ZS_OK) s = check(gpuMemset(op->stream, 0, padded), "dtans stream");
+  if (s == ZS_OK && bytes)
+    s = check(gpuMemcpy(op->stream, a->data, bytes, gpuMemcpyHostToDevice), "dtans stream");
+  return s;
+}
+
+/* The kernel keeps offsets inside a slice (words, escapes, raw values) and row numbers in 32
+ * bits: refuse, naming the limit, a blob whose slices are larger. */
+zs_status dtans_check_sizes(const dtans_gpu_op *op, const zsb_encoded_view *v,
+                            const int64_t *raw_start) {
+  const int64_t lim = INT32_MAX - 2 * ZS_DT_STREAM_PAD;
+  if (op->rows > lim)
+    return fail(ZS_ERR_UNSUPPORTED,
+                "backend '%s': dtans with %lld rows (the GPU kernel takes < 2^31)",
+                ZS_GPU_BACKEND_NAME, (long long)op->rows);
+  const char *names[] = {"slice_words", "slice_delta_escapes", "slice_value_escapes"};
+  for (int k = 0; k < 4; k++) {
+    const zsb_array *a = k < 3 ? zsb_find_array(v, names[k]) : NULL;
+    const int64_t *off = k < 3 ? (a ? (const int64_t *)a->data : NULL) : raw_start;
+    for (int64_t s = 0; off && s < op->slices; s++)
+      if (off[s + 1] - off[s] > lim)
+        return fail(ZS_ERR_UNSUPPORTED,
+                    "backend '%s': dtans slice %lld holds %lld entries of %s (the GPU kernel takes "
+                    "< 2^31 per slice; encode with a smaller lane_symbols)",
+                    ZS_GPU_BACKEND_NAME, (long long)s, (long long)(off[s + 1] - off[s]),
+                    k < 3 ? names[k] : "values");
+  }
+  return ZS_OK;
 }
 
 zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
@@ -371,7 +450,7 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   op->dreal = (int)zsb_find_param(v, "delta_real", 0);
   op->vreal = (int)zsb_find_param(v, "value_real", 0);
   const size_t es = type_size(v->type);
-  op->smem = 4 * (size_t)ZS_DT_SLICES_PER_BLOCK * ZS_DT_RING + 4 * DTANS_K + 4 * (size_t)op->dreal;
+  op->smem = 4 * (size_t)ZS_DT_SLICES_PER_BLOCK * ZS_DT_RING + sizeof(uint2) * DTANS_K;
   if (op->vmode == 0) op->smem += 4 * DTANS_K + es * (size_t)op->vreal;
   if (op->smem > g_state.smem_optin) {
     dtans_gpu_destroy(op);
@@ -392,16 +471,19 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
       row_ptr[i + 1] = row_ptr[i] + n;
     }
   }
-  if (s == ZS_OK) s = dtans_upload((void **)&op->stream, v, "stream");
-  op->stream_len = (int64_t)zsb_find_array(v, "stream")->count;
+  /* Coded nonzeros before each slice: where its raw values start, and its size. */
+  int64_t *coded_before = (int64_t *)malloc(((size_t)op->slices + 1) * sizeof(int64_t));
+  if (!coded_before) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans slice offsets");
+  const int64_t *srows = (const int64_t *)zsb_find_array(v, "slice_rows")->data;
+  if (s == ZS_OK) dtans_coded_before_slices(row_nnz, srows, op->slices, coded_before);
+  if (s == ZS_OK) s = dtans_check_sizes(op, v, coded_before);
+  if (s == ZS_OK) s = dtans_upload_stream(op, v);
   if (s == ZS_OK) s = dtans_upload((void **)&op->row_nnz, v, "row_nnz");
   if (s == ZS_OK) s = dtans_upload((void **)&op->slice_words, v, "slice_words");
   if (s == ZS_OK) s = dtans_upload((void **)&op->slice_rows, v, "slice_rows");
-  const int64_t *srows = (const int64_t *)zsb_find_array(v, "slice_rows")->data;
   if (s == ZS_OK) s = dtans_upload((void **)&op->slice_desc, v, "slice_delta_escapes");
   if (s == ZS_OK) s = dtans_upload((void **)&op->desc, v, "delta_escapes");
-  if (s == ZS_OK) s = dtans_upload((void **)&op->dsym, v, "delta_symbols");
-  if (s == ZS_OK) s = dtans_upload_table(&op->dtab, v, "delta_counts");
+  if (s == ZS_OK) s = dtans_gpu_tables(op, v);
   if (s == ZS_OK) s = dtans_upload((void **)&op->long_rows, v, "long_rows");
   if (s == ZS_OK) s = dtans_upload((void **)&op->long_ptr, v, "long_ptr");
   if (s == ZS_OK) s = dtans_upload((void **)&op->long_cols, v, "long_cols");
@@ -426,8 +508,7 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
     free(cptr), free(owner);
   }
   if (s == ZS_OK && op->vmode == 0) {
-    s = dtans_upload_table(&op->vtab, v, "value_counts");
-    if (s == ZS_OK) s = dtans_upload(&op->vsym, v, "value_symbols");
+    s = dtans_upload(&op->vsym, v, "value_symbols");
     if (s == ZS_OK) s = dtans_upload((void **)&op->slice_vesc, v, "slice_value_escapes");
     if (s == ZS_OK) s = dtans_upload(&op->vesc, v, "value_escapes");
   } else if (s == ZS_OK && op->vmode == 1) {
@@ -435,16 +516,10 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
     op->constant = v->type == ZS_F64 ? *(const double *)c : (double)*(const float *)c;
   } else if (s == ZS_OK) {
     s = dtans_upload(&op->raw, v, "values");
-    /* Raw values are in decoding order: a slice's start at its first row's nonzero count. */
-    int64_t *start = (int64_t *)malloc(((size_t)op->slices + 1) * sizeof(int64_t));
-    if (!start) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans slice offsets");
-    for (int64_t sl = 0, i = 0; s == ZS_OK && sl <= op->slices; sl++) {
-      start[sl] = sl ? start[sl - 1] : 0;
-      for (; sl > 0 && i < srows[sl]; i++) start[sl] += dtans_coded_len(row_nnz[i]);
-    }
-    if (s == ZS_OK) s = upload_array(&op->slice_raw, start, (uint64_t)op->slices + 1, "offsets");
-    free(start);
+    if (s == ZS_OK)
+      s = upload_array(&op->slice_raw, coded_before, (uint64_t)op->slices + 1, "offsets");
   }
+  free(coded_before);
   if (s == ZS_OK && !atomic) op->host_row_ptr = row_ptr, row_ptr = NULL;
   free(row_ptr);
   if (s != ZS_OK) {
@@ -475,11 +550,11 @@ zs_status dtans_launch(const dtans_gpu_op *op, const T *x, T *y, T alpha, T beta
   zs_dt_args a;
   a.stream = op->stream, a.row_nnz = op->row_nnz, a.dtab = op->dtab, a.vtab = op->vtab;
   a.slice_words = op->slice_words, a.slice_desc = op->slice_desc, a.slice_vesc = op->slice_vesc;
-  a.slice_raw = op->slice_raw, a.slice_rows = op->slice_rows, a.dsym = op->dsym, a.desc = op->desc;
-  a.vsym = op->vsym, a.vesc = op->vesc, a.raw = op->raw, a.rows = op->rows, a.slices = op->slices;
-  a.dreal = op->dreal, a.vreal = op->vreal;
+  a.slice_raw = op->slice_raw, a.slice_rows = op->slice_rows, a.desc = op->desc;
+  a.vsym = op->vsym, a.vesc = op->vesc, a.raw = op->raw, a.slices = op->slices;
+  a.vreal = op->vreal;
   kernel<<<(unsigned)grid, ZS_DT_THREADS, op->smem>>>(a, (T)op->constant, x, y, alpha, beta,
-                                                      row_ptr, out_col, out_val, op->stream_len);
+                                                      row_ptr, out_col, out_val);
   return check_launch("dtans kernel");
 }
 

@@ -40,6 +40,19 @@ static inline void dtans_table_words(const uint16_t *counts, int entries, uint32
   }
 }
 
+/* Coded nonzeros before each of the `slices` slices (out[0 .. slices]): where a slice's raw
+ * values start, since long rows have none in the stream. */
+DTANS_HD static inline void dtans_coded_before_slices(const uint32_t *row_nnz,
+                                                      const int64_t *slice_rows, int64_t slices,
+                                                      int64_t *out) {
+  out[0] = 0;
+  for (int64_t s = 0; s < slices; s++) {
+    out[s + 1] = out[s];
+    for (int64_t i = slice_rows[s]; i < slice_rows[s + 1]; i++)
+      out[s + 1] += dtans_coded_len(row_nnz[i]);
+  }
+}
+
 /* Slot k (0..7) of the 96-bit number w0 + w1·2^32 + w2·2^64. */
 DTANS_HD static inline uint32_t dtans_unpack(uint32_t w0, uint32_t w1, uint32_t w2, int k) {
   const uint64_t lo = (uint64_t)w0 | ((uint64_t)w1 << 32);
