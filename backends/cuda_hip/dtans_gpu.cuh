@@ -5,11 +5,14 @@
 
 #define ZS_DT_LANES 32
 #define ZS_DT_THREADS 256
+/* Blocks per multiprocessor the register budget is cut for: coded tables take 57 KiB of shared
+ * memory, so 3 blocks fit; constant and raw ones 40 KiB, and a fourth block pays (measured on the
+ * H100: st27 random-valued f64 SpMV 973 → 741 µs; coded st27 f64 428 → 453 µs with 4). */
+#define ZS_DT_MIN_BLOCKS(VMODE) ((VMODE) == 0 ? 3 : 4)
 #define ZS_DT_SUBS (ZS_WARP_SIZE / ZS_DT_LANES) /* slices per warp */
 
 /* Device arrays of an operator, as the kernel reads them. Slot tables are rebuilt for the GPU
- * (dtans_gpu_tables): a delta slot is {meta, delta}, a value slot is meta, where meta =
- * digit | (base − 1) << 8 | value id << 16 | escape << 31 (ids of escapes and fillers read 0). */
+ * (dtans_gpu_tables): a delta slot is {meta, delta}, a value slot is meta (zs_dt_meta). */
 struct zs_dt_args {
   const uint32_t *stream, *row_nnz, *vtab;
   const uint2 *dtab;
@@ -21,7 +24,6 @@ struct zs_dt_args {
 };
 
 enum { ZS_DT_SPMV = 0, ZS_DT_SCATTER = 1, ZS_DT_WRITE = 2 };
-#define ZS_DT_ESCAPE 0x80000000u
 
 /* Lane exclusive prefix of v within its slice of 32 lanes; *total is the slice's sum. */
 __device__ __forceinline__ int zs_dt_scan(int v, int l, int *total) {
@@ -34,16 +36,24 @@ __device__ __forceinline__ int zs_dt_scan(int v, int l, int *total) {
   return inc - v;
 }
 
+/* Slot metadata on the GPU: digit in bits 0–7, the escape flag in bit 8, a value slot's id in
+ * bits 9–20 (0 for escapes), the base (1 … 256) in bits 23–31: one instruction per field. */
+#define ZS_DT_ESCAPE 0x100u
+__host__ __device__ __forceinline__ uint32_t zs_dt_meta(uint32_t digit, uint32_t base, uint32_t id,
+                                                        bool escape) {
+  return digit | (escape ? ZS_DT_ESCAPE : 0u) | id << 9 | base << 23;
+}
+__device__ __forceinline__ uint32_t zs_dt_value_id(uint32_t m) { return m >> 9 & 0xfffu; }
+__device__ __forceinline__ int zs_dt_escaped(uint32_t m) { return (int)(m >> 8 & 1u); }
+
 /* A half (4 slots) enters the state: d·B + D and r·B with B = Π bases ≤ 2^32, carried as B − 1
- * so that 32-bit operands suffice; when r reaches 2^32 the low word is the half's next word. */
+ * (mod 2^32) so that 32-bit operands suffice; when r reaches 2^32 the low word of d is the
+ * half's next word. */
 __device__ __forceinline__ bool zs_dt_half(uint32_t m0, uint32_t m1, uint32_t m2, uint32_t m3,
                                            uint32_t &d, uint32_t &r, uint32_t &word) {
-  const uint32_t b1 = (m1 >> 8 & 0xffu) + 1, b2 = (m2 >> 8 & 0xffu) + 1;
-  const uint32_t b3m = m3 >> 8 & 0xffu;
-  const uint32_t D =
-      (((m0 & 0xffu) * b1 + (m1 & 0xffu)) * b2 + (m2 & 0xffu)) * (b3m + 1) + (m3 & 0xffu);
-  const uint32_t p = ((m0 >> 8 & 0xffu) + 1) * b1 * b2;
-  const uint32_t bm1 = p * b3m + (p - 1);
+  const uint32_t b1 = m1 >> 23, b2 = m2 >> 23, b3 = m3 >> 23;
+  const uint32_t D = (((m0 & 0xffu) * b1 + (m1 & 0xffu)) * b2 + (m2 & 0xffu)) * b3 + (m3 & 0xffu);
+  const uint32_t bm1 = (m0 >> 23) * b1 * b2 * b3 - 1u;
   const uint64_t nd = (uint64_t)d * bm1 + d + D, nr = (uint64_t)r * bm1 + r;
   const bool ext = (nr >> 32) != 0;
   word = (uint32_t)nd;
@@ -65,7 +75,7 @@ __device__ __forceinline__ bool zs_dt_half(uint32_t m0, uint32_t m1, uint32_t m2
  * WRITE (the decoded CSR into out_col/out_val at row_ptr). VMODE: 0 coded, 1 constant, 2 raw.
  * Offsets inside a slice are 32-bit (dtans_gpu_create checks the slices' sizes). */
 template <typename T, int VMODE, int MODE>
-__global__ void __launch_bounds__(ZS_DT_THREADS, 3)
+__global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
     zs_dtans_kernel(const zs_dt_args a, T constant, const T *__restrict__ x, T *__restrict__ y,
                     T alpha, T beta, const int64_t *row_ptr, int32_t *out_col, T *out_val) {
   constexpr bool CODED = VMODE == 0, RAW = VMODE == 2;
@@ -154,9 +164,11 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, 3)
       if (MODE == ZS_DT_WRITE) at = row_ptr[row];
     };
 
+    const bool has_beta = beta != T(0);
     for (int32_t t = 0; t < max_segs; t++) {
       const int32_t rem = n - t * PER;
       const int todo = rem < 0 ? 0 : rem < PER ? rem : PER;
+      /* (a) Slots and their table entries. */
       uint32_t slot[8];
 #pragma unroll
       for (int k = 0; k < 8; k++) slot[k] = dtans_unpack(w0, w1, w2, k);
@@ -169,26 +181,18 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, 3)
         meta[CODED ? 2 * i : i] = e.x, dl[i] = (int32_t)e.y;
         if (CODED) meta[2 * i + 1] = vtab[slot[2 * i + 1]];
         if (i < todo) esc |= e.x | (CODED ? meta[2 * i + 1] : 0u);
-        if (CODED) v[i] = vsym[meta[2 * i + 1] >> 16 & 0xfffu];
+        if (CODED) v[i] = vsym[zs_dt_value_id(meta[2 * i + 1])];
         if (VMODE == 1) v[i] = constant;
       }
-      /* Words of the next segment: from the state where it yields them, else from the stream. */
-      const bool more = t + 1 < segs;
-      uint32_t s0, s1;
-      const bool e0 = zs_dt_half(meta[0], meta[1], meta[2], meta[3], d, r, s0);
-      const bool e1 = zs_dt_half(meta[4], meta[5], meta[6], meta[7], d, r, s1);
-      const uint32_t l0 = take(more && !e0), l1 = take(more && !e1), l2 = take(more);
-      w0 = e0 ? s0 : l0, w1 = e1 ? s1 : l1, w2 = l2;
-      if (fill - cur <= ZS_DT_BATCH) land(), issue();
 
-      /* Escapes (rare) and raw values: this segment's, lanes in order, positions in order. */
+      /* (b) Escapes (rare) and raw values: this segment's, lanes in order, positions in order. */
       if (zs_ballot((esc & ZS_DT_ESCAPE) != 0)) {
         int nd = 0, nv = 0, total;
 #pragma unroll
         for (int i = 0; i < PER; i++)
           if (i < todo) {
-            nd += meta[CODED ? 2 * i : i] >> 31;
-            if (CODED) nv += meta[2 * i + 1] >> 31;
+            nd += zs_dt_escaped(meta[CODED ? 2 * i : i]);
+            if (CODED) nv += zs_dt_escaped(meta[2 * i + 1]);
           }
         int dp = zs_dt_scan(nd, l, &total);
         const int32_t *dq = desc;
@@ -199,12 +203,11 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, 3)
 #pragma unroll
         for (int i = 0; i < PER; i++)
           if (i < todo) {
-            if (meta[CODED ? 2 * i : i] >> 31) dl[i] = dq[dp++];
-            if (CODED && meta[2 * i + 1] >> 31) v[i] = vq[vp++];
+            if (zs_dt_escaped(meta[CODED ? 2 * i : i])) dl[i] = dq[dp++];
+            if (CODED && zs_dt_escaped(meta[2 * i + 1])) v[i] = vq[vp++];
           }
       }
-      /* Raw values: loaded where they are used (fewer registers live). */
-      const T *rv = raw;
+      const T *rv = raw; /* raw values: loaded with the gathers (fewer registers live) */
       if (RAW) {
         int pos, total;
         if (zs_ballot(todo > 0 && todo < PER) == 0) { /* every lane with work has a full segment */
@@ -216,43 +219,59 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, 3)
         rv = raw + pos, raw += total;
       }
 
-      /* Columns and rows of the segment's nonzeros; row ends marked in `fin`. */
+      /* (c) Columns and rows of the segment's nonzeros; row ends marked in `fin`. Past `todo`
+       * (a lane's last segment) the columns are junk and nothing is marked or loaded. */
       int32_t c[PER], rw[MODE == ZS_DT_SPMV ? PER : 1];
       int64_t ats[MODE == ZS_DT_WRITE ? PER : 1];
       unsigned fin = 0;
 #pragma unroll
-      for (int i = 0; i < PER; i++)
-        if (i < todo) {
-          if (left == 0) next_row();
-          col += dl[i];
-          c[i] = col;
-          if (MODE == ZS_DT_SPMV) rw[i] = row;
-          if (MODE == ZS_DT_WRITE) ats[i] = at++;
-          if (MODE == ZS_DT_SCATTER) v[i] = (RAW ? zs_load_stream(rv + i) : v[i]) * xr;
-          if (MODE == ZS_DT_WRITE && RAW) v[i] = zs_load_stream(rv + i);
-          if (--left == 0) fin |= 1u << i;
+      for (int i = 0; i < PER; i++) {
+        const bool ok = i < todo;
+        if (ok && left == 0) next_row();
+        col += dl[i];
+        c[i] = col;
+        if (MODE == ZS_DT_SPMV) rw[i] = row;
+        if (MODE == ZS_DT_WRITE) ats[i] = at, at += ok;
+        if (MODE == ZS_DT_SCATTER) v[i] = (RAW ? (ok ? zs_load_stream(rv + i) : T(0)) : v[i]) * xr;
+        left -= ok;
+        fin |= ok && left == 0 ? 1u << i : 0u;
+      }
+      /* (d) The gathers go out now; the state update below runs while they are in flight. */
+      constexpr int CH = RAW && sizeof(T) == 8 ? 4 : PER; /* f64 raw: 16 doubles not live */
+      T xv[PER];
+      if (MODE == ZS_DT_SPMV)
+#pragma unroll
+        for (int i = 0; i < CH; i++) {
+          xv[i] = i < todo ? x[c[i]] : T(0);
+          if (RAW) v[i] = i < todo ? zs_load_stream(rv + i) : T(0);
         }
+
+      /* (e) Words of the next segment: from the state where it yields them, else the stream. */
+      const bool more = t + 1 < segs;
+      uint32_t s0, s1;
+      const bool e0 = zs_dt_half(meta[0], meta[1], meta[2], meta[3], d, r, s0);
+      const bool e1 = zs_dt_half(meta[4], meta[5], meta[6], meta[7], d, r, s1);
+      const uint32_t l0 = take(more && !e0), l1 = take(more && !e1), l2 = take(more);
+      w0 = e0 ? s0 : l0, w1 = e1 ? s1 : l1, w2 = l2;
+      if (fill - cur <= ZS_DT_BATCH) land(), issue();
+
+      /* (f) The products, in row order. */
       if (MODE == ZS_DT_SPMV) {
-        /* Gathers (and raw values) of a chunk first, then its sums in order; f64 raw values in
-         * two chunks of 4 so that 16 doubles are not live at once. */
-        constexpr int CH = RAW && sizeof(T) == 8 ? 4 : PER;
 #pragma unroll
-        for (int h = 0; h < PER; h += CH) {
-          T xv[CH];
+        for (int i = 0; i < PER; i++) {
+          if (i >= CH && i % CH == 0)
 #pragma unroll
-          for (int i = h; i < h + CH; i++) {
-            xv[i - h] = i < todo ? x[c[i]] : T(0);
-            if (RAW) v[i] = i < todo ? zs_load_stream(rv + i) : T(0);
-          }
-#pragma unroll
-          for (int i = h; i < h + CH; i++)
-            if (i < todo) {
-              sum += v[i] * xv[i - h];
-              if (fin >> i & 1) {
-                y[rw[i]] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[rw[i]];
-                sum = T(0);
-              }
+            for (int k = i; k < i + CH; k++) {
+              xv[k] = k < todo ? x[c[k]] : T(0);
+              if (RAW) v[k] = k < todo ? zs_load_stream(rv + k) : T(0);
             }
+          sum += v[i] * xv[i]; /* past todo only after the lane's last row: never stored */
+          if (fin >> i & 1) {
+            T out = alpha * sum;
+            if (has_beta) out += beta * y[rw[i]];
+            y[rw[i]] = out;
+            sum = T(0);
+          }
         }
       } else if (MODE == ZS_DT_SCATTER) {
 #pragma unroll
@@ -261,7 +280,8 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, 3)
       } else {
 #pragma unroll
         for (int i = 0; i < PER; i++)
-          if (i < todo) out_col[ats[i]] = c[i], out_val[ats[i]] = v[i];
+          if (i < todo)
+            out_col[ats[i]] = c[i], out_val[ats[i]] = RAW ? zs_load_stream(rv + i) : v[i];
       }
     }
     /* The lane's rows after its last nonzero have none: their y. */
@@ -383,7 +403,7 @@ zs_status dtans_gpu_tables(dtans_gpu_op *op, const zsb_encoded_view *v) {
   const int32_t *sym = (const int32_t *)ds->data;
   for (int k = 0; k < DTANS_K; k++) {
     const int id = (int)(words[k] >> 16);
-    entries[k].x = (words[k] & 0xffffu) | (id >= op->dreal ? ZS_DT_ESCAPE : 0u);
+    entries[k].x = zs_dt_meta(words[k] & 0xffu, (words[k] >> 8 & 0xffu) + 1, 0, id >= op->dreal);
     entries[k].y = id < op->dreal ? (uint32_t)sym[id] : 0u;
   }
   zs_status s = upload_array(&op->dtab, entries, DTANS_K, "dtans delta table");
@@ -394,8 +414,8 @@ zs_status dtans_gpu_tables(dtans_gpu_op *op, const zsb_encoded_view *v) {
   dtans_table_words((const uint16_t *)vc->data, (int)vc->count, words);
   for (int k = 0; k < DTANS_K; k++) {
     const uint32_t id = words[k] >> 16;
-    words[k] = (words[k] & 0xffffu) |
-               ((int)id < op->vreal ? id << 16 : ZS_DT_ESCAPE); /* escapes read value 0 */
+    const bool escape = (int)id >= op->vreal; /* escapes read value 0, then their own */
+    words[k] = zs_dt_meta(words[k] & 0xffu, (words[k] >> 8 & 0xffu) + 1, escape ? 0 : id, escape);
   }
   return upload_array(&op->vtab, words, DTANS_K, "dtans value table");
 }
