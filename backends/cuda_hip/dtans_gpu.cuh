@@ -24,6 +24,10 @@ struct zs_dt_args {
 };
 
 enum { ZS_DT_SPMV = 0, ZS_DT_SCATTER = 1, ZS_DT_WRITE = 2 };
+template <bool B>
+struct zs_dt_bool {
+  static constexpr bool value = B;
+};
 
 /* Lane exclusive prefix of v within its slice of 32 lanes; *total is the slice's sum. */
 __device__ __forceinline__ int zs_dt_scan(int v, int l, int *total) {
@@ -114,9 +118,11 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
     int32_t n = 0;
     for (int32_t i = first; i < stop; i += ZS_DT_LANES) n += dtans_coded_len(a.row_nnz[i]);
     const int32_t segs = (n + PER - 1) / PER;
-    int32_t max_segs = segs;
-    for (int o = ZS_WARP_SIZE / 2; o > 0; o /= 2)
+    int32_t max_segs = segs, min_segs = segs;
+    for (int o = ZS_WARP_SIZE / 2; o > 0; o /= 2) {
       max_segs = max(max_segs, zs_shfl_xor(max_segs, o));
+      min_segs = min(min_segs, zs_shfl_xor(min_segs, o));
+    }
 
     /* Ring: words [cur, fill) of the slice are staged; `batch` is in flight. */
     int32_t cur = 0, fill = 0;
@@ -140,6 +146,11 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
       const uint32_t w = ring[(cur + zs_popc(m & lt)) & (ZS_DT_RING - 1)];
       cur += zs_popc(m);
       return w;
+    };
+    auto take_all = [&]() { /* a step in which every lane takes a word */
+                            const uint32_t w = ring[(cur + l) & (ZS_DT_RING - 1)];
+                            cur += ZS_DT_LANES;
+                            return w;
     };
     issue(), land(), issue(), land(), issue();
     uint32_t w0 = take(segs > 0), w1 = take(segs > 0), w2 = take(segs > 0);
@@ -165,9 +176,13 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
     };
 
     const bool has_beta = beta != T(0);
-    for (int32_t t = 0; t < max_segs; t++) {
+    /* Segment t. FULL: every lane of the warp decodes PER nonzeros and has a segment after
+     * this one (most segments of a slice), so no lane-dependent bounds and an unconditional
+     * last load step. */
+    auto segment = [&](int32_t t, auto full) {
+      constexpr bool FULL = decltype(full)::value;
       const int32_t rem = n - t * PER;
-      const int todo = rem < 0 ? 0 : rem < PER ? rem : PER;
+      const int todo = FULL ? PER : rem < 0 ? 0 : rem < PER ? rem : PER;
       /* (a) Slots and their table entries. */
       uint32_t slot[8];
 #pragma unroll
@@ -247,11 +262,12 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
         }
 
       /* (e) Words of the next segment: from the state where it yields them, else the stream. */
-      const bool more = t + 1 < segs;
+      const bool more = FULL || t + 1 < segs;
       uint32_t s0, s1;
       const bool e0 = zs_dt_half(meta[0], meta[1], meta[2], meta[3], d, r, s0);
       const bool e1 = zs_dt_half(meta[4], meta[5], meta[6], meta[7], d, r, s1);
-      const uint32_t l0 = take(more && !e0), l1 = take(more && !e1), l2 = take(more);
+      const uint32_t l0 = take(more && !e0), l1 = take(more && !e1);
+      const uint32_t l2 = FULL ? take_all() : take(more);
       w0 = e0 ? s0 : l0, w1 = e1 ? s1 : l1, w2 = l2;
       if (fill - cur <= ZS_DT_BATCH) land(), issue();
 
@@ -283,7 +299,10 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
           if (i < todo)
             out_col[ats[i]] = c[i], out_val[ats[i]] = RAW ? zs_load_stream(rv + i) : v[i];
       }
-    }
+    };
+    int32_t t = 0;
+    for (; t + 1 < min_segs; t++) segment(t, zs_dt_bool<true>());
+    for (; t < max_segs; t++) segment(t, zs_dt_bool<false>());
     /* The lane's rows after its last nonzero have none: their y. */
     if (MODE == ZS_DT_SPMV)
       for (int32_t q = row + ZS_DT_LANES; q < stop; q += ZS_DT_LANES)
