@@ -219,6 +219,81 @@ def fmt(x, d=2):
     return "–" if not math.isfinite(x) else f"{x:.{d}f}"
 
 
+def solve_baselines(solves):
+    """matrix -> the fastest converged cuSPARSE BiCG row (the baseline of every speed-up)."""
+    base = {}
+    for s in solves:
+        if s["library"] == "cusparse" and s["method"] == "bicg" and s["status"] == "ZS_OK":
+            if s["matrix"] not in base or num(s["solve_warm_s"]) < num(
+                    base[s["matrix"]]["solve_warm_s"]):
+                base[s["matrix"]] = s
+    return base
+
+
+def speedup(base, s):
+    """Baseline warm time / this row's, for a converged BiCG row; nan otherwise."""
+    b, t = base.get(s["matrix"]), num(s["solve_warm_s"])
+    if not b or s["method"] != "bicg" or s["status"] != "ZS_OK" or not t > 0:
+        return float("nan")
+    return num(b["solve_warm_s"]) / t
+
+
+def solve_summary(solves, target):
+    """Compact BiCG table (every row, fastest first) and, per matrix, the fastest zsparse row
+    against the cuSPARSE BiCG baseline and the target."""
+    base = solve_baselines(solves)
+    rows = [s for s in solves if s["method"] == "bicg"]
+    md = ["| matrix | library | format | backend | status | iterations | warm s | cold s | "
+          "ms/iter | speed-up vs cuSPARSE BiCG |", "|---|---|---|---|---|---:|---:|---:|---:|---:|"]
+    for s in sorted(rows, key=lambda s: (s["matrix"], num(s["solve_warm_s"]))):
+        md.append(f"| {s['matrix']} | {s['library']} | {s['format']} | {s['backend']} | "
+                  f"{s['status']} | "
+                  f"{s['iterations']} | {num(s['solve_warm_s']):.4f} | "
+                  f"{num(s['solve_cold_s']):.4f} | {1e3 * num(s['time_per_iter_s']):.3f} | "
+                  f"{fmt(speedup(base, s))} |")
+    md.append("")
+    for m in sorted({s["matrix"] for s in rows}):
+        zs = [s for s in rows if s["matrix"] == m and s["library"] == "zsparse"
+              and math.isfinite(speedup(base, s))]
+        if m not in base:
+            md.append(f"- {m}: no converged cuSPARSE BiCG baseline, no speed-up.")
+        elif not zs:
+            md.append(f"- {m}: no converged zsparse BiCG row.")
+        else:
+            best = max(zs, key=lambda s: speedup(base, s))
+            sp = speedup(base, best)
+            md.append(f"- {m}: fastest zsparse {best['format']} {num(best['solve_warm_s']):.4f} s "
+                      f"vs cuSPARSE {num(base[m]['solve_warm_s']):.4f} s: **{sp:.2f}×** "
+                      f"(target ≥ {target:g}×: {'met' if sp >= target else 'NOT met'}).")
+    md.append("")
+    return md
+
+
+def plot_speedup(plt, solves, target, out_dir):
+    base = solve_baselines(solves)
+    pts = [s for s in solves if s["library"] == "zsparse" and math.isfinite(speedup(base, s))]
+    if not pts:
+        return None
+    mats = sorted({s["matrix"] for s in pts})
+    fig, axes = plt.subplots(1, len(mats), figsize=(4.5 * len(mats), 4), squeeze=False)
+    for ax, m in zip(axes[0], mats):
+        ps = sorted((s for s in pts if s["matrix"] == m), key=lambda s: -speedup(base, s))
+        ax.bar(range(len(ps)), [speedup(base, s) for s in ps], color="C0")
+        ax.axhline(1.0, color="k", lw=0.8, label="cuSPARSE BiCG")
+        ax.axhline(target, color="r", lw=0.8, ls="--", label=f"target {target:g}×")
+        ax.set_xticks(range(len(ps)))
+        ax.set_xticklabels([s["format"] for s in ps], rotation=30, ha="right", fontsize=7)
+        ax.set_ylabel("speed-up (cuSPARSE warm time / zsparse)")
+        ax.set_title(m, fontsize=8)
+        ax.legend(fontsize=7)
+    fig.suptitle("BiCG time to tolerance: speed-up over the cuSPARSE BiCG baseline", fontsize=9)
+    fig.tight_layout()
+    path = os.path.join(out_dir, "solve_speedup.png")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return os.path.basename(path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, epilog=USAGE,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -227,6 +302,10 @@ def main():
     ap.add_argument("--cpu-matrix", action="append", default=[])
     ap.add_argument("--solve", action="append", default=[])
     ap.add_argument("--title", default="zsparse benchmark report")
+    ap.add_argument("--note", action="append", default=[],
+                    help="a paragraph for the top of report.md (repeatable)")
+    ap.add_argument("--target", type=float, default=1.5,
+                    help="speed-up over cuSPARSE BiCG to check (default 1.5)")
     ap.add_argument("-o", "--out", required=True, help="output folder")
     a = ap.parse_args()
     if len(a.cpu_matrix) not in (0, len(a.cpu)):
@@ -249,12 +328,17 @@ def main():
         "scatter": plot_scatter(plt, rel, a.out),
         "bandwidth": plot_bandwidth(plt, kernels, a.out),
         "solve": plot_solve(plt, solves, a.out),
+        "speedup": plot_speedup(plt, solves, a.target, a.out),
     }
     md = [f"# {a.title}", "",
-          "Inputs: " + ", ".join(f"`{p}`" for p in a.gpu + a.cpu + a.solve) + ".", "",
-          "Ratios are zsparse / the fastest vendor kernel for the same matrix, value type and "
-          "op (cuSPARSE on the GPU, librsb on the CPU), warm caches unless said; below 1 is "
-          "better for zsparse. Bytes are what each kernel reads (matrix arrays + x + y).", ""]
+          "Inputs: " + ", ".join(f"`{p}`" for p in a.gpu + a.cpu + a.solve) + ".", ""]
+    if rel:
+        md += ["Ratios are zsparse / the fastest vendor kernel for the same matrix, value type "
+               "and op (cuSPARSE on the GPU, librsb on the CPU), warm caches unless said; below "
+               "1 is better for zsparse. Bytes are what each kernel reads (matrix arrays + x + "
+               "y).", ""]
+    for n in a.note:
+        md += [n, ""]
     if rel:
         md += ["## Summary: geometric means over matrices", "",
                "| device | type | op | zsparse kernel | matrices | size ratio | time ratio "
@@ -286,6 +370,15 @@ def main():
                           f"{fmt(r['frac'], 3)} |")
         md.append("")
     if solves:
+        summary = solve_summary(solves, a.target)
+        print("\n".join(summary))
+        md += ["## BiCG against the cuSPARSE BiCG baseline", "",
+               "Time to tolerance = the median warm solve (x = 0 to ‖r‖/‖b‖ ≤ tol, work "
+               "vectors and reductions included); cold = the first solve on a fresh operator. "
+               "Speed-up = cuSPARSE BiCG warm time / this row's, converged rows only.", ""]
+        md += summary
+        if figs["speedup"]:
+            md += [f"![speed-up]({figs['speedup']})", ""]
         md += ["## Solvers: time to tolerance", ""]
         if figs["solve"]:
             md += [f"![time to tolerance]({figs['solve']})", ""]
@@ -293,11 +386,10 @@ def main():
                "| true residual | ‖x−x*‖/‖x*‖ | warm s | cold s | ms/iter | speedup vs "
                "cuSPARSE BiCG |", "|---|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|"
                "---:|"]
-        base = {s["matrix"]: num(s["solve_warm_s"]) for s in solves
-                if s["library"] == "cusparse" and s["status"] == "ZS_OK"}
+        base = solve_baselines(solves)
         for s in sorted(solves, key=lambda s: (s["matrix"], s["method"],
                                                num(s["solve_warm_s"]))):
-            sp = base.get(s["matrix"], float("nan")) / num(s["solve_warm_s"])
+            sp = speedup(base, s)
             md.append(f"| {s['matrix']} | {s['method']} | {s['library']} | {s['format']} | "
                       f"{s['backend']} | {s['precond']} | {s['status']} | {s['iterations']} | "
                       f"{num(s['true_rel_residual']):.2e} | {num(s['error_vs_known']):.2e} | "
