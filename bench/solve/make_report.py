@@ -51,7 +51,12 @@ def gmean(xs):
 
 
 def plt_module():
-    import matplotlib
+    """pyplot on the Agg backend, or None without matplotlib (report.md is written without plots)."""
+    try:
+        import matplotlib
+    except ImportError:
+        print("make_report.py: no matplotlib: report.md without plots", file=sys.stderr)
+        return None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -323,13 +328,14 @@ def main():
     rel = relative(kernels)
     plt = plt_module()
     figs = {
-        "per_matrix_gpu": plot_per_matrix(plt, rel, "gpu", a.out),
-        "per_matrix_cpu": plot_per_matrix(plt, rel, "cpu", a.out),
-        "scatter": plot_scatter(plt, rel, a.out),
-        "bandwidth": plot_bandwidth(plt, kernels, a.out),
-        "solve": plot_solve(plt, solves, a.out),
-        "speedup": plot_speedup(plt, solves, a.target, a.out),
+        "per_matrix_gpu": lambda: plot_per_matrix(plt, rel, "gpu", a.out),
+        "per_matrix_cpu": lambda: plot_per_matrix(plt, rel, "cpu", a.out),
+        "scatter": lambda: plot_scatter(plt, rel, a.out),
+        "bandwidth": lambda: plot_bandwidth(plt, kernels, a.out),
+        "solve": lambda: plot_solve(plt, solves, a.out),
+        "speedup": lambda: plot_speedup(plt, solves, a.target, a.out),
     }
+    figs = {k: f() if plt else None for k, f in figs.items()}
     md = [f"# {a.title}", "",
           "Inputs: " + ", ".join(f"`{p}`" for p in a.gpu + a.cpu + a.solve) + ".", ""]
     if rel:
