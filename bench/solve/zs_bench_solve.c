@@ -143,7 +143,10 @@ static int run_case(FILE *out[2], zs_context *ctx, const char *label, const zs_m
   }
   const double cold = times[0];
   qsort(times + 1, (size_t)c->reps, sizeof *times, cmp_double);
-  const double warm = c->reps ? times[1 + c->reps / 2] : cold;
+  const double *w = times + 1; /* the warm solves, sorted; their median (cold without any) */
+  const double warm = !c->reps      ? cold
+                      : c->reps % 2 ? w[c->reps / 2]
+                                    : 0.5 * (w[c->reps / 2 - 1] + w[c->reps / 2]);
   /* True residual and error of the last solve's x. */
   double bn, rn, xn, en;
   zs_vector *r = NULL;
