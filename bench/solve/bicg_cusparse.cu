@@ -4,6 +4,7 @@
 #include <cusparse.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -138,6 +139,12 @@ static result bicg(const gpu &g, const linsys &s, const dvec &b, dvec &x, dvec v
     const double alpha = rho / sigma;
     axpby(g, n, -alpha, q.p, 1, r.p);
     const double rnorm = std::sqrt(dot(g, n, r.p, r.p));
+    // solve.c's residual_check (breakdown_tol 100 eps): stop rather than iterate to maxit.
+    if (!std::isfinite(rnorm) || rnorm > bnorm / (100 * DBL_EPSILON)) {
+      res.status = "ZS_ERR_BREAKDOWN";
+      res.reason = std::isfinite(rnorm) ? "residual diverged" : "residual not finite";
+      break;
+    }
     axpby(g, n, alpha, p.p, 1, x.p);
     axpby(g, n, -alpha, qt.p, 1, rt.p);
     res.iterations = k, res.rel = rnorm / bnorm;
