@@ -29,6 +29,12 @@ if [ ! -f meson.build ] || [ ! -d bench ]; then
   exit 2
 fi
 
+# The tests read ../shared/matrices; on the GPU machine only a shared/ inside the checkout
+# travels (copy ../shared/matrices there, git-ignored), so point ../shared at it.
+if [ ! -e ../shared ] && [ -d shared/matrices ]; then
+  ln -s "$PWD/shared" ../shared
+fi
+
 log "host $(uname -n), $(nproc) cores; $(nvcc --version | tail -n 1 || echo 'nvcc: not found')"
 # Queries only: nothing about the GPU's settings is changed.
 if command -v nvidia-smi >/dev/null; then

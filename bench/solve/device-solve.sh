@@ -36,7 +36,10 @@ start=$SECONDS
 log() { printf '[device-solve %4ds] %s\n' $((SECONDS - start)) "$*" | tee -a "$LOG"; }
 left() { echo $((BUDGET_S - (SECONDS - start) - REPORT_S)); }
 
-log "host $(uname -n), $(nproc) cores, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+# The GPU machine's copy of the checkout may carry stale git metadata: pass COMMIT=<hash> from
+# the machine that sent the tree.
+COMMIT=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}
+log "host $(uname -n), $(nproc) cores, commit $COMMIT"
 { command -v nvidia-smi >/dev/null && nvidia-smi -L || echo "nvidia-smi: not available"; } 2>&1 | tee -a "$LOG"
 
 # ---- build: only what this script runs (the module is dlopen'ed from the build tree) ----
@@ -104,7 +107,7 @@ fi
 awk 'FNR > 1 || NR == 1' "${csvs[@]}" >"$OUT/solve.csv" # one header: the first file's
 log "merged $(($(wc -l <"$OUT/solve.csv") - 1)) rows into solve.csv; make_report.py"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)
-notes=("Run $(date -u +%Y-%m-%dT%H:%MZ) on ${gpu:-no GPU} (backend $BACKEND), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), by \`bench/solve/device-solve.sh\`."
+notes=("Run $(date -u +%Y-%m-%dT%H:%MZ) on ${gpu:-no GPU} (backend $BACKEND), commit $COMMIT, by \`bench/solve/device-solve.sh\`."
   "Systems: \`$LAP\` ($lap_desc) and \`$ER\` made diagonally dominant (\`--dominant 1\`: a_ii = Σ|a_ij| + 1); b = A x* with the same x* in both tools; BiCG from x = 0 to ‖r‖/‖b‖ ≤ $TOL, f64, no preconditioner. Warm = median of ${LAP_REPS:-2} (Laplacian) / ${ER_REPS:-5} (ER) solves after a cold one."
   "zsparse format column: format [SpMVT variant: atomic = one scatter per nonzero, deterministic = transpose index built on first use]; cuSPARSE: CSR ALG1, N and T each preprocessed (setup).")
 [ ${#skipped[@]} -gt 0 ] && notes+=("Skipped for the time budget: ${skipped[*]}.")
