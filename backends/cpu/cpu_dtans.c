@@ -157,11 +157,7 @@ static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
     goto fail;
   /* Coded nonzeros before each slice: where its raw values start, and how slices are split. */
   if (!(A->raw_start = zsi_alloc_array((uint64_t)A->slices + 1, 8))) goto oom;
-  for (int64_t sl = 0; sl < A->slices; sl++) {
-    A->raw_start[sl + 1] = A->raw_start[sl];
-    for (int64_t i = A->slice_rows[sl]; i < A->slice_rows[sl + 1]; i++)
-      A->raw_start[sl + 1] += dtans_coded_len(A->row_nnz[i]);
-  }
+  dtans_coded_before_slices(A->row_nnz, A->slice_rows, A->slices, A->raw_start);
   if (A->value_mode == DTANS_VALUES_RAW &&
       (s = zsi_view_copy_array(enc, "cpu", "values", es, (uint64_t)A->raw_start[A->slices],
                                &A->values)))

@@ -30,7 +30,11 @@ typedef struct hist {
 static int hist_init(hist *h, uint64_t cap) {
   h->mask = cap - 1, h->used = 0, h->unseen = 0;
   h->key = malloc(cap * sizeof *h->key);
-  h->count = calloc(cap, sizeof *h->count);
+  /* Zeroed by writing, not calloc: calloc's lazily mapped zero pages are first read by the
+   * probes, so each later write takes a copy-on-write fault that flushes the other threads'
+   * TLBs (a quarter of a random-valued encode on a 2-core VM). */
+  h->count = malloc(cap * sizeof *h->count);
+  if (h->count) memset(h->count, 0, cap * sizeof *h->count);
   return h->key && h->count;
 }
 
@@ -124,6 +128,34 @@ typedef struct domain {
   uint32_t start[DTANS_SYMBOLS];
 } domain;
 
+/* Reorders a[0 .. n) so that its first k entries are the k first in by_freq order (in any
+ * order): quickselect, since only the most frequent DTANS_SYMBOLS symbols can be coded and a
+ * domain of random values holds millions. by_freq is a strict order (keys are distinct), so the
+ * set is unique and the result does not depend on the pivots. */
+static void select_first(sym_freq *a, int64_t n, int64_t k) {
+  int64_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const sym_freq pivot = a[lo + (hi - lo) / 2];
+    int64_t i = lo, j = hi;
+    while (i <= j) {
+      while (by_freq(&a[i], &pivot) < 0) i++;
+      while (by_freq(&a[j], &pivot) > 0) j--;
+      if (i <= j) {
+        const sym_freq t = a[i];
+        a[i++] = a[j], a[j--] = t;
+      }
+    }
+    if (k - 1 <= j)
+      hi = j;
+    else if (k - 1 >= i)
+      lo = i;
+    else
+      return;
+  }
+}
+
+/* The domain's symbols, the DTANS_SYMBOLS most frequent first and in by_freq order (the
+ * tables use no others; the rest only add to the total). */
 static zs_status domain_sorted(hist *h, domain *d) {
   d->distinct = (int64_t)h->used, d->unseen = h->unseen;
   d->sorted = malloc((size_t)(h->used ? h->used : 1) * sizeof *d->sorted);
@@ -131,7 +163,9 @@ static zs_status domain_sorted(hist *h, domain *d) {
   int64_t n = 0;
   for (uint64_t i = 0; i <= h->mask; i++)
     if (h->count[i]) d->sorted[n++] = (sym_freq){h->key[i], h->count[i]};
-  qsort(d->sorted, (size_t)n, sizeof *d->sorted, by_freq);
+  const int64_t head = n < DTANS_SYMBOLS ? n : DTANS_SYMBOLS;
+  if (n > head) select_first(d->sorted, n, head);
+  qsort(d->sorted, (size_t)head, sizeof *d->sorted, by_freq);
   return ZS_OK;
 }
 
