@@ -30,11 +30,13 @@ typedef struct hist {
 static int hist_init(hist *h, uint64_t cap) {
   h->mask = cap - 1, h->used = 0, h->unseen = 0;
   h->key = malloc(cap * sizeof *h->key);
-  /* Zeroed by writing, not calloc: calloc's lazily mapped zero pages are first read by the
-   * probes, so each later write takes a copy-on-write fault that flushes the other threads'
-   * TLBs (a quarter of a random-valued encode on a 2-core VM). */
-  h->count = malloc(cap * sizeof *h->count);
-  if (h->count) memset(h->count, 0, cap * sizeof *h->count);
+  /* Each page of the counts is written before the probes read it: calloc's lazily mapped zero
+   * pages would be read first, and each later write would take a copy-on-write fault that
+   * flushes the other threads' TLBs (a quarter of a random-valued encode on a 2-core VM).
+   * (gcc turns malloc + memset back into calloc.) */
+  h->count = calloc(cap, sizeof *h->count);
+  if (h->count)
+    for (size_t b = 0; b < cap * sizeof *h->count; b += 4096) ((volatile char *)h->count)[b] = 0;
   return h->key && h->count;
 }
 
@@ -468,10 +470,14 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
       }
     }
   }
-  zs_status s = ZS_OK;
-  if (failed || !hist_init(hd, 1024) || (want_values && !hist_init(hv, 1024)))
-    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: histograms");
-  for (int t = 0; t < nt; t++) {
+  zs_status s = failed ? zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: histograms") : ZS_OK;
+  /* Thread 0's tables become the totals (what adding its entries first to empty tables would
+   * give), the other threads' are added in thread order. */
+  if (s == ZS_OK) {
+    *hd = part[0], part[0] = (hist){0};
+    if (want_values) *hv = part[1], part[1] = (hist){0};
+  }
+  for (int t = 1; t < nt; t++) {
     for (int dom = 0; dom < 2 && s == ZS_OK; dom++) {
       hist *src = &part[2 * t + dom], *dst = dom ? hv : hd;
       if (!src->count) continue;
@@ -479,8 +485,8 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
         if (src->count[i]) hist_add(dst, src->key[i], src->count[i]);
       dst->unseen += src->unseen;
     }
-    hist_free(&part[2 * t]), hist_free(&part[2 * t + 1]);
   }
+  for (int t = 0; t < 2 * nt; t++) hist_free(&part[t]);
   free(part);
   return s;
 }
