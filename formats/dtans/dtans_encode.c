@@ -22,31 +22,32 @@ static int dt_threads(void) { return 1; }
  * such a domain is coded mostly through escapes or stored raw anyway. */
 #define HIST_MAX_KEYS (1 << 22)
 
+typedef struct hslot {
+  uint64_t key, count; /* side by side: a probe touches one cache line */
+} hslot;
+
 typedef struct hist {
-  uint64_t *key, *count;
+  hslot *slot;
   uint64_t mask, used, unseen;
 } hist;
 
 static int hist_init(hist *h, uint64_t cap) {
   h->mask = cap - 1, h->used = 0, h->unseen = 0;
-  h->key = malloc(cap * sizeof *h->key);
-  /* Each page of the counts is written before the probes read it: calloc's lazily mapped zero
-   * pages would be read first, and each later write would take a copy-on-write fault that
-   * flushes the other threads' TLBs (a quarter of a random-valued encode on a 2-core VM).
-   * (gcc turns malloc + memset back into calloc.) */
-  h->count = calloc(cap, sizeof *h->count);
-  if (h->count)
-    for (size_t b = 0; b < cap * sizeof *h->count; b += 4096) ((volatile char *)h->count)[b] = 0;
-  return h->key && h->count;
+  /* Each page is written before the probes read it: calloc's lazily mapped zero pages would be
+   * read first, and each later write would take a copy-on-write fault that flushes the other
+   * threads' TLBs (a quarter of a random-valued encode on a 2-core VM). (gcc turns malloc +
+   * memset back into calloc.) */
+  h->slot = calloc(cap, sizeof *h->slot);
+  if (h->slot)
+    for (size_t b = 0; b < cap * sizeof *h->slot; b += 4096) ((volatile char *)h->slot)[b] = 0;
+  return h->slot != NULL;
 }
 
 static void hist_free(hist *h) {
-  free(h->key), free(h->count);
-  h->key = h->count = NULL;
+  free(h->slot);
+  h->slot = NULL;
 }
 
-/* Every key bit reaches the low bits the tables mask: f64 values such as k/8 have 40 or more
- * trailing zero bits, which a plain multiply-shift left out (all such keys in one probe run). */
 static inline uint64_t hash64(uint64_t k) {
   k ^= k >> 33;
   k *= UINT64_C(0xff51afd7ed558ccd);
@@ -59,14 +60,14 @@ static int hist_grow(hist *h);
 static void hist_add(hist *h, uint64_t key, uint64_t n) {
   for (;;) {
     uint64_t i = hash64(key) & h->mask;
-    for (; h->count[i]; i = (i + 1) & h->mask)
-      if (h->key[i] == key) {
-        h->count[i] += n;
+    for (; h->slot[i].count; i = (i + 1) & h->mask)
+      if (h->slot[i].key == key) {
+        h->slot[i].count += n;
         return;
       }
     if (h->used >= HIST_MAX_KEYS) break;
     if (2 * (h->used + 1) <= h->mask + 1) {
-      h->key[i] = key, h->count[i] = n, h->used++;
+      h->slot[i].key = key, h->slot[i].count = n, h->used++;
       return;
     }
     if (!hist_grow(h)) break;
@@ -81,10 +82,10 @@ static int hist_grow(hist *h) {
     return 0;
   }
   for (uint64_t i = 0; i <= h->mask; i++)
-    if (h->count[i]) {
-      uint64_t j = hash64(h->key[i]) & g.mask;
-      while (g.count[j]) j = (j + 1) & g.mask;
-      g.key[j] = h->key[i], g.count[j] = h->count[i];
+    if (h->slot[i].count) {
+      uint64_t j = hash64(h->slot[i].key) & g.mask;
+      while (g.slot[j].count) j = (j + 1) & g.mask;
+      g.slot[j].key = h->slot[i].key, g.slot[j].count = h->slot[i].count;
     }
   g.used = h->used, g.unseen = h->unseen;
   hist_free(h);
@@ -94,8 +95,8 @@ static int hist_grow(hist *h) {
 
 /* Lookup of a coded symbol's id; `escape` when absent. */
 static inline int id_of(const hist *ids, uint64_t key, int escape) {
-  for (uint64_t i = hash64(key) & ids->mask; ids->count[i]; i = (i + 1) & ids->mask)
-    if (ids->key[i] == key) return (int)ids->count[i] - 1;
+  for (uint64_t i = hash64(key) & ids->mask; ids->slot[i].count; i = (i + 1) & ids->mask)
+    if (ids->slot[i].key == key) return (int)ids->slot[i].count - 1;
   return escape;
 }
 
@@ -171,7 +172,7 @@ static zs_status domain_sorted(hist *h, domain *d) {
   if (!d->sorted) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: symbol histogram");
   int64_t n = 0;
   for (uint64_t i = 0; i <= h->mask; i++)
-    if (h->count[i]) d->sorted[n++] = (sym_freq){h->key[i], h->count[i]};
+    if (h->slot[i].count) d->sorted[n++] = (sym_freq){h->slot[i].key, h->slot[i].count};
   const int64_t head = n < DTANS_SYMBOLS ? n : DTANS_SYMBOLS;
   if (n > head) select_first(d->sorted, n, head);
   qsort(d->sorted, (size_t)head, sizeof *d->sorted, by_freq);
@@ -188,8 +189,8 @@ static zs_status domain_choose(domain *d, double raw_bits, double dict_bytes) {
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: id lookup");
   for (int i = 0; i < d->choice.coded; i++) {
     uint64_t j = hash64(d->sorted[i].key) & d->ids.mask;
-    while (d->ids.count[j]) j = (j + 1) & d->ids.mask;
-    d->ids.key[j] = d->sorted[i].key, d->ids.count[j] = (uint64_t)i + 1;
+    while (d->ids.slot[j].count) j = (j + 1) & d->ids.mask;
+    d->ids.slot[j].key = d->sorted[i].key, d->ids.slot[j].count = (uint64_t)i + 1;
   }
   uint32_t s = 0;
   for (int i = 0; i < d->choice.entries; i++) d->start[i] = s, s += d->choice.counts[i];
@@ -487,9 +488,9 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
   for (int t = 1; t < nt; t++) {
     for (int dom = 0; dom < 2 && s == ZS_OK; dom++) {
       hist *src = &part[2 * t + dom], *dst = dom ? hv : hd;
-      if (!src->count) continue;
+      if (!src->slot) continue;
       for (uint64_t i = 0; i <= src->mask; i++)
-        if (src->count[i]) hist_add(dst, src->key[i], src->count[i]);
+        if (src->slot[i].count) hist_add(dst, src->slot[i].key, src->slot[i].count);
       dst->unseen += src->unseen;
     }
   }
