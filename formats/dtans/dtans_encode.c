@@ -57,6 +57,13 @@ static inline uint64_t hash64(uint64_t k) {
 
 static int hist_grow(hist *h);
 
+/* Puts a key known to be absent into a table with room (a grown table, the id lookup). */
+static void hist_place(hist *h, uint64_t key, uint64_t count) {
+  uint64_t j = hash64(key) & h->mask;
+  while (h->slot[j].count) j = (j + 1) & h->mask;
+  h->slot[j].key = key, h->slot[j].count = count;
+}
+
 #define HIST_AHEAD 16
 static inline void hist_prefetch(const hist *h, uint64_t key) {
   if (h->mask >= 1u << 15) __builtin_prefetch(&h->slot[hash64(key) & h->mask], 1); /* > L1/L2 */
@@ -87,11 +94,7 @@ static int hist_grow(hist *h) {
     return 0;
   }
   for (uint64_t i = 0; i <= h->mask; i++)
-    if (h->slot[i].count) {
-      uint64_t j = hash64(h->slot[i].key) & g.mask;
-      while (g.slot[j].count) j = (j + 1) & g.mask;
-      g.slot[j].key = h->slot[i].key, g.slot[j].count = h->slot[i].count;
-    }
+    if (h->slot[i].count) hist_place(&g, h->slot[i].key, h->slot[i].count);
   g.used = h->used, g.unseen = h->unseen;
   hist_free(h);
   *h = g;
@@ -192,11 +195,7 @@ static zs_status domain_choose(domain *d, double raw_bits, double dict_bytes) {
   free(freq);
   if (!hist_init(&d->ids, 2 * DTANS_SYMBOLS * 2))
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: id lookup");
-  for (int i = 0; i < d->choice.coded; i++) {
-    uint64_t j = hash64(d->sorted[i].key) & d->ids.mask;
-    while (d->ids.slot[j].count) j = (j + 1) & d->ids.mask;
-    d->ids.slot[j].key = d->sorted[i].key, d->ids.slot[j].count = (uint64_t)i + 1;
-  }
+  for (int i = 0; i < d->choice.coded; i++) hist_place(&d->ids, d->sorted[i].key, (uint64_t)i + 1);
   uint32_t s = 0;
   for (int i = 0; i < d->choice.entries; i++) d->start[i] = s, s += d->choice.counts[i];
   return ZS_OK;
