@@ -1,5 +1,5 @@
 /* cpu_csb.c — the cpu backend's CSB-baseline and GCSB operators: a block row (SpMV) or block
- * column (SpMVT) per task, summed in a beta-element buffer, so both ops are deterministic. */
+ * column (SpMVT) per task, summed in small per-thread buffers, so both ops are deterministic. */
 #ifndef ZS_CPU_CSB_TYPED
 #include <string.h>
 
@@ -11,9 +11,47 @@
 #define CHUNKS_PER_THREAD 4
 #define PARALLEL_MIN_WORK 32768
 
-/* One block as the kernels walk it: slots first + j * stride for j < count, and the block
- * column (SpMV) or block row (SpMVT) that places it in x. 16 bytes, so the per-block read is
- * one quarter of a cache line. */
+/* Sum buffers per output block: an element adds into copy (other coordinate & (NACC - 1)).
+ * Morton neighbours of one row (SpMV) differ in the lowest column bits, so with one buffer each
+ * add waited for the previous one's store (store forwarding + add: ~10 cycles a link, 9 cycles
+ * per nonzero on a banded matrix); with 4 copies, adds to one slot are >= 16 Morton keys apart.
+ * The copies are summed in a fixed order, so the result still does not depend on threads.
+ * (8 copies measured slower: their zeroing and summing per output row cost more than the rarer
+ * chains saved.) */
+#define NACC 4
+
+/* SpMVT walks the blocks of a block column: runs of a few hundred bytes, block rows apart in
+ * memory, which the hardware prefetcher does not follow; so it prefetches the block
+ * PREFETCH_AHEAD tasks ahead. */
+#define PREFETCH_AHEAD 2
+
+#if defined(__GNUC__)
+#define CSB_INLINE static inline __attribute__((always_inline))
+#define CSB_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define CSB_INLINE static inline
+#define CSB_PREFETCH(p) ((void)(p))
+#endif
+
+/* SpMV's sum buffer holds copy k of local row r at r * row_stride + k. For beta 4 .. 32 the
+ * stride is beta, so the slot is the element's local index with the column bits above the
+ * lowest two masked off (one AND per nonzero); the buffer then needs beta^2 values. */
+static inline int64_t row_stride(int lb) { return lb >= 2 && lb <= 5 ? INT64_C(1) << lb : NACC; }
+
+/* Values in one thread's sum buffers: SpMVT's NACC * beta, SpMV's beta * row_stride. */
+static int64_t acc_size(int lb) {
+  const int64_t b = INT64_C(1) << lb, n = b * row_stride(lb);
+  return n > NACC * b ? n : NACC * b;
+}
+
+/* Every cache line of bytes [p, p + n). */
+static inline void prefetch_run(const void *p, int64_t n) {
+  for (int64_t b = 0; b < n; b += 64) CSB_PREFETCH((const char *)p + b);
+}
+
+/* One block as the kernels walk it: elements first .. first + count - 1 of the operator's
+ * arrays, and the block column (SpMV) or block row (SpMVT) that places it in x. 16 bytes, so
+ * the per-block read is one quarter of a cache line. */
 typedef struct csb_task {
   int64_t first;
   int32_t count;
@@ -25,9 +63,11 @@ typedef struct csb_op {
   int64_t rows, cols;
   int lb, idx16, threads, parallel;
   int64_t beta, nbr, nbc, nb;
+  /* The operator's copy of the elements, each block contiguous (Morton order inside), blocks in
+   * block-row order: CSB's own layout; GCSB's is rearranged at create (see gcsb_contiguous). */
   void *values, *local;
-  /* GCSB slots of block j sit `stride` apart: the group's block count (the last group may be
-   * smaller). CSB: 1. */
+  /* Only while creating: GCSB slots of a block sit `stride` apart, the group's block count (the
+   * last group may be smaller). CSB: group 0, stride 1. */
   int64_t group, last_group_first, last_group_stride;
   /* SpMV: blocks by block row (n_ptr, nbr + 1), ascending column inside; SpMVT: by block column
    * (t_ptr, nbc + 1), ascending row inside. */
@@ -35,7 +75,7 @@ typedef struct csb_op {
   csb_task *n_task, *t_task;
   int n_chunks, t_chunks;
   int64_t *n_chunk, *t_chunk; /* chunk c covers block rows/cols [chunk[c], chunk[c + 1]) */
-  void *acc;                  /* threads * beta values: one sum buffer per thread */
+  void *acc;                  /* threads * acc_size(lb) values: sum buffers per thread */
 } csb_op;
 
 static zs_status no_memory(const char *what) {
@@ -127,6 +167,43 @@ static zs_status order_tasks(int64_t nb, int64_t nkeys, const int64_t *key, cons
   return ZS_OK;
 }
 
+/* Copy n elements of es bytes, src[first + j * stride] for j < n, to dst. */
+static void gather(void *dst, const void *src, size_t es, int64_t first, int64_t stride,
+                   int64_t n) {
+  for (int64_t j = 0; j < n; j++)
+    memcpy((char *)dst + j * (int64_t)es, (const char *)src + (first + j * stride) * (int64_t)es,
+           es);
+}
+
+/* GCSB's slot order is a GPU layout: element j of a group's blocks sits `group` slots apart, so
+ * a cpu kernel walking a block reads a cache line per element, and the group's other blocks
+ * (sorted by count, scattered over the matrix) come much later, long after the line is gone.
+ * The operator holds its own copy of the arrays anyway, so it lays them out as CSB does: blocks
+ * in block-row order (the SpMV tasks' order), each contiguous, padding dropped. Both ops then
+ * read a block as one run; the copy is nnz instead of S elements. Updates the tasks' and
+ * first[b]'s slots (rm: SpMV task p is block rm[p]). */
+static zs_status gcsb_contiguous(csb_op *A, int64_t nnz, int64_t *first, const int64_t *rm) {
+  const size_t vs = zs_type_size(A->type), is = A->idx16 ? 2 : 4;
+  void *values = zsi_alloc_array((uint64_t)(nnz ? nnz : 1), (uint32_t)vs);
+  void *local = zsi_alloc_array((uint64_t)(nnz ? nnz : 1), (uint32_t)is);
+  if (!values || !local) {
+    zsi_free(values), zsi_free(local);
+    return no_memory("block-contiguous copy");
+  }
+  int64_t pos = 0;
+  for (int64_t p = 0; p < A->nb; p++) {
+    csb_task *T = &A->n_task[p];
+    const int64_t st = stride_of(A, T->first);
+    gather((char *)values + pos * (int64_t)vs, A->values, vs, T->first, st, T->count);
+    gather((char *)local + pos * (int64_t)is, A->local, is, T->first, st, T->count);
+    first[rm[p]] = T->first = pos;
+    pos += T->count;
+  }
+  zsi_free(A->values), zsi_free(A->local);
+  A->values = values, A->local = local;
+  return ZS_OK;
+}
+
 static zs_status csb_create(void **state, const zsb_encoded_view *enc, const zsi_cpu_opts *o) {
   csb_op *A = zsi_alloc(sizeof *A);
   if (!A) return no_memory("operator header");
@@ -163,6 +240,7 @@ static zs_status csb_create(void **state, const zsb_encoded_view *enc, const zsi
     s = order_tasks(A->nb, A->nbc, bcol, brow, first, count, NULL, &scratch_ptr, &scratch, by_col);
   if (s == ZS_OK)
     s = order_tasks(A->nb, A->nbr, brow, bcol, first, count, by_col, &A->n_ptr, &A->n_task, rm);
+  if (s == ZS_OK && A->group) s = gcsb_contiguous(A, enc->nnz, first, rm);
   if (s == ZS_OK)
     s = order_tasks(A->nb, A->nbc, bcol, brow, first, count, rm, &A->t_ptr, &A->t_task, NULL);
   zsi_free(brow), zsi_free(bcol), zsi_free(first), zsi_free(count), zsi_free(rm);
@@ -171,7 +249,7 @@ static zs_status csb_create(void **state, const zsb_encoded_view *enc, const zsi
     A->n_chunks = A->t_chunks = A->threads * CHUNKS_PER_THREAD;
     if (!(A->n_chunk = zsi_alloc_array((uint64_t)A->n_chunks + 1, 8)) ||
         !(A->t_chunk = zsi_alloc_array((uint64_t)A->t_chunks + 1, 8)) ||
-        !(A->acc = zsi_alloc_array((uint64_t)A->threads * (uint64_t)A->beta, 8)))
+        !(A->acc = zsi_alloc_array((uint64_t)A->threads * (uint64_t)acc_size(A->lb), 8)))
       s = no_memory("partition tables");
   }
   if (s == ZS_OK) {
@@ -216,54 +294,85 @@ const zsi_cpu_kernel zsi_cpu_gcsb = {ZS_FORMAT_GCSB, csb_create, csb_destroy, cs
 
 #else /* ZS_CPU_CSB_TYPED: the kernels of one value type */
 
-/* Sums run in the value type, in a fixed order (blocks by column or row, Morton order inside),
- * so every thread count gives the same bits. beta == 0 must not read y (it may hold NaN). */
+/* beta == 0 must not read y (it may hold NaN). */
 static inline VT SFX(finish)(double alpha, VT s, double beta, const VT *y) {
   return beta == 0.0 ? (VT)(alpha * (double)s) : (VT)(alpha * (double)s + beta * (double)*y);
 }
 
-/* One pass for both ops: TRANS swaps which half of local_idx indexes x and which the sum. The
- * tasks of output block o are ptr[o] .. ptr[o + 1]; other is the block's coordinate in x. */
-static inline void SFX(blocks)(const csb_op *A, int trans, double alpha, const VT *restrict x,
-                               double beta, VT *restrict y) {
+/* The tasks of output block o (a block row for SpMV, a block column for SpMVT) are
+ * ptr[o] .. ptr[o + 1], each block contiguous; other is the block's coordinate in x. TRANS swaps
+ * which half of local_idx indexes x and which the sum. Inlined with constant trans, lb and idx16
+ * for the default betas, so the shifts and masks are immediates. */
+CSB_INLINE void SFX(output_blocks)(const csb_op *A, int trans, int lb, int idx16, int64_t o_begin,
+                                   int64_t o_end, double alpha, const VT *restrict x, double beta,
+                                   VT *restrict y, VT *restrict acc) {
   const VT *restrict v = A->values;
   const uint16_t *restrict l16 = A->local;
   const uint32_t *restrict l32 = A->local;
-  const int lb = A->lb, idx16 = A->idx16;
-  const uint32_t mask = (uint32_t)A->beta - 1;
-  /* out = idx >> out_shift & mask, in = idx >> in_shift & mask */
-  const int out_shift = trans ? 0 : lb, in_shift = trans ? lb : 0;
-  const int64_t *ptr = trans ? A->t_ptr : A->n_ptr, *chunk = trans ? A->t_chunk : A->n_chunk;
+  const int64_t B = INT64_C(1) << lb, rs = row_stride(lb);
+  const uint32_t mask = (uint32_t)B - 1;
+  const int64_t *ptr = trans ? A->t_ptr : A->n_ptr;
   const csb_task *task = trans ? A->t_task : A->n_task;
-  const int nc = trans ? A->t_chunks : A->n_chunks;
-  const int64_t n_out = trans ? A->cols : A->rows;
+  const int64_t n_out = trans ? A->cols : A->rows, last = ptr[o_end] - 1;
+  for (int64_t o = o_begin; o < o_end; o++) {
+    const int64_t o0 = o << lb, no = n_out - o0 < B ? n_out - o0 : B;
+    if (trans)
+      for (int64_t i = 0; i < NACC * B; i++) acc[i] = 0;
+    else
+      for (int64_t i = 0; i < B; i++)
+        for (int k = 0; k < NACC; k++) acc[i * rs + k] = 0;
+    for (int64_t p = ptr[o]; p < ptr[o + 1]; p++) {
+      const csb_task T = task[p];
+      if (trans) {
+        const csb_task P = task[p + PREFETCH_AHEAD <= last ? p + PREFETCH_AHEAD : last];
+        prefetch_run(v + P.first, P.count * (int64_t)sizeof(VT));
+        prefetch_run(idx16 ? (const void *)(l16 + P.first) : (const void *)(l32 + P.first),
+                     P.count * (idx16 ? 2 : 4));
+      }
+      const VT *restrict xb = x + ((int64_t)T.other << lb);
+      const VT *restrict vb = v + T.first;
+      const uint16_t *restrict p16 = l16 + T.first;
+      const uint32_t *restrict p32 = l32 + T.first;
+      for (int64_t j = 0; j < T.count; j++) {
+        const uint32_t idx = idx16 ? p16[j] : p32[j];
+        /* SpMVT: copy row & 3 of column c at (row & 3) * B + c, i.e. idx with the upper row bits
+         * masked off. SpMV: copy col & 3 of row r at r * rs + (col & 3); with rs == B that is idx
+         * with the middle column bits masked off. One AND either way. */
+        const uint32_t slot = trans     ? idx & ((NACC << lb) - 1)
+                              : rs == B ? idx & (mask << lb | (NACC - 1))
+                                        : (idx >> lb) * NACC + (idx & (NACC - 1));
+        acc[slot] += vb[j] * xb[trans ? idx >> lb : idx & mask];
+      }
+    }
+    for (int64_t i = 0; i < no; i++) {
+      const int64_t a = trans ? i : i * rs, d = trans ? B : 1; /* copy k at a + k * d */
+      const VT s = (acc[a] + acc[a + d]) + (acc[a + 2 * d] + acc[a + 3 * d]);
+      y[o0 + i] = SFX(finish)(alpha, s, beta, &y[o0 + i]);
+    }
+  }
+}
+
+/* Sums run in the value type in a fixed order (blocks by column or row, Morton order inside
+ * each of the NACC copies, then the copies pairwise), so every thread count gives the same bits. */
+static void SFX(blocks)(const csb_op *A, int trans, double alpha, const VT *restrict x, double beta,
+                        VT *restrict y) {
+  const int64_t *chunk = trans ? A->t_chunk : A->n_chunk;
+  const int nc = trans ? A->t_chunks : A->n_chunks, lb = A->lb, idx16 = A->idx16;
   ZSI_OMP(parallel for schedule(static) num_threads(A->threads) if (A->parallel))
   for (int c = 0; c < nc; c++) {
-    VT *restrict acc = (VT *)A->acc + (int64_t)zsi_cpu_tid() * A->beta;
-    for (int64_t o = chunk[c]; o < chunk[c + 1]; o++) {
-      const int64_t o0 = o << lb, no = n_out - o0 < A->beta ? n_out - o0 : A->beta;
-      for (int64_t i = 0; i < no; i++) acc[i] = 0;
-      for (int64_t p = ptr[o]; p < ptr[o + 1]; p++) {
-        const csb_task T = task[p];
-        const VT *restrict xb = x + ((int64_t)T.other << lb);
-        const int64_t st = stride_of(A, T.first), n = T.count;
-        const VT *restrict vb = v + T.first;
-        if (idx16) {
-          const uint16_t *restrict lp = l16 + T.first;
-          for (int64_t j = 0; j < n; j++) {
-            const uint32_t idx = lp[j * st];
-            acc[idx >> out_shift & mask] += vb[j * st] * xb[idx >> in_shift & mask];
-          }
-        } else {
-          const uint32_t *restrict lp = l32 + T.first;
-          for (int64_t j = 0; j < n; j++) {
-            const uint32_t idx = lp[j * st];
-            acc[idx >> out_shift & mask] += vb[j * st] * xb[idx >> in_shift & mask];
-          }
-        }
-      }
-      for (int64_t i = 0; i < no; i++) y[o0 + i] = SFX(finish)(alpha, acc[i], beta, &y[o0 + i]);
-    }
+    VT *restrict acc = (VT *)A->acc + (int64_t)zsi_cpu_tid() * acc_size(lb);
+    const int64_t b = chunk[c], e = chunk[c + 1];
+    /* beta 16 and 32 are the f64 and f32 defaults. */
+    if (!trans && lb == 4)
+      SFX(output_blocks)(A, 0, 4, 1, b, e, alpha, x, beta, y, acc);
+    else if (!trans && lb == 5)
+      SFX(output_blocks)(A, 0, 5, 1, b, e, alpha, x, beta, y, acc);
+    else if (trans && lb == 4)
+      SFX(output_blocks)(A, 1, 4, 1, b, e, alpha, x, beta, y, acc);
+    else if (trans && lb == 5)
+      SFX(output_blocks)(A, 1, 5, 1, b, e, alpha, x, beta, y, acc);
+    else
+      SFX(output_blocks)(A, trans, lb, idx16, b, e, alpha, x, beta, y, acc);
   }
 }
 
