@@ -17,10 +17,11 @@ __device__ __forceinline__ uint64_t cci_next_dev(const uint64_t *__restrict__ co
   return (m >> ((t >> 8) & 0xff)) & ((UINT64_C(1) << (t >> 16)) - 1);
 }
 
-/* S lanes per row, lane s decoding slice s (the row's entries s, s + S, ...). The slices'
- * first columns chain (entry s is entry s - 1 plus 1 + its code), so step 0 ends with an
- * inclusive scan over the S lanes; later steps are independent per lane. Then a segmented
- * reduction of the S partial sums. ATOMIC: SpMVT, each product added into y[col]. */
+/* The first kernel (711 us on st27 f64 on the H100), kept for comparisons: kernel=slices or
+ * ZS_CCI_KERNEL=slices. S lanes per row, lane s decoding slice s (the row's entries s, s + S,
+ * ...). The slices' first columns chain (entry s is entry s - 1 plus 1 + its code), so step 0
+ * ends with an inclusive scan over the S lanes; later steps are independent per lane. Then a
+ * segmented reduction of the S partial sums. ATOMIC: SpMVT, each product added into y[col]. */
 template <typename T, typename CS, int S, bool ATOMIC>
 __global__ void __launch_bounds__(ZS_CCI_THREADS)
     zs_cci_kernel(int64_t rows, int64_t cols, int64_t shift, const int64_t *__restrict__ rp,
@@ -67,6 +68,142 @@ __global__ void __launch_bounds__(ZS_CCI_THREADS)
   if (live && s == 0) y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];
 }
 
+/* ---- the batched kernel (default) ----
+ * The same lanes as zs_cci_kernel (S per row, lane s walks slice s), restructured so that a
+ * lane's DRAM reads are issued together instead of one dependent round trip per code:
+ * - a warp takes ZS_CCI_STEPS consecutive groups of rows and loads the next group's row
+ *   offset and stream start while it works on the current one, so only the values and the
+ *   stream words (issued together) wait on DRAM in each group;
+ * - codes are decoded from a two-word register window with the table in a kernel parameter,
+ *   and the gathers of x are issued as the columns come out, ZS_CCI_CHUNK per lane before the
+ *   first product is summed (a 27-point stencil row at S = 8 is one chunk);
+ * - in longer rows the next chunk's values are requested before this chunk's products are
+ *   summed. */
+#define ZS_CCI_CHUNK 4
+#define ZS_CCI_STEPS 4
+
+/* One lane's stream as a 128-bit window of two words: a code (at most 35 bits) starting at
+ * `off` < 64 lies inside it. The window moves on only before a code is read, so it never
+ * loads past the word after the one holding the stream's last code (the format pads one). */
+struct cci_window {
+  uint64_t lo, hi;
+  const uint64_t *next; /* the word after hi */
+  unsigned off;
+};
+
+template <typename CS>
+__device__ __forceinline__ cci_window cci_window_at(const uint64_t *__restrict__ codes, CS pos) {
+  const uint64_t *w = codes + (pos >> 6);
+  return cci_window{w[0], w[1], w + 2, (unsigned)(pos & 63)};
+}
+
+/* The next code's immediate. `tab` holds the decode table as 8 bytes, entry t in byte t as
+ * opcode length | width << 2 (zs_cci_bytes_table): one byte permute (CUDA and HIP both have
+ * __byte_perm) of a kernel parameter instead of a shared-memory load on the decode's
+ * dependency chain. */
+__device__ __forceinline__ uint32_t cci_take(cci_window &w, uint64_t tab) {
+  if (w.off >= 64) w.lo = w.hi, w.hi = *w.next++, w.off -= 64;
+  const uint64_t m = (w.lo >> w.off) | ((w.hi << 1) << (63 - w.off));
+  const unsigned e = __byte_perm((uint32_t)tab, (uint32_t)(tab >> 32), (unsigned)m & 7);
+  const unsigned len = e & 3, width = (e >> 2) & 63;
+  w.off += len + width;
+  const uint32_t v = (uint32_t)(m >> len);
+  return width ? (v << (32 - width)) >> (32 - width) : 0; /* width 0: no shift by 32 */
+}
+
+/* What a lane needs to know of its row before it can load anything else. */
+template <typename CS>
+struct cci_lane_start {
+  int64_t b; /* the row's first nonzero */
+  int n;     /* its length */
+  CS pos;    /* the first bit of this lane's stream */
+};
+
+template <typename CS, int S>
+__device__ __forceinline__ cci_lane_start<CS> cci_start(int64_t row, int s, int64_t rows,
+                                                        const int64_t *__restrict__ rp,
+                                                        const CS *__restrict__ cstart) {
+  cci_lane_start<CS> r{0, 0, 0};
+  if (row < rows) r.b = rp[row], r.n = (int)(rp[row + 1] - r.b), r.pos = cstart[row * S + s];
+  return r;
+}
+
+/* Blocks per SM asked of the compiler: each resident warp keeps about one group of rows in
+ * flight, and latency hiding needs ~40 KB in flight per SM, so registers are capped where that
+ * costs no spills (ptxas -v, sm_90): f64 48 (55 uncapped), f32 40; S = 1 (a whole row per lane)
+ * spills at 48 in f64. On HIP the second bound means waves per EU; harmless. */
+template <typename T, int S>
+constexpr int cci_min_blocks() {
+  return sizeof(T) == 4 ? 6 : S > 1 ? 5 : 4;
+}
+
+/* Columns are int32 (the host checks cols < 2^31): every partial sum of the first-column scan
+ * is itself a column of the row, so none overflows. */
+template <typename T, typename CS, int S, bool ATOMIC>
+__global__ void __launch_bounds__(ZS_CCI_THREADS, (cci_min_blocks<T, S>()))
+    zs_cci_batched_kernel(int64_t rows, int64_t cols, int64_t shift, const int64_t *__restrict__ rp,
+                          const CS *__restrict__ cstart, const uint64_t *__restrict__ codes,
+                          const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y,
+                          T alpha, T beta, uint64_t tab) {
+  constexpr int K = ZS_CCI_CHUNK, G = ZS_WARP_SIZE / S; /* G rows per warp and step */
+  const int lane = (int)threadIdx.x % ZS_WARP_SIZE, s = lane % S;
+  const int64_t warp =
+      (int64_t)blockIdx.x * (ZS_CCI_THREADS / ZS_WARP_SIZE) + (int64_t)threadIdx.x / ZS_WARP_SIZE;
+  const int64_t first = warp * G * ZS_CCI_STEPS; /* the warp's first row */
+  cci_lane_start<CS> next = cci_start<CS, S>(first + lane / S, s, rows, rp, cstart);
+#pragma unroll 1
+  for (int step = 0; step < ZS_CCI_STEPS && first + step * G < rows; step++) {
+    const int64_t row = first + step * G + lane / S;
+    const cci_lane_start<CS> r = next;
+    const int n = r.n;
+    T v[K];
+#pragma unroll
+    for (int j = 0; j < K; j++) v[j] = s + j * S < n ? val[r.b + s + j * S] : T(0);
+    cci_window w{0, 0, codes, 0};
+    if (s < n) w = cci_window_at(codes, r.pos);
+    if (step + 1 < ZS_CCI_STEPS) next = cci_start<CS, S>(row + G, s, rows, rp, cstart);
+    const T xr = ATOMIC && row < rows ? alpha * x[row] : T(0);
+    int col = 0;
+    if (s < n) {
+      const uint32_t u = cci_take(w, tab);
+      col = s == 0 ? (int)((rows == cols ? row : row * cols / rows) + shift + zs_cci_unzigzag(u))
+                   : (int)u + 1;
+    }
+    for (int d = 1; d < S; d *= 2) {
+      const int up = zs_shfl_up(col, d);
+      if (s >= d) col += up;
+    }
+    T sum = 0;
+    for (int c = s; c < n; c += K * S) { /* c: the lane's first entry of this chunk */
+      T xv[K];
+#pragma unroll
+      for (int j = 0; j < K; j++) {
+        const int k = c + j * S;
+        xv[j] = T(0);
+        if (k < n) {
+          if (ATOMIC)
+            atomicAdd(&y[col], v[j] * xr);
+          else
+            xv[j] = x[col];
+          if (k + S < n) col += S + (int)cci_take(w, tab);
+        }
+      }
+      T vn[K];
+#pragma unroll
+      for (int j = 0; j < K; j++) vn[j] = c + (K + j) * S < n ? val[r.b + c + (K + j) * S] : T(0);
+#pragma unroll
+      for (int j = 0; j < K; j++) {
+        if (!ATOMIC && c + j * S < n) sum += v[j] * xv[j];
+        v[j] = vn[j];
+      }
+    }
+    if (!ATOMIC) {
+      sum = zs_group_sum(sum, S);
+      if (row < rows && s == 0) y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];
+    }
+  }
+}
+
 /* Deterministic SpMVT: one thread per column sums its entries in row order through a transpose
  * index built on the host at the first SpMVT. */
 template <typename T>
@@ -86,7 +223,9 @@ struct cci_gpu_op {
   zs_type type;
   int64_t rows, cols, nnz, S, shift;
   bool atomic, cstart64;
+  bool slices; /* run zs_cci_kernel, the first kernel (kernel=slices), for comparisons */
   cci_table table;
+  uint64_t tab8; /* the table as bytes, for the batched kernel (zs_cci_bytes_table) */
   int64_t *rp;
   void *cstart;
   uint64_t *codes;
@@ -108,11 +247,23 @@ void cci_gpu_destroy(void *state) {
   free(op);
 }
 
+/* Entry t of the decode table as byte t: opcode length (1..3) | width (0..32) << 2. */
+uint64_t zs_cci_bytes_table(const uint32_t *e) {
+  uint64_t t = 0;
+  for (int i = 0; i < ZS_CCI_TABLE; i++)
+    t |= (uint64_t)(((e[i] >> 8) & 0xff) | (e[i] >> 16) << 2) << (8 * i);
+  return t;
+}
+
 zs_status cci_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
   cci_gpu_op *op = (cci_gpu_op *)calloc(1, sizeof(cci_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "CCI operator");
   op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
   op->S = zsb_find_param(v, "slices", 0), op->shift = zsb_find_param(v, "first_shift", 0);
+  /* The kernel: an option, else ZS_CCI_KERNEL (so benchmarks that pass no options can compare
+   * the two), else the batched one. */
+  const char *env = getenv("ZS_CCI_KERNEL");
+  op->slices = env && strcmp(env, "slices") == 0;
   zs_status s = ZS_OK;
   for (const char *p = options; s == ZS_OK && p && *p;) {
     const char *end = strchr(p, ',');
@@ -121,9 +272,14 @@ zs_status cci_gpu_create(void **state, const zsb_encoded_view *v, const char *op
       op->atomic = true;
     else if (len == 23 && strncmp(p, "transpose=deterministic", 23) == 0)
       op->atomic = false;
+    else if (len == 13 && strncmp(p, "kernel=slices", 13) == 0)
+      op->slices = true;
+    else if (len == 14 && strncmp(p, "kernel=batched", 14) == 0)
+      op->slices = false;
     else
       s = fail(ZS_ERR_INVALID_ARGUMENT,
-               "backend '%s': CCI option '%.*s' unknown (known: transpose=deterministic|atomic)",
+               "backend '%s': CCI option '%.*s' unknown (known: "
+               "transpose=deterministic|atomic, kernel=batched|slices)",
                ZS_GPU_BACKEND_NAME, len, p);
     p = end ? end + 1 : p + len;
   }
@@ -139,6 +295,9 @@ zs_status cci_gpu_create(void **state, const zsb_encoded_view *v, const char *op
              ZS_GPU_BACKEND_NAME, (long long)op->S, ZS_WARP_SIZE);
   if (s == ZS_OK) {
     memcpy(op->table.e, tab->data, sizeof op->table.e);
+    op->tab8 = zs_cci_bytes_table(op->table.e);
+    /* the batched kernel keeps columns in int32 */
+    if (op->cols > INT32_MAX) op->slices = true;
     op->cstart64 = cs->elem_size == 8;
     const uint64_t ncs = cs->count;
     op->h_rp = (int64_t *)malloc((size_t)(v->rows + 1) * 8);
@@ -224,14 +383,21 @@ zs_status cci_ensure_transpose(cci_gpu_op *op) {
 
 template <typename T, typename CS, bool ATOMIC>
 void cci_launch(cci_gpu_op *op, T alpha, const T *x, T beta, T *y) {
-  const int64_t threads = op->rows * op->S;
-  const unsigned blocks = (unsigned)((threads + ZS_CCI_THREADS - 1) / ZS_CCI_THREADS);
+  /* zs_cci_kernel: a thread per row and slice; the batched one: ZS_CCI_STEPS of them */
+  const int64_t threads = op->rows * op->S,
+                per_block = ZS_CCI_THREADS * (op->slices ? 1 : ZS_CCI_STEPS);
+  const unsigned blocks = (unsigned)((threads + per_block - 1) / per_block);
   if (blocks == 0) return;
-#define ZS_CCI_CASE(SL)                                                           \
-  case SL:                                                                        \
-    zs_cci_kernel<T, CS, SL, ATOMIC><<<blocks, ZS_CCI_THREADS>>>(                 \
-        op->rows, op->cols, op->shift, op->rp, (const CS *)op->cstart, op->codes, \
-        (const T *)op->val, x, y, alpha, beta, op->table);                        \
+#define ZS_CCI_CASE(SL)                                                             \
+  case SL:                                                                          \
+    if (op->slices)                                                                 \
+      zs_cci_kernel<T, CS, SL, ATOMIC><<<blocks, ZS_CCI_THREADS>>>(                 \
+          op->rows, op->cols, op->shift, op->rp, (const CS *)op->cstart, op->codes, \
+          (const T *)op->val, x, y, alpha, beta, op->table);                        \
+    else                                                                            \
+      zs_cci_batched_kernel<T, CS, SL, ATOMIC><<<blocks, ZS_CCI_THREADS>>>(         \
+          op->rows, op->cols, op->shift, op->rp, (const CS *)op->cstart, op->codes, \
+          (const T *)op->val, x, y, alpha, beta, op->tab8);                         \
     break;
   switch (op->S) {
     ZS_CCI_CASE(1)
