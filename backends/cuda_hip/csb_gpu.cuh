@@ -1,17 +1,24 @@
 /* csb_gpu.cuh — CSB/GCSB operators of the GPU modules (included by gpu_module.cuh, inside its
  * anonymous namespace, after the shared helpers fail/check/upload_array). */
 
-/* Two kernels serve both formats and both ops (TRANS swaps which half of local_idx indexes x):
- * - deterministic (default for SpMV and SpMVT): a thread per output block (block row for Ax,
- *   block column for Aᵀx) walks that block's blocks in a fixed order and sums in shared memory;
- *   it owns its beta outputs, so no atomics and the same bits every run;
+/* Kernels for both formats and both ops (TRANS swaps which half of local_idx indexes x). While
+ * beta ≤ ZS_CSB_SHARED_BETA each thread sums its block's rows in shared memory, row r of thread
+ * t at acc[r * ZS_CSB_THREADS + t]: a lane always hits its own bank, whatever rows the lanes
+ * add to (a padded stride made those accesses collide and cost 2x on the 27-point stencil).
+ * - deterministic (default for SpMV and SpMVT): a warp per output block (block row for Ax,
+ *   block column for Aᵀx); its lanes take that block's blocks in a fixed order and the lanes'
+ *   sums are added in a fixed order, so no atomics and the same bits every run;
  * - atomic ("spmv=atomic", "transpose=atomic"): a thread per block in the format's order (the
- *   thesis' kernel: for GCSB the lanes of a warp read a group's k-th elements together), each
- *   summing its block's rows in shared memory; the lanes then reduce across the warp, lanes
- *   with the same output block together, so one atomic per (output block run, row) reaches y
- *   instead of one per nonzero. */
+ *   thesis' kernel: for GCSB the lanes of a warp read a group's k-th elements together, one
+ *   coalesced load); then the warp flushes one run of lanes with the same output block at a
+ *   time, lane r adding row r: one atomic instruction writes a block's beta contiguous sums
+ *   (one or two cache lines) instead of every lane hitting its own line per row.
+ * Larger beta: a thread per output block summing into y, or an atomic per nonzero. */
 #define ZS_CSB_THREADS 128
-#define ZS_CSB_SHARED_BETA 32 /* larger beta: sums in y itself, or an atomic per nonzero */
+#define ZS_CSB_SHARED_BETA 32
+#define ZS_CSB_ROW ZS_CSB_THREADS /* row stride of the sums */
+#define ZS_CSB_UNROLL 4           /* loads of a block's elements in flight per lane */
+#define ZS_CSB_CHUNK 8            /* elements per lane and step of the deterministic kernel */
 
 struct zs_csb_task {
   int64_t first;  /* slot of the block's first element */
@@ -36,48 +43,129 @@ __device__ __forceinline__ T zs_csb_finish(T alpha, T s, T beta, const T *y) {
   return beta == T(0) ? alpha * s : alpha * s + beta * *y;
 }
 
+/* Adds block t's products into this thread's sums acc[out * ZS_CSB_ROW]; returns the rows (or
+ * columns) of the output block it touched. ZS_CSB_UNROLL elements are loaded before any is
+ * used: a block's elements are independent, and one load in flight per lane left the kernel
+ * waiting on memory latency. */
 template <typename T, typename I, bool TRANS>
-__global__ void zs_csb_owner_kernel(int64_t n_blocks_out, int64_t n_out, int lb, const int64_t *ptr,
-                                    const zs_csb_task *task, const T *val, const I *idx, const T *x,
-                                    T *y, T alpha, T beta) {
+__device__ __forceinline__ uint32_t zs_csb_block_sums(const zs_csb_task &t, int lb, const T *val,
+                                                      const I *idx, const T *x, T *acc) {
+  const uint32_t mask = (1u << lb) - 1u;
+  const T *xb = x + ((int64_t)(TRANS ? t.brow : t.bcol) << lb);
+  const I *ip = idx + t.first;
+  const T *vp = val + t.first;
+  const int64_t st = t.stride;
+  uint32_t touched = 0;
+  int32_t j = 0;
+  for (; j + ZS_CSB_UNROLL <= t.count; j += ZS_CSB_UNROLL) {
+    uint32_t i[ZS_CSB_UNROLL];
+    T v[ZS_CSB_UNROLL], xv[ZS_CSB_UNROLL];
+#pragma unroll
+    for (int u = 0; u < ZS_CSB_UNROLL; u++) i[u] = ip[u * st], v[u] = vp[u * st];
+#pragma unroll
+    for (int u = 0; u < ZS_CSB_UNROLL; u++) xv[u] = xb[TRANS ? i[u] >> lb : i[u] & mask];
+#pragma unroll
+    for (int u = 0; u < ZS_CSB_UNROLL; u++) {
+      const uint32_t out = TRANS ? i[u] & mask : i[u] >> lb;
+      acc[out * ZS_CSB_ROW] += v[u] * xv[u];
+      touched |= 1u << out;
+    }
+    ip += ZS_CSB_UNROLL * st, vp += ZS_CSB_UNROLL * st;
+  }
+  for (; j < t.count; j++, ip += st, vp += st) {
+    const uint32_t i = *ip, out = TRANS ? i & mask : i >> lb;
+    acc[out * ZS_CSB_ROW] += *vp * xb[TRANS ? i >> lb : i & mask];
+    touched |= 1u << out;
+  }
+  return touched;
+}
+
+/* Deterministic, beta ≤ ZS_CSB_SHARED_BETA: a warp per output block o. */
+template <typename T, typename I, bool TRANS>
+__global__ void __launch_bounds__(ZS_CSB_THREADS)
+    zs_csb_owner_kernel(int64_t n_blocks_out, int64_t n_out, int lb, const int64_t *ptr,
+                        const zs_csb_task *task, const T *val, const I *idx, const T *x, T *y,
+                        T alpha, T beta) {
   extern __shared__ unsigned char zs_csb_smem[];
-  T *acc = (T *)zs_csb_smem; /* acc[r * blockDim.x + tid]: lanes hit distinct banks */
+  T *acc = (T *)zs_csb_smem + threadIdx.x;
+  const int lane = threadIdx.x % ZS_WARP_SIZE;
+  const int64_t o = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / ZS_WARP_SIZE;
+  if (o >= n_blocks_out) return; /* the whole warp */
+  const int bsz = 1 << lb;
+  for (int r = 0; r < bsz; r++) acc[r * ZS_CSB_ROW] = T(0);
+  /* The output block's blocks, a warp's worth at a time, cut into chunks of ZS_CSB_CHUNK
+   * elements that the lanes share out: a few long blocks no longer leave most lanes idle while
+   * one walks its block (a banded block row has ~10 blocks of ~32 elements). */
+  for (int64_t p0 = ptr[o]; p0 < ptr[o + 1]; p0 += ZS_WARP_SIZE) {
+    zs_csb_task t = {0, 0, 0, 0, 0};
+    if (p0 + lane < ptr[o + 1]) t = task[p0 + lane];
+    const int chunks = (t.count + ZS_CSB_CHUNK - 1) / ZS_CSB_CHUNK;
+    int end = chunks; /* inclusive scan: this lane's chunks are [end - chunks, end) */
+    for (int d = 1; d < ZS_WARP_SIZE; d *= 2) {
+      const int u = zs_shfl_up(end, d);
+      if (lane >= d) end += u;
+    }
+    const int total = zs_shfl(end, ZS_WARP_SIZE - 1);
+    for (int c = lane; c - lane < total; c += ZS_WARP_SIZE) {
+      int owner = 0; /* the first lane whose chunks end after chunk c */
+      for (int step = ZS_WARP_SIZE / 2; step > 0; step /= 2)
+        if (zs_shfl(end, owner + step - 1) <= c) owner += step;
+      const int o_end = zs_shfl(end, owner), o_count = zs_shfl(t.count, owner);
+      const int64_t o_first = zs_shfl(t.first, owner);
+      zs_csb_task sub;
+      sub.stride = zs_shfl(t.stride, owner);
+      sub.brow = zs_shfl(t.brow, owner), sub.bcol = zs_shfl(t.bcol, owner);
+      if (c < total) {
+        const int j0 = (c - (o_end - (o_count + ZS_CSB_CHUNK - 1) / ZS_CSB_CHUNK)) * ZS_CSB_CHUNK;
+        sub.first = o_first + (int64_t)j0 * sub.stride;
+        sub.count = o_count - j0 < ZS_CSB_CHUNK ? o_count - j0 : ZS_CSB_CHUNK;
+        zs_csb_block_sums<T, I, TRANS>(sub, lb, val, idx, x, acc);
+      }
+    }
+  }
+  zs_syncwarp();
+  const int64_t o0 = o << lb;
+  const int no = (int)(n_out - o0 < bsz ? n_out - o0 : bsz);
+  if (lane < no) {
+    /* Lane r adds row r of the warp's lanes starting at lane r, so that the lanes read
+     * distinct banks; the order is fixed, so are the bits. */
+    const T *row = (const T *)zs_csb_smem + lane * ZS_CSB_ROW + (threadIdx.x - lane);
+    T s = T(0);
+    for (int l = 0; l < ZS_WARP_SIZE; l++) s += row[(l + lane) & (ZS_WARP_SIZE - 1)];
+    y[o0 + lane] = zs_csb_finish(alpha, s, beta, &y[o0 + lane]);
+  }
+}
+
+/* Deterministic, beta > ZS_CSB_SHARED_BETA (too many sums for shared memory): a thread per
+ * output block, summing into y itself. */
+template <typename T, typename I, bool TRANS>
+__global__ void zs_csb_owner_wide_kernel(int64_t n_blocks_out, int64_t n_out, int lb,
+                                         const int64_t *ptr, const zs_csb_task *task, const T *val,
+                                         const I *idx, const T *x, T *y, T alpha, T beta) {
   const int64_t o = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (o >= n_blocks_out) return;
   const int64_t bsz = (int64_t)1 << lb, o0 = o << lb;
   const int no = (int)(n_out - o0 < bsz ? n_out - o0 : bsz);
   const uint32_t mask = (uint32_t)bsz - 1;
-  const bool shared = bsz <= ZS_CSB_SHARED_BETA;
-  for (int r = 0; r < no; r++) {
-    if (shared)
-      acc[r * blockDim.x + threadIdx.x] = T(0);
-    else
-      y[o0 + r] = beta == T(0) ? T(0) : beta * y[o0 + r];
-  }
+  for (int r = 0; r < no; r++) y[o0 + r] = beta == T(0) ? T(0) : beta * y[o0 + r];
   for (int64_t p = ptr[o]; p < ptr[o + 1]; p++) {
     const zs_csb_task b = task[p];
     const T *xb = x + ((int64_t)(TRANS ? b.brow : b.bcol) << lb);
     for (int32_t j = 0; j < b.count; j++) {
       const int64_t k = b.first + (int64_t)j * b.stride;
       const uint32_t i = idx[k];
-      const uint32_t out = TRANS ? i & mask : i >> lb, in = TRANS ? i >> lb : i & mask;
-      if (shared)
-        acc[out * blockDim.x + threadIdx.x] += val[k] * xb[in];
-      else
-        y[o0 + out] += alpha * (val[k] * xb[in]);
+      y[o0 + (TRANS ? i & mask : i >> lb)] += alpha * (val[k] * xb[TRANS ? i >> lb : i & mask]);
     }
   }
-  if (shared)
-    for (int r = 0; r < no; r++)
-      y[o0 + r] = zs_csb_finish(alpha, acc[r * blockDim.x + threadIdx.x], beta, &y[o0 + r]);
 }
 
 /* y was scaled by beta before. */
 template <typename T, typename I, bool TRANS>
-__global__ void zs_csb_atomic_kernel(int64_t nb, int lb, const zs_csb_task *blocks, const T *val,
-                                     const I *idx, const T *x, T *y, T alpha) {
+__global__ void __launch_bounds__(ZS_CSB_THREADS)
+    zs_csb_atomic_kernel(int64_t nb, int lb, const zs_csb_task *blocks, const T *val, const I *idx,
+                         const T *x, T *y, T alpha) {
   extern __shared__ unsigned char zs_csb_smem[];
-  T *acc = (T *)zs_csb_smem;
+  T *acc = (T *)zs_csb_smem + threadIdx.x;
   const int64_t b = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   const int bsz = 1 << lb, lane = threadIdx.x % ZS_WARP_SIZE;
   const uint32_t mask = (uint32_t)bsz - 1;
@@ -93,42 +181,39 @@ __global__ void zs_csb_atomic_kernel(int64_t nb, int lb, const zs_csb_task *bloc
     }
     return;
   }
-  for (int r = 0; r < bsz; r++) acc[r * blockDim.x + threadIdx.x] = T(0);
+  for (int r = 0; r < bsz; r++) acc[r * ZS_CSB_ROW] = T(0);
   uint32_t touched = 0; /* rows (or columns) of the output block this lane added to */
   int64_t key = -1;     /* the output block; -1 for lanes past the end */
   if (b < nb) {
     const zs_csb_task t = blocks[b];
-    const T *xb = x + ((int64_t)(TRANS ? t.brow : t.bcol) << lb);
     key = TRANS ? t.bcol : t.brow;
-    for (int32_t j = 0; j < t.count; j++) {
-      const int64_t k = t.first + (int64_t)j * t.stride;
-      const uint32_t i = idx[k];
-      const uint32_t out = TRANS ? i & mask : i >> lb;
-      acc[out * blockDim.x + threadIdx.x] += val[k] * xb[TRANS ? i >> lb : i & mask];
-      touched |= 1u << out;
-    }
+    touched = zs_csb_block_sums<T, I, TRANS>(t, lb, val, idx, x, acc);
   }
-  /* Runs of lanes with the same output block reduce together: lane i ends up with the sum
-   * of lanes [i, seg_end) after the doubling steps, where seg_end is the next run head. */
   const int64_t prev_key = zs_shfl_up(key, 1);
-  const zs_lane_mask heads = zs_ballot(lane == 0 || prev_key != key);
-  const unsigned long long above =
-      (unsigned long long)heads & ~((2ull << lane) - 1ull) & ((2ull << (ZS_WARP_SIZE - 1)) - 1ull);
-  const int seg_end = above ? __ffsll((long long)above) - 1 : ZS_WARP_SIZE;
-  const bool head = (((unsigned long long)heads >> lane) & 1ull) != 0;
-  uint32_t seg_touched = touched;
-  for (int d = 1; d < ZS_WARP_SIZE; d *= 2) {
-    const uint32_t t = zs_shfl_down(seg_touched, d);
-    if (lane + d < seg_end) seg_touched |= t;
+  zs_lane_mask heads = zs_ballot(lane == 0 || prev_key != key);
+  /* Rotate row r of the warp's sums by r lanes, so that lane r reading row r of one lane's
+   * block (below) and each lane writing its own rows (here) both hit distinct banks. */
+  T *wacc = (T *)zs_csb_smem + (threadIdx.x - lane);
+  for (int r = 1; r < bsz; r++) { /* row by row: no registers held across the rows */
+    const T v = wacc[r * ZS_CSB_ROW + lane];
+    zs_syncwarp();
+    wacc[r * ZS_CSB_ROW + ((lane + r) & (ZS_WARP_SIZE - 1))] = v;
   }
-  for (int r = 0; r < bsz; r++) {
-    if (!zs_ballot((touched >> r) & 1u)) continue; /* warp-uniform */
-    T v = acc[r * blockDim.x + threadIdx.x];
-    for (int d = 1; d < ZS_WARP_SIZE; d *= 2) {
-      const T u = zs_shfl_down(v, d);
-      if (lane + d < seg_end) v += u;
+  zs_syncwarp();
+  const T *row = wacc + lane * ZS_CSB_ROW;
+  while (heads) { /* warp-uniform: one run [h, e) of lanes with the same output block */
+    const int h = __ffsll((long long)heads) - 1;
+    heads &= heads - 1;
+    const int e = heads ? __ffsll((long long)heads) - 1 : ZS_WARP_SIZE;
+    const int64_t k = zs_shfl(key, h);
+    if (k < 0) break; /* lanes past the end come last */
+    uint32_t run_touched = 0;
+    T s = T(0);
+    for (int l = h; l < e; l++) {
+      run_touched |= zs_shfl(touched, l);
+      if (lane < bsz) s += row[(l + lane) & (ZS_WARP_SIZE - 1)];
     }
-    if (head && key >= 0 && ((seg_touched >> r) & 1u)) atomicAdd(&y[(key << lb) + r], alpha * v);
+    if (lane < bsz && ((run_touched >> lane) & 1u)) atomicAdd(&y[(k << lb) + lane], alpha * s);
   }
 }
 
@@ -161,6 +246,19 @@ bool csb_sort_tasks(const zs_csb_task *in, int64_t nb, int64_t n_keys, bool by_r
   for (int64_t b = 0; b < nb; b++) out[next[by_row ? in[b].brow : in[b].bcol]++] = in[b];
   free(next);
   return true;
+}
+
+/* The format-order SpMV's lanes share their output block, not their segment of x: each lane
+ * gathers its own 128-byte segment, which the SM's L1 must hold while the block is walked.
+ * Half the shared memory (6 blocks of 128 threads per SM) leaves it that room: 27-point
+ * stencil f64 1.48 -> 0.91 ms on the H100. SpMVT's neighbours (same block row) share x and
+ * want the occupancy instead (0.92 -> 1.13 ms with the same setting), so it keeps the default. */
+template <typename T, typename I>
+void csb_prefer_l1_for_spmv() {
+  void (*spmv)(int64_t, int, const zs_csb_task *, const T *, const I *, const T *, T *, T) =
+      zs_csb_atomic_kernel<T, I, false>;
+  gpuFuncPreferSharedPercent(spmv, 50);
+  (void)gpuGetLastError(); /* a hint: a device that ignores it runs all the same */
 }
 
 zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
@@ -250,6 +348,14 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   if (s == ZS_OK) s = upload_array(&op->t_ptr, ptr, (uint64_t)op->nbc + 1, "CSB column order");
   if (s == ZS_OK) s = upload_array(&op->t_task, by_col, (uint64_t)nb, "CSB column order");
   free(host), free(sorted), free(ptr), free(by_col);
+  if (s == ZS_OK && op->atomic_n) {
+    if (op->type == ZS_F64)
+      op->idx16 ? csb_prefer_l1_for_spmv<double, uint16_t>()
+                : csb_prefer_l1_for_spmv<double, uint32_t>();
+    else
+      op->idx16 ? csb_prefer_l1_for_spmv<float, uint16_t>()
+                : csb_prefer_l1_for_spmv<float, uint32_t>();
+  }
   if (s != ZS_OK) {
     csb_gpu_destroy(op);
     return s;
@@ -264,7 +370,7 @@ zs_status csb_apply_typed(csb_gpu_op *op, zs_op which, T alpha, const T *x, T be
   const int64_t n_out = t ? op->cols : op->rows, n_blocks_out = t ? op->nbc : op->nbr;
   if (n_out == 0) return ZS_OK;
   const size_t smem =
-      op->beta <= ZS_CSB_SHARED_BETA ? (size_t)op->beta * ZS_CSB_THREADS * sizeof(T) : 0;
+      op->beta <= ZS_CSB_SHARED_BETA ? (size_t)op->beta * ZS_CSB_ROW * sizeof(T) : 0;
   if (t ? op->atomic_t : op->atomic_n) {
     zs_scale_kernel<T><<<grid_for(n_out, 256), 256>>>(n_out, beta, y);
     if (op->nb > 0) {
@@ -278,7 +384,20 @@ zs_status csb_apply_typed(csb_gpu_op *op, zs_op which, T alpha, const T *x, T be
     }
     return check_launch("CSB atomic kernel");
   }
-  const unsigned grid = (unsigned)((n_blocks_out + ZS_CSB_THREADS - 1) / ZS_CSB_THREADS);
+  if (op->beta > ZS_CSB_SHARED_BETA) {
+    const unsigned grid = (unsigned)((n_blocks_out + ZS_CSB_THREADS - 1) / ZS_CSB_THREADS);
+    if (t)
+      zs_csb_owner_wide_kernel<T, I, true>
+          <<<grid, ZS_CSB_THREADS>>>(n_blocks_out, n_out, op->lb, op->t_ptr, op->t_task,
+                                     (const T *)op->val, (const I *)op->idx, x, y, alpha, beta);
+    else
+      zs_csb_owner_wide_kernel<T, I, false>
+          <<<grid, ZS_CSB_THREADS>>>(n_blocks_out, n_out, op->lb, op->n_ptr, op->n_task,
+                                     (const T *)op->val, (const I *)op->idx, x, y, alpha, beta);
+    return check_launch("CSB kernel");
+  }
+  const int64_t per_cta = ZS_CSB_THREADS / ZS_WARP_SIZE; /* output blocks */
+  const unsigned grid = (unsigned)((n_blocks_out + per_cta - 1) / per_cta);
   if (t)
     zs_csb_owner_kernel<T, I, true>
         <<<grid, ZS_CSB_THREADS, smem>>>(n_blocks_out, n_out, op->lb, op->t_ptr, op->t_task,

@@ -44,6 +44,8 @@ typedef hipStream_t gpuStream_t;
   hipFuncSetAttribute((const void *)(f), hipFuncAttributeMaxDynamicSharedMemorySize, (bytes))
 #define gpuOccupancyMaxActiveBlocksPerMultiprocessor hipOccupancyMaxActiveBlocksPerMultiprocessor
 #define ZS_SMEM_OPTIN(prop) ((prop).sharedMemPerBlock)
+/* AMD's LDS is not carved out of the L1 cache: nothing to prefer. */
+#define gpuFuncPreferSharedPercent(f, percent) ((void)(f), (void)(percent))
 #define ZS_GPU_VENDOR "AMD"
 #define ZS_GPU_BACKEND_NAME "hip"
 #define gpuErrorMemoryAllocation hipErrorOutOfMemory
@@ -87,6 +89,9 @@ typedef cudaStream_t gpuStream_t;
   cudaFuncSetAttribute((f), cudaFuncAttributeMaxDynamicSharedMemorySize, (bytes))
 #define gpuOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 #define ZS_SMEM_OPTIN(prop) ((prop).sharedMemPerBlockOptin)
+/* Shared memory and L1 share the SM's storage: the share of it a kernel prefers as shared. */
+#define gpuFuncPreferSharedPercent(f, percent) \
+  ((void)cudaFuncSetAttribute((f), cudaFuncAttributePreferredSharedMemoryCarveout, (percent)))
 #define ZS_GPU_VENDOR "NVIDIA"
 #define ZS_GPU_BACKEND_NAME "cuda"
 #define gpuErrorMemoryAllocation cudaErrorMemoryAllocation

@@ -51,7 +51,8 @@ const char kUsage[] =
     "  --quick          small suite, fewer reps: a smoke run\n"
     "  --no-vendor      zsparse kernels only\n"
     "  --format F       also time zsparse format F (NAME[:ENCODER_OPTIONS], repeatable, e.g.\n"
-    "                   dtans or dtans:values=raw): SpMV, deterministic and atomic SpMVT\n"
+    "                   dtans or dtans:values=raw): SpMV, deterministic and atomic SpMVT (csb,\n"
+    "                   gcsb: also the atomic format-order SpMV)\n"
     "  --no-cold        skip the cold-cache timing\n"
     "  --flush-mib N    scratch overwritten and read before each cold call (default 200)\n"
     "  --ceiling-gib N  buffer of the read probe (default 2, at least 1)\n"
@@ -538,12 +539,15 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
       logf("%s %s: zs_encode %s %.0f ms (%.1f M nnz/s), %.3f GB, %.3f B/nnz", c.name.c_str(),
            c.type, spec.c_str(), enc_ms, (double)c.S->nnz / enc_ms * 1e-3, (double)fb / 1e9,
            (double)fb / (double)(c.S->nnz ? c.S->nnz : 1));
+    /* CSB and GCSB also have a format-order (atomic) SpMV: the second operator runs it. */
+    const bool blocked = !se.code && (fmt == ZS_FORMAT_CSB || fmt == ZS_FORMAT_GCSB);
+    const char *atomic_opts = blocked ? "spmv=atomic,transpose=atomic" : "transpose=atomic";
     for (int o = 0; o < 2; o++) {
       ZsOp op;
       St so = se;
       t0 = now_s();
       if (!so.code)
-        so = zs_st(zs_operator_create(&op.o, ctx, E.e, "cuda", o ? "transpose=atomic" : nullptr),
+        so = zs_st(zs_operator_create(&op.o, ctx, E.e, "cuda", o ? atomic_opts : nullptr),
                    "zs_operator_create");
       if (!so.code) so = zs_st(zs_operator_sync(op.o), "zs_operator_sync");
       const double setup_ms = 1e3 * (now_s() - t0);
@@ -552,10 +556,16 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
         measure<T>(c, ln, so);
         const std::string det = spec + "-det";
         Launch lt = make(det.c_str(), ZS_OP_T, &op.o, fb, enc_ms, setup_ms, true);
-        lt.note = "deterministic SpMVT through a decoded CSR transpose built on first call";
+        lt.note = blocked
+                      ? "deterministic SpMVT: a warp per block column"
+                      : "deterministic SpMVT through a decoded CSR transpose built on first call";
         measure<T>(c, lt, so);
       } else {
         const std::string at = spec + "-atomic";
+        if (blocked) {
+          Launch ln = make(at.c_str(), ZS_OP_N, &op.o, fb, enc_ms, setup_ms, false);
+          measure<T>(c, ln, so);
+        }
         Launch lt = make(at.c_str(), ZS_OP_T, &op.o, fb, enc_ms, setup_ms, false);
         measure<T>(c, lt, so);
       }

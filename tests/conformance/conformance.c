@@ -52,11 +52,14 @@ static void *random_vector(zs_type t, int64_t n, uint64_t seed) {
 }
 static double type_eps(zs_type t) { return t == ZS_F32 ? FLT_EPSILON : DBL_EPSILON; }
 
-/* ---- backends under test: every usable one, plus cpu with the atomic transpose ---- */
+/* ---- backends under test: every usable one, plus each with the atomic transpose, plus GPU
+ * backends with the blocked formats' format-order (atomic) SpMV too ---- */
 typedef struct variant {
   char label[40];
   const char *backend, *options;
+  int deterministic_n; /* SpMV must give the same bits twice */
   int deterministic_t; /* SpMVT must give the same bits twice */
+  int blocked_only;    /* only for CSB and GCSB (the options exist only for them) */
 } variant;
 static variant variants[16];
 static int n_variants;
@@ -77,15 +80,21 @@ static void find_variants(zs_context *ctx, const char *require) {
       }
       have_required = 1;
     }
-    if (!bi.usable || n_variants + 2 > 16) continue;
+    if (!bi.usable || n_variants + 3 > 16) continue;
     if (strcmp(bi.name, "ref") == 0) have_ref = 1;
     variant *v = &variants[n_variants++];
+    *v = (variant){.backend = bi.name, .deterministic_n = 1, .deterministic_t = 1};
     snprintf(v->label, sizeof v->label, "%s", bi.name);
-    v->backend = bi.name, v->options = NULL, v->deterministic_t = 1;
     if (strcmp(bi.name, "ref") != 0) {
       v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name, .options = "transpose=atomic", .deterministic_n = 1};
       snprintf(v->label, sizeof v->label, "%s[atomic]", bi.name);
-      v->backend = bi.name, v->options = "transpose=atomic", v->deterministic_t = 0;
+    }
+    if (strcmp(bi.name, "ref") != 0 && strcmp(bi.name, "cpu") != 0) {
+      v = &variants[n_variants++];
+      *v = (variant){
+          .backend = bi.name, .options = "spmv=atomic,transpose=atomic", .blocked_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[atomic-both]", bi.name);
     }
   }
   if (require && !have_required) {
@@ -249,8 +258,12 @@ static void run_matrix(zs_context *ctx, const char *name, const zs_matrix *A) {
     }
     zs_operator *ops[16] = {0};
     char create_err[16][256] = {{0}};
+    const zs_format fmt = formats[f].format;
+    const int blocked = fmt == ZS_FORMAT_CSB || fmt == ZS_FORMAT_GCSB;
     for (int b = 0; b < n_variants; b++)
-      if ((s = zs_operator_create(&ops[b], ctx, E, variants[b].backend, variants[b].options)))
+      if (variants[b].blocked_only && !blocked)
+        continue;
+      else if ((s = zs_operator_create(&ops[b], ctx, E, variants[b].backend, variants[b].options)))
         snprintf(create_err[b], sizeof create_err[b], "zs_operator_create: %s: %s",
                  zs_status_name(s), zs_last_error());
     zs_encoded_destroy(&E); /* operators hold their own copies */
@@ -264,6 +277,7 @@ static void run_matrix(zs_context *ctx, const char *name, const zs_matrix *A) {
         n += snprintf(line + n, sizeof line - n, "%-22s %s %s %s a=%g b=%g |", name,
                       zs_type_name(t), fname, o ? "T" : "N", ab[a].alpha, ab[a].beta);
         for (int b = 0; b < n_variants; b++) {
+          if (variants[b].blocked_only && !blocked) continue;
           char why[400] = "";
           double rel = 0;
           void *y = xmalloc(bytes), *y2 = xmalloc(bytes);
@@ -273,8 +287,8 @@ static void run_matrix(zs_context *ctx, const char *name, const zs_matrix *A) {
             good = run_once(ctx, ops[b], &variants[b], t, (zs_op)o, ab[a].alpha, ab[a].beta, e, y,
                             why, sizeof why) == ZS_OK;
           if (good) good = compare(e, t, y, y_ref, &rel, why, sizeof why);
-          /* Same inputs, same bits: op N always, op T unless the atomic variant. */
-          if (good && (o == 0 || variants[b].deterministic_t)) {
+          /* Same inputs, same bits, unless the variant is atomic for that op. */
+          if (good && (o == 0 ? variants[b].deterministic_n : variants[b].deterministic_t)) {
             good = run_once(ctx, ops[b], &variants[b], t, (zs_op)o, ab[a].alpha, ab[a].beta, e, y2,
                             why, sizeof why) == ZS_OK;
             if (good && memcmp(y, y2, bytes - 1)) {
