@@ -4,16 +4,24 @@
 
 #include "formats/vans/vans_backend.h"
 
-#define VANS_GROUP 32 /* lanes of the interleaved layout: one row per group of 32 lanes */
-#define VANS_THREADS 256
-#define VANS_SHARED_X_MAX 45056 /* bytes of x kept in shared memory; beyond, x is read via L1 */
+#define VANS_GROUP 32    /* lanes of the interleaved layout: one row per group of 32 lanes */
+#define VANS_THREADS 256 /* rows kernel and requantisation */
+#define VANS_LANES_THREADS 512
+#define VANS_CHUNK (4 * VANS_GROUP) /* columns of one dp4a round: four per lane */
+#define VANS_TAB_WORDS (256 * VANS_GROUP)
+#define VANS_PREFETCH_WORDS 256 /* words of stream fetched ahead into L1: ~32 steps */
+#define VANS_SHARED_X_MAX 45056 /* rows kernel: bytes of x kept in shared memory; beyond, L1 */
 
-/* One entry per quantile: the weight (low byte), its probability and the quantile's offset
- * inside the symbol's slot, so a decode step is one shared-memory read and one multiply-add. */
+/* Decode table entry of quantile q (built at upload, not stored in the container): the
+ * quantile's offset inside its symbol's slot b = q - cdf[r] in byte 0, the weight in byte 1
+ * and its probability p_r in byte 3, so a step is st = (st >> 8) * p + b. */
+__device__ __forceinline__ uint32_t vans_next(uint32_t &st, uint32_t e) {
+  st = (st >> 8) * (e >> 24) + (e & 0xffu);
+  return e;
+}
+
 __device__ __forceinline__ uint32_t vans_step(uint32_t &st, const uint32_t *tab) {
-  const uint32_t e = tab[st & 0xffu];
-  st = (st >> 8) * ((e >> 8) & 0xffu) + (e >> 16);
-  return e & 0xffu;
+  return (vans_next(st, tab[st & 0xffu]) >> 8) & 0xffu;
 }
 
 __device__ __forceinline__ int vans_dot4(int a, int b, int c) {
@@ -25,38 +33,346 @@ __device__ __forceinline__ int vans_dot4(int a, int b, int c) {
 #endif
 }
 
+/* The weights (byte 1) of four table entries as one dp4a operand. */
+__device__ __forceinline__ int vans_pack4(uint32_t e0, uint32_t e1, uint32_t e2, uint32_t e3) {
+  return (int)__byte_perm(__byte_perm(e0, e1, 0x51), __byte_perm(e2, e3, 0x51), 0x5410);
+}
+
+/* A refill word loaded by every lane: volatile, so that the compiler does not move the load
+ * under the refill's condition (a divergent branch per step). */
+__device__ __forceinline__ uint32_t vans_word(const uint16_t *p) {
+#if defined(__CUDA_ARCH__)
+  unsigned short w;
+  asm volatile("ld.global.nc.u16 %0, [%1];" : "=h"(w) : "l"(p));
+  return w;
+#else
+  return *p;
+#endif
+}
+
+__device__ __forceinline__ void vans_prefetch(const uint16_t *p) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+#else
+  (void)p;
+#endif
+}
+
 __device__ __forceinline__ void vans_note_max(unsigned long long *amax, int64_t z) {
   atomicMax(amax, (unsigned long long)(z < 0 ? -z : z));
 }
 
-/* Stage x (zero-padded to `padded` bytes) and the decode table in shared memory. */
+/* Stage x (zero-padded to `padded` bytes) and the decode table in shared memory: `copies`
+ * copies of the table interleaved word by word, so that with 32 copies lane l reads only bank
+ * l and the random quantiles of a warp never collide. */
 template <bool SHARED_X>
 __device__ __forceinline__ void vans_stage(const int8_t *x, uint32_t cols, uint32_t padded,
-                                           const uint32_t *tab_g, uint32_t *tab, int8_t *sx) {
-  for (int i = threadIdx.x; i < 256; i += blockDim.x) tab[i] = tab_g[i];
+                                           const uint32_t *tab_g, uint32_t copies, uint32_t *tab,
+                                           int8_t *sx) {
+  for (uint32_t i = threadIdx.x; i < 256 * copies; i += blockDim.x) tab[i] = tab_g[i / copies];
   if (SHARED_X)
     for (uint32_t j = threadIdx.x; j < padded; j += blockDim.x) sx[j] = j < cols ? x[j] : 0;
   __syncthreads();
 }
 
-/* Interleaved layout: a group of 32 lanes per row, lane l holding the state of sub-stream l.
- * At each step every lane decodes one weight; lanes whose state fell below 2^16 take the next
- * words of the shared stream in lane order, so a refill is one coalesced read. Four steps fill
- * a lane's four neighbouring weights, which meet four x bytes in one dp4a. */
-template <bool SHARED_X>
-__global__ void __launch_bounds__(VANS_THREADS)
+/* Interleaved layout (docs/formats/vans.md §2): a group of 32 lanes per row, lane l holding the
+ * state of sub-stream l. At each step every lane decodes one weight; lanes whose state fell
+ * below 2^16 take the next words of the shared stream in lane order, so a refill is one
+ * coalesced read. Four steps fill a lane's four neighbouring weights, which meet four x bytes
+ * in one dp4a.
+ *
+ * The step is a serial chain per lane (table load, multiply-add, compare, ballot, prefix count,
+ * refill load); the kernel is bound by issue and by the refill's latency (bench/notes/vans.md).
+ * This kernel refills by global loads; vans_layer_ring below, the default, stages the stream in
+ * shared memory. Options, measured on the H100 (ZS_VANS_GPU_VARIANT):
+ * - REP: the table replicated per lane (lane l reads only bank l); gained nothing measurable;
+ * - PAIRS: a lane that refilled holds a state >= 2^24, so it cannot refill at the next step
+ *   (with every initial state >= 2^16, checked at upload). The masks m0, m1 of two steps are
+ *   then disjoint, and step 1's word index popc(m0) + popc(m1 & below) is one popc of
+ *   m0 | (m1 & below); the pair advances by popc(m0 | m1): 3 popc per 2 steps instead of 4;
+ * - PF: the stream prefetched into L1 ~32 steps ahead; gained nothing (CCTL.E.PF1);
+ * - full 128-column chunks run two at a time without column checks or branches; the last
+ *   partial chunks are separate;
+ * - rows are handed out by an atomic counter, so no warp waits on a long tail of rows. */
+/* Table entry of state st: with REP, lane l's copy (bank l) at byte offset q * 128 + 4 l. */
+template <bool REP>
+__device__ __forceinline__ uint32_t vans_lookup(uint32_t st, const uint32_t *tab, uint32_t lane4) {
+  if (REP) return *(const uint32_t *)((const char *)tab + (((st << 7) & 0x7f80u) | lane4));
+  return tab[st & 0xffu];
+}
+
+/* Two steps of a full chunk (every lane active): decode, then refill in lane order from pc. */
+template <bool PAIRS, bool REP>
+__device__ __forceinline__ void vans_two_steps(uint32_t &st, const uint16_t *&pc, uint32_t &e0,
+                                               uint32_t &e1, const uint32_t *tab, uint32_t lane4,
+                                               uint32_t below, uint32_t shift) {
+  e0 = vans_next(st, vans_lookup<REP>(st, tab, lane4));
+  bool need = st < 0x10000u;
+  const uint32_t m0 = (uint32_t)((uint64_t)zs_ballot(need) >> shift);
+  /* Every lane loads (a word of the same one or two lines), only the needy keep it: no branch. */
+  uint32_t w = vans_word(pc + zs_popc(m0 & below));
+  if (need) st = st << 16 | w;
+  if (!PAIRS) pc += zs_popc(m0);
+  e1 = vans_next(st, vans_lookup<REP>(st, tab, lane4));
+  need = st < 0x10000u;
+  const uint32_t m1 = (uint32_t)((uint64_t)zs_ballot(need) >> shift);
+  w = vans_word(pc + zs_popc(PAIRS ? m0 | (m1 & below) : m1 & below));
+  if (need) st = st << 16 | w;
+  pc += zs_popc(PAIRS ? m0 | m1 : m1);
+}
+
+/* Interleaved layout (docs/formats/vans.md §2): a group of 32 lanes per row, lane l holding the
+ * state of sub-stream l. At each step every lane decodes one weight; lanes whose state fell
+ * below 2^16 take the next words of the shared stream in lane order, so a refill is one
+ * coalesced read. Four steps fill a lane's four neighbouring weights, which meet four x bytes
+ * in one dp4a.
+ *
+ * The step is a serial chain per lane (table load, multiply-add, compare, ballot, prefix count,
+ * refill load), and at ~16 warp instructions per 32 weights the kernel is bound by issue, the
+ * 16-per-clock popc and shared-memory wavefronts (bench/notes/vans.md). What is done about it:
+ * - the table is replicated per lane (REP): conflict-free lookups, 1 wavefront instead of ~3.5;
+ * - PAIRS: a lane that refilled holds a state >= 2^24, so it cannot refill at the next step
+ *   (with every initial state >= 2^16, checked at upload). The masks m0, m1 of two steps are
+ *   then disjoint, and step 1's word index popc(m0) + popc(m1 & below) is one popc of
+ *   m0 | (m1 & below); the pair advances by popc(m0 | m1): 3 popc per 2 steps instead of 4;
+ * - full 128-column chunks run two at a time without column checks or branches; the last
+ *   partial chunks are separate;
+ * - the stream is prefetched into L1 ~32 steps ahead (PF), two lines per eight steps;
+ * - rows are handed out by an atomic counter, so no warp waits on a long tail of rows. */
+template <bool SHARED_X, bool PAIRS, bool PF, bool REP>
+__global__ void __launch_bounds__(VANS_LANES_THREADS)
     vans_layer_lanes(uint32_t rows, uint32_t cols, const uint32_t *__restrict__ cursors,
                      const uint16_t *__restrict__ payload, const uint32_t *__restrict__ tab_g,
                      const int32_t *__restrict__ mult, const int8_t *__restrict__ x,
-                     int64_t *__restrict__ z, unsigned long long *amax) {
+                     int64_t *__restrict__ z, unsigned long long *amax, uint32_t *next_row) {
+  extern __shared__ uint32_t vans_smem[];
+  const uint32_t copies = REP ? VANS_GROUP : 1;
+  uint32_t *tab = vans_smem;
+  int8_t *sx = (int8_t *)(vans_smem + 256 * copies);
+  const uint32_t full = cols / VANS_CHUNK, chunks = (cols + VANS_CHUNK - 1) / VANS_CHUNK;
+  vans_stage<SHARED_X>(x, cols, chunks * VANS_CHUNK, tab_g, copies, tab, sx);
+  const int8_t *xv = SHARED_X ? sx : x;
+  const uint32_t lane = threadIdx.x % VANS_GROUP, lane4 = 4 * lane;
+  const uint32_t shift = threadIdx.x % ZS_WARP_SIZE - lane; /* the group's place in its warp */
+  const uint32_t below = (1u << lane) - 1u;
+  const uint32_t groups_total = gridDim.x * (blockDim.x / VANS_GROUP);
+  uint32_t row = blockIdx.x * (blockDim.x / VANS_GROUP) + threadIdx.x / VANS_GROUP;
+  while (row < rows) {
+    /* The row after this one, fetched now so that its latency hides behind this row. */
+    uint32_t next = 0;
+    if (lane == 0) next = groups_total + atomicAdd(next_row, 1u);
+    const uint16_t *pc = payload + cursors[row];
+    uint32_t st = (uint32_t)pc[2 * lane] << 16 | pc[2 * lane + 1];
+    pc += 2 * VANS_GROUP;
+    int acc = 0;
+    const int8_t *xc = xv + lane4;
+    uint32_t ch = 0;
+    for (; ch + 2 <= full; ch += 2, xc += 2 * VANS_CHUNK) {
+      uint32_t e[8];
+#pragma unroll
+      for (int h = 0; h < 8; h += 2)
+        vans_two_steps<PAIRS, REP>(st, pc, e[h], e[h + 1], tab, lane4, below, shift);
+      if (PF) vans_prefetch(pc + VANS_PREFETCH_WORDS + 64 * (lane & 1));
+      int x0, x1;
+      if (SHARED_X) {
+        x0 = *(const int *)xc, x1 = *(const int *)(xc + VANS_CHUNK);
+      } else {
+        x0 = (int)__ldg((const unsigned *)xc), x1 = (int)__ldg((const unsigned *)(xc + VANS_CHUNK));
+      }
+      acc = vans_dot4(vans_pack4(e[0], e[1], e[2], e[3]), x0, acc);
+      acc = vans_dot4(vans_pack4(e[4], e[5], e[6], e[7]), x1, acc);
+    }
+    for (; ch < chunks; ch++) { /* the last chunks: lanes past the columns stand still */
+      const uint32_t base = ch * VANS_CHUNK + lane4;
+      uint32_t packed = 0;
+#pragma unroll
+      for (int u = 0; u < 4; u++) {
+        const bool active = base + u < cols;
+        uint32_t s2 = st;
+        const uint32_t w = (vans_next(s2, vans_lookup<REP>(st, tab, lane4)) >> 8) & 0xffu;
+        if (active) st = s2, packed |= w << (8 * u);
+        const bool need = active && st < 0x10000u;
+        const uint32_t mask = (uint32_t)((uint64_t)zs_ballot(need) >> shift);
+        if (need) st = st << 16 | pc[zs_popc(mask & below)];
+        pc += zs_popc(mask);
+      }
+      int xw = 0;
+      for (int u = 0; u < 4; u++)
+        if (base + u < cols) xw |= (int)(uint8_t)xv[base + u] << (8 * u);
+      acc = vans_dot4((int)packed, xw, acc);
+    }
+    acc = zs_group_sum(acc, VANS_GROUP);
+    if (lane == 0) {
+      const int64_t v = (int64_t)acc * (mult ? mult[row] : 1);
+      z[row] = v;
+      vans_note_max(amax, v);
+    }
+    row = zs_shfl(next, (int)shift);
+  }
+}
+
+#define VANS_RING 1024 /* words of a group's stream ring in shared memory: four fills */
+#define VANS_FILL 256  /* words of one fill: 16 bytes per lane */
+
+/* Fill: words [f, f + 256) of the payload into the ring (16 bytes per lane, asynchronous on
+ * CUDA). The ring slot of word a is a mod 1024, so aligned 8-word pieces never wrap. */
+__device__ __forceinline__ void vans_ring_fill(uint16_t *ring, const uint16_t *payload, uint32_t f,
+                                               uint32_t lane) {
+  const uint32_t a = f + 8 * lane;
+  uint16_t *dst = ring + (a & (VANS_RING - 1));
+#if defined(__CUDA_ARCH__)
+  asm volatile(
+      "cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((uint32_t)__cvta_generic_to_shared(dst)),
+      "l"(payload + a)
+      : "memory");
+#else
+  *(uint4 *)dst = *(const uint4 *)(payload + a);
+#endif
+}
+
+/* Close the fills issued since the last turn into one group, wait for all but that group, and
+ * make the ring visible to the whole group of lanes. */
+__device__ __forceinline__ void vans_ring_wait(bool all) {
+#if defined(__CUDA_ARCH__)
+  if (all)
+    asm volatile("cp.async.wait_all;" ::: "memory");
+  else
+    asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 1;" ::: "memory");
+#else
+  (void)all;
+#endif
+  zs_syncwarp();
+}
+
+/* One turn of the ring before at most 128 words are taken from word p on: with fills issued up
+ * to f >= p + 256, top up to f >= p + 512 and wait for all but the newest fill, so words below
+ * f - 256 >= p + 256 are in. A fill overwrites words f - 1024 .. f - 768, all below p. */
+__device__ __forceinline__ void vans_ring_turn(uint16_t *ring, const uint16_t *payload, uint32_t p,
+                                               uint32_t &f, uint32_t lane) {
+  if (f < p + 2 * VANS_FILL) {
+    vans_ring_fill(ring, payload, f, lane);
+    f += VANS_FILL;
+  }
+  vans_ring_wait(false);
+}
+
+/* Two steps of a full chunk, refilled from the ring; p is the stream's next word. Pairs are
+ * required: at most 128 words per four pairs, what a ring turn provides. */
+__device__ __forceinline__ void vans_two_steps_ring(uint32_t &st, uint32_t &p, uint32_t &e0,
+                                                    uint32_t &e1, const uint32_t *tab,
+                                                    const volatile uint16_t *ring, uint32_t below,
+                                                    uint32_t shift) {
+  e0 = vans_next(st, tab[st & 0xffu]);
+  bool need = st < 0x10000u;
+  const uint32_t m0 = (uint32_t)((uint64_t)zs_ballot(need) >> shift);
+  uint32_t w = ring[(p + zs_popc(m0 & below)) & (VANS_RING - 1)]; /* volatile: no branch */
+  if (need) st = st << 16 | w;
+  e1 = vans_next(st, tab[st & 0xffu]);
+  need = st < 0x10000u;
+  const uint32_t m1 = (uint32_t)((uint64_t)zs_ballot(need) >> shift);
+  w = ring[(p + zs_popc(m0 | (m1 & below))) & (VANS_RING - 1)];
+  if (need) st = st << 16 | w;
+  p += zs_popc(m0 | m1);
+}
+
+/* The lanes kernel with the stream staged through a ring of shared memory per group: the
+ * refill of a step is a shared load, never a miss in L1 (the H100 profile of the kernel above
+ * spent half its cycles waiting on those). Fills of 256 words run two turns ahead. Requires the
+ * step pairs (initial states >= 2^16). */
+template <bool SHARED_X>
+__global__ void __launch_bounds__(VANS_LANES_THREADS)
+    vans_layer_ring(uint32_t rows, uint32_t cols, const uint32_t *__restrict__ cursors,
+                    const uint16_t *__restrict__ payload, const uint32_t *__restrict__ tab_g,
+                    const int32_t *__restrict__ mult, const int8_t *__restrict__ x,
+                    int64_t *__restrict__ z, unsigned long long *amax, uint32_t *next_row) {
+  extern __shared__ uint32_t vans_smem[];
+  const uint32_t groups = blockDim.x / VANS_GROUP, group = threadIdx.x / VANS_GROUP;
+  uint16_t *ring = (uint16_t *)vans_smem + group * VANS_RING;
+  uint32_t *tab = vans_smem + groups * VANS_RING / 2;
+  int8_t *sx = (int8_t *)(tab + 256);
+  const uint32_t full = cols / VANS_CHUNK, chunks = (cols + VANS_CHUNK - 1) / VANS_CHUNK;
+  vans_stage<SHARED_X>(x, cols, chunks * VANS_CHUNK, tab_g, 1, tab, sx);
+  const int8_t *xv = SHARED_X ? sx : x;
+  const uint32_t lane = threadIdx.x % VANS_GROUP;
+  const uint32_t shift = threadIdx.x % ZS_WARP_SIZE - lane; /* the group's place in its warp */
+  const uint32_t below = (1u << lane) - 1u;
+  const volatile uint16_t *vring = ring;
+  uint32_t row = blockIdx.x * groups + group;
+  while (row < rows) {
+    uint32_t next = 0;
+    if (lane == 0) next = gridDim.x * groups + atomicAdd(next_row, 1u);
+    const uint32_t c0 = cursors[row];
+    uint32_t st = (uint32_t)payload[c0 + 2 * lane] << 16 | payload[c0 + 2 * lane + 1];
+    uint32_t p = c0 + 2 * VANS_GROUP, f = p & ~7u;
+    vans_ring_fill(ring, payload, f, lane);
+    vans_ring_wait(false);
+    vans_ring_fill(ring, payload, f + VANS_FILL, lane);
+    f += 2 * VANS_FILL;
+    int acc = 0;
+    const int8_t *xc = xv + 4 * lane;
+    uint32_t ch = 0;
+    for (; ch + 2 <= full; ch += 2, xc += 2 * VANS_CHUNK) {
+      vans_ring_turn(ring, payload, p, f, lane);
+      uint32_t e[8];
+#pragma unroll
+      for (int h = 0; h < 8; h += 2)
+        vans_two_steps_ring(st, p, e[h], e[h + 1], tab, vring, below, shift);
+      int x0, x1;
+      if (SHARED_X) {
+        x0 = *(const int *)xc, x1 = *(const int *)(xc + VANS_CHUNK);
+      } else {
+        x0 = (int)__ldg((const unsigned *)xc), x1 = (int)__ldg((const unsigned *)(xc + VANS_CHUNK));
+      }
+      acc = vans_dot4(vans_pack4(e[0], e[1], e[2], e[3]), x0, acc);
+      acc = vans_dot4(vans_pack4(e[4], e[5], e[6], e[7]), x1, acc);
+    }
+    for (; ch < chunks; ch++) { /* the last chunks: lanes past the columns stand still */
+      vans_ring_turn(ring, payload, p, f, lane);
+      const uint32_t base = ch * VANS_CHUNK + 4 * lane;
+      uint32_t packed = 0;
+#pragma unroll
+      for (int u = 0; u < 4; u++) {
+        const bool active = base + u < cols;
+        uint32_t s2 = st;
+        const uint32_t w = (vans_next(s2, tab[st & 0xffu]) >> 8) & 0xffu;
+        if (active) st = s2, packed |= w << (8 * u);
+        const bool need = active && st < 0x10000u;
+        const uint32_t mask = (uint32_t)((uint64_t)zs_ballot(need) >> shift);
+        const uint32_t rw = vring[(p + zs_popc(mask & below)) & (VANS_RING - 1)];
+        if (need) st = st << 16 | rw;
+        p += zs_popc(mask);
+      }
+      int xw = 0;
+      for (int u = 0; u < 4; u++)
+        if (base + u < cols) xw |= (int)(uint8_t)xv[base + u] << (8 * u);
+      acc = vans_dot4((int)packed, xw, acc);
+    }
+    vans_ring_wait(true); /* no fill of this row may land in the next row's ring */
+    acc = zs_group_sum(acc, VANS_GROUP);
+    if (lane == 0) {
+      const int64_t v = (int64_t)acc * (mult ? mult[row] : 1);
+      z[row] = v;
+      vans_note_max(amax, v);
+    }
+    row = zs_shfl(next, (int)shift);
+  }
+}
+
+/* The kernel before the work above (bench comparison only, ZS_VANS_GPU_VARIANT=3). */
+template <bool SHARED_X>
+__global__ void __launch_bounds__(VANS_THREADS)
+    vans_layer_lanes_old(uint32_t rows, uint32_t cols, const uint32_t *__restrict__ cursors,
+                         const uint16_t *__restrict__ payload, const uint32_t *__restrict__ tab_g,
+                         const int32_t *__restrict__ mult, const int8_t *__restrict__ x,
+                         int64_t *__restrict__ z, unsigned long long *amax, uint32_t *) {
   extern __shared__ uint32_t vans_smem[];
   uint32_t *tab = vans_smem;
   int8_t *sx = (int8_t *)(vans_smem + 256);
   const uint32_t chunks = (cols + 4 * VANS_GROUP - 1) / (4 * VANS_GROUP);
-  vans_stage<SHARED_X>(x, cols, chunks * 4 * VANS_GROUP, tab_g, tab, sx);
+  vans_stage<SHARED_X>(x, cols, chunks * 4 * VANS_GROUP, tab_g, 1, tab, sx);
   const int8_t *xv = SHARED_X ? sx : x;
   const uint32_t lane = threadIdx.x % VANS_GROUP;
-  const uint32_t shift = threadIdx.x % ZS_WARP_SIZE - lane; /* the group's place in its warp */
+  const uint32_t shift = threadIdx.x % ZS_WARP_SIZE - lane;
   const uint32_t below = (1u << lane) - 1u;
   const uint32_t groups = blockDim.x / VANS_GROUP;
   for (uint32_t row = blockIdx.x * groups + threadIdx.x / VANS_GROUP; row < rows;
@@ -108,7 +424,7 @@ __global__ void __launch_bounds__(VANS_THREADS)
   extern __shared__ uint32_t vans_smem[];
   uint32_t *tab = vans_smem;
   int8_t *sx = (int8_t *)(vans_smem + 256);
-  vans_stage<SHARED_X>(x, cols, cols, tab_g, tab, sx);
+  vans_stage<SHARED_X>(x, cols, cols, tab_g, 1, tab, sx);
   const int8_t *xv = SHARED_X ? sx : x;
   for (uint32_t row = blockIdx.x * blockDim.x + threadIdx.x; row < rows;
        row += gridDim.x * blockDim.x) {
@@ -136,8 +452,16 @@ __global__ void vans_requant(uint32_t n, const int64_t *__restrict__ z,
   }
 }
 
+typedef void (*vans_kernel)(uint32_t, uint32_t, const uint32_t *, const uint16_t *,
+                            const uint32_t *, const int32_t *, const int8_t *, int64_t *,
+                            unsigned long long *, uint32_t *);
+
 struct vans_dev_layer {
   uint32_t rows, cols, lanes;
+  vans_kernel kern; /* lanes layout: the kernel, its grid, block and shared bytes */
+  uint32_t blocks, threads;
+  size_t smem;
+  bool pairs; /* every initial lane state >= 2^16: the lanes kernel may pair its steps */
   uint32_t *cursors, *tab;
   uint16_t *payload;
   int32_t *mult;
@@ -148,10 +472,77 @@ struct vans_chain {
   vans_dev_layer *layers;
   int8_t *x[2];
   int64_t *z;
-  unsigned long long *amax; /* one per layer, cleared once per run */
+  unsigned long long *amax; /* one per layer, then one row counter per layer (uint32_t);
+                               cleared together once per run */
+  uint32_t *next_row;
   uint32_t n0, n_out;
-  int sms;
+  int sms, variant;
 };
+
+/* Choose the lanes kernel of a layer and its launch: x in shared memory when it fits beside the
+ * replicated table, as many blocks as fit on the device (rows are handed out at run time). */
+template <bool SX, bool PAIRS, bool PF, bool REP>
+zs_status vans_config(vans_dev_layer *d, int sms) {
+  const vans_kernel k = vans_layer_lanes<SX, PAIRS, PF, REP>;
+  const uint32_t padded = (d->cols + VANS_CHUNK - 1) / VANS_CHUNK * VANS_CHUNK;
+  d->kern = k;
+  d->threads = VANS_LANES_THREADS;
+  d->smem = (size_t)256 * (REP ? VANS_GROUP : 1) * 4 + (SX ? padded : 0);
+  /* The largest any layer may ask: the limit is the kernel's, not the layer's. */
+  zs_status s = check(gpuFuncSetMaxDynamicShared(k, (int)g_state.smem_optin), "vans shared memory");
+  int per_sm = 0;
+  if (s == ZS_OK)
+    s = check(gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, (int)d->threads, d->smem),
+              "vans occupancy");
+  if (s == ZS_OK && per_sm < 1) s = fail(ZS_ERR_DEVICE, "vans: the lanes kernel does not fit");
+  const uint32_t groups = d->threads / VANS_GROUP;
+  d->blocks = (uint32_t)sms * (uint32_t)per_sm;
+  if (d->blocks > (d->rows + groups - 1) / groups) d->blocks = (d->rows + groups - 1) / groups;
+  return s;
+}
+
+template <bool SX>
+zs_status vans_config_old(vans_dev_layer *d, int sms) {
+  const uint32_t padded = (d->cols + VANS_CHUNK - 1) / VANS_CHUNK * VANS_CHUNK;
+  d->kern = vans_layer_lanes_old<SX>;
+  d->threads = VANS_THREADS;
+  d->smem = 1024 + (SX ? padded : 0);
+  d->blocks = (d->rows + 7) / 8;
+  if (d->blocks > (uint32_t)sms * (SX ? 4u : 8u)) d->blocks = (uint32_t)sms * (SX ? 4u : 8u);
+  return ZS_OK;
+}
+
+template <bool SX>
+zs_status vans_config_ring(vans_dev_layer *d, int sms) {
+  const vans_kernel k = vans_layer_ring<SX>;
+  const uint32_t padded = (d->cols + VANS_CHUNK - 1) / VANS_CHUNK * VANS_CHUNK;
+  d->kern = k;
+  d->threads = VANS_LANES_THREADS;
+  d->smem = (size_t)VANS_LANES_THREADS / VANS_GROUP * VANS_RING * 2 + 1024 + (SX ? padded : 0);
+  zs_status s = check(gpuFuncSetMaxDynamicShared(k, (int)g_state.smem_optin), "vans shared memory");
+  int per_sm = 0;
+  if (s == ZS_OK)
+    s = check(gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, (int)d->threads, d->smem),
+              "vans occupancy");
+  if (s == ZS_OK && per_sm < 1) s = fail(ZS_ERR_DEVICE, "vans: the ring kernel does not fit");
+  const uint32_t groups = d->threads / VANS_GROUP;
+  d->blocks = (uint32_t)sms * (uint32_t)per_sm;
+  if (d->blocks > (d->rows + groups - 1) / groups) d->blocks = (d->rows + groups - 1) / groups;
+  return s;
+}
+
+template <bool SX>
+zs_status vans_config_variant(vans_dev_layer *d, int sms, int variant) {
+  if (!d->pairs) return vans_config<SX, false, false, false>(d, sms);
+  switch (variant) {
+  case 1: return vans_config<SX, true, false, false>(d, sms);
+  case 5: return vans_config<SX, true, true, true>(d, sms);
+  case 2: return vans_config<SX, true, true, false>(d, sms);
+  case 3: return vans_config_old<SX>(d, sms);
+  case 4: return vans_config<SX, false, true, true>(d, sms);
+  default: return vans_config_ring<SX>(d, sms);
+  }
+}
 
 void vans_chain_free(vans_chain *c) {
   if (!c) return;
@@ -192,11 +583,23 @@ zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
       const uint32_t r = L[k].ppf[q];
       const uint32_t p = (uint8_t)(L[k].cdf[r + 1] - L[k].cdf[r]);
       const uint32_t w = (uint8_t)(int8_t)(L[k].w_min + (int32_t)r);
-      tab[q] = w | p << 8 | (q - L[k].cdf[r]) << 16;
+      tab[q] = (uint8_t)(q - L[k].cdf[r]) | w << 8 | p << 24;
     }
+    /* A state starts >= 2^16 when its first word is not zero; the encoder always writes such
+     * states, but a valid stream need not (docs/formats/vans.md §2). */
+    d->pairs = true;
+    for (uint32_t i = 0; i < d->rows && d->lanes; i++)
+      for (uint32_t l = 0; l < d->lanes; l++)
+        if (L[k].payload[L[k].cursors[i] + 2 * l] == 0) d->pairs = false;
     if (s == ZS_OK) s = upload_array(&d->tab, tab, 256, "vans decode table");
     if (s == ZS_OK) s = upload_array(&d->cursors, L[k].cursors, d->rows, "vans cursors");
-    if (s == ZS_OK) s = upload_array(&d->payload, L[k].payload, L[k].payload_words, "vans payload");
+    /* The payload is followed by zeros that prefetches and ring fills of the last row touch. */
+    const size_t pw = L[k].payload_words + VANS_RING + 64; /* fills run ahead of the last row */
+    if (s == ZS_OK) s = check(gpuMalloc((void **)&d->payload, pw * 2), "vans payload");
+    if (s == ZS_OK) s = check(gpuMemset(d->payload, 0, pw * 2), "vans payload");
+    if (s == ZS_OK)
+      s = check(gpuMemcpy(d->payload, L[k].payload, L[k].payload_words * 2, gpuMemcpyHostToDevice),
+                "vans payload");
     if (s == ZS_OK && L[k].row_mult)
       s = upload_array(&d->mult, L[k].row_mult, d->rows, "vans row multipliers");
   }
@@ -207,7 +610,8 @@ zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
   if (s == ZS_OK) s = check(gpuMemset(c->x[0], 0, xb), "vans activations");
   if (s == ZS_OK) s = check(gpuMemset(c->x[1], 0, xb), "vans activations");
   if (s == ZS_OK) s = check(gpuMalloc((void **)&c->z, (size_t)big * 8), "vans accumulators");
-  if (s == ZS_OK) s = check(gpuMalloc((void **)&c->amax, (size_t)n * 8), "vans maxima");
+  if (s == ZS_OK) s = check(gpuMalloc((void **)&c->amax, (size_t)n * 12), "vans maxima");
+  if (s == ZS_OK) c->next_row = (uint32_t *)(c->amax + n);
   gpuDeviceProp prop;
   if (s == ZS_OK) s = check(gpuGetDeviceProperties(&prop, 0), "vans device properties");
   if (s != ZS_OK) {
@@ -215,6 +619,22 @@ zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
     return s;
   }
   c->sms = prop.multiProcessorCount;
+  const char *v = getenv("ZS_VANS_GPU_VARIANT"); /* bench comparisons only */
+  c->variant = v ? atoi(v) : 0;
+  for (int k = 0; k < n && s == ZS_OK; k++) {
+    vans_dev_layer *d = &c->layers[k];
+    if (!d->lanes) continue;
+    const uint32_t padded = (d->cols + VANS_CHUNK - 1) / VANS_CHUNK * VANS_CHUNK;
+    const size_t tab = (size_t)256 * VANS_GROUP * 4;
+    const bool sx =
+        c->variant == 3 ? padded <= VANS_SHARED_X_MAX : tab + padded + 1024 <= g_state.smem_optin;
+    s = sx ? vans_config_variant<true>(d, c->sms, c->variant)
+           : vans_config_variant<false>(d, c->sms, c->variant);
+  }
+  if (s != ZS_OK) {
+    vans_chain_free(c);
+    return s;
+  }
   *out = c;
   return ZS_OK;
 }
@@ -223,27 +643,21 @@ void vans_chain_destroy(void *c) { vans_chain_free((vans_chain *)c); }
 
 /* The layers back to back on the device: x[0] holds the input, the result ends in *out. */
 zs_status vans_chain_launch(vans_chain *c, int8_t **out) {
-  zs_status s = check(gpuMemset(c->amax, 0, (size_t)c->n * 8), "vans maxima");
+  zs_status s = check(gpuMemset(c->amax, 0, (size_t)c->n * 12), "vans maxima");
   const int8_t *in = c->x[0];
   for (int k = 0; k < c->n && s == ZS_OK; k++) {
     const vans_dev_layer *d = &c->layers[k];
     int8_t *o = c->x[(k + 1) % 2];
-    const bool shared_x = d->cols <= VANS_SHARED_X_MAX;
-    const uint32_t padded = (d->cols + 4 * VANS_GROUP - 1) / (4 * VANS_GROUP) * 4 * VANS_GROUP;
-    const size_t smem = 1024 + (shared_x ? padded : 0);
-    /* Enough blocks to fill the device a few times over; each stages x once for many rows. */
-    const uint32_t per_block = d->lanes ? VANS_THREADS / VANS_GROUP : VANS_THREADS;
-    uint32_t blocks = (d->rows + per_block - 1) / per_block;
-    const uint32_t cap = (uint32_t)c->sms * (shared_x ? 4u : 8u);
-    if (blocks > cap) blocks = cap;
     if (d->lanes) {
-      if (shared_x)
-        vans_layer_lanes<true><<<blocks, VANS_THREADS, smem>>>(
-            d->rows, d->cols, d->cursors, d->payload, d->tab, d->mult, in, c->z, c->amax + k);
-      else
-        vans_layer_lanes<false><<<blocks, VANS_THREADS, smem>>>(
-            d->rows, d->cols, d->cursors, d->payload, d->tab, d->mult, in, c->z, c->amax + k);
+      d->kern<<<d->blocks, d->threads, d->smem>>>(d->rows, d->cols, d->cursors, d->payload, d->tab,
+                                                  d->mult, in, c->z, c->amax + k, c->next_row + k);
     } else {
+      const bool shared_x = d->cols <= VANS_SHARED_X_MAX;
+      const size_t smem = 1024 + (shared_x ? d->cols : 0);
+      /* Enough blocks to fill the device a few times over; each stages x once for many rows. */
+      uint32_t blocks = (d->rows + VANS_THREADS - 1) / VANS_THREADS;
+      const uint32_t cap = (uint32_t)c->sms * (shared_x ? 4u : 8u);
+      if (blocks > cap) blocks = cap;
       if (shared_x)
         vans_layer_rows<true><<<blocks, VANS_THREADS, smem>>>(
             d->rows, d->cols, d->cursors, d->payload, d->tab, d->mult, in, c->z, c->amax + k);

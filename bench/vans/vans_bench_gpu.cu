@@ -58,6 +58,7 @@ __global__ void requant_i32(int n, const int *z, const unsigned long long *m, si
 int main(int argc, char **argv) {
   int sizes[16], n_sizes = 0, K = 4, reps = 20;
   double entropy = 0;
+  const char *variants = NULL; /* lanes kernel variants to compare (ZS_VANS_GPU_VARIANT) */
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--layers") && i + 1 < argc)
       K = atoi(argv[++i]);
@@ -65,12 +66,17 @@ int main(int argc, char **argv) {
       reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--entropy") && i + 1 < argc)
       entropy = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--variants") && i + 1 < argc)
+      variants = argv[++i];
     else if (!strcmp(argv[i], "--help")) {
       printf(
-          "usage: vans-bench-gpu [--layers K] [--reps R] [--entropy BITS] [N ...]\n"
+          "usage: vans-bench-gpu [--layers K] [--reps R] [--entropy BITS] [--variants V,V..]"
+          " [N ...]\n"
           "Default N: 4096 8192 16384 32768. Times per layer in ms (median of nothing: mean\n"
           "over R chains after a warm-up); 'upload' adds the host-to-device copy of the\n"
-          "weights from pageable memory, as a program loading a model would.\n");
+          "weights from pageable memory, as a program loading a model would. --variants times\n"
+          "the lanes kernel's variants (ZS_VANS_GPU_VARIANT, backends/cuda_hip/vans_gpu.cuh)\n"
+          "and checks each against the int8 chain.\n");
       return 0;
     } else if (n_sizes < 16)
       sizes[n_sizes++] = atoi(argv[i]);
@@ -185,6 +191,26 @@ int main(int argc, char **argv) {
     printf("%6d %3d %7.3f %7.3f | %9.4f %9.4f | %9.4f %9.4f | %9.4f %9.4f | %9.4f %9.4f | %s\n", N,
            K, hbits, bits, ours[0], ours_up[0], ours[1], ours_up[1], int8_ms, int8_ms + up8, sg,
            sg + up32, same ? "yes" : "NO");
+    for (const char *v = variants; v && *v;) {
+      char name[16];
+      size_t len = strcspn(v, ",");
+      if (len >= sizeof name) len = sizeof name - 1;
+      memcpy(name, v, len);
+      name[len] = 0;
+      v += strcspn(v, ",");
+      if (*v) v++;
+      setenv("ZS_VANS_GPU_VARIANT", name, 1);
+      zs_vans_chain *c;
+      CZ(zs_vans_chain_create(&c, ctx, V[0], "cuda"));
+      double ms;
+      CZ(zs_vans_chain_time(c, reps, &ms));
+      memset(y_ours, 0x55, N);
+      CZ(zs_vans_chain_run(c, NULL, (int8_t *)y_ours));
+      printf("       variant %-3s lanes %9.4f ms/layer, == int8 chain: %s\n", name, ms / K,
+             memcmp(y_int8, y_ours, N) == 0 ? "yes" : "NO");
+      zs_vans_chain_destroy(&c);
+      unsetenv("ZS_VANS_GPU_VARIANT");
+    }
     fflush(stdout);
     cudaFree(d_w8), cudaFree(d_x), cudaFree(d_z), cudaFree(d_m), cudaFree(d_w32);
     cudaFree(d_xf), cudaFree(d_yf);
