@@ -18,7 +18,7 @@
 #define ZS_CSB_SHARED_BETA 32
 #define ZS_CSB_ROW ZS_CSB_THREADS /* row stride of the sums */
 #define ZS_CSB_UNROLL 4           /* loads of a block's elements in flight per lane */
-#define ZS_CSB_CHUNK 8            /* elements per lane and step of the deterministic kernel */
+#define ZS_CSB_CHUNK 8            /* least elements per lane and step of the deterministic kernel */
 
 struct zs_csb_task {
   int64_t first;  /* slot of the block's first element */
@@ -93,13 +93,17 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
   if (o >= n_blocks_out) return; /* the whole warp */
   const int bsz = 1 << lb;
   for (int r = 0; r < bsz; r++) acc[r * ZS_CSB_ROW] = T(0);
-  /* The output block's blocks, a warp's worth at a time, cut into chunks of ZS_CSB_CHUNK
-   * elements that the lanes share out: a few long blocks no longer leave most lanes idle while
-   * one walks its block (a banded block row has ~10 blocks of ~32 elements). */
+  /* The output block's blocks, a warp's worth at a time, cut into chunks that the lanes share
+   * out: a few long blocks no longer leave most lanes idle while one walks its block (a banded
+   * block row has ~10 blocks of ~32 elements). Chunks of 8 elements cost st27 ~20 % against
+   * whole blocks (the share-out per chunk); about one chunk per lane keeps both gains. */
   for (int64_t p0 = ptr[o]; p0 < ptr[o + 1]; p0 += ZS_WARP_SIZE) {
     zs_csb_task t = {0, 0, 0, 0, 0};
     if (p0 + lane < ptr[o + 1]) t = task[p0 + lane];
-    const int chunks = (t.count + ZS_CSB_CHUNK - 1) / ZS_CSB_CHUNK;
+    int elems = t.count; /* chunks of at least ZS_CSB_CHUNK, about one per lane */
+    for (int d = ZS_WARP_SIZE / 2; d > 0; d /= 2) elems += zs_shfl_xor(elems, d);
+    const int csz = max(ZS_CSB_CHUNK, (elems + ZS_WARP_SIZE - 1) / ZS_WARP_SIZE);
+    const int chunks = (t.count + csz - 1) / csz;
     int end = chunks; /* inclusive scan: this lane's chunks are [end - chunks, end) */
     for (int d = 1; d < ZS_WARP_SIZE; d *= 2) {
       const int u = zs_shfl_up(end, d);
@@ -116,9 +120,9 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
       sub.stride = zs_shfl(t.stride, owner);
       sub.brow = zs_shfl(t.brow, owner), sub.bcol = zs_shfl(t.bcol, owner);
       if (c < total) {
-        const int j0 = (c - (o_end - (o_count + ZS_CSB_CHUNK - 1) / ZS_CSB_CHUNK)) * ZS_CSB_CHUNK;
+        const int j0 = (c - (o_end - (o_count + csz - 1) / csz)) * csz;
         sub.first = o_first + (int64_t)j0 * sub.stride;
-        sub.count = o_count - j0 < ZS_CSB_CHUNK ? o_count - j0 : ZS_CSB_CHUNK;
+        sub.count = o_count - j0 < csz ? o_count - j0 : csz;
         zs_csb_block_sums<T, I, TRANS>(sub, lb, val, idx, x, acc);
       }
     }
