@@ -479,34 +479,44 @@ struct vans_chain {
   int sms, variant;
 };
 
-/* Choose the lanes kernel of a layer and its launch: x in shared memory when it fits beside the
- * replicated table, as many blocks as fit on the device (rows are handed out at run time). */
-template <bool SX, bool PAIRS, bool PF, bool REP>
-zs_status vans_config(vans_dev_layer *d, int sms) {
-  const vans_kernel k = vans_layer_lanes<SX, PAIRS, PF, REP>;
-  const uint32_t padded = (d->cols + VANS_CHUNK - 1) / VANS_CHUNK * VANS_CHUNK;
+/* Columns of x as the lanes kernels stage them: whole chunks, zero-padded. */
+uint32_t vans_padded_cols(const vans_dev_layer *d) {
+  return (d->cols + VANS_CHUNK - 1) / VANS_CHUNK * VANS_CHUNK;
+}
+
+/* The launch of a kernel that takes its rows from a counter: as many blocks of
+ * VANS_LANES_THREADS as fit on the device, no more than the layer has groups of rows. */
+zs_status vans_fit_launch(vans_dev_layer *d, vans_kernel k, size_t smem, int sms,
+                          const char *name) {
   d->kern = k;
   d->threads = VANS_LANES_THREADS;
-  d->smem = (size_t)256 * (REP ? VANS_GROUP : 1) * 4 + (SX ? padded : 0);
+  d->smem = smem;
   /* The largest any layer may ask: the limit is the kernel's, not the layer's. */
   zs_status s = check(gpuFuncSetMaxDynamicShared(k, (int)g_state.smem_optin), "vans shared memory");
   int per_sm = 0;
   if (s == ZS_OK)
     s = check(gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, (int)d->threads, d->smem),
               "vans occupancy");
-  if (s == ZS_OK && per_sm < 1) s = fail(ZS_ERR_DEVICE, "vans: the lanes kernel does not fit");
+  if (s == ZS_OK && per_sm < 1) s = fail(ZS_ERR_DEVICE, "vans: the %s kernel does not fit", name);
   const uint32_t groups = d->threads / VANS_GROUP;
   d->blocks = (uint32_t)sms * (uint32_t)per_sm;
   if (d->blocks > (d->rows + groups - 1) / groups) d->blocks = (d->rows + groups - 1) / groups;
   return s;
 }
 
+/* Choose the lanes kernel of a layer and its launch: x in shared memory when it fits beside the
+ * replicated table, as many blocks as fit on the device (rows are handed out at run time). */
+template <bool SX, bool PAIRS, bool PF, bool REP>
+zs_status vans_config(vans_dev_layer *d, int sms) {
+  const size_t smem = (size_t)256 * (REP ? VANS_GROUP : 1) * 4 + (SX ? vans_padded_cols(d) : 0);
+  return vans_fit_launch(d, vans_layer_lanes<SX, PAIRS, PF, REP>, smem, sms, "lanes");
+}
+
 template <bool SX>
 zs_status vans_config_old(vans_dev_layer *d, int sms) {
-  const uint32_t padded = (d->cols + VANS_CHUNK - 1) / VANS_CHUNK * VANS_CHUNK;
   d->kern = vans_layer_lanes_old<SX>;
   d->threads = VANS_THREADS;
-  d->smem = 1024 + (SX ? padded : 0);
+  d->smem = 1024 + (SX ? vans_padded_cols(d) : 0);
   d->blocks = (d->rows + 7) / 8;
   if (d->blocks > (uint32_t)sms * (SX ? 4u : 8u)) d->blocks = (uint32_t)sms * (SX ? 4u : 8u);
   return ZS_OK;
@@ -514,21 +524,9 @@ zs_status vans_config_old(vans_dev_layer *d, int sms) {
 
 template <bool SX>
 zs_status vans_config_ring(vans_dev_layer *d, int sms) {
-  const vans_kernel k = vans_layer_ring<SX>;
-  const uint32_t padded = (d->cols + VANS_CHUNK - 1) / VANS_CHUNK * VANS_CHUNK;
-  d->kern = k;
-  d->threads = VANS_LANES_THREADS;
-  d->smem = (size_t)VANS_LANES_THREADS / VANS_GROUP * VANS_RING * 2 + 1024 + (SX ? padded : 0);
-  zs_status s = check(gpuFuncSetMaxDynamicShared(k, (int)g_state.smem_optin), "vans shared memory");
-  int per_sm = 0;
-  if (s == ZS_OK)
-    s = check(gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, (int)d->threads, d->smem),
-              "vans occupancy");
-  if (s == ZS_OK && per_sm < 1) s = fail(ZS_ERR_DEVICE, "vans: the ring kernel does not fit");
-  const uint32_t groups = d->threads / VANS_GROUP;
-  d->blocks = (uint32_t)sms * (uint32_t)per_sm;
-  if (d->blocks > (d->rows + groups - 1) / groups) d->blocks = (d->rows + groups - 1) / groups;
-  return s;
+  const size_t smem = (size_t)VANS_LANES_THREADS / VANS_GROUP * VANS_RING * 2 + 1024 +
+                      (SX ? vans_padded_cols(d) : 0);
+  return vans_fit_launch(d, vans_layer_ring<SX>, smem, sms, "ring");
 }
 
 template <bool SX>
@@ -624,7 +622,7 @@ zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
   for (int k = 0; k < n && s == ZS_OK; k++) {
     vans_dev_layer *d = &c->layers[k];
     if (!d->lanes) continue;
-    const uint32_t padded = (d->cols + VANS_CHUNK - 1) / VANS_CHUNK * VANS_CHUNK;
+    const uint32_t padded = vans_padded_cols(d);
     const size_t tab = (size_t)256 * VANS_GROUP * 4;
     const bool sx =
         c->variant == 3 ? padded <= VANS_SHARED_X_MAX : tab + padded + 1024 <= g_state.smem_optin;
