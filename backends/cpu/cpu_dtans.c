@@ -113,33 +113,43 @@ static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
       A->dtab[i] = (delta_slot){t[i].id < real ? sym[t[i].id] : 0, t[i].digit, t[i].base_m1,
                                 t[i].id >= real};
   }
-  if (coded) {
-    const zsb_array *vcnt = zsb_find_array(enc, "value_counts");
+  const int joint = A->value_mode == DTANS_VALUES_JOINT;
+  if (coded || joint) {
+    /* Coded: the value table; joint: the delta table's slots with their pair's value. */
+    const zsb_array *vcnt = zsb_find_array(enc, coded ? "value_counts" : "delta_counts");
     const zsb_array *vesc = zsb_find_array(enc, "value_escapes");
-    if (!vcnt || !vesc) {
+    const zsb_array *pairs = joint ? zsb_find_array(enc, "pair_values") : NULL;
+    if (!vcnt || !vesc || (joint && !pairs)) {
       s = zsi_error(ZS_ERR_CORRUPT, "backend 'cpu': dtans value arrays missing");
       goto fail;
     }
-    if ((s = zsi_view_copy_array(enc, "cpu", "slice_value_escapes", 8, sl,
-                                 (void **)&A->slice_vesc)) ||
+    if ((coded && (s = zsi_view_copy_array(enc, "cpu", "slice_value_escapes", 8, sl,
+                                           (void **)&A->slice_vesc))) ||
         (s = zsi_view_copy_array(enc, "cpu", "value_escapes", es, vesc->count, &A->value_escapes)))
       goto fail;
     dtans_slot t[DTANS_K];
     dtans_build_table(vcnt->data, (int)vcnt->count, t);
-    const int64_t real = zsb_find_param(enc, "value_real", 0);
+    const int64_t real = zsb_find_param(enc, coded ? "value_real" : "delta_real", 0);
     const void *sym = zsb_find_array(enc, "value_symbols")->data;
+    const uint16_t *pv = pairs ? pairs->data : NULL;
+    for (int i = 0; i < DTANS_K; i++)
+      if (t[i].id < real && pv) t[i].id = pv[t[i].id]; /* the id of the pair's value */
     if (A->type == ZS_F64) {
       value_slot_f64 *v = A->vtab = zsi_alloc_array(DTANS_K, sizeof *v);
       if (!v) goto oom;
-      for (int i = 0; i < DTANS_K; i++)
-        v[i] = (value_slot_f64){t[i].id < real ? ((const double *)sym)[t[i].id] : 0, t[i].digit,
-                                t[i].base_m1, t[i].id >= real};
+      for (int i = 0; i < DTANS_K; i++) {
+        const int esc = pv ? A->dtab[i].esc : t[i].id >= real;
+        v[i] = (value_slot_f64){esc ? 0 : ((const double *)sym)[t[i].id], t[i].digit, t[i].base_m1,
+                                (uint8_t)esc};
+      }
     } else {
       value_slot_f32 *v = A->vtab = zsi_alloc_array(DTANS_K, sizeof *v);
       if (!v) goto oom;
-      for (int i = 0; i < DTANS_K; i++)
-        v[i] = (value_slot_f32){t[i].id < real ? ((const float *)sym)[t[i].id] : 0, t[i].digit,
-                                t[i].base_m1, t[i].id >= real};
+      for (int i = 0; i < DTANS_K; i++) {
+        const int esc = pv ? A->dtab[i].esc : t[i].id >= real;
+        v[i] = (value_slot_f32){esc ? 0 : ((const float *)sym)[t[i].id], t[i].digit, t[i].base_m1,
+                                (uint8_t)esc};
+      }
     }
   } else if (A->value_mode == DTANS_VALUES_CONSTANT) {
     if ((s = zsi_view_copy_array(enc, "cpu", "value_symbols", es, 1, &A->constant))) goto fail;

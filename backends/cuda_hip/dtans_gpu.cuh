@@ -8,11 +8,12 @@
 /* Blocks per multiprocessor the register budget is cut for: coded tables take 57 KiB of shared
  * memory, so 3 blocks fit; constant and raw ones 40 KiB, and a fourth block pays (measured on the
  * H100: st27 random-valued f64 SpMV 973 → 741 µs; coded st27 f64 428 → 453 µs with 4). */
-#define ZS_DT_MIN_BLOCKS(VMODE) ((VMODE) == 0 ? 3 : 4)
+#define ZS_DT_MIN_BLOCKS(VMODE) ((VMODE) == 0 || (VMODE) == 3 ? 3 : 4)
 #define ZS_DT_SUBS (ZS_WARP_SIZE / ZS_DT_LANES) /* slices per warp */
 
 /* Device arrays of an operator, as the kernel reads them. Slot tables are rebuilt for the GPU
- * (dtans_gpu_tables): a delta slot is {meta, delta}, a value slot is meta (zs_dt_meta). */
+ * (dtans_gpu_tables): a delta slot is {meta, delta}, a value slot is meta (zs_dt_meta); with
+ * joint pairs a delta slot's meta holds its pair's value id. */
 struct zs_dt_args {
   const uint32_t *stream, *row_nnz, *vtab;
   const uint2 *dtab;
@@ -40,7 +41,7 @@ __device__ __forceinline__ int zs_dt_scan(int v, int l, int *total) {
   return inc - v;
 }
 
-/* Slot metadata on the GPU: digit in bits 0–7, the escape flag in bit 8, a value slot's id in
+/* Slot metadata on the GPU: digit in bits 0–7, the escape flag in bit 8, a value id in
  * bits 9–20 (0 for escapes), the base (1 … 256) in bits 23–31: one instruction per field. */
 #define ZS_DT_ESCAPE 0x100u
 __host__ __device__ __forceinline__ uint32_t zs_dt_meta(uint32_t digit, uint32_t base, uint32_t id,
@@ -76,24 +77,26 @@ __device__ __forceinline__ bool zs_dt_half(uint32_t m0, uint32_t m1, uint32_t m2
 #define ZS_DT_STREAM_PAD (2 * ZS_DT_RING)
 
 /* MODE: SPMV (y = alpha A x + beta y), SCATTER (y += alpha Aᵀ x; y scaled by beta before) or
- * WRITE (the decoded CSR into out_col/out_val at row_ptr). VMODE: 0 coded, 1 constant, 2 raw.
+ * WRITE (the decoded CSR into out_col/out_val at row_ptr). VMODE: 0 coded, 1 constant, 2 raw,
+ * 3 joint.
  * Offsets inside a slice are 32-bit (dtans_gpu_create checks the slices' sizes). */
 template <typename T, int VMODE, int MODE>
 __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
     zs_dtans_kernel(const zs_dt_args a, T constant, const T *__restrict__ x, T *__restrict__ y,
                     T alpha, T beta, const int64_t *row_ptr, int32_t *out_col, T *out_val) {
-  constexpr bool CODED = VMODE == 0, RAW = VMODE == 2;
-  constexpr int PER = CODED ? 4 : 8; /* nonzeros per segment */
+  constexpr bool CODED = VMODE == 0, RAW = VMODE == 2, JOINT = VMODE == 3;
+  constexpr bool VSYM = CODED || JOINT; /* values from a dictionary in shared memory */
+  constexpr int PER = CODED ? 4 : 8;    /* nonzeros per segment */
   extern __shared__ uint64_t zs_dt_smem64[];
   uint2 *dtab = (uint2 *)zs_dt_smem64; /* first, at a fixed offset: immediate addressing */
   uint32_t *vtab = (uint32_t *)(dtab + DTANS_K);
   T *vsym = (T *)(vtab + (CODED ? DTANS_K : 0));
-  uint32_t *ring_all = (uint32_t *)(vsym + (CODED ? a.vreal : 0));
+  uint32_t *ring_all = (uint32_t *)(vsym + (VSYM ? a.vreal : 0));
   for (int i = threadIdx.x; i < DTANS_K; i += blockDim.x) {
     dtab[i] = a.dtab[i];
     if (CODED) vtab[i] = a.vtab[i];
   }
-  if (CODED)
+  if (VSYM)
     for (int i = threadIdx.x; i < a.vreal; i += blockDim.x) vsym[i] = ((const T *)a.vsym)[i];
   __syncthreads();
 
@@ -113,7 +116,10 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
     const int32_t stop = live ? (int32_t)a.slice_rows[s + 1] : 0;
     const uint32_t *stream = a.stream + (live ? a.slice_words[s] : 0);
     const int32_t *desc = a.desc + (live ? a.slice_desc[s] : 0);
-    const T *vesc = (const T *)a.vesc + (live && CODED ? a.slice_vesc[s] : 0);
+    /* joint: an escaped pair's value sits at its delta's place in value_escapes */
+    const T *vesc = (const T *)a.vesc + (live && CODED   ? a.slice_vesc[s]
+                                         : live && JOINT ? a.slice_desc[s]
+                                                         : 0);
     const T *raw = (const T *)a.raw + (live && RAW ? a.slice_raw[s] : 0);
     int32_t n = 0;
     for (int32_t i = first; i < stop; i += ZS_DT_LANES) n += dtans_coded_len(a.row_nnz[i]);
@@ -196,7 +202,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
         meta[CODED ? 2 * i : i] = e.x, dl[i] = (int32_t)e.y;
         if (CODED) meta[2 * i + 1] = vtab[slot[2 * i + 1]];
         if (i < todo) esc |= e.x | (CODED ? meta[2 * i + 1] : 0u);
-        if (CODED) v[i] = vsym[zs_dt_value_id(meta[2 * i + 1])];
+        if (VSYM) v[i] = vsym[zs_dt_value_id(meta[CODED ? 2 * i + 1 : i])];
         if (VMODE == 1) v[i] = constant;
       }
 
@@ -211,14 +217,19 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
           }
         int dp = zs_dt_scan(nd, l, &total);
         const int32_t *dq = desc;
+        const T *jq = vesc; /* joint: the escaped pairs' values, beside dq */
         desc += total;
+        if (JOINT) vesc += total;
         int vp = CODED ? zs_dt_scan(nv, l, &total) : 0;
         const T *vq = vesc;
         if (CODED) vesc += total;
 #pragma unroll
         for (int i = 0; i < PER; i++)
           if (i < todo) {
-            if (zs_dt_escaped(meta[CODED ? 2 * i : i])) dl[i] = dq[dp++];
+            if (zs_dt_escaped(meta[CODED ? 2 * i : i])) {
+              if (JOINT) v[i] = jq[dp];
+              dl[i] = dq[dp++];
+            }
             if (CODED && zs_dt_escaped(meta[2 * i + 1])) v[i] = vq[vp++];
           }
       }
@@ -252,7 +263,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
         fin |= ok && left == 0 ? 1u << i : 0u;
       }
       /* (d) The gathers go out now; the state update below runs while they are in flight. */
-      constexpr int CH = RAW && sizeof(T) == 8 ? 4 : PER; /* f64 raw: 16 doubles not live */
+      constexpr int CH = (RAW || JOINT) && sizeof(T) == 8 ? 4 : PER; /* f64: 16 doubles not live */
       T xv[PER];
       if (MODE == ZS_DT_SPMV)
 #pragma unroll
@@ -420,9 +431,14 @@ zs_status dtans_gpu_tables(dtans_gpu_op *op, const zsb_encoded_view *v) {
   static uint2 entries[DTANS_K]; /* 32 KiB: not on the stack */
   dtans_table_words((const uint16_t *)dc->data, (int)dc->count, words);
   const int32_t *sym = (const int32_t *)ds->data;
+  const zsb_array *pv = op->vmode == 3 ? zsb_find_array(v, "pair_values") : NULL;
+  if (op->vmode == 3 && !pv)
+    return fail(ZS_ERR_CORRUPT, "backend '%s': dtans pair_values missing", ZS_GPU_BACKEND_NAME);
   for (int k = 0; k < DTANS_K; k++) {
     const int id = (int)(words[k] >> 16);
-    entries[k].x = zs_dt_meta(words[k] & 0xffu, (words[k] >> 8 & 0xffu) + 1, 0, id >= op->dreal);
+    const uint32_t value_id = pv && id < op->dreal ? ((const uint16_t *)pv->data)[id] : 0u;
+    entries[k].x =
+        zs_dt_meta(words[k] & 0xffu, (words[k] >> 8 & 0xffu) + 1, value_id, id >= op->dreal);
     entries[k].y = id < op->dreal ? (uint32_t)sym[id] : 0u;
   }
   zs_status s = upload_array(&op->dtab, entries, DTANS_K, "dtans delta table");
@@ -491,6 +507,7 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   const size_t es = type_size(v->type);
   op->smem = 4 * (size_t)ZS_DT_SLICES_PER_BLOCK * ZS_DT_RING + sizeof(uint2) * DTANS_K;
   if (op->vmode == 0) op->smem += 4 * DTANS_K + es * (size_t)op->vreal;
+  if (op->vmode == 3) op->smem += es * (size_t)op->vreal;
   if (op->smem > g_state.smem_optin) {
     dtans_gpu_destroy(op);
     return fail(ZS_ERR_UNSUPPORTED,
@@ -546,9 +563,10 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
     if (s == ZS_OK) s = check(gpuMalloc(&op->partial, (size_t)op->n_chunks * es), "partials");
     free(cptr), free(owner);
   }
-  if (s == ZS_OK && op->vmode == 0) {
+  if (s == ZS_OK && (op->vmode == 0 || op->vmode == 3)) {
     s = dtans_upload(&op->vsym, v, "value_symbols");
-    if (s == ZS_OK) s = dtans_upload((void **)&op->slice_vesc, v, "slice_value_escapes");
+    if (s == ZS_OK && op->vmode == 0)
+      s = dtans_upload((void **)&op->slice_vesc, v, "slice_value_escapes");
     if (s == ZS_OK) s = dtans_upload(&op->vesc, v, "value_escapes");
   } else if (s == ZS_OK && op->vmode == 1) {
     const void *c = zsb_find_array(v, "value_symbols")->data;
@@ -615,6 +633,8 @@ zs_status dtans_dispatch(const dtans_gpu_op *op, const T *x, T *y, T alpha, T be
     return dtans_launch<T, 0, MODE>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
   if (op->vmode == 1)
     return dtans_launch<T, 1, MODE>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+  if (op->vmode == 3)
+    return dtans_launch<T, 3, MODE>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
   return dtans_launch<T, 2, MODE>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
 }
 

@@ -15,8 +15,14 @@ ZSI_HIDDEN extern const zsi_format_ops zsi_format_dtans;
 #define DTANS_SPREAD 2563           /* odd, so slot = (rank * SPREAD) mod K is a permutation */
 #define DTANS_SYMBOLS 4096          /* at most K distinct ids per domain */
 
-/* How the value domain is stored. */
-enum { DTANS_VALUES_CODED = 0, DTANS_VALUES_CONSTANT = 1, DTANS_VALUES_RAW = 2 };
+/* How the value domain is stored. Joint: one table of (delta, value) pairs, 8 nonzeros per
+ * segment, the pair's value an index into value_symbols (pair_values). */
+enum {
+  DTANS_VALUES_CODED = 0,
+  DTANS_VALUES_CONSTANT = 1,
+  DTANS_VALUES_RAW = 2,
+  DTANS_VALUES_JOINT = 3
+};
 
 /* One decoding-table entry: the symbol id and the (digit, base) pair it gives back. Ids below
  * `real` index the domain's dictionary; every other id is the escape (its value is read raw
@@ -50,6 +56,7 @@ typedef struct dtans_view {
   const uint16_t *delta_counts, *value_counts;
   int delta_entries, value_entries;
   const int32_t *delta_symbols, *delta_escapes;
+  const uint16_t *pair_values; /* joint: value id of each delta-table id below delta_real */
   const void *value_symbols, *value_escapes, *values; /* of type */
   int64_t n_long;                                     /* long rows */
   const int32_t *long_rows, *long_cols;

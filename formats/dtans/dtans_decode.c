@@ -64,12 +64,14 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
       (s = need_param(E, "lanes", DTANS_LANES, DTANS_LANES, &lanes)) ||
       (s = need_param(E, "slices", E->rows ? 1 : 0, E->rows, &rpl)) ||
       (s = need_param(E, "first_column", 1, 1, &first)) ||
-      (s = need_param(E, "value_mode", 0, 2, &mode)) ||
+      (s = need_param(E, "value_mode", 0, 3, &mode)) ||
       (s = need_param(E, "delta_real", 0, DTANS_SYMBOLS, &dr)) ||
       (s = need_param(E, "delta_escape", 0, 1, &de)))
     return s;
   if (mode == DTANS_VALUES_CODED && ((s = need_param(E, "value_real", 0, DTANS_SYMBOLS, &vr)) ||
                                      (s = need_param(E, "value_escape", 0, 1, &ve))))
+    return s;
+  if (mode == DTANS_VALUES_JOINT && (s = need_param(E, "value_real", 0, DTANS_SYMBOLS, &vr)))
     return s;
   v->slices = rpl;
   if ((s = zsi_encoded_need(E, "slice_rows", 8, (uint64_t)rpl + 1, (const void **)&v->slice_rows)))
@@ -127,6 +129,18 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
       return zsi_error(ZS_ERR_CORRUPT, "dtans: value escapes stored but the table has none");
   } else if (mode == DTANS_VALUES_CONSTANT) {
     if ((s = zsi_encoded_need(E, "value_symbols", es, 1, &v->value_symbols))) return s;
+  } else if (mode == DTANS_VALUES_JOINT) {
+    /* Pairs: each delta id names a value; an escaped pair has an entry in both escape arrays. */
+    const uint64_t n_esc = a->count; /* still delta_escapes */
+    if ((s = zsi_encoded_need(E, "pair_values", 2, (uint64_t)dr, (const void **)&v->pair_values)) ||
+        (s = zsi_encoded_need(E, "value_symbols", es, (uint64_t)vr, &v->value_symbols)) ||
+        (s = zsi_encoded_need(E, "value_escapes", es, n_esc, &v->value_escapes)))
+      return s;
+    for (int64_t j = 0; j < dr; j++)
+      if (v->pair_values[j] >= vr)
+        return zsi_error(ZS_ERR_CORRUPT,
+                         "dtans: pair_values[%" PRId64 "] = %u is not below value_real = %" PRId64,
+                         j, v->pair_values[j], vr);
   }
   /* Long rows: listed ascending, marked in row_nnz, their nonzeros in plain CSR. */
   if (!(a = zsi_encoded_array(E, "long_rows")) || a->elem_size != 4)
@@ -202,6 +216,7 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
                              int64_t s, const int64_t *row_ptr, int64_t raw_start, int32_t *col,
                              void *val) {
   const int coded = v->value_mode == DTANS_VALUES_CODED;
+  const int joint = v->value_mode == DTANS_VALUES_JOINT;
   const size_t es = zs_type_size(v->type);
   const int64_t stop = v->slice_rows[s + 1];
   int64_t cur = v->slice_words[s];
@@ -241,11 +256,14 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
       for (int64_t i = 0; i < todo; i++) { /* the rest of the last segment is padding */
         const dtans_slot e = dtab[x->slot[coded ? 2 * i : i]];
         int64_t delta;
-        if (e.id < v->delta_real)
+        const void *src = NULL;
+        if (e.id < v->delta_real) {
           delta = v->delta_symbols[e.id];
-        else if (e.id == v->delta_real && v->delta_escape && desc < dend)
+          if (joint) src = (const char *)v->value_symbols + (size_t)v->pair_values[e.id] * es;
+        } else if (e.id == v->delta_real && v->delta_escape && desc < dend) {
+          if (joint) src = (const char *)v->value_escapes + (size_t)desc * es;
           delta = v->delta_escapes[desc++];
-        else
+        } else
           return CORRUPT("dtans: slice %" PRId64 " row %" PRId64
                          ": a column delta decodes to a filler or a missing escape",
                          s, x->row);
@@ -257,8 +275,9 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
                          s, x->row, c);
         x->col = c;
         col[x->at] = (int32_t)c;
-        const void *src;
-        if (coded) {
+        if (joint) {
+          /* src: the pair's value, found above */
+        } else if (coded) {
           const dtans_slot f = vtab[x->slot[2 * i + 1]];
           if (f.id < v->value_real)
             src = (const char *)v->value_symbols + (size_t)f.id * es;
@@ -367,7 +386,8 @@ static void dtans_stats(const zs_encoded *E, zs_stat_fn emit, void *ctx) {
     const uint64_t b = a->count * a->elem_size;
     if (strncmp(a->name, "long_", 5) == 0)
       raw += b;
-    else if (strstr(a->name, "counts") || strstr(a->name, "symbols"))
+    else if (strstr(a->name, "counts") || strstr(a->name, "symbols") ||
+             strcmp(a->name, "pair_values") == 0)
       table += b;
     else if (strcmp(a->name, "row_nnz") == 0)
       rows += b;

@@ -136,6 +136,17 @@ static inline uint64_t value_key(const zs_matrix *A, int64_t k) {
   return b;
 }
 
+/* The joint symbol of nonzero k of row i: its delta's 32 bits above its value's rank among the
+ * most frequent values (`vrank`: key -> rank + 1). 0 when the value has no rank: such a nonzero
+ * is always escaped. */
+static inline int pair_key(const zs_matrix *A, const hist *vrank, int64_t i, int64_t k,
+                           uint64_t *key) {
+  const int rank = id_of(vrank, value_key(A, k), -1);
+  if (rank < 0) return 0;
+  *key = delta_key(A, i, k) << 32 | (uint64_t)rank;
+  return 1;
+}
+
 /* ---- one domain: histogram -> choice -> id lookup ---- */
 typedef struct domain {
   dtans_choice choice;
@@ -212,6 +223,7 @@ typedef struct encoder {
   const uint8_t *is_long;    /* per row: stored apart as plain CSR */
   const int64_t *raw_start;  /* per slice: its first raw value */
   int coded;                 /* values coded: 4 nonzeros per segment, else 8 */
+  int joint;                 /* the delta domain holds (delta, value) pairs */
   const int64_t *slice_rows; /* slice s: rows [slice_rows[s], slice_rows[s + 1]) */
   domain *dd, *vd;
   const uint16_t *did, *vid; /* ids per nonzero */
@@ -364,6 +376,7 @@ static int slice_size(const encoder *e, int64_t s, slice_scratch *sc, slice_out 
       if (e->coded) o->vesc += e->vid[w[l].pos[i]] == esc_v;
     }
   }
+  if (e->joint) o->vesc = o->desc; /* an escaped pair: its delta and its value */
   return 1;
 }
 
@@ -391,7 +404,7 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
       for (int64_t i = lo; i < hi; i++) {
         const int64_t k = w[l].pos[i];
         if (e->did[k] == esc_d) desc[o->desc++] = (int32_t)delta_key(A, w[l].row[i], k);
-        if (e->coded && e->vid[k] == esc_v)
+        if ((e->coded && e->vid[k] == esc_v) || (e->joint && e->did[k] == esc_d))
           memcpy((char *)vesc + (size_t)(o->vesc++) * es, (const char *)A->values + k * es, es);
         if (raw)
           memcpy((char *)raw + (size_t)(raw_at++) * es, (const char *)A->values + k * es, es);
@@ -425,9 +438,11 @@ static zs_status parse_options(const char *options, int *mode, int *progress, in
       *mode = DTANS_VALUES_CONSTANT;
     else if (strcmp(buf, "raw") == 0)
       *mode = DTANS_VALUES_RAW;
+    else if (strcmp(buf, "joint") == 0)
+      *mode = DTANS_VALUES_JOINT;
     else if (strcmp(buf, "auto") != 0)
       return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                       "dtans: values=%s (known: auto, coded, constant, raw)", buf);
+                       "dtans: values=%s (known: auto, coded, constant, raw, joint)", buf);
   }
   int64_t p = 0;
   if ((s = zsi_option_int(options, "progress", 0, 1, &p, &found)) != ZS_OK) return s;
@@ -444,9 +459,10 @@ static zs_status parse_options(const char *options, int *mode, int *progress, in
   return ZS_OK;
 }
 
-/* Histograms of both domains over a nonzero-balanced split of the rows, merged in split order. */
-static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want_values, hist *hd,
-                            hist *hv) {
+/* Histograms of both domains over a nonzero-balanced split of the rows, merged in split order;
+ * with `vrank`, the histogram of pair keys (pair_key) into hd alone. */
+static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want_values,
+                            const hist *vrank, hist *hd, hist *hv) {
   const int nt = dt_threads();
   hist *part = calloc((size_t)nt * 2, sizeof *part);
   if (!part) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: histograms");
@@ -475,7 +491,14 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
         const int64_t from = A->row_ptr[r] > lo_nz ? A->row_ptr[r] : lo_nz;
         const int64_t to = A->row_ptr[r + 1] < hi_nz ? A->row_ptr[r + 1] : hi_nz;
         if (from >= hi_nz) break;
-        for (int64_t k = from; k < to && !is_long[r]; k++) {
+        for (int64_t k = from; k < to && !is_long[r] && vrank; k++) {
+          uint64_t key;
+          if (pair_key(A, vrank, r, k, &key))
+            hist_add(d, key, 1);
+          else
+            d->unseen++;
+        }
+        for (int64_t k = from; k < to && !is_long[r] && !vrank; k++) {
           /* Random columns or values make each insert a cache miss: ask for the slots of the
            * nonzero HIST_AHEAD on (a hint: a row start or a growing table only makes it miss). */
           const int64_t f = k + HIST_AHEAD;
@@ -516,8 +539,8 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   zs_status s = parse_options(options, &mode, &progress, &R, &lane_symbols, &long_min);
   if (s != ZS_OK) return s;
   const size_t es = zs_type_size(A->type);
-  hist hd = {0}, hv = {0};
-  domain dd = {0}, vd = {0};
+  hist hd = {0}, hv = {0}, hp = {0}, vrank = {0};
+  domain dd = {0}, vd = {0}, pd = {0};
   uint16_t *did = NULL, *vid = NULL;
   uint8_t *is_long = NULL;
   int64_t *raw_start = NULL, *slice_rows = NULL;
@@ -541,7 +564,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
       long_nnz += A->row_ptr[i + 1] - A->row_ptr[i];
     }
   const int64_t coded_nnz = A->nnz - long_nnz;
-  if ((s = histograms(A, is_long, mode != DTANS_VALUES_RAW, &hd, &hv)) != ZS_OK) goto done;
+  if ((s = histograms(A, is_long, mode != DTANS_VALUES_RAW, NULL, &hd, &hv)) != ZS_OK) goto done;
   if ((s = domain_sorted(&hd, &dd)) != ZS_OK) goto done;
   if ((s = domain_choose(&dd, 32, 4)) != ZS_OK) goto done;
   if (mode != DTANS_VALUES_RAW) {
@@ -554,15 +577,43 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
                   vd.distinct + (int64_t)vd.unseen);
     goto done;
   }
-  if (mode < 0) {
-    if (coded_nnz > 0 && vd.distinct == 1 && vd.unseen == 0)
-      mode = DTANS_VALUES_CONSTANT;
-    else
-      mode = vd.choice.bits < 8.0 * (double)es * (double)coded_nnz ? DTANS_VALUES_CODED
-                                                                   : DTANS_VALUES_RAW;
+  /* Joint pairs, tried when every value is among the DTANS_SYMBOLS most frequent (few-valued
+   * matrices; random values would only add a pass): a stencil's few deltas times its values fit
+   * one table, 8 nonzeros per segment instead of 4 and no 4-bit floor on the delta. */
+  int64_t n_pair_values = 0; /* value_symbols of the joint mode: ranks 0 .. n - 1 */
+  double joint_bits = INFINITY;
+  const int constant_values = coded_nnz > 0 && vd.distinct == 1 && vd.unseen == 0;
+  if (mode == DTANS_VALUES_JOINT || (mode < 0 && coded_nnz > 0 && !constant_values &&
+                                     vd.unseen == 0 && vd.distinct <= DTANS_SYMBOLS)) {
+    const int64_t head = vd.distinct < DTANS_SYMBOLS ? vd.distinct : DTANS_SYMBOLS;
+    if (!hist_init(&vrank, 4 * DTANS_SYMBOLS)) {
+      s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: value ranks");
+      goto done;
+    }
+    for (int64_t r = 0; r < head; r++) hist_place(&vrank, vd.sorted[r].key, (uint64_t)r + 1);
+    if ((s = histograms(A, is_long, 0, &vrank, &hp, NULL)) != ZS_OK) goto done;
+    if ((s = domain_sorted(&hp, &pd)) != ZS_OK) goto done;
+    if ((s = domain_choose(&pd, 32 + 8.0 * (double)es, 4 + 2)) != ZS_OK) goto done;
+    for (int i = 0; i < pd.choice.coded; i++) {
+      const int64_t rank = (int64_t)(pd.sorted[i].key & UINT32_MAX);
+      if (rank >= n_pair_values) n_pair_values = rank + 1;
+    }
+    joint_bits = pd.choice.bits + 8.0 * (double)es * (double)n_pair_values;
   }
-  if (mode == DTANS_VALUES_CONSTANT && coded_nnz == 0) mode = DTANS_VALUES_RAW;
-  const int coded = mode == DTANS_VALUES_CODED;
+  if (mode < 0) {
+    const double raw_bits = 8.0 * (double)es * (double)coded_nnz;
+    const double split = dd.choice.bits + (vd.choice.bits < raw_bits ? vd.choice.bits : raw_bits);
+    if (constant_values)
+      mode = DTANS_VALUES_CONSTANT;
+    else if (joint_bits < split)
+      mode = DTANS_VALUES_JOINT;
+    else
+      mode = vd.choice.bits < raw_bits ? DTANS_VALUES_CODED : DTANS_VALUES_RAW;
+  }
+  if ((mode == DTANS_VALUES_CONSTANT || mode == DTANS_VALUES_JOINT) && coded_nnz == 0)
+    mode = DTANS_VALUES_RAW;
+  const int coded = mode == DTANS_VALUES_CODED, joint = mode == DTANS_VALUES_JOINT;
+  domain *dom = joint ? &pd : &dd; /* the table of the stream's delta slots */
   /* Slices: 32 rows at a time until a lane has about lane_symbols symbols (or rows_per_lane=R
    * rows each), which spreads a lane's fixed costs (three initial words, the unused state at
    * its end) over many rows and keeps the lanes of dense and sparse regions equally busy. */
@@ -596,7 +647,12 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   DT_OMP(omp parallel for num_threads(dt_threads()) schedule(dynamic, 4096))
   for (int64_t i = 0; i < A->rows; i++)
     for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1] && !is_long[i]; k++) {
-      did[k] = (uint16_t)id_of(&dd.ids, delta_key(A, i, k), dd.choice.coded);
+      uint64_t key;
+      if (joint)
+        did[k] = (uint16_t)(pair_key(A, &vrank, i, k, &key) ? id_of(&pd.ids, key, pd.choice.coded)
+                                                            : pd.choice.coded);
+      else
+        did[k] = (uint16_t)id_of(&dd.ids, delta_key(A, i, k), dd.choice.coded);
       if (coded) vid[k] = (uint16_t)id_of(&vd.ids, value_key(A, k), vd.choice.coded);
     }
 
@@ -612,7 +668,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
     for (int64_t i = slice_rows[sl]; i < slice_rows[sl + 1]; i++)
       if (!is_long[i]) raw_start[sl + 1] += A->row_ptr[i + 1] - A->row_ptr[i];
   }
-  encoder e = {A, is_long, raw_start, coded, slice_rows, &dd, coded ? &vd : NULL, did, vid};
+  encoder e = {A, is_long, raw_start, coded, joint, slice_rows, dom, coded ? &vd : NULL, did, vid};
   so = calloc((size_t)slices + 1, sizeof *so);
   if (!so) {
     s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice sizes");
@@ -658,9 +714,9 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
       (s = zsi_encoded_add_array(E, "slice_words", 8, (uint64_t)ns + 1, (void **)&sw)) ||
       (s = zsi_encoded_add_array(E, "slice_rows", 8, (uint64_t)ns + 1, (void **)&srows)) ||
       (s = zsi_encoded_add_array(E, "stream", 4, (uint64_t)so[ns].words, (void **)&stream)) ||
-      (s = zsi_encoded_add_array(E, "delta_counts", 2, (uint64_t)dd.choice.entries,
+      (s = zsi_encoded_add_array(E, "delta_counts", 2, (uint64_t)dom->choice.entries,
                                  (void **)&dcnt)) ||
-      (s = zsi_encoded_add_array(E, "delta_symbols", 4, (uint64_t)dd.choice.coded,
+      (s = zsi_encoded_add_array(E, "delta_symbols", 4, (uint64_t)dom->choice.coded,
                                  (void **)&dsym)) ||
       (s = zsi_encoded_add_array(E, "slice_delta_escapes", 8, (uint64_t)ns + 1, (void **)&sd)) ||
       (s = zsi_encoded_add_array(E, "delta_escapes", 4, (uint64_t)so[ns].desc, (void **)&desc)))
@@ -676,6 +732,16 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
     memcpy(vcnt, vd.choice.counts, (size_t)vd.choice.entries * 2);
     for (int i = 0; i < vd.choice.coded; i++)
       memcpy((char *)vsym + (size_t)i * es, &vd.sorted[i].key, es); /* little-endian low bytes */
+  } else if (joint) {
+    uint16_t *pv;
+    if ((s = zsi_encoded_add_array(E, "pair_values", 2, (uint64_t)pd.choice.coded, (void **)&pv)) ||
+        (s = zsi_encoded_add_array(E, "value_symbols", (uint32_t)es, (uint64_t)n_pair_values,
+                                   &vsym)) ||
+        (s = zsi_encoded_add_array(E, "value_escapes", (uint32_t)es, (uint64_t)so[ns].vesc, &vesc)))
+      goto done;
+    for (int i = 0; i < pd.choice.coded; i++) pv[i] = (uint16_t)(pd.sorted[i].key & UINT32_MAX);
+    for (int64_t r = 0; r < n_pair_values; r++)
+      memcpy((char *)vsym + (size_t)r * es, &vd.sorted[r].key, es);
   } else if (mode == DTANS_VALUES_CONSTANT) {
     if ((s = zsi_encoded_add_array(E, "value_symbols", (uint32_t)es, 1, &vsym))) goto done;
     memcpy(vsym, &vd.sorted[0].key, es); /* the one value of the coded rows */
@@ -683,8 +749,9 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
     if ((s = zsi_encoded_add_array(E, "values", (uint32_t)es, (uint64_t)coded_nnz, &raw)))
       goto done;
   }
-  memcpy(dcnt, dd.choice.counts, (size_t)dd.choice.entries * 2);
-  for (int i = 0; i < dd.choice.coded; i++) dsym[i] = (int32_t)(uint32_t)dd.sorted[i].key;
+  memcpy(dcnt, dom->choice.counts, (size_t)dom->choice.entries * 2);
+  for (int i = 0; i < dom->choice.coded; i++)
+    dsym[i] = (int32_t)(uint32_t)(joint ? dom->sorted[i].key >> 32 : dom->sorted[i].key);
   int32_t *lrows, *lcols;
   int64_t *lptr;
   void *lvals;
@@ -733,9 +800,10 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   }
 
   /* What the tables promise: the cross-entropy bound of the stream and the predicted size. */
-  const double bound = dd.choice.ce_bits + (coded ? vd.choice.ce_bits : 0);
-  double predicted = dd.choice.bits / 8 + 4.0 * (double)A->rows + 16.0 * (double)(ns + 1);
+  const double bound = dom->choice.ce_bits + (coded ? vd.choice.ce_bits : 0);
+  double predicted = dom->choice.bits / 8 + 4.0 * (double)A->rows + 16.0 * (double)(ns + 1);
   if (coded) predicted += vd.choice.bits / 8 + 8.0 * (double)(ns + 1);
+  if (joint) predicted += (double)n_pair_values * (double)es;
   if (mode == DTANS_VALUES_RAW) predicted += (double)coded_nnz * (double)es;
   predicted += (double)long_nnz * (4.0 + (double)es) + 12.0 * (double)n_long;
   if ((s = zsi_encoded_add_param(E, "version", DTANS_VERSION)) ||
@@ -745,9 +813,10 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
       (s = zsi_encoded_add_param(E, "slices", slices)) ||
       (s = zsi_encoded_add_param(E, "first_column", 1)) ||
       (s = zsi_encoded_add_param(E, "value_mode", mode)) ||
-      (s = zsi_encoded_add_param(E, "delta_real", dd.choice.coded)) ||
-      (s = zsi_encoded_add_param(E, "delta_escape", dd.choice.escape)) ||
+      (s = zsi_encoded_add_param(E, "delta_real", dom->choice.coded)) ||
+      (s = zsi_encoded_add_param(E, "delta_escape", dom->choice.escape)) ||
       (coded && (s = zsi_encoded_add_param(E, "value_real", vd.choice.coded))) ||
+      (joint && (s = zsi_encoded_add_param(E, "value_real", n_pair_values))) ||
       (coded && (s = zsi_encoded_add_param(E, "value_escape", vd.choice.escape))) ||
       (s = zsi_encoded_add_param(E, "coded_symbols", coded_nnz * (coded ? 2 : 1))) ||
       (s = zsi_encoded_add_param(E, "long_min", long_min)) ||
@@ -756,8 +825,8 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
     goto done;
 
 done:
-  hist_free(&hd), hist_free(&hv);
-  domain_free(&dd), domain_free(&vd);
+  hist_free(&hd), hist_free(&hv), hist_free(&hp), hist_free(&vrank);
+  domain_free(&dd), domain_free(&vd), domain_free(&pd);
   free(did), free(vid), free(so), free(is_long), free(raw_start), free(slice_rows);
   if (s != ZS_OK) {
     zs_encoded_destroy(&E);

@@ -124,6 +124,7 @@ static void edge_cases(void) {
       /* Every mode the matrix allows must round-trip too, with and without long rows apart. */
       round_trip(label, A, "values=coded", NULL);
       round_trip(label, A, "values=raw", NULL);
+      round_trip(label, A, "values=joint", NULL); /* values past the 4096 most frequent escape */
       round_trip(label, A, "long_rows=0", NULL);
       stat_ctx st = {0, 0, 0, -1};
       round_trip(label, A, "long_rows=6,rows_per_lane=2", &st);
@@ -143,6 +144,7 @@ static void edge_cases(void) {
         check_failures++;
       }
       round_trip("pattern, coded", P, "values=coded", NULL);
+      round_trip("pattern, joint", P, "values=joint", NULL);
       zs_matrix_destroy(&P);
     } else {
       fprintf(stderr, "erdos_renyi: %s\n", zs_last_error());
@@ -199,6 +201,28 @@ static void size_against_bound(void) {
   }
 }
 
+/* Joint pairs: a few-valued stencil's (delta, value) pairs fit one table; auto takes them, and
+ * they are smaller than the two tables of the coded mode (no 4-bit floor on the delta). */
+static void joint_pairs(void) {
+  const zs_type types[2] = {ZS_F64, ZS_F32};
+  for (int ti = 0; ti < 2; ti++) {
+    zs_matrix *A = NULL;
+    const char *spec = "stencil3d:n=24,points=27,values=set,distinct=16";
+    if (zs_matrix_generate(&A, spec, types[ti], 0) != ZS_OK) {
+      fprintf(stderr, "%s: %s\n", spec, zs_last_error());
+      check_failures++;
+      continue;
+    }
+    stat_ctx joint = {0, 0, 0, -1}, coded = {0, 0, 0, -1};
+    CHECK(round_trip("stencil, auto", A, NULL, &joint) == DTANS_VALUES_JOINT);
+    round_trip("stencil, coded", A, "values=coded", &coded);
+    printf("%s (%s): joint stream %.0f B, coded %.0f B\n", spec, zs_type_name(types[ti]),
+           joint.stream, coded.stream);
+    CHECK(joint.stream < 0.9 * coded.stream);
+    zs_matrix_destroy(&A);
+  }
+}
+
 static void shared_matrices(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) {
@@ -222,6 +246,7 @@ static void shared_matrices(const char *dir) {
         continue; /* complex */
       round_trip(name, A, NULL, NULL);
       round_trip(name, A, "values=raw", NULL);
+      round_trip(name, A, "values=joint", NULL);
       round_trip(name, A, "long_rows=3", NULL); /* most rows apart: the coded rest is small */
       zs_matrix_destroy(&A);
       n++;
@@ -234,17 +259,17 @@ static void shared_matrices(const char *dir) {
 
 /* Damaged blobs: every structural field refused with ZS_ERR_CORRUPT; random stream damage gives
  * either ZS_ERR_CORRUPT or some valid matrix, never a crash (run under the sanitizers in CI). */
-static void corruption(void) {
+static void corruption(const char *options) {
   zs_matrix *A = random_matrix(300, 300, len_mixed, val_few, ZS_F64);
   zs_encoded *E = NULL;
-  if (!A || zs_encode(&E, A, ZS_FORMAT_DTANS, NULL) != ZS_OK) {
+  if (!A || zs_encode(&E, A, ZS_FORMAT_DTANS, options) != ZS_OK) {
     check_failures++;
     return;
   }
   const zsi_format_ops *f = zsi_format_lookup(ZS_FORMAT_DTANS);
   CHECK_STATUS(f->validate(E), ZS_OK);
-  const char *arrays[] = {"row_nnz",      "slice_words", "delta_counts", "slice_delta_escapes",
-                          "value_counts", "stream"};
+  const char *arrays[] = {"row_nnz",      "slice_words", "delta_counts",  "slice_delta_escapes",
+                          "value_counts", "pair_values", "value_escapes", "stream"};
   for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++) {
     zsi_array *arr = (zsi_array *)zsi_encoded_array(E, arrays[a]);
     if (!arr || arr->count == 0) continue;
@@ -254,7 +279,9 @@ static void corruption(void) {
     const unsigned char old = p[0];
     p[0] ^= 1;
     const zs_status s = f->validate(E);
-    if (strcmp(arrays[a], "stream") != 0) {
+    /* A nudged pair value or escaped value may still be a valid one. */
+    if (strcmp(arrays[a], "stream") != 0 && strcmp(arrays[a], "pair_values") != 0 &&
+        strcmp(arrays[a], "value_escapes") != 0) {
       if (s != ZS_ERR_CORRUPT) {
         fprintf(stderr, "corrupt %s: validate gave %s\n", arrays[a], zs_status_name(s));
         check_failures++;
@@ -265,6 +292,14 @@ static void corruption(void) {
     arr->count--;
     CHECK_STATUS(f->validate(E), ZS_ERR_CORRUPT);
     arr->count++;
+  }
+  zsi_array *pv = (zsi_array *)zsi_encoded_array(E, "pair_values");
+  if (pv && pv->count) { /* a pair naming a value past the dictionary */
+    uint16_t *p = pv->data;
+    const uint16_t old = p[0];
+    p[0] = (uint16_t)zsi_encoded_array(E, "value_symbols")->count;
+    CHECK_STATUS(f->validate(E), ZS_ERR_CORRUPT);
+    p[0] = old;
   }
   zsi_array *st = (zsi_array *)zsi_encoded_array(E, "stream");
   for (int trial = 0; trial < 500 && st; trial++) {
@@ -284,7 +319,9 @@ static void corruption(void) {
 int main(int argc, char **argv) {
   edge_cases();
   size_against_bound();
-  corruption();
+  joint_pairs();
+  corruption(NULL);
+  corruption("values=joint"); /* pair_values, and value escapes beside the delta escapes */
   if (argc > 1) shared_matrices(argv[1]);
   CHECK_DONE();
 }

@@ -36,7 +36,7 @@ typedef struct golden {
   zs_type type;
   int64_t rows, cols;
   void (*fill)(triplets *);
-  int value_mode; /* what the blob must use: 0 coded, 1 constant, 2 raw */
+  int value_mode; /* what the blob must use: 0 coded, 1 constant, 2 raw, 3 joint */
   int long_rows;  /* 1: some rows must be stored apart as plain CSR */
 } golden;
 
@@ -68,11 +68,24 @@ static void fill_raw(triplets *t) {
   }
 }
 
+/* A 2-D 5-point stencil on a 12 x 12 grid with two coefficients and a few other values: the
+ * encoder takes (delta, value) pairs (joint mode). */
+static void fill_joint(triplets *t) {
+  for (int64_t i = 0; i < 144; i++) {
+    const int64_t x = i % 12, y = i / 12;
+    const int64_t nb[5] = {y > 0 ? i - 12 : -1, x > 0 ? i - 1 : -1, i, x < 11 ? i + 1 : -1,
+                           y < 11 ? i + 12 : -1};
+    for (int k = 0; k < 5; k++)
+      if (nb[k] >= 0) put(t, i, nb[k], nb[k] == i ? 4.0 : i % 29 == 3 ? 0.125 * k : -1.0);
+  }
+}
+
 static const golden goldens[] = {
     {"dtans_6x140_coded_escapes_f64.zsm", NULL, ZS_F64, 6, 140, fill_example, 0, 0},
     {"dtans_40x30_constant_r1_f32.zsm", "rows_per_lane=1", ZS_F32, 40, 30, fill_constant, 1, 0},
     {"dtans_100x150_raw_r2_long9_f32.zsm", "values=raw,rows_per_lane=2,long_rows=9", ZS_F32, 100,
      150, fill_raw, 2, 1},
+    {"dtans_144x144_joint_f64.zsm", NULL, ZS_F64, 144, 144, fill_joint, 3, 0},
 };
 
 /* The fuzz corpus (fuzz/corpus/dtans) is made from the golden matrices and four more. */
@@ -104,13 +117,21 @@ static void fill_dense_sparse(triplets *t) {
     for (int64_t k = 0; k < (i < 64 ? 20 : 1); k++) put(t, i, (i + 3 * k) % 300, (double)(k % 3));
 }
 
+/* More distinct values than a table holds: the joint mode escapes the pairs of the rarer ones. */
+static void fill_many_values(triplets *t) {
+  uint64_t s = 5;
+  for (int64_t i = 0; i < 900; i++)
+    for (int64_t k = 0; k < 5; k++) put(t, i, (i + 60 * k) % 300, (double)(lcg(&s) % 100000) / 8);
+}
+
 static const golden corpus[] = {
     {"coded-f32-r3.zsm", "values=coded,rows_per_lane=3", ZS_F32, 100, 400, fill_escapes_f32, 0, 0},
-    {"sparse-rows-f64.zsm", NULL, ZS_F64, 12, 12, fill_sparse_rows, 2, 0},
+    {"sparse-rows-f64.zsm", NULL, ZS_F64, 12, 12, fill_sparse_rows, 3, 0},
     {"empty-f64.zsm", NULL, ZS_F64, 5, 5, fill_nothing, 2, 0},
     {"long-row-f64.zsm", NULL, ZS_F64, 3, 301, fill_long_row, 0, 0},
     {"long-row-apart-f64.zsm", "long_rows=40", ZS_F64, 3, 301, fill_long_row, 0, 1},
-    {"slices-by-symbols-f64.zsm", "lane_symbols=16", ZS_F64, 400, 300, fill_dense_sparse, 0, 0},
+    {"slices-by-symbols-f64.zsm", "lane_symbols=16", ZS_F64, 400, 300, fill_dense_sparse, 3, 0},
+    {"joint-escapes-f64.zsm", "values=joint", ZS_F64, 900, 300, fill_many_values, 3, 0},
 };
 
 static zs_matrix *golden_matrix(const golden *g) {

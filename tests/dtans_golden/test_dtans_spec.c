@@ -81,7 +81,7 @@ typedef struct csr {
 static int spec_decode(const zs_encoded *E, csr *out) {
   const int64_t rows = E->rows, mode = param(E, "value_mode");
   const size_t es = E->type == ZS_F64 ? 8 : 4;
-  const int coded = mode == 0;
+  const int coded = mode == 0, joint = mode == 3;
   const uint32_t *row_nnz = array(E, "row_nnz")->data, *stream = array(E, "stream")->data;
   const int64_t *slice_words = array(E, "slice_words")->data;
   const int64_t *slice_desc = array(E, "slice_delta_escapes")->data;
@@ -91,7 +91,8 @@ static int spec_decode(const zs_encoded *E, csr *out) {
   build_table(array(E, "delta_counts"), dt);
   const int64_t *slice_vesc = coded ? array(E, "slice_value_escapes")->data : NULL;
   const unsigned char *vsym = mode != 2 ? array(E, "value_symbols")->data : NULL;
-  const unsigned char *vesc = coded ? array(E, "value_escapes")->data : NULL;
+  const unsigned char *vesc = coded || joint ? array(E, "value_escapes")->data : NULL;
+  const uint16_t *pair_values = joint ? array(E, "pair_values")->data : NULL;
   const unsigned char *raw = mode == 2 ? array(E, "values")->data : NULL;
   const unsigned vreal = coded ? (unsigned)param(E, "value_real") : 0;
   if (coded) build_table(array(E, "value_counts"), vt);
@@ -143,15 +144,18 @@ static int spec_decode(const zs_encoded *E, csr *out) {
         for (int i = 0; i < per && t * per + i < n[l]; i++) {
           const int64_t q = t * per + i, p = pos[l][q], rw = row[l][q];
           const entry e = dt[slot[l][coded ? 2 * i : i]];
-          const int64_t delta = e.id < dreal ? dsym[e.id] : desc[de++];
+          const int64_t delta = e.id < dreal ? dsym[e.id] : desc[de];
           out->col[p] = (int32_t)(p == rp[rw] ? rw + delta : out->col[p - 1] + delta);
           const unsigned char *src;
-          if (coded) {
+          if (joint) { /* "an escaped pair has an entry in both escape arrays" */
+            src = e.id < dreal ? vsym + pair_values[e.id] * es : vesc + de * es;
+          } else if (coded) {
             const entry f = vt[slot[l][2 * i + 1]];
             src = f.id < vreal ? vsym + f.id * es : vesc + (ve++) * es;
           } else {
             src = mode == 1 ? vsym : raw + (raw_at++) * es;
           }
+          de += e.id >= dreal;
           memcpy(out->val + p * es, src, es);
         }
       }
@@ -204,14 +208,20 @@ static void random_cases(void) {
                                      "values=constant",
                                      "long_rows=12",
                                      "values=raw,long_rows=5",
-                                     "values=coded,long_rows=9,rows_per_lane=2"};
+                                     "values=coded,long_rows=9,rows_per_lane=2",
+                                     "values=joint",
+                                     "values=joint,long_rows=9,rows_per_lane=2"};
   const int n_opts = (int)(sizeof opts / sizeof *opts);
   /* coded, constant, raw; several slices; delta escapes; value escapes; chained rows; long rows;
    * slices of different lengths (not counting the last) */
-  int seen[9] = {0};
-  for (int trial = 0; trial < 60; trial++) {
-    const int64_t rows = 1 + (int64_t)(next() % 300), cols = 1 + (int64_t)(next() % 500);
-    const int o = trial % n_opts, kind = opts[o] && strstr(opts[o], "constant") ? 2 : trial % 3;
+  int seen[11] = {0};
+  for (int trial = 0; trial < 96; trial++) {
+    const int o = trial % n_opts;
+    const int kind = opts[o] && strstr(opts[o], "constant") ? 2 : (trial + trial / n_opts) % 3;
+    /* Joint pairs escape when their value is not among the 4096 most frequent: many values. */
+    const int many = kind == 1 && opts[o] && strstr(opts[o], "joint");
+    const int64_t rows = many ? 2000 : 1 + (int64_t)(next() % 300);
+    const int64_t cols = 1 + (int64_t)(next() % 500);
     int64_t cap = rows * 40 + 1, n = 0;
     int64_t *r = malloc((size_t)cap * 8), *c = malloc((size_t)cap * 8);
     double *v = malloc((size_t)cap * 8);
@@ -226,7 +236,7 @@ static void random_cases(void) {
           c[n] = (7 * i + k) % cols;
         }
         v[n++] = kind == 0   ? (double)(next() % 5) - 2
-                 : kind == 1 ? (double)(next() % 3000) / 8
+                 : kind == 1 ? (double)(next() % (many ? 100000 : 3000)) / 8
                              : 1.5;
       }
     }
@@ -243,7 +253,8 @@ static void random_cases(void) {
       const int64_t mode = param(E, "value_mode");
       int64_t slices, *bounds;
       slice_bounds(E, &slices, &bounds);
-      seen[mode] = 1;
+      seen[mode == 3 ? 9 : mode] = 1;
+      seen[10] |= mode == 3 && array(E, "delta_escapes")->count > 0;
       seen[3] |= slices > 1;
       seen[4] |= array(E, "delta_escapes")->count > 0;
       seen[5] |= mode == 0 && array(E, "value_escapes")->count > 0;
@@ -285,8 +296,10 @@ static void random_cases(void) {
                                      "value escapes",
                                      "a lane with several rows",
                                      "long rows",
-                                     "slices of different lengths"};
-  for (int k = 0; k < 9; k++)
+                                     "slices of different lengths",
+                                     "joint (delta, value) pairs",
+                                     "escaped pairs"};
+  for (int k = 0; k < 11; k++)
     if (!seen[k]) {
       fprintf(stderr, "the random cases never produced %s\n", what[k]);
       check_failures++;
