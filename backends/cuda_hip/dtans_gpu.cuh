@@ -22,6 +22,8 @@ struct zs_dt_args {
   const void *vsym, *vesc, *raw;
   int64_t slices;
   int vreal;
+  unsigned long long *tickets;    /* slice-group tickets: a counter that only grows */
+  unsigned long long ticket_base; /* this launch's first ticket */
 };
 
 enum { ZS_DT_SPMV = 0, ZS_DT_SCATTER = 1, ZS_DT_WRITE = 2 };
@@ -106,10 +108,16 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
   const zs_lane_mask half = ZS_DT_SUBS == 1 ? ~(zs_lane_mask)0
                                             : (zs_lane_mask)0xffffffffu
                                                   << (ZS_DT_LANES * sub); /* my slice's lanes */
-  const int wpb = blockDim.x / ZS_WARP_SIZE;
   const int64_t groups = (a.slices + ZS_DT_SUBS - 1) / ZS_DT_SUBS;
-  for (int64_t g = (int64_t)blockIdx.x * wpb + threadIdx.x / ZS_WARP_SIZE; g < groups;
-       g += (int64_t)gridDim.x * wpb) {
+  /* Warps take slice groups in order as they finish; the encoder makes the last slices smaller,
+   * so the warps run out of work together. Each warp takes one ticket per group and one that
+   * ends its loop: a launch uses groups + warps tickets (dtans_launch moves the base on). */
+  auto next_group = [&]() {
+    unsigned long long t = 0;
+    if (lane == 0) t = atomicAdd(a.tickets, 1ull);
+    return (int64_t)(zs_shfl(t, 0) - a.ticket_base);
+  };
+  for (int64_t g = next_group(); g < groups; g = next_group()) {
     const int64_t s = g * ZS_DT_SUBS + sub;
     const bool live = s < a.slices;
     const int32_t first = live ? (int32_t)a.slice_rows[s] + l : 0;
@@ -392,7 +400,9 @@ struct dtans_gpu_op {
   void *long_values;
   size_t smem;
   int64_t *host_row_ptr; /* kept for the deterministic SpMVT's CSR (NULL with transpose=atomic) */
-  gpu_op *csr;           /* built on the first deterministic SpMVT */
+  unsigned long long *tickets; /* the kernel's slice-group counter (zs_dt_args) */
+  unsigned long long ticket_base;
+  gpu_op *csr; /* built on the first deterministic SpMVT */
 };
 
 void dtans_gpu_destroy(void *state) {
@@ -401,7 +411,8 @@ void dtans_gpu_destroy(void *state) {
   void *p[] = {op->stream,      op->row_nnz,    op->dtab,       op->vtab,      op->slice_words,
                op->slice_desc,  op->slice_vesc, op->slice_raw,  op->desc,      op->vsym,
                op->vesc,        op->raw,        op->long_rows,  op->long_cols, op->long_ptr,
-               op->long_values, op->slice_rows, op->chunk_long, op->chunk_ptr, op->partial};
+               op->long_values, op->slice_rows, op->chunk_long, op->chunk_ptr, op->partial,
+               op->tickets};
   for (void *q : p) release(q);
   if (op->csr) op_free(op->csr);
   free(op->host_row_ptr);
@@ -534,6 +545,8 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   if (s == ZS_OK) dtans_coded_before_slices(row_nnz, srows, op->slices, coded_before);
   if (s == ZS_OK) s = dtans_check_sizes(op, v, coded_before);
   if (s == ZS_OK) s = dtans_upload_stream(op, v);
+  if (s == ZS_OK) s = check(gpuMalloc((void **)&op->tickets, sizeof *op->tickets), "dtans tickets");
+  if (s == ZS_OK) s = check(gpuMemset(op->tickets, 0, sizeof *op->tickets), "dtans tickets");
   if (s == ZS_OK) s = dtans_upload((void **)&op->row_nnz, v, "row_nnz");
   if (s == ZS_OK) s = dtans_upload((void **)&op->slice_words, v, "slice_words");
   if (s == ZS_OK) s = dtans_upload((void **)&op->slice_rows, v, "slice_rows");
@@ -588,8 +601,8 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
 }
 
 template <typename T, int VMODE, int MODE>
-zs_status dtans_launch(const dtans_gpu_op *op, const T *x, T *y, T alpha, T beta,
-                       const int64_t *row_ptr, int32_t *out_col, T *out_val) {
+zs_status dtans_launch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta, const int64_t *row_ptr,
+                       int32_t *out_col, T *out_val) {
   if (op->slices == 0) return ZS_OK;
   auto kernel = zs_dtans_kernel<T, VMODE, MODE>;
   zs_status s = check(gpuFuncSetMaxDynamicShared(kernel, (int)op->smem), "dtans shared memory");
@@ -609,14 +622,18 @@ zs_status dtans_launch(const dtans_gpu_op *op, const T *x, T *y, T alpha, T beta
   a.slice_words = op->slice_words, a.slice_desc = op->slice_desc, a.slice_vesc = op->slice_vesc;
   a.slice_raw = op->slice_raw, a.slice_rows = op->slice_rows, a.desc = op->desc;
   a.vsym = op->vsym, a.vesc = op->vesc, a.raw = op->raw, a.slices = op->slices;
-  a.vreal = op->vreal;
+  a.vreal = op->vreal, a.tickets = op->tickets, a.ticket_base = op->ticket_base;
   kernel<<<(unsigned)grid, ZS_DT_THREADS, op->smem>>>(a, (T)op->constant, x, y, alpha, beta,
                                                       row_ptr, out_col, out_val);
-  return check_launch("dtans kernel");
+  const zs_status st = check_launch("dtans kernel");
+  if (st == ZS_OK)
+    op->ticket_base +=
+        (unsigned long long)((op->slices + ZS_DT_SUBS - 1) / ZS_DT_SUBS + grid * wpb);
+  return st;
 }
 
 template <typename T, int MODE>
-zs_status dtans_dispatch(const dtans_gpu_op *op, const T *x, T *y, T alpha, T beta,
+zs_status dtans_dispatch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta,
                          const int64_t *row_ptr, int32_t *out_col, T *out_val) {
   if (op->n_long > 0) {
     const int64_t grid = op->n_chunks < 65535 ? op->n_chunks : 65535;

@@ -422,9 +422,9 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
 
 /* ---- the encoder ---- */
 static zs_status parse_options(const char *options, int *mode, int *progress, int64_t *rpl,
-                               int64_t *lane_symbols, int64_t *long_min) {
-  static const char *const known[] = {"values",       "progress",  "rows_per_lane",
-                                      "lane_symbols", "long_rows", NULL};
+                               int64_t *lane_symbols, int64_t *long_min, int64_t *guided) {
+  static const char *const known[] = {
+      "values", "progress", "rows_per_lane", "lane_symbols", "long_rows", "guided", NULL};
   zs_status s = zsi_option_check(options, known, "dtans");
   if (s != ZS_OK) return s;
   char buf[16];
@@ -456,6 +456,11 @@ static zs_status parse_options(const char *options, int *mode, int *progress, in
   *long_min = -1;
   if ((s = zsi_option_int(options, "long_rows", 0, INT64_C(1) << 40, long_min, &found))) return s;
   if (!found) *long_min = -1;
+  /* guided=P: in a matrix of at least P full slices, the last slices shrink to the symbols left
+   * over P (at least a quarter of a full slice), so that warps taking slices as they finish run
+   * out of work together; 0: off. */
+  *guided = 2048;
+  if ((s = zsi_option_int(options, "guided", 0, INT64_C(1) << 40, guided, &found))) return s;
   return ZS_OK;
 }
 
@@ -535,8 +540,8 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
 
 zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
   int mode, progress;
-  int64_t R, lane_symbols, long_min;
-  zs_status s = parse_options(options, &mode, &progress, &R, &lane_symbols, &long_min);
+  int64_t R, lane_symbols, long_min, guided;
+  zs_status s = parse_options(options, &mode, &progress, &R, &lane_symbols, &long_min, &guided);
   if (s != ZS_OK) return s;
   const size_t es = zs_type_size(A->type);
   hist hd = {0}, hv = {0}, hp = {0}, vrank = {0};
@@ -616,24 +621,31 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   domain *dom = joint ? &pd : &dd; /* the table of the stream's delta slots */
   /* Slices: 32 rows at a time until a lane has about lane_symbols symbols (or rows_per_lane=R
    * rows each), which spreads a lane's fixed costs (three initial words, the unused state at
-   * its end) over many rows and keeps the lanes of dense and sparse regions equally busy. */
+   * its end) over many rows and keeps the lanes of dense and sparse regions equally busy. In a
+   * matrix of at least `guided` full slices the last ones are smaller: a GPU's warps take slices
+   * in order as they finish, and equal slices would leave most warps idle in the last round. */
   slice_rows = malloc(((size_t)A->rows / DTANS_LANES + 2) * sizeof *slice_rows);
   if (!slice_rows) {
     s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice table");
     goto done;
   }
-  int64_t slices = 0;
+  const int64_t per_nz = coded ? 2 : 1, full = DTANS_LANES * lane_symbols;
+  int64_t slices = 0, left = coded_nnz * per_nz;
+  if (guided > 0 && left / guided < full) guided = 0; /* too small to fill a GPU anyway */
   slice_rows[0] = 0;
   for (int64_t r = 0; r < A->rows;) {
     const int64_t from = r;
-    int64_t symbols = 0;
+    int64_t symbols = 0, want = full;
+    if (guided > 0 && left / guided < want)
+      want = left / guided > full / 4 ? left / guided : full / 4;
     do {
       const int64_t end = r + DTANS_LANES < A->rows ? r + DTANS_LANES : A->rows;
       for (; r < end; r++)
-        if (!is_long[r]) symbols += (A->row_ptr[r + 1] - A->row_ptr[r]) * (coded ? 2 : 1);
-    } while (r < A->rows && (R ? r - from < DTANS_LANES * R
-                               : symbols < DTANS_LANES * lane_symbols &&
-                                     r - from < DTANS_LANES * DTANS_MAX_ROWS_PER_LANE));
+        if (!is_long[r]) symbols += (A->row_ptr[r + 1] - A->row_ptr[r]) * per_nz;
+    } while (r < A->rows &&
+             (R ? r - from < DTANS_LANES * R
+                : symbols < want && r - from < DTANS_LANES * DTANS_MAX_ROWS_PER_LANE));
+    left -= symbols;
     slice_rows[++slices] = r;
   }
 

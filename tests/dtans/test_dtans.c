@@ -223,6 +223,26 @@ static void joint_pairs(void) {
   }
 }
 
+/* Guided slices: in a matrix of many full slices the last ones shrink (a quarter at least). */
+static void guided_slices(void) {
+  zs_matrix *A = NULL;
+  zs_encoded *E = NULL;
+  const char *spec = "banded:rows=20000,width=64,per_row=20,values=set,distinct=64";
+  if (zs_matrix_generate(&A, spec, ZS_F64, 0) != ZS_OK ||
+      zs_encode(&E, A, ZS_FORMAT_DTANS, "lane_symbols=64,guided=16") != ZS_OK) {
+    fprintf(stderr, "guided: %s\n", zs_last_error());
+    check_failures++;
+    zs_matrix_destroy(&A);
+    return;
+  }
+  const zsi_array *sr = zsi_encoded_array(E, "slice_rows");
+  const int64_t *b = sr->data, n = (int64_t)sr->count - 1;
+  CHECK(n > 2 && b[n - 1] - b[n - 2] <= (b[1] - b[0]) / 2); /* the last but one: not cut short */
+  round_trip("guided", A, "lane_symbols=64,guided=16", NULL);
+  zs_encoded_destroy(&E);
+  zs_matrix_destroy(&A);
+}
+
 static void shared_matrices(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) {
@@ -320,6 +340,7 @@ int main(int argc, char **argv) {
   edge_cases();
   size_against_bound();
   joint_pairs();
+  guided_slices();
   corruption(NULL);
   corruption("values=joint"); /* pair_values, and value escapes beside the delta escapes */
   if (argc > 1) shared_matrices(argv[1]);

@@ -210,7 +210,8 @@ static void random_cases(void) {
                                      "values=raw,long_rows=5",
                                      "values=coded,long_rows=9,rows_per_lane=2",
                                      "values=joint",
-                                     "values=joint,long_rows=9,rows_per_lane=2"};
+                                     "values=joint,long_rows=9,rows_per_lane=2",
+                                     "lane_symbols=8,guided=4"};
   const int n_opts = (int)(sizeof opts / sizeof *opts);
   /* coded, constant, raw; several slices; delta escapes; value escapes; chained rows; long rows;
    * slices of different lengths (not counting the last) */
