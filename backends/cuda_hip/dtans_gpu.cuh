@@ -9,7 +9,8 @@
  * memory, so 3 blocks fit; constant and raw ones 40 KiB, and a fourth block pays (measured on the
  * H100: st27 random-valued f64 SpMV 973 → 741 µs; coded st27 f64 428 → 453 µs with 4). */
 #define ZS_DT_MIN_BLOCKS(VMODE) ((VMODE) == 0 || (VMODE) == 3 ? 3 : 4)
-#define ZS_DT_SUBS (ZS_WARP_SIZE / ZS_DT_LANES) /* slices per warp */
+#define ZS_DT_SUBS (ZS_WARP_SIZE / ZS_DT_LANES)             /* slices per warp */
+#define ZS_DT_DYNAMIC(VMODE) ((VMODE) == 0 || (VMODE) == 3) /* slices from a ticket counter */
 
 /* Device arrays of an operator, as the kernel reads them. Slot tables are rebuilt for the GPU
  * (dtans_gpu_tables): a delta slot is {meta, delta}, a value slot is meta (zs_dt_meta); with
@@ -109,15 +110,21 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
                                             : (zs_lane_mask)0xffffffffu
                                                   << (ZS_DT_LANES * sub); /* my slice's lanes */
   const int64_t groups = (a.slices + ZS_DT_SUBS - 1) / ZS_DT_SUBS;
-  /* Warps take slice groups in order as they finish; the encoder makes the last slices smaller,
-   * so the warps run out of work together. Each warp takes one ticket per group and one that
-   * ends its loop: a launch uses groups + warps tickets (dtans_launch moves the base on). */
-  auto next_group = [&]() {
+  /* Coded and joint values: warps take slice groups in order as they finish (the encoder makes
+   * the last slices smaller, so they run out of work together); each warp takes one ticket per
+   * group and one that ends its loop, so a launch uses groups + warps tickets (dtans_launch moves
+   * the base on). Raw and constant values: a fixed stride, measured faster for them (their
+   * slices are equal and mostly fit one round). */
+  const int wpb = blockDim.x / ZS_WARP_SIZE;
+  auto next_group = [&](int64_t g) {
+    if (!ZS_DT_DYNAMIC(VMODE))
+      return g < 0 ? (int64_t)blockIdx.x * wpb + threadIdx.x / ZS_WARP_SIZE
+                   : g + (int64_t)gridDim.x * wpb;
     unsigned long long t = 0;
     if (lane == 0) t = atomicAdd(a.tickets, 1ull);
     return (int64_t)(zs_shfl(t, 0) - a.ticket_base);
   };
-  for (int64_t g = next_group(); g < groups; g = next_group()) {
+  for (int64_t g = next_group(-1); g < groups; g = next_group(g)) {
     const int64_t s = g * ZS_DT_SUBS + sub;
     const bool live = s < a.slices;
     const int32_t first = live ? (int32_t)a.slice_rows[s] + l : 0;
@@ -626,7 +633,7 @@ zs_status dtans_launch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta, cons
   kernel<<<(unsigned)grid, ZS_DT_THREADS, op->smem>>>(a, (T)op->constant, x, y, alpha, beta,
                                                       row_ptr, out_col, out_val);
   const zs_status st = check_launch("dtans kernel");
-  if (st == ZS_OK)
+  if (st == ZS_OK && ZS_DT_DYNAMIC(VMODE))
     op->ticket_base +=
         (unsigned long long)((op->slices + ZS_DT_SUBS - 1) / ZS_DT_SUBS + grid * wpb);
   return st;
