@@ -108,7 +108,7 @@ static void check_loaded(const zs_encoded *E) {
    * matrix a blob can hold, and its output must decode to the same bits. A mutated blob's
    * parameters may not fit its data (a constant mode with long rows other than long_min would
    * give), so the encoder's own choice of mode is the fallback. */
-  static const char *const modes[] = {"coded", "constant", "raw"};
+  static const char *const modes[] = {"coded", "constant", "raw", "joint"};
   const int64_t mode = param(E, "value_mode"), R = param(E, "rows_per_lane");
   const int64_t long_min = param(E, "long_min");
   char rpl[40] = "", lng[40] = "", opts[160];
