@@ -183,10 +183,13 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
     uint32_t nlen = first < stop ? a.row_nnz[first] : 0; /* as stored: DTANS_LONG marks long */
     int64_t at = 0;
     T sum = T(0), xr = T(0);
+    auto no_nonzeros = [&](int32_t q) { /* SpMV: y of a coded row without nonzeros */
+                                        y[q] = beta == T(0) ? T(0) : beta * y[q];
+    };
     auto next_row = [&]() {
       row = nrow, left = (int32_t)dtans_coded_len(nlen);
       while (left == 0) {
-        if (MODE == ZS_DT_SPMV && nlen != DTANS_LONG) y[row] = beta == T(0) ? T(0) : beta * y[row];
+        if (MODE == ZS_DT_SPMV && nlen != DTANS_LONG) no_nonzeros(row);
         row += ZS_DT_LANES, nlen = a.row_nnz[row], left = (int32_t)dtans_coded_len(nlen);
       }
       nrow = row + ZS_DT_LANES;
@@ -280,12 +283,14 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
       /* (d) The gathers go out now; the state update below runs while they are in flight. */
       constexpr int CH = (RAW || JOINT) && sizeof(T) == 8 ? 4 : PER; /* f64: 16 doubles not live */
       T xv[PER];
-      if (MODE == ZS_DT_SPMV)
+      auto gather = [&](int from) { /* x (and raw values) of nonzeros from .. from + CH - 1 */
 #pragma unroll
-        for (int i = 0; i < CH; i++) {
-          xv[i] = i < todo ? x[c[i]] : T(0);
-          if (RAW) v[i] = i < todo ? zs_load_stream(rv + i) : T(0);
-        }
+                                    for (int k = from; k < from + CH; k++) {
+                                      xv[k] = k < todo ? x[c[k]] : T(0);
+                                      if (RAW) v[k] = k < todo ? zs_load_stream(rv + k) : T(0);
+                                    }
+      };
+      if (MODE == ZS_DT_SPMV) gather(0);
 
       /* (e) Words of the next segment: from the state where it yields them, else the stream. */
       const bool more = FULL || t + 1 < segs;
@@ -301,12 +306,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
       if (MODE == ZS_DT_SPMV) {
 #pragma unroll
         for (int i = 0; i < PER; i++) {
-          if (i >= CH && i % CH == 0)
-#pragma unroll
-            for (int k = i; k < i + CH; k++) {
-              xv[k] = k < todo ? x[c[k]] : T(0);
-              if (RAW) v[k] = k < todo ? zs_load_stream(rv + k) : T(0);
-            }
+          if (i >= CH && i % CH == 0) gather(i);
           sum += v[i] * xv[i]; /* past todo only after the lane's last row: never stored */
           if (fin >> i & 1) {
             T out = alpha * sum;
@@ -332,7 +332,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
     /* The lane's rows after its last nonzero have none: their y. */
     if (MODE == ZS_DT_SPMV)
       for (int32_t q = row + ZS_DT_LANES; q < stop; q += ZS_DT_LANES)
-        if (a.row_nnz[q] != DTANS_LONG) y[q] = beta == T(0) ? T(0) : beta * y[q];
+        if (a.row_nnz[q] != DTANS_LONG) no_nonzeros(q);
     zs_syncwarp();
   }
 }
