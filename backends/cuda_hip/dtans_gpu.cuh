@@ -183,9 +183,8 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
     uint32_t nlen = first < stop ? a.row_nnz[first] : 0; /* as stored: DTANS_LONG marks long */
     int64_t at = 0;
     T sum = T(0), xr = T(0);
-    auto no_nonzeros = [&](int32_t q) { /* SpMV: y of a coded row without nonzeros */
-                                        y[q] = beta == T(0) ? T(0) : beta * y[q];
-    };
+    /* SpMV: y of a coded row without nonzeros */
+    auto no_nonzeros = [&](int32_t q) { y[q] = beta == T(0) ? T(0) : beta * y[q]; };
     auto next_row = [&]() {
       row = nrow, left = (int32_t)dtans_coded_len(nlen);
       while (left == 0) {
@@ -283,12 +282,13 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
       /* (d) The gathers go out now; the state update below runs while they are in flight. */
       constexpr int CH = (RAW || JOINT) && sizeof(T) == 8 ? 4 : PER; /* f64: 16 doubles not live */
       T xv[PER];
-      auto gather = [&](int from) { /* x (and raw values) of nonzeros from .. from + CH - 1 */
+      /* x (and raw values) of the nonzeros from .. from + CH - 1 */
+      auto gather = [&](int from) {
 #pragma unroll
-                                    for (int k = from; k < from + CH; k++) {
-                                      xv[k] = k < todo ? x[c[k]] : T(0);
-                                      if (RAW) v[k] = k < todo ? zs_load_stream(rv + k) : T(0);
-                                    }
+        for (int k = from; k < from + CH; k++) {
+          xv[k] = k < todo ? x[c[k]] : T(0);
+          if (RAW) v[k] = k < todo ? zs_load_stream(rv + k) : T(0);
+        }
       };
       if (MODE == ZS_DT_SPMV) gather(0);
 
