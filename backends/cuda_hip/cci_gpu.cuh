@@ -74,41 +74,61 @@ __global__ void __launch_bounds__(ZS_CCI_THREADS)
  * - a warp takes ZS_CCI_STEPS consecutive groups of rows and loads the next group's row
  *   offset and stream start while it works on the current one, so only the values and the
  *   stream words (issued together) wait on DRAM in each group;
- * - codes are decoded from a two-word register window with the table in a kernel parameter,
- *   and the gathers of x are issued as the columns come out, ZS_CCI_CHUNK per lane before the
- *   first product is summed (a 27-point stencil row at S = 8 is one chunk);
+ * - codes are decoded from a register window of 32-bit words with the table in a kernel
+ *   parameter, and the gathers of x are issued as the columns come out, cci_chunk<T>() per
+ *   lane before the first product is summed;
  * - in longer rows the next chunk's values are requested before this chunk's products are
  *   summed. */
-#define ZS_CCI_CHUNK 4
 #define ZS_CCI_STEPS 4
 
-/* One lane's stream as a 128-bit window of two words: a code (at most 35 bits) starting at
- * `off` < 64 lies inside it. The window moves on only before a code is read, so it never
- * loads past the word after the one holding the stream's last code (the format pads one). */
+/* Codes per lane and chunk: f64 takes 8 at 4 blocks per SM (el3d 77 f64 S = 4: 494 -> 435 us
+ * on the H100 against 4 codes at 5 blocks), f32 4 at 6 blocks (8 was no faster). */
+template <typename T>
+__host__ __device__ constexpr int cci_chunk() {
+  return sizeof(T) == 8 ? 8 : 4;
+}
+
+/* One lane's stream as a window of three 32-bit words (the stream's bits in little-endian
+ * order): a code (at most 35 bits) starting at bit `off` < 32 of w0 lies inside it, so every
+ * shift is a 32-bit funnel shift. The window steps on right after a code. A lane decodes up to
+ * a chunk of codes past the end of its stream (unused, so that its lanes never branch apart):
+ * with the window's lead that reads at most ZS_CCI_CODES_PAD 64-bit words beyond the array,
+ * which the device copy of `codes` pads with zeros. */
+#define ZS_CCI_CODES_PAD 12
+template <typename CS>
 struct cci_window {
-  uint64_t lo, hi;
-  const uint64_t *next; /* the word after hi */
+  uint32_t w0, w1, w2;
+  CS next; /* index of the word after w2 */
   unsigned off;
 };
 
 template <typename CS>
-__device__ __forceinline__ cci_window cci_window_at(const uint64_t *__restrict__ codes, CS pos) {
-  const uint64_t *w = codes + (pos >> 6);
-  return cci_window{w[0], w[1], w + 2, (unsigned)(pos & 63)};
+__device__ __forceinline__ cci_window<CS> cci_window_at(const uint32_t *__restrict__ codes,
+                                                        CS pos) {
+  const CS at = pos >> 5;
+  return cci_window<CS>{codes[at], codes[at + 1], codes[at + 2], at + 3, (unsigned)(pos & 31)};
 }
 
 /* The next code's immediate. `tab` holds the decode table as 8 bytes, entry t in byte t as
  * opcode length | width << 2 (zs_cci_bytes_table): one byte permute (CUDA and HIP both have
  * __byte_perm) of a kernel parameter instead of a shared-memory load on the decode's
- * dependency chain. */
-__device__ __forceinline__ uint32_t cci_take(cci_window &w, uint64_t tab) {
-  if (w.off >= 64) w.lo = w.hi, w.hi = *w.next++, w.off -= 64;
-  const uint64_t m = (w.lo >> w.off) | ((w.hi << 1) << (63 - w.off));
-  const unsigned e = __byte_perm((uint32_t)tab, (uint32_t)(tab >> 32), (unsigned)m & 7);
+ * dependency chain. The step is written as selects so that no branch splits the warp. LONG:
+ * the table has codes of 33-35 bits, which can leave `off` at 32 or more after one step. */
+template <bool LONG, typename CS>
+__device__ __forceinline__ uint32_t cci_take(cci_window<CS> &w, const uint32_t *__restrict__ codes,
+                                             uint64_t tab) {
+  const uint32_t m = __funnelshift_r(w.w0, w.w1, w.off), mh = __funnelshift_r(w.w1, w.w2, w.off);
+  const unsigned e = __byte_perm((uint32_t)tab, (uint32_t)(tab >> 32), m & 7);
   const unsigned len = e & 3, width = (e >> 2) & 63;
   w.off += len + width;
-  const uint32_t v = (uint32_t)(m >> len);
-  return width ? (v << (32 - width)) >> (32 - width) : 0; /* width 0: no shift by 32 */
+  for (int k = 0; k < (LONG ? 2 : 1); k++) {
+    const bool step = w.off >= 32;
+    const uint32_t fresh = step ? codes[w.next] : w.w2;
+    w.w0 = step ? w.w1 : w.w0, w.w1 = step ? w.w2 : w.w1, w.w2 = fresh;
+    w.next += step ? 1 : 0, w.off -= step ? 32 : 0;
+  }
+  /* the immediate's width low bits; the mask is 2^width - 1 for width 0 ... 32 */
+  return __funnelshift_r(m, mh, len) & __funnelshift_lc(0xffffffffu, 0u, width);
 }
 
 /* What a lane needs to know of its row before it can load anything else. */
@@ -130,22 +150,22 @@ __device__ __forceinline__ cci_lane_start<CS> cci_start(int64_t row, int s, int6
 
 /* Blocks per SM asked of the compiler: each resident warp keeps about one group of rows in
  * flight, and latency hiding needs ~40 KB in flight per SM, so registers are capped where that
- * costs no spills (ptxas -v, sm_90): f64 48 (55 uncapped), f32 40; S = 1 (a whole row per lane)
- * spills at 48 in f64. On HIP the second bound means waves per EU; harmless. */
-template <typename T, int S>
+ * costs no spills (ptxas -v, sm_90): f64 64 (8-code chunks), f32 40. On HIP the second bound
+ * means waves per EU; harmless. */
+template <typename T>
 constexpr int cci_min_blocks() {
-  return sizeof(T) == 4 ? 6 : S > 1 ? 5 : 4;
+  return sizeof(T) == 4 ? 6 : 4;
 }
 
 /* Columns are int32 (the host checks cols < 2^31): every partial sum of the first-column scan
  * is itself a column of the row, so none overflows. */
-template <typename T, typename CS, int S, bool ATOMIC>
-__global__ void __launch_bounds__(ZS_CCI_THREADS, (cci_min_blocks<T, S>()))
+template <typename T, typename CS, int S, bool ATOMIC, bool LONG>
+__global__ void __launch_bounds__(ZS_CCI_THREADS, (cci_min_blocks<T>()))
     zs_cci_batched_kernel(int64_t rows, int64_t cols, int64_t shift, const int64_t *__restrict__ rp,
-                          const CS *__restrict__ cstart, const uint64_t *__restrict__ codes,
+                          const CS *__restrict__ cstart, const uint32_t *__restrict__ codes32,
                           const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y,
                           T alpha, T beta, uint64_t tab) {
-  constexpr int K = ZS_CCI_CHUNK, G = ZS_WARP_SIZE / S; /* G rows per warp and step */
+  constexpr int K = cci_chunk<T>(), G = ZS_WARP_SIZE / S; /* G rows per warp and step */
   const int lane = (int)threadIdx.x % ZS_WARP_SIZE, s = lane % S;
   const int64_t warp =
       (int64_t)blockIdx.x * (ZS_CCI_THREADS / ZS_WARP_SIZE) + (int64_t)threadIdx.x / ZS_WARP_SIZE;
@@ -159,13 +179,13 @@ __global__ void __launch_bounds__(ZS_CCI_THREADS, (cci_min_blocks<T, S>()))
     T v[K];
 #pragma unroll
     for (int j = 0; j < K; j++) v[j] = s + j * S < n ? val[r.b + s + j * S] : T(0);
-    cci_window w{0, 0, codes, 0};
-    if (s < n) w = cci_window_at(codes, r.pos);
+    cci_window<CS> w{0, 0, 0, 0, 0};
+    if (s < n) w = cci_window_at(codes32, r.pos);
     if (step + 1 < ZS_CCI_STEPS) next = cci_start<CS, S>(row + G, s, rows, rp, cstart);
     const T xr = ATOMIC && row < rows ? alpha * x[row] : T(0);
     int col = 0;
     if (s < n) {
-      const uint32_t u = cci_take(w, tab);
+      const uint32_t u = cci_take<LONG>(w, codes32, tab);
       col = s == 0 ? (int)((rows == cols ? row : row * cols / rows) + shift + zs_cci_unzigzag(u))
                    : (int)u + 1;
     }
@@ -173,20 +193,20 @@ __global__ void __launch_bounds__(ZS_CCI_THREADS, (cci_min_blocks<T, S>()))
       const int up = zs_shfl_up(col, d);
       if (s >= d) col += up;
     }
+    /* Every chunk decodes K codes, the last one's beyond the row unused (the padding), so
+     * that only loads are predicated and the lanes never branch apart. */
     T sum = 0;
     for (int c = s; c < n; c += K * S) { /* c: the lane's first entry of this chunk */
       T xv[K];
 #pragma unroll
       for (int j = 0; j < K; j++) {
-        const int k = c + j * S;
-        xv[j] = T(0);
-        if (k < n) {
-          if (ATOMIC)
-            atomicAdd(&y[col], v[j] * xr);
-          else
-            xv[j] = x[col];
-          if (k + S < n) col += S + (int)cci_take(w, tab);
+        const bool live = c + j * S < n;
+        if (ATOMIC) {
+          if (live) atomicAdd(&y[col], v[j] * xr);
+        } else {
+          xv[j] = live ? x[col] : T(0);
         }
+        col += S + (int)cci_take<LONG>(w, codes32, tab);
       }
       T vn[K];
 #pragma unroll
@@ -225,7 +245,8 @@ struct cci_gpu_op {
   bool atomic, cstart64;
   bool slices; /* run zs_cci_kernel, the first kernel (kernel=slices), for comparisons */
   cci_table table;
-  uint64_t tab8; /* the table as bytes, for the batched kernel (zs_cci_bytes_table) */
+  uint64_t tab8;   /* the table as bytes, for the batched kernel (zs_cci_bytes_table) */
+  bool long_codes; /* some code is longer than 32 bits */
   int64_t *rp;
   void *cstart;
   uint64_t *codes;
@@ -296,6 +317,8 @@ zs_status cci_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   if (s == ZS_OK) {
     memcpy(op->table.e, tab->data, sizeof op->table.e);
     op->tab8 = zs_cci_bytes_table(op->table.e);
+    for (int e = 0; e < ZS_CCI_TABLE; e++)
+      if ((op->table.e[e] & 0xff) > 32) op->long_codes = true;
     /* the batched kernel keeps columns in int32 */
     if (op->cols > INT32_MAX) op->slices = true;
     op->cstart64 = cs->elem_size == 8;
@@ -317,7 +340,8 @@ zs_status cci_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   if (s == ZS_OK)
     s = op->cstart64 ? upload_array((uint64_t **)&op->cstart, cs->data, cs->count, "CCI cstart")
                      : upload_array((uint32_t **)&op->cstart, cs->data, cs->count, "CCI cstart");
-  if (s == ZS_OK) s = upload_array(&op->codes, codes->data, codes->count, "CCI codes");
+  if (s == ZS_OK)
+    s = upload_array(&op->codes, codes->data, codes->count, "CCI codes", ZS_CCI_CODES_PAD);
   if (s == ZS_OK)
     s = op->type == ZS_F64
             ? upload_array((double **)&op->val, val->data, (uint64_t)v->nnz, "CCI values")
@@ -388,16 +412,20 @@ void cci_launch(cci_gpu_op *op, T alpha, const T *x, T beta, T *y) {
                 per_block = ZS_CCI_THREADS * (op->slices ? 1 : ZS_CCI_STEPS);
   const unsigned blocks = (unsigned)((threads + per_block - 1) / per_block);
   if (blocks == 0) return;
-#define ZS_CCI_CASE(SL)                                                             \
-  case SL:                                                                          \
-    if (op->slices)                                                                 \
-      zs_cci_kernel<T, CS, SL, ATOMIC><<<blocks, ZS_CCI_THREADS>>>(                 \
-          op->rows, op->cols, op->shift, op->rp, (const CS *)op->cstart, op->codes, \
-          (const T *)op->val, x, y, alpha, beta, op->table);                        \
-    else                                                                            \
-      zs_cci_batched_kernel<T, CS, SL, ATOMIC><<<blocks, ZS_CCI_THREADS>>>(         \
-          op->rows, op->cols, op->shift, op->rp, (const CS *)op->cstart, op->codes, \
-          (const T *)op->val, x, y, alpha, beta, op->tab8);                         \
+#define ZS_CCI_CASE(SL)                                                                  \
+  case SL:                                                                               \
+    if (op->slices)                                                                      \
+      zs_cci_kernel<T, CS, SL, ATOMIC><<<blocks, ZS_CCI_THREADS>>>(                      \
+          op->rows, op->cols, op->shift, op->rp, (const CS *)op->cstart, op->codes,      \
+          (const T *)op->val, x, y, alpha, beta, op->table);                             \
+    else if (op->long_codes)                                                             \
+      zs_cci_batched_kernel<T, CS, SL, ATOMIC, true><<<blocks, ZS_CCI_THREADS>>>(        \
+          op->rows, op->cols, op->shift, op->rp, (const CS *)op->cstart,                 \
+          (const uint32_t *)op->codes, (const T *)op->val, x, y, alpha, beta, op->tab8); \
+    else                                                                                 \
+      zs_cci_batched_kernel<T, CS, SL, ATOMIC, false><<<blocks, ZS_CCI_THREADS>>>(       \
+          op->rows, op->cols, op->shift, op->rp, (const CS *)op->cstart,                 \
+          (const uint32_t *)op->codes, (const T *)op->val, x, y, alpha, beta, op->tab8); \
     break;
   switch (op->S) {
     ZS_CCI_CASE(1)

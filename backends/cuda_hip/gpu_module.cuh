@@ -52,12 +52,15 @@ unsigned grid_for(int64_t n, int threads) {
 }
 
 /* ---- device memory ---- */
+/* `pad` zeroed elements follow the copy, for kernels that read a little past an array's end. */
 template <typename V>
-zs_status upload_array(V **dst, const void *src, uint64_t count, const char *what) {
+zs_status upload_array(V **dst, const void *src, uint64_t count, const char *what,
+                       uint64_t pad = 0) {
   *dst = NULL;
   if (count == 0) return ZS_OK;
-  zs_status s = check(gpuMalloc((void **)dst, count * sizeof(V)), what);
+  zs_status s = check(gpuMalloc((void **)dst, (count + pad) * sizeof(V)), what);
   if (s == ZS_OK) s = check(gpuMemcpy(*dst, src, count * sizeof(V), gpuMemcpyHostToDevice), what);
+  if (s == ZS_OK && pad) s = check(gpuMemset(*dst + count, 0, pad * sizeof(V)), what);
   return s;
 }
 

@@ -2,6 +2,7 @@
  * the golden blob, and column-index savings on the shared matrices. */
 #include <dirent.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -352,6 +353,103 @@ static int test_shared(const char *dir) {
   CHECK_DONE();
 }
 
+/* ---- codes longer than 32 bits on a GPU backend ----
+ * Columns 2^30 apart need 30-bit immediates: codes of 31-33 bits, which the GPU kernel reads on
+ * its long-code path. x has 2^30 + 1 elements (4 GiB in f32, 8 in f64), so this runs only where
+ * the backend is usable (exit 77 otherwise). Each product is compared with the ref backend's. */
+static int backend_usable(zs_context *ctx, const char *name) {
+  for (int i = 0; i < zs_context_backend_count(ctx); i++) {
+    zs_backend_info bi;
+    if (zs_context_backend_info(ctx, i, &bi) == ZS_OK && strcmp(bi.name, name) == 0)
+      return bi.usable;
+  }
+  return 0;
+}
+
+/* op(A) x on `backend` into host y (n_y elements of type t). */
+static void product(zs_context *ctx, const zs_encoded *E, const char *backend, const char *opts,
+                    zs_op which, const void *x, int64_t n_x, void *y, int64_t n_y, zs_type t) {
+  zs_operator *op = NULL;
+  zs_vector *vx = NULL, *vy = NULL;
+  CHECK_STATUS(zs_operator_create(&op, ctx, E, backend, opts), ZS_OK);
+  CHECK_STATUS(zs_vector_create(&vx, ctx, backend, t, n_x), ZS_OK);
+  CHECK_STATUS(zs_vector_create(&vy, ctx, backend, t, n_y), ZS_OK);
+  if (op && vx && vy) {
+    CHECK_STATUS(zs_vector_upload(vx, x), ZS_OK);
+    CHECK_STATUS(zs_spmv(op, which, 1.0, vx, 0.0, vy), ZS_OK);
+    CHECK_STATUS(zs_vector_download(vy, y), ZS_OK);
+  }
+  zs_vector_destroy(&vx), zs_vector_destroy(&vy), zs_operator_destroy(&op);
+}
+
+static double element(const void *v, zs_type t, int64_t i) {
+  return t == ZS_F64 ? ((const double *)v)[i] : (double)((const float *)v)[i];
+}
+
+static int test_long(const char *backend) {
+  zs_context *ctx = NULL;
+  if (zs_context_create(&ctx) != ZS_OK) return 1;
+  if (!backend_usable(ctx, backend)) {
+    printf("SKIP: backend '%s' is not usable here\n", backend);
+    zs_context_destroy(&ctx);
+    return 77;
+  }
+  const int64_t cols = (INT64_C(1) << 30) + 1, far = cols - 1;
+  /* row 0: nine neighbours then a jump of ~2^30 inside each slice; row 1 starts far right;
+   * row 2 is empty; row 3 alternates between the two ends */
+  int64_t r[64], c[64], n = 0;
+  for (int64_t j = 0; j < 9; j++) r[n] = 0, c[n++] = j;
+  for (int64_t j = 0; j < 9; j++) r[n] = 0, c[n++] = far - 8 + j;
+  r[n] = 1, c[n++] = far;
+  for (int64_t j = 0; j < 6; j++) r[n] = 3, c[n++] = j;
+  for (int64_t j = 0; j < 6; j++) r[n] = 3, c[n++] = far - 5 + j;
+  const char *const encodings[] = {"slices=8", "slices=4,opcodes=auto", "slices=2,opcodes=auto",
+                                   "slices=1,opcodes=auto"};
+  int with_long = 0;
+  for (int ti = 0; ti < 2; ti++)
+    for (int o = 0; o < 2; o++) { /* N needs x of `cols` elements, T needs y of `cols` */
+      const zs_type t = ti ? ZS_F64 : ZS_F32;
+      const zs_op which = o ? ZS_OP_T : ZS_OP_N;
+      const int64_t n_x = o ? 4 : cols, n_y = o ? cols : 4;
+      const size_t es = t == ZS_F64 ? 8 : 4;
+      zs_matrix *A = from_coo(4, cols, n, r, c, t);
+      void *x = malloc((size_t)n_x * es), *y = malloc((size_t)n_y * es);
+      void *yr = malloc((size_t)n_y * es);
+      CHECK(A && x && y && yr);
+      for (int64_t j = 0; x && j < n_x; j++) { /* a hash of the index, in [-1, 1) */
+        const double v = (double)((uint32_t)(j * 2654435761u) >> 8) / 8388608.0 - 1.0;
+        if (t == ZS_F64)
+          ((double *)x)[j] = v;
+        else
+          ((float *)x)[j] = (float)v;
+      }
+      for (size_t e = 0; A && x && y && yr && e < sizeof encodings / sizeof *encodings; e++) {
+        zs_encoded *E = NULL;
+        CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_CCI, encodings[e]), ZS_OK);
+        if (!E) continue;
+        const zsi_array *tab = zsi_encoded_array(E, "optable");
+        for (uint64_t k = 0; tab && k < tab->count; k++)
+          if ((((const uint32_t *)tab->data)[k] & 0xff) > 32) with_long++;
+        product(ctx, E, "ref", NULL, which, x, n_x, yr, n_y, t);
+        product(ctx, E, backend, o ? "transpose=atomic" : NULL, which, x, n_x, y, n_y, t);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < n_y; i++) {
+          const double got = element(y, t, i), want = element(yr, t, i);
+          if (!(fabs(got - want) <= 1e-5 * (1 + fabs(want))) && bad++ < 3)
+            fprintf(stderr, "long codes %s %s %s: y[%" PRId64 "] = %.9g, ref %.9g\n", encodings[e],
+                    t == ZS_F64 ? "f64" : "f32", o ? "T" : "N", i, got, want);
+        }
+        if (bad) check_failures++;
+        zs_encoded_destroy(&E);
+      }
+      free(x), free(y), free(yr);
+      zs_matrix_destroy(&A);
+    }
+  CHECK(with_long > 0); /* the paper table's `111` widened to 30 bits: 33-bit codes */
+  zs_context_destroy(&ctx);
+  CHECK_DONE();
+}
+
 int main(int argc, char **argv) {
   const char *part = argc > 1 ? argv[1] : "";
   if (strcmp(part, "roundtrip") == 0) return test_roundtrip();
@@ -360,8 +458,9 @@ int main(int argc, char **argv) {
   if (strcmp(part, "golden") == 0 && argc > 2) return test_golden(argv[2], 0);
   if (strcmp(part, "write-golden") == 0 && argc > 2) return test_golden(argv[2], 1);
   if (strcmp(part, "shared") == 0 && argc > 2) return test_shared(argv[2]);
+  if (strcmp(part, "long") == 0 && argc > 2) return test_long(argv[2]);
   fprintf(stderr,
           "usage: test_cci roundtrip|opcodes|corrupt|golden DIR|write-golden DIR|shared "
-          "DIR\n");
+          "DIR|long BACKEND\n");
   return 2;
 }
