@@ -75,17 +75,18 @@ __global__ void __launch_bounds__(ZS_CCI_THREADS)
  *   offset and stream start while it works on the current one, so only the values and the
  *   stream words (issued together) wait on DRAM in each group;
  * - codes are decoded from a register window of 32-bit words with the table in a kernel
- *   parameter, and the gathers of x are issued as the columns come out, cci_chunk<T>() per
+ *   parameter, and the gathers of x are issued as the columns come out, cci_chunk<T, S>() per
  *   lane before the first product is summed;
  * - in longer rows the next chunk's values are requested before this chunk's products are
  *   summed. */
 #define ZS_CCI_STEPS 4
 
-/* Codes per lane and chunk: f64 takes 8 at 4 blocks per SM (el3d 77 f64 S = 4: 494 -> 435 us
- * on the H100 against 4 codes at 5 blocks), f32 4 at 6 blocks (8 was no faster). */
-template <typename T>
+/* Codes per lane and chunk: 8 in f64 with S <= 4 (el3d:n=77 f64 S = 4: 494 -> 435 us on the
+ * H100 against 4 codes), else 4: f32 gained nothing from 8, and at S = 8 a lane's row share is
+ * short (st27: 3-4 codes), so 8-code chunks would mostly decode padding (597 -> 817 us). */
+template <typename T, int S>
 __host__ __device__ constexpr int cci_chunk() {
-  return sizeof(T) == 8 ? 8 : 4;
+  return sizeof(T) == 8 && S <= 4 ? 8 : 4;
 }
 
 /* One lane's stream as a window of three 32-bit words (the stream's bits in little-endian
@@ -150,22 +151,22 @@ __device__ __forceinline__ cci_lane_start<CS> cci_start(int64_t row, int s, int6
 
 /* Blocks per SM asked of the compiler: each resident warp keeps about one group of rows in
  * flight, and latency hiding needs ~40 KB in flight per SM, so registers are capped where that
- * costs no spills (ptxas -v, sm_90): f64 64 (8-code chunks), f32 40. On HIP the second bound
- * means waves per EU; harmless. */
-template <typename T>
+ * costs no spills (ptxas -v, sm_90): f64 64 with 8-code chunks, else 48; f32 40. On HIP the
+ * second bound means waves per EU; harmless. */
+template <typename T, int S>
 constexpr int cci_min_blocks() {
-  return sizeof(T) == 4 ? 6 : 4;
+  return sizeof(T) == 4 ? 6 : cci_chunk<T, S>() == 8 ? 4 : 5;
 }
 
 /* Columns are int32 (the host checks cols < 2^31): every partial sum of the first-column scan
  * is itself a column of the row, so none overflows. */
 template <typename T, typename CS, int S, bool ATOMIC, bool LONG>
-__global__ void __launch_bounds__(ZS_CCI_THREADS, (cci_min_blocks<T>()))
+__global__ void __launch_bounds__(ZS_CCI_THREADS, (cci_min_blocks<T, S>()))
     zs_cci_batched_kernel(int64_t rows, int64_t cols, int64_t shift, const int64_t *__restrict__ rp,
                           const CS *__restrict__ cstart, const uint32_t *__restrict__ codes32,
                           const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y,
                           T alpha, T beta, uint64_t tab) {
-  constexpr int K = cci_chunk<T>(), G = ZS_WARP_SIZE / S; /* G rows per warp and step */
+  constexpr int K = cci_chunk<T, S>(), G = ZS_WARP_SIZE / S; /* G rows per warp and step */
   const int lane = (int)threadIdx.x % ZS_WARP_SIZE, s = lane % S;
   const int64_t warp =
       (int64_t)blockIdx.x * (ZS_CCI_THREADS / ZS_WARP_SIZE) + (int64_t)threadIdx.x / ZS_WARP_SIZE;
