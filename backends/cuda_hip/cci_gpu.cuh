@@ -225,21 +225,6 @@ __global__ void __launch_bounds__(ZS_CCI_THREADS, (cci_min_blocks<T, S>()))
   }
 }
 
-/* Deterministic SpMVT: one thread per column sums its entries in row order through a transpose
- * index built on the host at the first SpMVT. */
-template <typename T>
-__global__ void zs_cci_t_kernel(int64_t cols, const int64_t *__restrict__ t_ptr,
-                                const int32_t *__restrict__ t_row,
-                                const int64_t *__restrict__ t_perm, const T *__restrict__ val,
-                                const T *__restrict__ x, T *__restrict__ y, T alpha, T beta) {
-  for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < cols;
-       j += (int64_t)gridDim.x * blockDim.x) {
-    T s = 0;
-    for (int64_t p = t_ptr[j]; p < t_ptr[j + 1]; p++) s += val[t_perm[p]] * x[t_row[p]];
-    y[j] = beta == T(0) ? alpha * s : alpha * s + beta * y[j];
-  }
-}
-
 struct cci_gpu_op {
   zs_type type;
   int64_t rows, cols, nnz, S, shift;
@@ -252,18 +237,17 @@ struct cci_gpu_op {
   void *cstart;
   uint64_t *codes;
   void *val;
-  /* host copies of the index arrays, for the transpose index */
+  /* host copies of the index arrays, for the transpose */
   int64_t *h_rp;
   uint64_t *h_cstart, *h_codes;
-  int64_t *t_ptr, *t_perm;
-  int32_t *t_row;
-  bool have_transpose;
+  gpu_op *t_csr; /* Aᵀ as a CSR operator, built at the first deterministic SpMVT */
 };
 
 void cci_gpu_destroy(void *state) {
   cci_gpu_op *op = (cci_gpu_op *)state;
   if (!op) return;
-  void *ptrs[] = {op->rp, op->cstart, op->codes, op->val, op->t_ptr, op->t_perm, op->t_row};
+  if (op->t_csr) op_free(op->t_csr);
+  void *ptrs[] = {op->rp, op->cstart, op->codes, op->val};
   for (void *p : ptrs) release(p);
   free(op->h_rp), free(op->h_cstart), free(op->h_codes);
   free(op);
@@ -355,23 +339,34 @@ zs_status cci_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   return ZS_OK;
 }
 
-/* Columns decoded on the host (the blob passed validate), then a counting sort by column. */
+/* The deterministic SpMVT runs Aᵀ forward as CSR (our CSR kernel, its rows balanced by
+ * nonzeros): columns decoded on the host (the blob passed validate), values downloaded once,
+ * then a counting sort by column, stable in row order. Memory: a second copy of the matrix
+ * (4-byte rows and the values per nonzero, offsets per column). */
 zs_status cci_ensure_transpose(cci_gpu_op *op) {
-  if (op->have_transpose) return ZS_OK;
-  if (op->rows > INT32_MAX) return fail(ZS_ERR_UNSUPPORTED, "CCI transpose index: rows");
+  if (op->t_csr) return ZS_OK;
+  if (op->rows > INT32_MAX || op->nnz > INT32_MAX)
+    return fail(ZS_ERR_UNSUPPORTED,
+                "CCI deterministic SpMVT: %lld rows, %lld nonzeros exceed 32-bit indices "
+                "(create the operator with transpose=atomic)",
+                (long long)op->rows, (long long)op->nnz);
   const int64_t S = op->S, nnz = op->nnz;
-  int32_t *col = (int32_t *)malloc((size_t)(nnz ? nnz : 1) * 4);
+  const size_t es = op->type == ZS_F64 ? 8 : 4, n = (size_t)(nnz ? nnz : 1);
+  int32_t *col = (int32_t *)malloc(n * 4), *t_row = (int32_t *)malloc(n * 4);
   int64_t *t_ptr = (int64_t *)calloc((size_t)op->cols + 1, 8);
-  int64_t *perm = (int64_t *)malloc((size_t)(nnz ? nnz : 1) * 8);
-  int32_t *trow = (int32_t *)malloc((size_t)(nnz ? nnz : 1) * 4);
-  zs_status s = col && t_ptr && perm && trow ? ZS_OK : fail(ZS_ERR_OUT_OF_MEMORY, "CCI transpose");
+  char *val = (char *)malloc(n * es), *t_val = (char *)malloc(n * es);
+  zs_status s = col && t_row && t_ptr && val && t_val
+                    ? ZS_OK
+                    : fail(ZS_ERR_OUT_OF_MEMORY, "CCI transpose (%lld nonzeros)", (long long)nnz);
+  if (s == ZS_OK && nnz)
+    s = check(gpuMemcpy(val, op->val, (size_t)nnz * es, gpuMemcpyDeviceToHost), "CCI values");
   zs_cci_entry tab[ZS_CCI_TABLE];
   for (int e = 0; e < ZS_CCI_TABLE; e++) tab[e] = zs_cci_unpack(op->table.e[e]);
   for (int64_t i = 0; s == ZS_OK && i < op->rows; i++) {
-    const int64_t b = op->h_rp[i], n = op->h_rp[i + 1] - b;
+    const int64_t b = op->h_rp[i], len = op->h_rp[i + 1] - b;
     uint64_t pos[ZS_CCI_MAX_SLICES];
     for (int64_t sl = 0; sl < S; sl++) pos[sl] = op->h_cstart[i * S + sl];
-    for (int64_t k = 0; k < n; k++) {
+    for (int64_t k = 0; k < len; k++) {
       const int64_t sl = k % S;
       const uint64_t m = zs_cci_peek(op->h_codes, pos[sl]);
       const zs_cci_entry e = tab[m & 7];
@@ -393,16 +388,26 @@ zs_status cci_ensure_transpose(cci_gpu_op *op) {
       for (int64_t i = 0; i < op->rows; i++)
         for (int64_t k = op->h_rp[i]; k < op->h_rp[i + 1]; k++) {
           const int64_t p = next[col[k]]++;
-          trow[p] = (int32_t)i, perm[p] = k;
+          t_row[p] = (int32_t)i;
+          if (es == 8)
+            ((uint64_t *)t_val)[p] = ((const uint64_t *)val)[k];
+          else
+            ((uint32_t *)t_val)[p] = ((const uint32_t *)val)[k];
         }
     }
     free(next);
   }
-  if (s == ZS_OK) s = upload_array(&op->t_ptr, t_ptr, (uint64_t)op->cols + 1, "CCI transpose");
-  if (s == ZS_OK) s = upload_array(&op->t_row, trow, (uint64_t)nnz, "CCI transpose");
-  if (s == ZS_OK) s = upload_array(&op->t_perm, perm, (uint64_t)nnz, "CCI transpose");
-  free(col), free(t_ptr), free(perm), free(trow);
-  if (s == ZS_OK) op->have_transpose = true;
+  int32_t *d_row = NULL;
+  void *d_val = NULL;
+  if (s == ZS_OK) s = upload_array(&d_row, t_row, (uint64_t)nnz, "CCI transpose rows");
+  if (s == ZS_OK)
+    s = es == 8 ? upload_array((double **)&d_val, t_val, (uint64_t)nnz, "CCI transpose values")
+                : upload_array((float **)&d_val, t_val, (uint64_t)nnz, "CCI transpose values");
+  if (s == ZS_OK) /* it takes d_row and d_val over, also when it fails */
+    s = csr_op_adopt(&op->t_csr, op->type, op->cols, op->rows, nnz, t_ptr, d_row, d_val);
+  else
+    release(d_row), release(d_val);
+  free(col), free(t_row), free(t_ptr), free(val), free(t_val);
   return s;
 }
 
@@ -461,10 +466,7 @@ zs_status cci_apply_typed(cci_gpu_op *op, zs_op which, T alpha, const T *x, T be
   }
   zs_status s = cci_ensure_transpose(op);
   if (s != ZS_OK) return s;
-  if (op->cols == 0) return ZS_OK;
-  zs_cci_t_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, op->t_ptr, op->t_row, op->t_perm,
-                                                       (const T *)op->val, x, y, alpha, beta);
-  return check_launch("CCI SpMVT kernel");
+  return gpu_op_apply(NULL, op->t_csr, ZS_OP_N, (double)alpha, x, (double)beta, y);
 }
 
 zs_status cci_gpu_apply(void *state, zs_op which, double alpha, const void *x, double beta,
