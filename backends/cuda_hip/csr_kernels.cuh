@@ -8,41 +8,28 @@
 #include "backends/cuda_hip/row_blocks.h"
 #include "backends/cuda_hip/zs_gpu_compat.h"
 
-/* Stage a block's products val[k] * x[idx[k]] in shared memory. Direct reads: one guarded
- * loop, which keeps registers (and so occupancy) low, what streaming rows need. INDIRECT
- * (values through perm, the transposed index of a deterministic SpMVT): the dependent loads are
- * issued for all items first, so each thread keeps many in flight. */
-template <typename T, bool INDIRECT, int ITEMS, bool STREAM>
+/* Stage a block's products val[k] * x[idx[k]] in shared memory: one guarded loop, which keeps
+ * registers (and so occupancy) low, what streaming rows need. */
+template <typename T, int ITEMS, bool STREAM>
 __device__ __forceinline__ void zs_stage_products(const zs_row_block &b, const int32_t *idx,
-                                                  const int32_t *perm, const T *val, const T *x,
-                                                  T *prod) {
+                                                  const T *val, const T *x, T *prod) {
   const int n = (int)(b.nnz_end - b.nnz_begin);
-  if (!INDIRECT) {
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-      const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
-      if (j < n)
-        prod[j] = zs_load_matrix<STREAM>(&val[b.nnz_begin + j]) *
-                  x[zs_load_matrix<STREAM>(&idx[b.nnz_begin + j])];
-    }
-  } else {
-    int32_t c[ITEMS];
-    T v[ITEMS];
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-      const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
-      if (j < n) {
-        const int64_t k = b.nnz_begin + j;
-        c[i] = zs_load_matrix<STREAM>(&idx[k]);
-        v[i] = val[zs_load_matrix<STREAM>(&perm[k])];
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-      const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
-      if (j < n) prod[j] = v[i] * x[c[i]];
-    }
+  for (int i = 0; i < ITEMS; i++) {
+    const int j = (int)threadIdx.x + i * ZS_BLOCK_THREADS;
+    if (j < n)
+      prod[j] = zs_load_matrix<STREAM>(&val[b.nnz_begin + j]) *
+                x[zs_load_matrix<STREAM>(&idx[b.nnz_begin + j])];
   }
+}
+
+/* dst[p] = src[perm[p]]: a deterministic SpMVT's values put in column order once. */
+template <typename T>
+__global__ void zs_permute_kernel(int64_t n, const int32_t *__restrict__ perm,
+                                  const T *__restrict__ src, T *__restrict__ dst) {
+  for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < n;
+       p += (int64_t)gridDim.x * blockDim.x)
+    dst[p] = src[perm[p]];
 }
 
 /* Row offsets of a block relative to its first nonzero. Loaded into registers before the
@@ -97,11 +84,10 @@ __device__ __forceinline__ T zs_block_sum(const T *prod, int n, T *scratch) {
 
 /* y[r] = alpha * sum_k val[k] * x[idx[k]] + beta * y[r] for the rows of each block. I is the
  * type of the row offsets (int32 while nnz < 2^31: fewer bytes than the format's int64). */
-template <typename T, typename I, bool INDIRECT, int ITEMS, bool STREAM>
+template <typename T, typename I, int ITEMS, bool STREAM>
 __global__ void __launch_bounds__(ZS_BLOCK_THREADS)
-    zs_csr_rows_kernel(const zs_row_block *blocks, const I *ptr, const int32_t *idx,
-                       const int32_t *perm, const T *val, const T *x, T *y, T *partials, T alpha,
-                       T beta) {
+    zs_csr_rows_kernel(const zs_row_block *blocks, const I *ptr, const int32_t *idx, const T *val,
+                       const T *x, T *y, T *partials, T alpha, T beta) {
   /* f64: the block's row offsets are copied to shared memory before the products are staged
    * (H100: 468 vs 530 us on the 2-D Laplacian); f32 reads them after the barrier (302 vs 318
    * us): measured, see bench/NOTES.md. */
@@ -114,7 +100,7 @@ __global__ void __launch_bounds__(ZS_BLOCK_THREADS)
   if (PREFETCH && b.partial < 0)
     for (int r = threadIdx.x; r <= b.row_end - b.row_begin; r += ZS_BLOCK_THREADS)
       offs[r] = (int32_t)((int64_t)ptr[b.row_begin + r] - b.nnz_begin);
-  zs_stage_products<T, INDIRECT, ITEMS, STREAM>(b, idx, perm, val, x, prod);
+  zs_stage_products<T, ITEMS, STREAM>(b, idx, val, x, prod);
   __syncthreads();
   if (b.partial >= 0) {
     const T s = zs_block_sum(prod, n, scratch);

@@ -110,8 +110,9 @@ struct gpu_op {
   zs_long_row *long_rows, *t_long_rows;
   int64_t n_blocks, n_long_rows, t_n_blocks, t_n_long_rows;
   void *partials, *t_partials;
-  /* Aᵀ index for deterministic SpMVT: per nonzero in column order, its row and position. */
-  void *t_ptr;
+  /* Aᵀ for deterministic SpMVT: per nonzero in column order, its row, and (CSR) its value or
+   * (COO) its position. */
+  void *t_ptr, *t_val;
   int32_t *t_row, *t_idx, *t_perm;
   bool have_transpose;
   /* COO carries (per range of ZS_COO_RANGE nonzeros) */
@@ -125,7 +126,7 @@ void op_free(gpu_op *op) {
   void *ptrs[] = {op->ptr,      op->row,       op->idx,         op->val,      op->blocks,
                   op->t_blocks, op->long_rows, op->t_long_rows, op->partials, op->t_partials,
                   op->t_ptr,    op->t_row,     op->t_idx,       op->t_perm,   op->head_row,
-                  op->tail_row, op->head_sum,  op->tail_sum};
+                  op->tail_row, op->head_sum,  op->tail_sum,    op->t_val};
   for (void *p : ptrs) release(p);
   free(op);
 }
@@ -207,7 +208,23 @@ zs_status ensure_transpose(gpu_op *op) {
   if (s == ZS_OK) s = upload_array(&op->t_row, t_row, (uint64_t)op->nnz, "transpose index");
   if (s == ZS_OK) s = upload_array(&op->t_perm, t_perm, (uint64_t)op->nnz, "transpose index");
   if (s == ZS_OK && op->format == ZS_FORMAT_CSR) {
-    s = upload_offsets(&op->t_ptr, t_ptr, op->cols + 1, op->offsets32, "transpose index");
+    /* CSR: Aᵀ runs forward through the rows kernel, so its values are put in column order once
+     * (a copy of the values instead of the 4-byte positions: contiguous reads, 2x faster). */
+    const size_t es = type_size(op->type);
+    s = check(gpuMalloc(&op->t_val, (size_t)(op->nnz ? op->nnz : 1) * es), "transpose values");
+    if (s == ZS_OK && op->nnz) {
+      if (op->type == ZS_F64)
+        zs_permute_kernel<double><<<grid_for(op->nnz, 256), 256>>>(
+            op->nnz, op->t_perm, (const double *)op->val, (double *)op->t_val);
+      else
+        zs_permute_kernel<float><<<grid_for(op->nnz, 256), 256>>>(
+            op->nnz, op->t_perm, (const float *)op->val, (float *)op->t_val);
+      s = check_launch("transpose values");
+      if (s == ZS_OK) s = check(gpuDeviceSynchronize(), "transpose values");
+    }
+    release(op->t_perm), op->t_perm = NULL;
+    if (s == ZS_OK)
+      s = upload_offsets(&op->t_ptr, t_ptr, op->cols + 1, op->offsets32, "transpose index");
     if (s == ZS_OK)
       s = upload_plan(t_ptr, op->cols, op->items, type_size(op->type), &op->t_blocks,
                       &op->t_n_blocks, &op->t_long_rows, &op->t_n_long_rows, &op->t_partials);
@@ -238,14 +255,10 @@ zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, 
     const int64_t n_long = t ? op->t_n_long_rows : op->n_long_rows;
     T *partials = (T *)(t ? op->t_partials : op->partials);
     if (n_blocks > 0) {
-      if (t)
-        zs_csr_rows_kernel<T, I, true, ITEMS, STREAM><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
-            op->t_blocks, (const I *)op->t_ptr, op->t_row, op->t_perm, (const T *)op->val, x, y,
-            partials, alpha, beta);
-      else
-        zs_csr_rows_kernel<T, I, false, ITEMS, STREAM><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
-            op->blocks, (const I *)op->ptr, op->idx, NULL, (const T *)op->val, x, y, partials,
-            alpha, beta);
+      zs_csr_rows_kernel<T, I, ITEMS, STREAM><<<(unsigned)n_blocks, ZS_BLOCK_THREADS>>>(
+          t ? op->t_blocks : op->blocks, (const I *)(t ? op->t_ptr : op->ptr),
+          t ? op->t_row : op->idx, (const T *)(t ? op->t_val : op->val), x, y, partials, alpha,
+          beta);
     }
     if (n_long > 0)
       zs_long_rows_kernel<T><<<(unsigned)((n_long + 127) / 128), 128>>>(
