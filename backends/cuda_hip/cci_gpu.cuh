@@ -340,9 +340,9 @@ zs_status cci_gpu_create(void **state, const zsb_encoded_view *v, const char *op
 }
 
 /* The deterministic SpMVT runs Aᵀ forward as CSR (our CSR kernel, its rows balanced by
- * nonzeros): columns decoded on the host (the blob passed validate), values downloaded once,
- * then a counting sort by column, stable in row order. Memory: a second copy of the matrix
- * (4-byte rows and the values per nonzero, offsets per column). */
+ * nonzeros): columns decoded on the host (the blob passed validate), sorted by column as CSR's
+ * transpose is (build_transpose_host), the values permuted on the device. Memory: a second copy
+ * of the matrix (4-byte rows and the values per nonzero, offsets per column). */
 zs_status cci_ensure_transpose(cci_gpu_op *op) {
   if (op->t_csr) return ZS_OK;
   if (op->rows > INT32_MAX || op->nnz > INT32_MAX)
@@ -351,15 +351,13 @@ zs_status cci_ensure_transpose(cci_gpu_op *op) {
                 "(create the operator with transpose=atomic)",
                 (long long)op->rows, (long long)op->nnz);
   const int64_t S = op->S, nnz = op->nnz;
-  const size_t es = op->type == ZS_F64 ? 8 : 4, n = (size_t)(nnz ? nnz : 1);
-  int32_t *col = (int32_t *)malloc(n * 4), *t_row = (int32_t *)malloc(n * 4);
-  int64_t *t_ptr = (int64_t *)calloc((size_t)op->cols + 1, 8);
-  char *val = (char *)malloc(n * es), *t_val = (char *)malloc(n * es);
-  zs_status s = col && t_row && t_ptr && val && t_val
+  const size_t n = (size_t)(nnz ? nnz : 1);
+  int32_t *col = (int32_t *)malloc(n * 4), *rows_of = (int32_t *)malloc(n * 4);
+  int64_t *t_ptr = NULL;
+  int32_t *t_row = NULL, *t_perm = NULL;
+  zs_status s = col && rows_of
                     ? ZS_OK
                     : fail(ZS_ERR_OUT_OF_MEMORY, "CCI transpose (%lld nonzeros)", (long long)nnz);
-  if (s == ZS_OK && nnz)
-    s = check(gpuMemcpy(val, op->val, (size_t)nnz * es, gpuMemcpyDeviceToHost), "CCI values");
   zs_cci_entry tab[ZS_CCI_TABLE];
   for (int e = 0; e < ZS_CCI_TABLE; e++) tab[e] = zs_cci_unpack(op->table.e[e]);
   for (int64_t i = 0; s == ZS_OK && i < op->rows; i++) {
@@ -375,39 +373,21 @@ zs_status cci_ensure_transpose(cci_gpu_op *op) {
       const int64_t c = k == 0  ? zs_cci_ref(i, op->rows, op->cols, op->shift) + zs_cci_unzigzag(u)
                         : k < S ? (int64_t)col[b + k - 1] + 1 + (int64_t)u
                                 : (int64_t)col[b + k - S] + S + (int64_t)u;
-      col[b + k] = (int32_t)c;
-      t_ptr[c + 1]++;
+      col[b + k] = (int32_t)c, rows_of[b + k] = (int32_t)i;
     }
   }
-  if (s == ZS_OK) {
-    for (int64_t j = 0; j < op->cols; j++) t_ptr[j + 1] += t_ptr[j];
-    int64_t *next = (int64_t *)malloc(((size_t)op->cols + 1) * 8);
-    s = next ? ZS_OK : fail(ZS_ERR_OUT_OF_MEMORY, "CCI transpose");
-    if (s == ZS_OK) {
-      memcpy(next, t_ptr, ((size_t)op->cols + 1) * 8);
-      for (int64_t i = 0; i < op->rows; i++)
-        for (int64_t k = op->h_rp[i]; k < op->h_rp[i + 1]; k++) {
-          const int64_t p = next[col[k]]++;
-          t_row[p] = (int32_t)i;
-          if (es == 8)
-            ((uint64_t *)t_val)[p] = ((const uint64_t *)val)[k];
-          else
-            ((uint32_t *)t_val)[p] = ((const uint32_t *)val)[k];
-        }
-    }
-    free(next);
-  }
-  int32_t *d_row = NULL;
+  if (s == ZS_OK) s = build_transpose_host(rows_of, col, nnz, op->cols, &t_ptr, &t_row, &t_perm);
+  int32_t *d_row = NULL, *d_perm = NULL;
   void *d_val = NULL;
+  if (s == ZS_OK) s = upload_array(&d_perm, t_perm, (uint64_t)nnz, "CCI transpose");
+  if (s == ZS_OK) s = permute_values(op->type, nnz, d_perm, op->val, &d_val);
+  release(d_perm);
   if (s == ZS_OK) s = upload_array(&d_row, t_row, (uint64_t)nnz, "CCI transpose rows");
-  if (s == ZS_OK)
-    s = es == 8 ? upload_array((double **)&d_val, t_val, (uint64_t)nnz, "CCI transpose values")
-                : upload_array((float **)&d_val, t_val, (uint64_t)nnz, "CCI transpose values");
   if (s == ZS_OK) /* it takes d_row and d_val over, also when it fails */
     s = csr_op_adopt(&op->t_csr, op->type, op->cols, op->rows, nnz, t_ptr, d_row, d_val);
   else
     release(d_row), release(d_val);
-  free(col), free(t_row), free(t_ptr), free(val), free(t_val);
+  free(col), free(rows_of), free(t_ptr), free(t_row), free(t_perm);
   return s;
 }
 
