@@ -250,14 +250,22 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
             if (CODED && zs_dt_escaped(meta[2 * i + 1])) v[i] = vq[vp++];
           }
       }
-      const T *rv = raw; /* raw values: loaded with the gathers (fewer registers live) */
-      if (RAW) {
+      /* Raw values, loaded with the gathers (fewer registers live): value i of this lane's
+       * segment is rv[i * rs]. A step in which every lane with a segment has a full one stores
+       * them position-major (rs = its lanes: each load is coalesced), any other lane-major. */
+      const T *rv = raw;
+      int rs = 1;
+      if (RAW && FULL) { /* every lane of the warp: a full step */
+        rs = ZS_DT_LANES, rv = raw + l, raw += PER * ZS_DT_LANES;
+      } else if (RAW) {
+        const zs_lane_mask act = zs_ballot(todo > 0) & half;
+        const bool partial = todo > 0 && todo < PER;
         int pos, total;
-        if (zs_ballot(todo > 0 && todo < PER) == 0) { /* every lane with work has a full segment */
-          const zs_lane_mask act = zs_ballot(todo > 0) & half;
-          pos = PER * zs_popc(act & lt), total = PER * zs_popc(act);
-        } else {
+        if (zs_ballot(partial) == 0) { /* every slice of the warp: a full step */
+          rs = zs_popc(act), pos = zs_popc(act & lt), total = PER * rs;
+        } else { /* two slices per wavefront: each has its own kind of step */
           pos = zs_dt_scan(todo, l, &total);
+          if ((zs_ballot(partial) & half) == 0) rs = zs_popc(act), pos = zs_popc(act & lt);
         }
         rv = raw + pos, raw += total;
       }
@@ -275,7 +283,8 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
         c[i] = col;
         if (MODE == ZS_DT_SPMV) rw[i] = row;
         if (MODE == ZS_DT_WRITE) ats[i] = at, at += ok;
-        if (MODE == ZS_DT_SCATTER) v[i] = (RAW ? (ok ? zs_load_stream(rv + i) : T(0)) : v[i]) * xr;
+        if (MODE == ZS_DT_SCATTER)
+          v[i] = (RAW ? (ok ? zs_load_stream(rv + i * rs) : T(0)) : v[i]) * xr;
         left -= ok;
         fin |= ok && left == 0 ? 1u << i : 0u;
       }
@@ -287,7 +296,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
 #pragma unroll
         for (int k = from; k < from + CH; k++) {
           xv[k] = k < todo ? x[c[k]] : T(0);
-          if (RAW) v[k] = k < todo ? zs_load_stream(rv + k) : T(0);
+          if (RAW) v[k] = k < todo ? zs_load_stream(rv + k * rs) : T(0);
         }
       };
       if (MODE == ZS_DT_SPMV) gather(0);
@@ -323,7 +332,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
 #pragma unroll
         for (int i = 0; i < PER; i++)
           if (i < todo)
-            out_col[ats[i]] = c[i], out_val[ats[i]] = RAW ? zs_load_stream(rv + i) : v[i];
+            out_col[ats[i]] = c[i], out_val[ats[i]] = RAW ? zs_load_stream(rv + i * rs) : v[i];
       }
     };
     int32_t t = 0;

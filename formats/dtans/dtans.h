@@ -7,8 +7,9 @@
 
 ZSI_HIDDEN extern const zsi_format_ops zsi_format_dtans;
 
-/* Fixed by stream version 1; the blob records them and validate refuses anything else. */
-#define DTANS_VERSION 1
+/* Fixed by stream version 2; the blob records them and validate refuses anything else.
+ * (Version 1 stored raw values in decoding order throughout; see dtans_raw_step.) */
+#define DTANS_VERSION 2
 #define DTANS_M 256                 /* largest multiplicity: a digit fits in 8 bits */
 #define DTANS_LANES 32              /* lanes of a slice, decoded in lockstep by one warp */
 #define DTANS_MAX_ROWS_PER_LANE 128 /* bounds a lane's walk over empty rows */

@@ -58,6 +58,10 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
   int64_t version = 0, tlog = 0, mult = 0, lanes = 0, rpl = 0, mode = 0, dr = 0, de = 0, vr = 0;
   int64_t ve = 0, first = 0;
   zs_status s;
+  if (param(E, "version", 0) == 1)
+    return zsi_error(ZS_ERR_UNSUPPORTED,
+                     "dtans: stream version 1 is no longer read (its raw "
+                     "values are in another order); encode the matrix again");
   if ((s = need_param(E, "version", DTANS_VERSION, DTANS_VERSION, &version)) ||
       (s = need_param(E, "table_log", DTANS_TABLE_LOG, DTANS_TABLE_LOG, &tlog)) ||
       (s = need_param(E, "max_multiplicity", DTANS_M, DTANS_M, &mult)) ||
@@ -227,7 +231,7 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
   const int64_t vend = coded ? v->slice_value_esc[s + 1] : 0;
   lane L[DTANS_LANES];
   int64_t max_segs = 0;
-  int64_t raw_at = raw_start; /* raw values are in decoding order */
+  int64_t raw_at = raw_start, n[DTANS_LANES]; /* raw values: see dtans_raw_step */
   for (int l = 0; l < DTANS_LANES; l++) {
     lane *x = &L[l];
     const int64_t first = v->slice_rows[s] + l;
@@ -239,6 +243,7 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
     x->at = first < stop ? row_ptr[first] : 0;
     settle(v, row_ptr, x);
     if (x->segs > max_segs) max_segs = x->segs;
+    n[l] = x->n;
   }
   /* The first three words of every lane that has a segment, word k of all lanes together. */
   for (int k = 0; k < 3; k++)
@@ -247,7 +252,11 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
         if (cur >= end) return CORRUPT("dtans: slice %" PRId64 " stream ends early", s);
         L[l].w[k] = v->stream[cur++];
       }
+  const int raw = v->value_mode == DTANS_VALUES_RAW;
   for (int64_t t = 0; t < max_segs; t++) {
+    int lanes = 0, rank = 0;
+    const int full = raw ? dtans_raw_step(n, t, &lanes) : 0;
+    int64_t before = 0; /* raw values of the step's earlier lanes */
     for (int l = 0; l < DTANS_LANES; l++) {
       lane *x = &L[l];
       if (t >= x->segs) continue;
@@ -288,15 +297,16 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
                            ": a value decodes to a filler or a missing escape",
                            s, x->row);
         } else {
-          src = v->value_mode == DTANS_VALUES_RAW
-                    ? (const char *)v->values + (size_t)(raw_at++) * es
-                    : v->value_symbols;
+          const int64_t at = raw_at + (full ? i * lanes + rank : before + i);
+          src = raw ? (const char *)v->values + (size_t)at * es : v->value_symbols;
         }
         memcpy((char *)val + (size_t)x->at * es, src, es);
         x->at++;
         if (--x->left == 0) settle(v, row_ptr, x);
       }
+      rank++, before += todo;
     }
+    raw_at += before;
     /* Words for segment t + 1: two checks that either take a word out of the state or load it,
      * then one load; each load step gives the loading lanes consecutive words in lane order. */
     for (int step = 0; step < 3; step++)

@@ -397,8 +397,12 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
   const size_t es = zs_type_size(A->type);
   const int esc_d = e->dd->choice.coded, esc_v = e->vd ? e->vd->choice.coded : -1;
   const int64_t per = e->coded ? 4 : 8;
-  int64_t raw_at = e->raw_start[s]; /* raw values: in decoding order */
+  int64_t raw_at = e->raw_start[s], n[DTANS_LANES]; /* raw values: see dtans_raw_step */
+  for (int l = 0; l < DTANS_LANES; l++) n[l] = w[l].n;
   for (int64_t t = 0; t < max_segs; t++) {
+    int lanes = 0, rank = 0;
+    const int full = raw ? dtans_raw_step(n, t, &lanes) : 0;
+    int64_t before = 0; /* raw values of the step's earlier lanes */
     for (int l = 0; l < DTANS_LANES; l++) {
       const int64_t lo = t * per, hi = lo + per < w[l].n ? lo + per : w[l].n;
       for (int64_t i = lo; i < hi; i++) {
@@ -406,10 +410,14 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
         if (e->did[k] == esc_d) desc[o->desc++] = (int32_t)delta_key(A, w[l].row[i], k);
         if ((e->coded && e->vid[k] == esc_v) || (e->joint && e->did[k] == esc_d))
           memcpy((char *)vesc + (size_t)(o->vesc++) * es, (const char *)A->values + k * es, es);
-        if (raw)
-          memcpy((char *)raw + (size_t)(raw_at++) * es, (const char *)A->values + k * es, es);
+        if (raw) {
+          const int64_t at = raw_at + (full ? (i - lo) * lanes + rank : before + (i - lo));
+          memcpy((char *)raw + (size_t)at * es, (const char *)A->values + k * es, es);
+        }
       }
+      if (hi > lo) rank++, before += hi - lo;
     }
+    raw_at += before;
     for (int step = 0; step < 3; step++)
       for (int l = 0; l < DTANS_LANES; l++) {
         if (t + 1 >= w[l].segs) continue;

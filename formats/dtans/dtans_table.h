@@ -53,6 +53,20 @@ DTANS_HD static inline void dtans_coded_before_slices(const uint32_t *row_nnz,
   }
 }
 
+/* Raw values of one segment step t of a slice (value mode raw, 8 nonzeros per segment), given
+ * the coded nonzeros n[l] of its 32 lanes. A *full* step (every lane with a segment in it has 8
+ * nonzeros there) stores its values position-major: value i of the step's r-th lane (lanes with
+ * a segment, in lane order) at i·lanes + r from the step's first value, so that each load of a
+ * GPU warp reads consecutive values. Any other step stores them in decoding order: lane after
+ * lane, value after value. Returns whether step t is full; *lanes = its lanes. */
+static inline int dtans_raw_step(const int64_t *n, int64_t t, int *lanes) {
+  int full = 1, count = 0;
+  for (int l = 0; l < 32; l++)
+    if (n[l] > 8 * t) count++, full &= n[l] >= 8 * (t + 1);
+  *lanes = count;
+  return full;
+}
+
 /* Slot k (0..7) of the 96-bit number w0 + w1·2^32 + w2·2^64. */
 DTANS_HD static inline uint32_t dtans_unpack(uint32_t w0, uint32_t w1, uint32_t w2, int k) {
   const uint64_t lo = (uint64_t)w0 | ((uint64_t)w1 << 32);

@@ -68,6 +68,16 @@ static void fill_raw(triplets *t) {
   }
 }
 
+/* Rows of 16 to 23 nonzeros with many distinct values: raw values, whose first segment steps are
+ * full (stored position-major) and whose last ones are not (decoding order). */
+static void fill_raw_steps(triplets *t) {
+  uint64_t s = 5;
+  for (int64_t i = 0; i < 70; i++) {
+    const int64_t len = 16 + (int64_t)(lcg(&s) % 8), start = (int64_t)(lcg(&s) % 120);
+    for (int64_t k = 0; k < len; k++) put(t, i, start + k, ((double)(lcg(&s) % 4001) - 2000) / 64);
+  }
+}
+
 /* A 2-D 5-point stencil on a 12 x 12 grid with two coefficients and a few other values: the
  * encoder takes (delta, value) pairs (joint mode). */
 static void fill_joint(triplets *t) {
@@ -86,6 +96,7 @@ static const golden goldens[] = {
     {"dtans_100x150_raw_r2_long9_f32.zsm", "values=raw,rows_per_lane=2,long_rows=9", ZS_F32, 100,
      150, fill_raw, 2, 1},
     {"dtans_144x144_joint_f64.zsm", NULL, ZS_F64, 144, 144, fill_joint, 3, 0},
+    {"dtans_70x150_raw_steps_f64.zsm", "values=raw", ZS_F64, 70, 150, fill_raw_steps, 2, 0},
 };
 
 /* The fuzz corpus (fuzz/corpus/dtans) is made from the golden matrices and four more. */

@@ -112,7 +112,7 @@ static int spec_decode(const zs_encoded *E, csr *out) {
   for (int64_t i = 0; i < rows; i++) coded_len[i] = row_nnz[i] == LONG_ROW ? 0 : row_nnz[i];
   out->row_ptr = rp;
   out->col = malloc((size_t)rp[rows] * 4 + 4), out->val = malloc((size_t)rp[rows] * es + 8);
-  int64_t raw_at = 0; /* raw values: slice after slice, each in decoding order */
+  int64_t raw_at = 0; /* raw values: slice after slice, segment step after step */
   int64_t slices, *bounds;
   slice_bounds(E, &slices, &bounds);
   for (int64_t s = 0; s < slices; s++) {
@@ -137,6 +137,13 @@ static int spec_decode(const zs_encoded *E, csr *out) {
         if (segs[l]) w[l][k] = stream[cur++];
     for (int64_t t = 0; t < max_segs; t++) {
       unsigned slot[32][8];
+      /* "a full step stores its raw values position-major, any other in decoding order" */
+      int64_t step_lanes = 0, step_values = 0, full = 1, r_lane = 0, r_before = 0;
+      for (int l = 0; l < 32; l++)
+        if (segs[l] > t) {
+          const int64_t m = n[l] - 8 * t < 8 ? n[l] - 8 * t : 8;
+          step_lanes++, step_values += m, full = full && m == 8;
+        }
       for (int l = 0; l < 32; l++) {
         if (t >= segs[l]) continue;
         for (int k = 0; k < 8; k++) slot[l][k] = unpack(w[l], k);
@@ -153,12 +160,15 @@ static int spec_decode(const zs_encoded *E, csr *out) {
             const entry f = vt[slot[l][2 * i + 1]];
             src = f.id < vreal ? vsym + f.id * es : vesc + (ve++) * es;
           } else {
-            src = mode == 1 ? vsym : raw + (raw_at++) * es;
+            const int64_t at = raw_at + (full ? i * step_lanes + r_lane : r_before + i);
+            src = mode == 1 ? vsym : raw + at * es;
           }
           de += e.id >= dreal;
           memcpy(out->val + p * es, src, es);
         }
+        r_lane++, r_before += coded ? 0 : (n[l] - 8 * t < 8 ? n[l] - 8 * t : 8);
       }
+      if (mode == 2) raw_at += step_values;
       for (int step = 0; step < 3; step++)
         for (int l = 0; l < 32; l++) {
           if (t + 1 >= segs[l]) continue;
