@@ -230,6 +230,16 @@ ZS_API zs_status zs_vector_dot(const zs_vector *x, const zs_vector *y, double *o
 ZS_API zs_status zs_vector_nrm2(const zs_vector *x, double *out);
 /* y = alpha*x + beta*y (beta = 0 ignores y's old contents). */
 ZS_API zs_status zs_vector_axpby(double alpha, const zs_vector *x, double beta, zs_vector *y);
+/* BiCG's vector updates, each one pass over its vectors where the backend fuses them (cuda,
+ * hip), else composed of axpby and dot (same results up to rounding; deterministic either way).
+ * Residuals: r = r - alpha*q and s = s - alpha*t, then rs = r.s and rr = r.r (either may be
+ * NULL). Directions: x = x + alpha*p, then p = z + beta*p and pt = zt + beta*pt. The vectors
+ * written must be distinct from each other and from the vectors only read. */
+ZS_API zs_status zs_vector_residual_update(double alpha, const zs_vector *q, zs_vector *r,
+                                           const zs_vector *t, zs_vector *s, double *rs,
+                                           double *rr);
+ZS_API zs_status zs_vector_direction_update(double alpha, zs_vector *p, zs_vector *x, double beta,
+                                            const zs_vector *z, const zs_vector *zt, zs_vector *pt);
 
 /* Upload E (a copy; E may be destroyed afterwards) to a backend. ZS_ERR_UNSUPPORTED when the
  * backend has no kernel for E's format; it never falls back to another backend. options:

@@ -75,6 +75,18 @@ typedef struct zsb_backend {
   const void *(*extension)(void *self, const char *name);
 } zsb_backend;
 
+/* Extension "blas1-fused-v1" (optional): the fused BiCG updates of zs_vector_residual_update
+ * and zs_vector_direction_update, deterministic like dot. residual_update: r -= alpha q,
+ * s -= alpha t, then out[0] = r.s, out[1] = r.r. direction_update: x += alpha p, then
+ * p = z + beta p, pt = zt + beta pt. The library checks shapes and aliasing before calling. */
+#define ZSB_EXT_FUSED_BLAS1 "blas1-fused-v1"
+typedef struct zsb_fused_blas1 {
+  zs_status (*residual_update)(void *self, zs_type type, int64_t n, double alpha, const void *q,
+                               void *r, const void *t, void *s, double out[2]);
+  zs_status (*direction_update)(void *self, zs_type type, int64_t n, double alpha, void *p, void *x,
+                                double beta, const void *z, const void *zt, void *pt);
+} zsb_fused_blas1;
+
 /* A module exports this symbol; the library dlopens the module and calls it. */
 typedef const zsb_backend *(*zsb_entry_fn)(void);
 #define ZSB_ENTRY_SYMBOL "zsb_backend_entry"

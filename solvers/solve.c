@@ -157,8 +157,10 @@ static zs_status run_cg(solver *S, zs_vector *r, double rnorm) {
 }
 
 /* Preconditioned BiCG (Templates, Fig. 2.8) with shadow residual r~0 = r0: one SpMV and one
- * SpMVT, three dots, five axpby per iteration (vector traffic rivals the two products, so no
- * norm is computed for the breakdown tests alone). */
+ * SpMVT per iteration. The vector work, which rivals the two products, takes three passes: the
+ * dot p~'q, the residual update (r, r~, and r.r~ and ||r|| with them) and the direction update
+ * (x, p, p~), which the GPU backends fuse (zs_vector_residual_update). No norm is computed for
+ * the breakdown tests alone. */
 static zs_status run_bicg(solver *S, zs_vector *r, double rnorm) {
   zs_vector *rt, *p, *pt, *q, *qt, *z = r, *zt;
   TRY(new_vector(S, &rt));
@@ -172,37 +174,40 @@ static zs_status run_bicg(solver *S, zs_vector *r, double rnorm) {
     TRY(new_vector(S, &zt));
   }
   TRY(zs_vector_copy(rt, r));
-  double rho_prev = 1.0;
+  double rho;
+  TRY(precondition(S, ZS_OP_N, r, z));
+  TRY(precondition(S, ZS_OP_T, rt, zt));
+  TRY(zs_vector_dot(z, rt, &rho));
+  TRY(zs_vector_copy(p, z));
+  TRY(zs_vector_copy(pt, zt));
   for (int64_t k = 1; k <= S->o->max_iter; k++) {
-    double rho;
-    TRY(precondition(S, ZS_OP_N, r, z));
-    TRY(precondition(S, ZS_OP_T, rt, zt));
-    TRY(zs_vector_dot(z, rt, &rho));
     /* ||r~|| would make this test scale-free but costs a dot per iteration; a near-zero rho
      * that slips through makes the residual grow, which residual_check catches. */
     if (vanishes(S, rho, 0.0)) return breakdown(S, "rho", k, rho, 0.0);
-    if (k == 1) {
-      TRY(zs_vector_copy(p, z));
-      TRY(zs_vector_copy(pt, zt));
-    } else {
-      const double beta = rho / rho_prev;
-      TRY(zs_vector_axpby(1.0, z, beta, p));
-      TRY(zs_vector_axpby(1.0, zt, beta, pt));
-    }
-    double sigma;
+    double sigma, rho_next, rr;
     TRY(spmv(S, S->A, ZS_OP_N, 1.0, p, 0.0, q));
     TRY(spmv(S, S->A, ZS_OP_T, 1.0, pt, 0.0, qt));
     TRY(zs_vector_dot(pt, q, &sigma));
     if (vanishes(S, sigma, 0.0) || !isfinite(rho / sigma))
       return breakdown(S, "p~'Ap", k, sigma, 0.0);
     const double alpha = rho / sigma;
-    TRY(zs_vector_axpby(-alpha, q, 1.0, r));
-    TRY(norm(r, &rnorm));
+    TRY(zs_vector_residual_update(alpha, q, r, qt, rt, &rho_next, &rr));
+    rnorm = sqrt(rr);
+    /* x still holds the last good iterate if this step broke down */
     TRY(residual_check(S, k, rnorm));
-    TRY(zs_vector_axpby(alpha, p, 1.0, S->x));
-    TRY(zs_vector_axpby(-alpha, qt, 1.0, rt));
-    if (record(S, k, rnorm)) return ZS_OK;
-    rho_prev = rho;
+    const int converged = record(S, k, rnorm);
+    if (converged || k == S->o->max_iter) {
+      TRY(zs_vector_axpby(alpha, p, 1.0, S->x));
+      return converged ? ZS_OK : ZS_INFO_NOT_CONVERGED;
+    }
+    if (S->M) {
+      TRY(precondition(S, ZS_OP_N, r, z));
+      TRY(precondition(S, ZS_OP_T, rt, zt));
+      TRY(zs_vector_dot(z, rt, &rho_next));
+    }
+    /* rho_next ~ 0 is caught at the top of the next iteration, after x has taken this step */
+    TRY(zs_vector_direction_update(alpha, p, S->x, rho_next / rho, z, zt, pt));
+    rho = rho_next;
   }
   return ZS_INFO_NOT_CONVERGED;
 }

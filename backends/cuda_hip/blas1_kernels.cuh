@@ -53,4 +53,36 @@ __global__ void zs_dot_final_kernel(const double *partials, double *out) {
   if (threadIdx.x == 0) *out = s;
 }
 
+/* BiCG's residual update in one pass (zsb_fused_blas1): r -= alpha q, s -= alpha t (negalpha =
+ * -alpha, the same expressions as zs_axpby_kernel), with the block partials of r.s and r.r in
+ * partials[0 ..) and partials[ZS_DOT_BLOCKS ..). Same fixed launch as the dot. */
+template <typename T>
+__global__ void zs_residual_update_kernel(int64_t n, T negalpha, const T *q, T *r, const T *t, T *s,
+                                          double *partials) {
+  double rs = 0, rr = 0;
+  for (int64_t i = blockIdx.x * (int64_t)ZS_DOT_THREADS + threadIdx.x; i < n;
+       i += (int64_t)ZS_DOT_BLOCKS * ZS_DOT_THREADS) {
+    const T ri = negalpha * q[i] + r[i], si = negalpha * t[i] + s[i];
+    r[i] = ri, s[i] = si;
+    rs += (double)ri * (double)si, rr += (double)ri * (double)ri;
+  }
+  rs = zs_block_tree_sum(rs);
+  __syncthreads(); /* the tree's shared array is used again */
+  rr = zs_block_tree_sum(rr);
+  if (threadIdx.x == 0) partials[blockIdx.x] = rs, partials[ZS_DOT_BLOCKS + blockIdx.x] = rr;
+}
+
+/* BiCG's direction update in one pass: x += alpha p, then p = z + beta p, pt = zt + beta pt. */
+template <typename T>
+__global__ void zs_direction_update_kernel(int64_t n, T alpha, T *p, T *x, T beta, const T *z,
+                                           const T *zt, T *pt) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    const T pi = p[i];
+    x[i] = alpha * pi + x[i];
+    p[i] = z[i] + beta * pi;
+    pt[i] = zt[i] + beta * pt[i];
+  }
+}
+
 #endif /* ZS_BLAS1_KERNELS_CUH */

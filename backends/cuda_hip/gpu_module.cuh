@@ -19,7 +19,7 @@ namespace {
 
 struct gpu_state {
   zsb_error_fn error;
-  double *dot_partials; /* ZS_DOT_BLOCKS + 1 doubles */
+  double *dot_partials; /* 2 ZS_DOT_BLOCKS + 2 doubles: two sums' partials, then the sums */
   int sm_count;         /* multiprocessors of device 0: grids of persistent kernels */
   size_t smem_optin;    /* the most shared memory a block may ask for */
   char name[ZS_GPU_NAME_LEN];
@@ -349,7 +349,7 @@ zs_status gpu_init(void *self, zsb_error_fn error, char *why, size_t why_len) {
              gpuGetErrorString(e));
     return ZS_ERR_BACKEND_UNAVAILABLE;
   }
-  if ((e = gpuMalloc((void **)&g_state.dot_partials, (ZS_DOT_BLOCKS + 1) * sizeof(double))) !=
+  if ((e = gpuMalloc((void **)&g_state.dot_partials, (2 * ZS_DOT_BLOCKS + 2) * sizeof(double))) !=
       gpuSuccess) {
     snprintf(why, why_len, "%s: %s", p.name, gpuGetErrorString(e));
     return ZS_ERR_BACKEND_UNAVAILABLE;
@@ -413,14 +413,49 @@ zs_status gpu_dot(void *self, zs_type type, int64_t n, const void *x, const void
     zs_dot_partial_kernel<float><<<ZS_DOT_BLOCKS, ZS_DOT_THREADS>>>(
         n, (const float *)x, (const float *)y, g_state.dot_partials);
   zs_dot_final_kernel<<<1, ZS_DOT_THREADS>>>(g_state.dot_partials,
-                                             g_state.dot_partials + ZS_DOT_BLOCKS);
+                                             g_state.dot_partials + 2 * ZS_DOT_BLOCKS);
   zs_status s = check_launch("dot kernel");
   if (s == ZS_OK)
-    s = check(
-        gpuMemcpy(out, g_state.dot_partials + ZS_DOT_BLOCKS, sizeof(double), gpuMemcpyDeviceToHost),
-        "dot result");
+    s = check(gpuMemcpy(out, g_state.dot_partials + 2 * ZS_DOT_BLOCKS, sizeof(double),
+                        gpuMemcpyDeviceToHost),
+              "dot result");
   return s;
 }
+
+zs_status gpu_residual_update(void *self, zs_type type, int64_t n, double alpha, const void *q,
+                              void *r, const void *t, void *s, double out[2]) {
+  (void)self;
+  double *part = g_state.dot_partials;
+  if (type == ZS_F64)
+    zs_residual_update_kernel<double><<<ZS_DOT_BLOCKS, ZS_DOT_THREADS>>>(
+        n, -alpha, (const double *)q, (double *)r, (const double *)t, (double *)s, part);
+  else
+    zs_residual_update_kernel<float><<<ZS_DOT_BLOCKS, ZS_DOT_THREADS>>>(
+        n, (float)-alpha, (const float *)q, (float *)r, (const float *)t, (float *)s, part);
+  zs_dot_final_kernel<<<1, ZS_DOT_THREADS>>>(part, part + 2 * ZS_DOT_BLOCKS);
+  zs_dot_final_kernel<<<1, ZS_DOT_THREADS>>>(part + ZS_DOT_BLOCKS, part + 2 * ZS_DOT_BLOCKS + 1);
+  zs_status st = check_launch("residual update kernel");
+  if (st == ZS_OK)
+    st = check(gpuMemcpy(out, part + 2 * ZS_DOT_BLOCKS, 2 * sizeof(double), gpuMemcpyDeviceToHost),
+               "residual update sums");
+  return st;
+}
+
+zs_status gpu_direction_update(void *self, zs_type type, int64_t n, double alpha, void *p, void *x,
+                               double beta, const void *z, const void *zt, void *pt) {
+  (void)self;
+  if (type == ZS_F64)
+    zs_direction_update_kernel<double>
+        <<<grid_for(n, 256), 256>>>(n, alpha, (double *)p, (double *)x, beta, (const double *)z,
+                                    (const double *)zt, (double *)pt);
+  else
+    zs_direction_update_kernel<float>
+        <<<grid_for(n, 256), 256>>>(n, (float)alpha, (float *)p, (float *)x, (float)beta,
+                                    (const float *)z, (const float *)zt, (float *)pt);
+  return check_launch("direction update kernel");
+}
+
+const zsb_fused_blas1 gpu_fused_blas1 = {gpu_residual_update, gpu_direction_update};
 
 zs_status gpu_axpby(void *self, zs_type type, int64_t n, double alpha, const void *x, double beta,
                     void *y) {
@@ -593,6 +628,7 @@ zs_status gpu_op_apply(void *self, void *opaque, zs_op which, double alpha, cons
 
 const void *gpu_extension(void *self, const char *name) {
   (void)self;
+  if (strcmp(name, ZSB_EXT_FUSED_BLAS1) == 0) return &gpu_fused_blas1;
   return vans_gpu_extension(name);
 }
 

@@ -104,3 +104,59 @@ zs_status zs_vector_axpby(double alpha, const zs_vector *x, double beta, zs_vect
   if (s != ZS_OK) return s;
   return y->be->axpby(y->be->self, y->type, y->n, alpha, x->data, beta, y->data);
 }
+
+/* Backends that fuse the BiCG updates say so through an extension table. */
+static const zsb_fused_blas1 *fused_blas1(const zs_vector *v) {
+  return v->be->extension ? v->be->extension(v->be->self, ZSB_EXT_FUSED_BLAS1) : NULL;
+}
+
+/* Every vector of a fused update on one backend, of one shape; the written ones distinct. */
+static zs_status fused_args(const char *what, const zs_vector *const *v, int count, int written) {
+  for (int i = 1; i < count; i++) {
+    zs_status s = same_shape(v[0], v[i], what);
+    if (s != ZS_OK) return s;
+  }
+  for (int i = 0; i < written; i++)
+    for (int j = 0; j < count; j++)
+      if (i != j && v[i]->data == v[j]->data)
+        return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                         "%s: vector argument %d is also argument %d (written vectors must be "
+                         "distinct)",
+                         what, i + 1, j + 1);
+  return ZS_OK;
+}
+
+zs_status zs_vector_residual_update(double alpha, const zs_vector *q, zs_vector *r,
+                                    const zs_vector *t, zs_vector *s, double *rs, double *rr) {
+  const zs_vector *v[4] = {r, s, q, t};
+  zs_status st = fused_args("zs_vector_residual_update", v, 4, 2);
+  if (st != ZS_OK) return st;
+  const zsb_fused_blas1 *f = fused_blas1(r);
+  double out[2];
+  if (f) {
+    st = f->residual_update(r->be->self, r->type, r->n, alpha, q->data, r->data, t->data, s->data,
+                            out);
+  } else if ((st = zs_vector_axpby(-alpha, q, 1.0, r)) == ZS_OK &&
+             (st = zs_vector_axpby(-alpha, t, 1.0, s)) == ZS_OK &&
+             (st = rs ? zs_vector_dot(r, s, &out[0]) : ZS_OK) == ZS_OK) {
+    st = rr ? zs_vector_dot(r, r, &out[1]) : ZS_OK;
+  }
+  if (st == ZS_OK && rs) *rs = out[0];
+  if (st == ZS_OK && rr) *rr = out[1];
+  return st;
+}
+
+zs_status zs_vector_direction_update(double alpha, zs_vector *p, zs_vector *x, double beta,
+                                     const zs_vector *z, const zs_vector *zt, zs_vector *pt) {
+  const zs_vector *v[5] = {p, x, pt, z, zt};
+  zs_status st = fused_args("zs_vector_direction_update", v, 5, 3);
+  if (st != ZS_OK) return st;
+  const zsb_fused_blas1 *f = fused_blas1(p);
+  if (f)
+    return f->direction_update(p->be->self, p->type, p->n, alpha, p->data, x->data, beta, z->data,
+                               zt->data, pt->data);
+  if ((st = zs_vector_axpby(alpha, p, 1.0, x)) != ZS_OK ||
+      (st = zs_vector_axpby(1.0, z, beta, p)) != ZS_OK)
+    return st;
+  return zs_vector_axpby(1.0, zt, beta, pt);
+}

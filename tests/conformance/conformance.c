@@ -619,6 +619,88 @@ done:
   free(hx), free(hy), free(out);
 }
 
+/* |got - (a + b)| within 2 eps of |a| + |b| at every element (one rounding, maybe fused). */
+static int close_sum(zs_type t, const void *got, int64_t n, long double ca, const void *a,
+                     long double cb, const void *b, const char *name, char *why, size_t len) {
+  const double eps = type_eps(t);
+  for (int64_t i = 0; i < n; i++) {
+    const long double u = ca * tget(t, a, i), v = cb * tget(t, b, i);
+    if (!(fabsl(tget(t, got, i) - (u + v)) <= 2 * eps * (fabsl(u) + fabsl(v)))) {
+      snprintf(why, len, "%s[%lld] = %.17Lg, exact %.17Lg", name, (long long)i, tget(t, got, i),
+               u + v);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* The fused BiCG updates (zs_vector_residual_update / _direction_update) against long double,
+ * their sums deterministic, and aliased outputs refused. */
+static void fused_case(zs_context *ctx, const variant *vr, zs_type t, int64_t n) {
+  const double alpha = 0.8125, beta = -1.375;
+  char what[96], why[256] = "";
+  snprintf(what, sizeof what, "fused blas1 %s %s n=%lld", vr->label, zs_type_name(t), (long long)n);
+  enum { Q, R, T, S, P, X, Z, ZT, PT, NV };
+  void *h[NV], *o[NV];
+  zs_vector *v[NV] = {0};
+  zs_status st = ZS_OK;
+  for (int k = 0; k < NV; k++) {
+    h[k] = random_vector(t, n, 31 + 7 * (uint64_t)k + (uint64_t)n);
+    o[k] = xmalloc((size_t)n * tsize(t) + 1);
+    if (st == ZS_OK && (st = zs_vector_create(&v[k], ctx, vr->backend, t, n)) == ZS_OK)
+      st = zs_vector_upload(v[k], h[k]);
+  }
+  double rs[2], rr[2];
+  for (int rep = 0; rep < 2 && st == ZS_OK; rep++) { /* twice from the same inputs */
+    if ((st = zs_vector_upload(v[R], h[R])) == ZS_OK &&
+        (st = zs_vector_upload(v[S], h[S])) == ZS_OK)
+      st = zs_vector_residual_update(alpha, v[Q], v[R], v[T], v[S], &rs[rep], &rr[rep]);
+  }
+  if (st == ZS_OK) st = zs_vector_direction_update(alpha, v[P], v[X], beta, v[Z], v[ZT], v[PT]);
+  for (int k = 0; k < NV && st == ZS_OK; k++) st = zs_vector_download(v[k], o[k]);
+  if (st != ZS_OK) {
+    snprintf(why, sizeof why, "%s: %s", zs_status_name(st), zs_last_error());
+    goto done;
+  }
+  if (!close_sum(t, o[R], n, -alpha, h[Q], 1, h[R], "r", why, sizeof why) ||
+      !close_sum(t, o[S], n, -alpha, h[T], 1, h[S], "s", why, sizeof why) ||
+      !close_sum(t, o[X], n, alpha, h[P], 1, h[X], "x", why, sizeof why) ||
+      !close_sum(t, o[P], n, 1, h[Z], beta, h[P], "p", why, sizeof why) ||
+      !close_sum(t, o[PT], n, 1, h[ZT], beta, h[PT], "pt", why, sizeof why))
+    goto done;
+  long double dot = 0, dot_abs = 0, sq = 0; /* of the r and s it returned */
+  for (int64_t i = 0; i < n; i++) {
+    const long double a = tget(t, o[R], i), b = tget(t, o[S], i);
+    dot += a * b, dot_abs += fabsl(a * b), sq += a * a;
+  }
+  const long double bound = (n + 2) * (long double)DBL_EPSILON;
+  if (!(fabsl(rs[0] - dot) <= bound * dot_abs) || !(fabsl(rr[0] - sq) <= bound * sq)) {
+    snprintf(why, sizeof why, "r.s %.17g (exact %.17Lg), r.r %.17g (exact %.17Lg)", rs[0], dot,
+             rr[0], sq);
+    goto done;
+  }
+  if (memcmp(rs, rs + 1, sizeof *rs) || memcmp(rr, rr + 1, sizeof *rr)) {
+    snprintf(why, sizeof why, "sums not deterministic: r.s %.17g then %.17g", rs[0], rs[1]);
+    goto done;
+  }
+  if (zs_vector_residual_update(alpha, v[Q], v[R], v[T], v[R], NULL, NULL) !=
+          ZS_ERR_INVALID_ARGUMENT ||
+      zs_vector_direction_update(alpha, v[P], v[X], beta, v[P], v[ZT], v[PT]) !=
+          ZS_ERR_INVALID_ARGUMENT) {
+    snprintf(why, sizeof why, "aliased outputs were not refused");
+    goto done;
+  }
+done:
+  cases++;
+  if (why[0]) {
+    printf("FAIL %s: %s\n", what, why);
+    failures++;
+  } else {
+    printf("ok   %s\n", what);
+  }
+  for (int k = 0; k < NV; k++) zs_vector_destroy(&v[k]), free(h[k]), free(o[k]);
+}
+
 int main(int argc, char **argv) {
   const char *dir = NULL;
   const char *require = NULL;
@@ -656,6 +738,9 @@ int main(int argc, char **argv) {
         blas1_case(ctx, &variants[b], k ? ZS_F64 : ZS_F32, 100003);
         blas1_case(ctx, &variants[b], k ? ZS_F64 : ZS_F32, 5);
         blas1_case(ctx, &variants[b], k ? ZS_F64 : ZS_F32, 0);
+        fused_case(ctx, &variants[b], k ? ZS_F64 : ZS_F32, 100003);
+        fused_case(ctx, &variants[b], k ? ZS_F64 : ZS_F32, 7);
+        fused_case(ctx, &variants[b], k ? ZS_F64 : ZS_F32, 0);
       }
   random_cases(ctx);
   if (!random_only) shared_cases(ctx, dir);
