@@ -243,7 +243,10 @@ ZS_API zs_status zs_vector_direction_update(double alpha, zs_vector *p, zs_vecto
 
 /* Upload E (a copy; E may be destroyed afterwards) to a backend. ZS_ERR_UNSUPPORTED when the
  * backend has no kernel for E's format; it never falls back to another backend. options:
- * "key=value,..." for the backend (cpu: "transpose=private|atomic"), or NULL. */
+ * "key=value,..." for the backend (cpu: "transpose=private|atomic"), or NULL. On every backend,
+ * "transpose=stored" encodes Aᵀ in E's format (its default options) and uploads it beside A:
+ * SpMVT is then a forward product of that copy (deterministic, as fast as SpMV), for the memory
+ * of a second encoded copy and the encoding time at creation. */
 ZS_API zs_status zs_operator_create(zs_operator **out, zs_context *ctx, const zs_encoded *E,
                                     const char *backend, const char *options);
 ZS_API void zs_operator_destroy(zs_operator **op);

@@ -22,7 +22,9 @@ static const char usage[] =
     "x = 0. One CSV row per case on stdout (and in FILE); the columns match bicg_cusparse's\n"
     "so make_report.py reads both. Defaults: --format csr, --backend cpu, --method bicg,\n"
     "--tol 1e-8, --maxit 10000, --reps 5, f64. --op-options go to every operator (cpu and\n"
-    "cuda: transpose=atomic for the faster, non-deterministic SpMVT) and into the format column.\n";
+    "cuda: transpose=atomic for the faster, non-deterministic SpMVT; any backend:\n"
+    "transpose=stored, A^T encoded beside A when the operator is made, not timed here) and into\n"
+    "the format column.\n";
 
 static double now_s(void) {
   struct timespec ts;

@@ -8,9 +8,78 @@
 struct zs_operator {
   const zsb_backend *be;
   void *state;
+  void *state_t; /* transpose=stored: Aᵀ in A's format, applied forward for SpMVT */
   zs_type type;
   int64_t rows, cols;
 };
+
+#define STORED "transpose=stored"
+
+/* The options without "transpose=stored" (the library's own key; the rest is the backend's).
+ * *stored = 1 when it was there. */
+static zs_status split_options(const char *options, int *stored, char **rest) {
+  *stored = 0, *rest = NULL;
+  if (!options) return ZS_OK;
+  char *out = malloc(strlen(options) + 1);
+  if (!out) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "operator options");
+  out[0] = '\0';
+  for (const char *p = options; *p;) {
+    const char *end = strchr(p, ',');
+    const size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == strlen(STORED) && strncmp(p, STORED, len) == 0) {
+      *stored = 1;
+    } else if (len > 0) {
+      if (out[0]) strcat(out, ",");
+      strncat(out, p, len);
+    }
+    p += len + (end != NULL);
+  }
+  *rest = out;
+  return ZS_OK;
+}
+
+/* Aᵀ encoded in E's format with that format's default options: decode, transpose by a counting
+ * sort over columns (rows stay ascending within each), encode. */
+static zs_status encode_transpose(const zs_encoded *E, zs_encoded **out) {
+  zs_matrix *A = NULL, *At = NULL;
+  zs_status s = zs_decode(&A, E);
+  if (s != ZS_OK) return s;
+  const int64_t rows = zs_matrix_rows(A), cols = zs_matrix_cols(A), nnz = zs_matrix_nnz(A);
+  const size_t es = zs_type_size(zs_matrix_type(A));
+  const int64_t *rp;
+  const int32_t *ci;
+  const void *val;
+  zs_matrix_csr(A, &rp, &ci, &val);
+  int64_t *tp = calloc((size_t)cols + 2, sizeof *tp);
+  int32_t *tc = malloc((size_t)(nnz ? nnz : 1) * sizeof *tc);
+  char *tv = malloc((size_t)(nnz ? nnz : 1) * es);
+  if (!tp || !tc || !tv) {
+    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "stored transpose (%" PRId64 " nonzeros)", nnz);
+  } else {
+    for (int64_t k = 0; k < nnz; k++) tp[ci[k] + 2]++;
+    for (int64_t j = 0; j < cols; j++) tp[j + 2] += tp[j + 1];
+    for (int64_t i = 0; i < rows; i++) /* tp[j + 1]: the next free place of column j */
+      for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
+        const int64_t at = tp[ci[k] + 1]++;
+        tc[at] = (int32_t)i;
+        memcpy(tv + (size_t)at * es, (const char *)val + (size_t)k * es, es);
+      }
+    s = zs_matrix_from_csr(&At, cols, rows, tp, tc, tv, zs_matrix_type(A), 0);
+  }
+  if (s == ZS_OK) s = zs_encode(out, At, E->format, NULL);
+  free(tp), free(tc), free(tv);
+  zs_matrix_destroy(&A), zs_matrix_destroy(&At);
+  return s;
+}
+
+static zs_status backend_op(const zsb_backend *be, const zs_encoded *E, const char *options,
+                            void **state) {
+  zsb_array arrays[ZSI_MAX_ARRAYS];
+  zsb_param params[ZSI_MAX_PARAMS];
+  zsb_encoded_view view;
+  zsi_encoded_view(E, &view, arrays, params);
+  return be->op_create(be->self, state, &view, options);
+}
 
 zs_status zs_operator_create(zs_operator **out, zs_context *ctx, const zs_encoded *E,
                              const char *backend, const char *options) {
@@ -18,15 +87,26 @@ zs_status zs_operator_create(zs_operator **out, zs_context *ctx, const zs_encode
   const zsi_backend_slot *b;
   zs_status s = zsi_backend_get(ctx, backend, &b);
   if (s != ZS_OK) return s;
-  zsb_array arrays[ZSI_MAX_ARRAYS];
-  zsb_param params[ZSI_MAX_PARAMS];
-  zsb_encoded_view view;
-  zsi_encoded_view(E, &view, arrays, params);
+  int stored;
+  char *rest;
+  if ((s = split_options(options, &stored, &rest)) != ZS_OK) return s;
   zs_operator *op = calloc(1, sizeof *op);
-  if (!op) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "operator header");
+  if (!op) {
+    free(rest);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "operator header");
+  }
   op->be = b->ops, op->type = E->type, op->rows = E->rows, op->cols = E->cols;
-  if ((s = op->be->op_create(op->be->self, &op->state, &view, options)) != ZS_OK) {
-    free(op);
+  const char *opts = rest && rest[0] ? rest : NULL;
+  s = backend_op(op->be, E, opts, &op->state);
+  if (s == ZS_OK && stored) {
+    zs_encoded *T = NULL;
+    s = encode_transpose(E, &T);
+    if (s == ZS_OK) s = backend_op(op->be, T, opts, &op->state_t);
+    zs_encoded_destroy(&T);
+  }
+  free(rest);
+  if (s != ZS_OK) {
+    zs_operator_destroy(&op);
     return s;
   }
   *out = op;
@@ -35,7 +115,8 @@ zs_status zs_operator_create(zs_operator **out, zs_context *ctx, const zs_encode
 
 void zs_operator_destroy(zs_operator **op) {
   if (!op || !*op) return;
-  (*op)->be->op_destroy((*op)->be->self, (*op)->state);
+  if ((*op)->state) (*op)->be->op_destroy((*op)->be->self, (*op)->state);
+  if ((*op)->state_t) (*op)->be->op_destroy((*op)->be->self, (*op)->state_t);
   free(*op);
   *op = NULL;
 }
@@ -61,6 +142,9 @@ zs_status zs_spmv(zs_operator *op, zs_op which, double alpha, const zs_vector *x
                      op->be->name);
   if (zsi_vector_data(x) == zsi_vector_data(y) && nx > 0)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv: x and y must not alias");
+  if (which == ZS_OP_T && op->state_t) /* transpose=stored */
+    return op->be->op_apply(op->be->self, op->state_t, ZS_OP_N, alpha, zsi_vector_data(x), beta,
+                            zsi_vector_data(y));
   return op->be->op_apply(op->be->self, op->state, which, alpha, zsi_vector_data(x), beta,
                           zsi_vector_data(y));
 }

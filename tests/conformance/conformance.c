@@ -80,7 +80,7 @@ static void find_variants(zs_context *ctx, const char *require) {
       }
       have_required = 1;
     }
-    if (!bi.usable || n_variants + 3 > 16) continue;
+    if (!bi.usable || n_variants + 4 > 16) continue;
     if (strcmp(bi.name, "ref") == 0) have_ref = 1;
     variant *v = &variants[n_variants++];
     *v = (variant){.backend = bi.name, .deterministic_n = 1, .deterministic_t = 1};
@@ -89,6 +89,14 @@ static void find_variants(zs_context *ctx, const char *require) {
       v = &variants[n_variants++];
       *v = (variant){.backend = bi.name, .options = "transpose=atomic", .deterministic_n = 1};
       snprintf(v->label, sizeof v->label, "%s[atomic]", bi.name);
+    }
+    if (strcmp(bi.name, "ref") != 0) { /* the library's own option: Aᵀ encoded beside A */
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "transpose=stored",
+                     .deterministic_n = 1,
+                     .deterministic_t = 1};
+      snprintf(v->label, sizeof v->label, "%s[stored]", bi.name);
     }
     if (strcmp(bi.name, "ref") != 0 && strcmp(bi.name, "cpu") != 0) {
       v = &variants[n_variants++];
