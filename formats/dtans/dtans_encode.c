@@ -475,6 +475,31 @@ static zs_status parse_options(const char *options, int *mode, int *progress, in
 
 /* Histograms of both domains over a nonzero-balanced split of the rows, merged in split order;
  * with `vrank`, the histogram of pair keys (pair_key) into hd alone. */
+/* Whether at least 99 % of a fixed sample of DISTINCT_SAMPLE values (every (nnz / sample)-th
+ * nonzero) differ from each other: then a value table could code at most about 1 % of the
+ * values for less than their raw bits, never paying for its escapes, so `values=auto` takes raw
+ * values without building the value histogram (random-valued matrices: millions of keys, half
+ * of an encode). Only for matrices of at least DISTINCT_MIN_NNZ nonzeros, so small ones (the
+ * golden blobs among them) go through the full choice. Deterministic. */
+#define DISTINCT_SAMPLE 65536
+#define DISTINCT_MIN_NNZ (1 << 20)
+static int values_look_distinct(const zs_matrix *A) {
+  if (A->nnz < DISTINCT_MIN_NNZ) return 0;
+  enum { SLOTS = 4 * DISTINCT_SAMPLE };
+  uint64_t *key = malloc(SLOTS * sizeof *key);
+  uint8_t *used = calloc(SLOTS, 1);
+  int64_t distinct = 0;
+  const int64_t stride = A->nnz / DISTINCT_SAMPLE;
+  for (int64_t j = 0; key && used && j < DISTINCT_SAMPLE; j++) {
+    const uint64_t k = value_key(A, j * stride);
+    uint64_t at = hash64(k) & (SLOTS - 1);
+    while (used[at] && key[at] != k) at = (at + 1) & (SLOTS - 1);
+    if (!used[at]) used[at] = 1, key[at] = k, distinct++;
+  }
+  free(key), free(used);
+  return distinct >= DISTINCT_SAMPLE - DISTINCT_SAMPLE / 100;
+}
+
 static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want_values,
                             const hist *vrank, hist *hd, hist *hv) {
   const int nt = dt_threads();
@@ -578,6 +603,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
       long_nnz += A->row_ptr[i + 1] - A->row_ptr[i];
     }
   const int64_t coded_nnz = A->nnz - long_nnz;
+  if (mode < 0 && values_look_distinct(A)) mode = DTANS_VALUES_RAW;
   if ((s = histograms(A, is_long, mode != DTANS_VALUES_RAW, NULL, &hd, &hv)) != ZS_OK) goto done;
   if ((s = domain_sorted(&hd, &dd)) != ZS_OK) goto done;
   if ((s = domain_choose(&dd, 32, 4)) != ZS_OK) goto done;
