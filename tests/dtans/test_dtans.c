@@ -243,6 +243,35 @@ static void guided_slices(void) {
   zs_matrix_destroy(&A);
 }
 
+/* values=auto on a large random-valued matrix takes raw values from a sample, without the
+ * value histogram: the blob must be the one values=raw makes; a few-valued one keeps a table. */
+static void distinct_values_shortcut(void) {
+  const char *specs[2] = {"erdos_renyi:rows=70000,per_row=16,values=random,seed=3",
+                          "erdos_renyi:rows=70000,per_row=16,values=set,distinct=200,seed=3"};
+  for (int i = 0; i < 2; i++) {
+    zs_matrix *A = NULL;
+    zs_encoded *E = NULL, *R = NULL;
+    if (zs_matrix_generate(&A, specs[i], ZS_F64, 0) != ZS_OK ||
+        zs_encode(&E, A, ZS_FORMAT_DTANS, NULL) != ZS_OK ||
+        zs_encode(&R, A, ZS_FORMAT_DTANS, "values=raw") != ZS_OK) {
+      fprintf(stderr, "%s: %s\n", specs[i], zs_last_error());
+      check_failures++;
+    } else {
+      CHECK(zs_matrix_nnz(A) >= (1 << 20)); /* large enough for the sample */
+      int same = E->n_arrays == R->n_arrays;
+      for (int k = 0; same && k < E->n_arrays; k++) {
+        const zsi_array *a = &E->arrays[k], *b = zsi_encoded_array(R, a->name);
+        same = b && a->count == b->count && a->elem_size == b->elem_size &&
+               memcmp(a->data, b->data, (size_t)(a->count * a->elem_size)) == 0;
+      }
+      printf("%s: auto %s values=raw\n", specs[i], same ? "is" : "differs from");
+      CHECK(same == (i == 0));
+    }
+    zs_encoded_destroy(&E), zs_encoded_destroy(&R);
+    zs_matrix_destroy(&A);
+  }
+}
+
 static void shared_matrices(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) {
@@ -341,6 +370,7 @@ int main(int argc, char **argv) {
   size_against_bound();
   joint_pairs();
   guided_slices();
+  distinct_values_shortcut();
   corruption(NULL);
   corruption("values=joint"); /* pair_values, and value escapes beside the delta escapes */
   if (argc > 1) shared_matrices(argv[1]);
