@@ -1,8 +1,18 @@
 /* dtans_decode.c — CSR-dtANS blob checks, the normative slice decoder, validate and decode. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "formats/dtans/dtans.h"
+
+#if defined(_OPENMP)
+#include <omp.h>
+#define DT_OMP(x) _Pragma(#x)
+static int dt_threads(void) { return zsi_threads_from_env(omp_get_max_threads()); }
+#else
+#define DT_OMP(x)
+static int dt_threads(void) { return 1; }
+#endif
 
 #define W32 (UINT64_C(1) << 32)
 
@@ -353,12 +363,25 @@ static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
     if (v.row_nnz[i] == DTANS_LONG) n = v.long_ptr[lk + 1] - v.long_ptr[lk], lk++;
     A->row_ptr[i + 1] = A->row_ptr[i] + n;
   }
-  int64_t raw = 0;
-  for (int64_t sl = 0; sl < v.slices && s == ZS_OK; sl++) {
-    s = dtans_decode_slice(&v, dtab, vtab, sl, A->row_ptr, raw, A->col_idx, A->values);
-    for (int64_t i = v.slice_rows[sl]; i < v.slice_rows[sl + 1]; i++)
-      raw += dtans_coded_len(v.row_nnz[i]);
+  /* Slices decode independently (each writes its own rows), in parallel; the first slice that
+   * fails is decoded again on this thread for its message, so errors do not depend on threads. */
+  int64_t *raw = malloc(((size_t)v.slices + 1) * sizeof *raw), first_bad = v.slices;
+  if (!raw) {
+    zs_matrix_destroy(&A);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice offsets");
   }
+  dtans_coded_before_slices(v.row_nnz, v.slice_rows, v.slices, raw);
+  const dtans_slot *dt = dtab, *vt = vtab; /* this thread's tables, for every thread */
+  DT_OMP(omp parallel for schedule(dynamic, 16) num_threads(dt_threads()) if (v.slices > 16))
+  for (int64_t sl = 0; sl < v.slices; sl++)
+    if (dtans_decode_slice(&v, dt, vt, sl, A->row_ptr, raw[sl], A->col_idx, A->values)) {
+      DT_OMP(omp critical(dtans_first_bad))
+      if (sl < first_bad) first_bad = sl;
+    }
+  if (first_bad < v.slices)
+    s = dtans_decode_slice(&v, dtab, vtab, first_bad, A->row_ptr, raw[first_bad], A->col_idx,
+                           A->values);
+  free(raw);
   const size_t es = zs_type_size(E->type);
   for (int64_t k = 0; k < v.n_long && s == ZS_OK; k++) {
     const int64_t r = v.long_rows[k], at = A->row_ptr[r];
