@@ -5,15 +5,6 @@
 
 #include "formats/dtans/dtans.h"
 
-#if defined(_OPENMP)
-#include <omp.h>
-#define DT_OMP(x) _Pragma(#x)
-static int dt_threads(void) { return zsi_threads_from_env(omp_get_max_threads()); }
-#else
-#define DT_OMP(x)
-static int dt_threads(void) { return 1; }
-#endif
-
 #define W32 (UINT64_C(1) << 32)
 
 static int64_t param(const zs_encoded *E, const char *name, int64_t fallback) {

@@ -542,6 +542,17 @@ static void option_cases(zs_context *ctx) {
   zs_matrix_destroy(&A);
 }
 
+/* Count a case; print FAIL with its reason, or ok with `detail`. */
+static void report_case(const char *what, const char *why, const char *detail) {
+  cases++;
+  if (why[0]) {
+    printf("FAIL %s: %s\n", what, why);
+    failures++;
+  } else {
+    printf("ok   %s%s\n", what, detail);
+  }
+}
+
 static void blas1_case(zs_context *ctx, const variant *vr, zs_type t, int64_t n) {
   const double eps = type_eps(t), alpha = -0.75, beta = 1.5;
   char what[96], why[256] = "";
@@ -615,14 +626,11 @@ static void blas1_case(zs_context *ctx, const variant *vr, zs_type t, int64_t n)
     snprintf(why, sizeof why, "copy: %s", s ? zs_last_error() : "contents differ");
     goto done;
   }
-done:
-  cases++;
-  if (why[0]) {
-    printf("FAIL %s: %s\n", what, why);
-    failures++;
-  } else {
-    printf("ok   %s: dot rel err %.2Lg\n", what, dot_abs > 0 ? fabsl(d1 - dot) / dot_abs : 0.0L);
-  }
+done:;
+  char detail[64];
+  snprintf(detail, sizeof detail, ": dot rel err %.2Lg",
+           dot_abs > 0 ? fabsl(d1 - dot) / dot_abs : 0.0L);
+  report_case(what, why, detail);
   zs_vector_destroy(&x), zs_vector_destroy(&y), zs_vector_destroy(&z);
   free(hx), free(hy), free(out);
 }
@@ -699,13 +707,7 @@ static void fused_case(zs_context *ctx, const variant *vr, zs_type t, int64_t n)
     goto done;
   }
 done:
-  cases++;
-  if (why[0]) {
-    printf("FAIL %s: %s\n", what, why);
-    failures++;
-  } else {
-    printf("ok   %s\n", what);
-  }
+  report_case(what, why, "");
   for (int k = 0; k < NV; k++) zs_vector_destroy(&v[k]), free(h[k]), free(o[k]);
 }
 
