@@ -538,6 +538,19 @@ static void option_cases(zs_context *ctx) {
   expect_status("cpu transpose=private",
                 zs_operator_create(&op, ctx, E, "cpu", "transpose=private"), ZS_OK);
   zs_operator_destroy(&op);
+  /* transpose=stored is the library's: any backend takes it, the rest still goes to the backend */
+  expect_status("ref transpose=stored", zs_operator_create(&op, ctx, E, "ref", "transpose=stored"),
+                ZS_OK);
+  zs_operator_destroy(&op);
+  expect_status("cpu transpose=stored,threads=3 (unknown key)",
+                zs_operator_create(&op, ctx, E, "cpu", "transpose=stored,threads=3"),
+                ZS_ERR_INVALID_ARGUMENT);
+  expect_status("cpu threads=3,transpose=stored (unknown key)",
+                zs_operator_create(&op, ctx, E, "cpu", "threads=3,transpose=stored"),
+                ZS_ERR_INVALID_ARGUMENT);
+  expect_status("ref transpose=storedx (not the library's key)",
+                zs_operator_create(&op, ctx, E, "ref", "transpose=storedx"),
+                ZS_ERR_INVALID_ARGUMENT);
   zs_encoded_destroy(&E);
   zs_matrix_destroy(&A);
 }
