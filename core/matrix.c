@@ -256,6 +256,36 @@ zs_status zs_matrix_from_csr(zs_matrix **out, int64_t rows, int64_t cols, const 
   return ZS_OK;
 }
 
+/* A counting sort over columns: visiting A's rows in order leaves each column's rows ascending,
+ * so Aᵀ is canonical like A. */
+zs_status zs_matrix_transpose(zs_matrix **out, const zs_matrix *A) {
+  if (!out || !A) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_matrix_transpose: NULL argument");
+  zs_matrix *T;
+  zs_status s = zsi_matrix_alloc(&T, A->cols, A->rows, A->nnz, A->type);
+  if (s != ZS_OK) return s;
+  int64_t *next = malloc(((size_t)A->cols + 1) * sizeof *next);
+  if (!next) {
+    zs_matrix_destroy(&T);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "transpose of %" PRId64 " columns", A->cols);
+  }
+  int64_t *tp = T->row_ptr; /* zeroed by zsi_matrix_alloc */
+  for (int64_t k = 0; k < A->nnz; k++) tp[A->col_idx[k] + 1]++;
+  for (int64_t j = 0; j < A->cols; j++) tp[j + 1] += tp[j];
+  memcpy(next, tp, ((size_t)A->cols + 1) * sizeof *next);
+  for (int64_t i = 0; i < A->rows; i++)
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+      const int64_t at = next[A->col_idx[k]]++;
+      T->col_idx[at] = (int32_t)i;
+      if (A->type == ZS_F64)
+        ((double *)T->values)[at] = ((const double *)A->values)[k];
+      else
+        ((float *)T->values)[at] = ((const float *)A->values)[k];
+    }
+  free(next);
+  *out = T;
+  return ZS_OK;
+}
+
 zs_status zs_matrix_convert(zs_matrix **out, const zs_matrix *A, zs_type type) {
   if (!out || !A) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_matrix_convert: NULL argument");
   zs_matrix *B;

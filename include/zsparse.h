@@ -102,6 +102,8 @@ ZS_API zs_status zs_matrix_from_csr(zs_matrix **out, int64_t rows, int64_t cols,
                                     const void *values, zs_type type, unsigned flags);
 /* A copy of A with values converted to `type` (f64 -> f32 rounds to nearest). */
 ZS_API zs_status zs_matrix_convert(zs_matrix **out, const zs_matrix *A, zs_type type);
+/* Aᵀ (cols x rows, same value type, rows ascending within each of its rows). */
+ZS_API zs_status zs_matrix_transpose(zs_matrix **out, const zs_matrix *A);
 ZS_API void zs_matrix_destroy(zs_matrix **A);
 
 ZS_API int64_t zs_matrix_rows(const zs_matrix *A);

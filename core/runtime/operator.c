@@ -38,33 +38,12 @@ static zs_status split_options(const char *options, int *stored, char **rest) {
   return ZS_OK;
 }
 
-/* Aᵀ encoded in E's format with that format's default options: decode, transpose by a counting
- * sort over columns straight into a matrix (A is canonical, so Aᵀ is too: rows ascend within
- * each column, no duplicates), encode. */
+/* Aᵀ encoded in E's format with that format's default options. */
 static zs_status encode_transpose(const zs_encoded *E, zs_encoded **out) {
   zs_matrix *A = NULL, *At = NULL;
   zs_status s = zs_decode(&A, E);
-  if (s == ZS_OK) s = zsi_matrix_alloc(&At, A->cols, A->rows, A->nnz, A->type);
-  int64_t *next = s == ZS_OK ? malloc(((size_t)A->cols + 1) * sizeof *next) : NULL;
-  if (s == ZS_OK && !next)
-    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "stored transpose (%" PRId64 " columns)", A->cols);
-  if (s == ZS_OK) {
-    int64_t *tp = At->row_ptr; /* zeroed by zsi_matrix_alloc */
-    for (int64_t k = 0; k < A->nnz; k++) tp[A->col_idx[k] + 1]++;
-    for (int64_t j = 0; j < A->cols; j++) tp[j + 1] += tp[j];
-    memcpy(next, tp, ((size_t)A->cols + 1) * sizeof *next);
-    for (int64_t i = 0; i < A->rows; i++)
-      for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
-        const int64_t at = next[A->col_idx[k]]++;
-        At->col_idx[at] = (int32_t)i;
-        if (A->type == ZS_F64)
-          ((double *)At->values)[at] = ((const double *)A->values)[k];
-        else
-          ((float *)At->values)[at] = ((const float *)A->values)[k];
-      }
-    s = zs_encode(out, At, E->format, NULL);
-  }
-  free(next);
+  if (s == ZS_OK) s = zs_matrix_transpose(&At, A);
+  if (s == ZS_OK) s = zs_encode(out, At, E->format, NULL);
   zs_matrix_destroy(&A), zs_matrix_destroy(&At);
   return s;
 }

@@ -464,8 +464,6 @@ static zs_status parse_options(const char *options, int *mode, int *progress, in
   return ZS_OK;
 }
 
-/* Histograms of both domains over a nonzero-balanced split of the rows, merged in split order;
- * with `vrank`, the histogram of pair keys (pair_key) into hd alone. */
 /* Whether at least 99 % of a fixed sample of DISTINCT_SAMPLE values (every (nnz / sample)-th
  * nonzero) differ from each other: then a value table could code at most about 1 % of the
  * values for less than their raw bits, never paying for its escapes, so `values=auto` takes raw
@@ -491,6 +489,8 @@ static int values_look_distinct(const zs_matrix *A) {
   return distinct >= DISTINCT_SAMPLE - DISTINCT_SAMPLE / 100;
 }
 
+/* Histograms of both domains over a nonzero-balanced split of the rows, merged in split order;
+ * with `vrank`, the histogram of pair keys (pair_key) into hd alone. */
 static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want_values,
                             const hist *vrank, hist *hd, hist *hv) {
   const int nt = dt_threads();

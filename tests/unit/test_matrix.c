@@ -78,6 +78,17 @@ static void test_csr_input(void) {
     CHECK_STATUS(zs_matrix_convert(&B, A, ZS_F64), ZS_OK);
     CHECK(B && zs_matrix_type(B) == ZS_F64 && zs_matrix_nnz(B) == 4);
     zs_matrix_destroy(&B);
+    /* Aᵀ is 5 x 3: columns 0, 1, 2, 4 of A hold (0, 2), (2, 9), (0, 3), (0, 1) */
+    CHECK_STATUS(zs_matrix_transpose(&B, A), ZS_OK);
+    if (B) {
+      zs_matrix_csr(B, &p, &c, &vals);
+      const float *t = vals;
+      CHECK(zs_matrix_rows(B) == 5 && zs_matrix_cols(B) == 3 && zs_matrix_nnz(B) == 4);
+      CHECK(p[0] == 0 && p[1] == 1 && p[2] == 2 && p[3] == 3 && p[4] == 3 && p[5] == 4);
+      CHECK(c[0] == 0 && c[1] == 2 && c[2] == 0 && c[3] == 0);
+      CHECK(t[0] == 2 && t[1] == 9 && t[2] == 3 && t[3] == 1);
+    }
+    zs_matrix_destroy(&B);
   }
   zs_matrix_destroy(&A);
 

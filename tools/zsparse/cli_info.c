@@ -80,48 +80,33 @@ static double value_at(zs_type t, const void *v, int64_t i) {
   return t == ZS_F64 ? ((const double *)v)[i] : (double)((const float *)v)[i];
 }
 
-/* Compare A with its transpose built by a counting sort (columns come out sorted because rows
- * are visited in order). */
+/* Compare A with its transpose (both canonical, so equal arrays mean equal matrices). */
 static int symmetry(const zs_matrix *A, info_stats *st) {
   st->sym_struct = st->sym_num = st->skew_num = -1;
   if (st->rows != st->cols) return 0;
   const int64_t n = st->rows, nnz = st->nnz;
-  const int64_t *rp;
-  const int32_t *ci;
-  const void *vals;
+  const int64_t *rp, *tp;
+  const int32_t *ci, *tc;
+  const void *vals, *tv;
+  zs_matrix *At = NULL;
+  if (zs_matrix_transpose(&At, A) != ZS_OK) return -1;
   zs_matrix_csr(A, &rp, &ci, &vals);
+  zs_matrix_csr(At, &tp, &tc, &tv);
   const zs_type t = zs_matrix_type(A);
-  int64_t *tp = calloc((size_t)n + 1, sizeof *tp);
-  int64_t *next = malloc(((size_t)n + 1) * sizeof *next);
-  int32_t *tc = malloc((size_t)(nnz ? nnz : 1) * sizeof *tc);
-  double *tv = malloc((size_t)(nnz ? nnz : 1) * sizeof *tv);
-  if (!tp || !next || !tc || !tv) {
-    free(tp), free(next), free(tc), free(tv);
-    return -1;
-  }
-  for (int64_t k = 0; k < nnz; k++) tp[ci[k] + 1]++;
-  for (int64_t i = 0; i < n; i++) tp[i + 1] += tp[i];
-  memcpy(next, tp, ((size_t)n + 1) * sizeof *next);
-  for (int64_t i = 0; i < n; i++)
-    for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
-      const int64_t dst = next[ci[k]]++;
-      tc[dst] = (int32_t)i;
-      tv[dst] = value_at(t, vals, k);
-    }
   int s_struct = 1, s_num = 1, s_skew = 1;
   for (int64_t i = 0; i <= n && s_struct; i++) s_struct = tp[i] == rp[i];
   for (int64_t k = 0; k < nnz && s_struct; k++) s_struct = tc[k] == ci[k];
   if (s_struct) {
     for (int64_t k = 0; k < nnz && (s_num || s_skew); k++) {
-      const double a = value_at(t, vals, k);
-      if (a != tv[k]) s_num = 0;
-      if (a != -tv[k]) s_skew = 0;
+      const double a = value_at(t, vals, k), b = value_at(t, tv, k);
+      if (a != b) s_num = 0;
+      if (a != -b) s_skew = 0;
     }
   } else {
     s_num = s_skew = 0;
   }
   st->sym_struct = s_struct, st->sym_num = s_num, st->skew_num = s_skew;
-  free(tp), free(next), free(tc), free(tv);
+  zs_matrix_destroy(&At);
   return 0;
 }
 
