@@ -253,6 +253,10 @@ ZS_API zs_status zs_operator_create(zs_operator **out, zs_context *ctx, const zs
                                     const char *backend, const char *options);
 ZS_API void zs_operator_destroy(zs_operator **op);
 ZS_API const char *zs_operator_backend(const zs_operator *op);
+/* The operator's shape (A's, whatever the op) and value type; 0 / 0 for a NULL operator. */
+ZS_API int64_t zs_operator_rows(const zs_operator *op);
+ZS_API int64_t zs_operator_cols(const zs_operator *op);
+ZS_API zs_type zs_operator_type(const zs_operator *op);
 /* y = alpha*op(A)*x + beta*y. x and y live on the operator's backend, with its value type;
  * with beta = 0, y's old contents (NaN included) are ignored. SpMVT is deterministic unless the
  * operator was created with an atomic transpose option. */

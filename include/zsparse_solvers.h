@@ -53,7 +53,8 @@ typedef struct zs_solver_result {
   int64_t spmv_count;    /* products with A (ZS_OP_N), the initial residual included */
   int64_t spmvt_count;   /* products with A^T (ZS_OP_T) */
   int64_t precond_count; /* applications of the preconditioner (either direction) */
-  double time_s;         /* wall time of the solve, the backend synchronised at the end */
+  double time_s;         /* wall time of the solve, the backend synchronised at the end; the
+                          * work vectors are allocated before the clock starts */
   /* Why it stopped: "converged", "max_iter", "error", or what broke down: "rho", "p'Ap" (CG),
    * "p~'Ap" (BiCG), "r^'v", "omega" (BiCGSTAB), "residual not finite", "residual diverged".
    * Static storage. */
@@ -73,8 +74,24 @@ typedef struct zs_solver_result {
  *   ZS_ERR_INVALID_ARGUMENT, ZS_ERR_OUT_OF_MEMORY, ZS_ERR_DEVICE, ... from the vector and
  *                          operator calls, passed through with their message.
  * Thread safety: distinct operators and vectors may be solved on from several threads. */
+/* zs_solve = zs_solver_create + zs_solver_solve + zs_solver_destroy. */
 ZS_API zs_status zs_solve(zs_context *ctx, zs_operator *A, const zs_vector *b, zs_vector *x,
                           const zs_solver_options *opts, zs_solver_result *result);
+
+/* A solver bound to a square operator A, for repeated solves: the work vectors of opts->method
+ * (3 to 8 vectors of A's size) are allocated here, on A's backend with A's value type, so
+ * zs_solver_solve allocates nothing (the solves of several right-hand sides, timed loops).
+ * opts is copied (NULL: the defaults); the preconditioner and history buffer it names, A and
+ * ctx must outlive the solver. Errors: ZS_ERR_INVALID_ARGUMENT (options as zs_solve, A not
+ * square), ZS_ERR_OUT_OF_MEMORY, ZS_ERR_DEVICE. */
+typedef struct zs_solver zs_solver;
+ZS_API zs_status zs_solver_create(zs_solver **out, zs_context *ctx, zs_operator *A,
+                                  const zs_solver_options *opts);
+/* zs_solve with the solver's operator and options; b and x as there. One solve at a time per
+ * solver (its work vectors are shared). */
+ZS_API zs_status zs_solver_solve(zs_solver *s, const zs_vector *b, zs_vector *x,
+                                 zs_solver_result *result);
+ZS_API void zs_solver_destroy(zs_solver **s);
 
 /* Jacobi preconditioner M^-1 = diag(A)^-1 of a square matrix, as a CSR operator on `backend`
  * (NULL: the default) with A's value type. A zero or missing diagonal entry is

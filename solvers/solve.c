@@ -2,6 +2,7 @@
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -34,20 +35,28 @@ void zs_solver_options_init(zs_solver_options *o) {
   o->max_iter = 1000;
 }
 
-/* State shared by the three methods: the system, the stopping rule and the bookkeeping. */
-typedef struct solver {
+/* A solver: the operator, the options and the work vectors its method needs, allocated once. */
+struct zs_solver {
   zs_context *ctx;
+  zs_operator *A;
+  zs_solver_options o;
+  const char *backend;
+  zs_type type;
+  int64_t n;
+  zs_vector *work[8];
+  int n_work;
+};
+
+/* State of one solve: the system, the stopping rule and the bookkeeping. */
+typedef struct solver {
   zs_operator *A, *M;
   const zs_vector *b;
   zs_vector *x;
   const zs_solver_options *o;
   zs_solver_result *res;
-  const char *backend;
-  zs_type type;
-  int64_t n;
+  zs_solver *h;
+  int used; /* work vectors of h handed out so far */
   double bnorm, bd;
-  zs_vector *work[10];
-  int n_work;
 } solver;
 
 #define TRY(expr)               \
@@ -56,9 +65,13 @@ typedef struct solver {
     if (s_ != ZS_OK) return s_; \
   } while (0)
 
+/* The next of the work vectors zs_solver_create allocated for the method (work_vectors). */
 static zs_status new_vector(solver *S, zs_vector **v) {
-  TRY(zs_vector_create(v, S->ctx, S->backend, S->type, S->n));
-  S->work[S->n_work++] = *v;
+  *v = NULL;
+  if (S->used == S->h->n_work)
+    return zsi_error(ZS_ERR_INTERNAL, "zs_solve: %s needs more than its %d work vectors",
+                     zs_solver_method_name(S->o->method), S->h->n_work);
+  *v = S->h->work[S->used++];
   return ZS_OK;
 }
 
@@ -174,10 +187,10 @@ static zs_status run_bicg(solver *S, zs_vector *r, double rnorm) {
     TRY(new_vector(S, &zt));
   }
   TRY(zs_vector_copy(rt, r));
-  double rho;
+  double rho = rnorm * rnorm; /* z'r~ = r'r without a preconditioner */
   TRY(precondition(S, ZS_OP_N, r, z));
   TRY(precondition(S, ZS_OP_T, rt, zt));
-  TRY(zs_vector_dot(z, rt, &rho));
+  if (S->M) TRY(zs_vector_dot(z, rt, &rho));
   TRY(zs_vector_copy(p, z));
   TRY(zs_vector_copy(pt, zt));
   for (int64_t k = 1; k <= S->o->max_iter; k++) {
@@ -286,15 +299,7 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static zs_status check_args(zs_context *ctx, zs_operator *A, const zs_vector *b, const zs_vector *x,
-                            const zs_solver_options *o) {
-  if (!ctx || !A || !b || !x) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solve: NULL argument");
-  if (zs_vector_size(b) != zs_vector_size(x) || zs_vector_type(b) != zs_vector_type(x))
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                     "zs_solve: b is %s[%" PRId64 "] but x is %s[%" PRId64
-                     "]; a square system needs both alike",
-                     zs_type_name(zs_vector_type(b)), zs_vector_size(b),
-                     zs_type_name(zs_vector_type(x)), zs_vector_size(x));
+static zs_status check_options(const zs_solver_options *o) {
   if (!zs_solver_method_name(o->method))
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solve: method %d is not cg, bicg or bicgstab",
                      (int)o->method);
@@ -313,8 +318,16 @@ static zs_status check_args(zs_context *ctx, zs_operator *A, const zs_vector *b,
   return ZS_OK;
 }
 
+static zs_status check_vector(const zs_solver *h, const zs_vector *v, const char *name) {
+  if (zs_vector_size(v) != h->n || zs_vector_type(v) != h->type)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "zs_solve: %s is %s[%" PRId64 "] but the operator needs %s[%" PRId64 "]", name,
+                     zs_type_name(zs_vector_type(v)), zs_vector_size(v), zs_type_name(h->type),
+                     h->n);
+  return ZS_OK;
+}
+
 static zs_status solve(solver *S) {
-  const zs_solver_options *o = S->o;
   zs_vector *r;
   TRY(zs_vector_nrm2(S->b, &S->bnorm));
   if (!isfinite(S->bnorm))
@@ -329,57 +342,121 @@ static zs_status solve(solver *S) {
   }
   TRY(new_vector(S, &r));
   TRY(zs_vector_copy(r, S->b));
-  if (o->x0_given)
+  double rnorm = S->bnorm; /* r0 = b when x0 = 0 */
+  if (S->o->x0_given) {
     TRY(spmv(S, S->A, ZS_OP_N, -1.0, S->x, 1.0, r));
-  else
+    TRY(norm(r, &rnorm));
+    if (!isfinite(rnorm))
+      return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                       "zs_solve: the initial residual b - A x0 is not finite (x0 holds NaN/Inf "
+                       "or overflows)");
+  } else {
     TRY(zs_vector_fill(S->x, 0.0));
-  double rnorm;
-  TRY(norm(r, &rnorm));
-  if (!isfinite(rnorm))
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                     "zs_solve: the initial residual b - A x0 is not finite (x0 holds NaN/Inf "
-                     "or overflows)");
+  }
   if (record(S, 0, rnorm)) return ZS_OK;
-  switch (o->method) {
+  switch (S->o->method) {
   case ZS_SOLVER_CG: return run_cg(S, r, rnorm);
   case ZS_SOLVER_BICG: return run_bicg(S, r, rnorm);
   default: return run_bicgstab(S, r, rnorm);
   }
 }
 
-zs_status zs_solve(zs_context *ctx, zs_operator *A, const zs_vector *b, zs_vector *x,
-                   const zs_solver_options *opts, zs_solver_result *result) {
+/* Work vectors per method: r and the method's own (solve and run_* take them in this number). */
+static int work_vectors(zs_solver_method m, int preconditioned) {
+  switch (m) {
+  case ZS_SOLVER_CG: return 3 + preconditioned;       /* r p q, z */
+  case ZS_SOLVER_BICG: return 6 + 2 * preconditioned; /* r r~ p p~ q q~, z z~ */
+  default: return 5 + 2 * preconditioned;             /* r r^ p v t, p^ s^ */
+  }
+}
+
+zs_status zs_solver_create(zs_solver **out, zs_context *ctx, zs_operator *A,
+                           const zs_solver_options *opts) {
+  if (!out || !ctx || !A)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solver_create: NULL argument");
+  *out = NULL;
   zs_solver_options defaults;
-  zs_solver_result local;
   if (!opts) {
     zs_solver_options_init(&defaults);
     opts = &defaults;
   }
+  TRY(check_options(opts));
+  if (zs_operator_rows(A) != zs_operator_cols(A))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "zs_solve: the operator is %" PRId64 " x %" PRId64
+                     "; a solver needs a "
+                     "square one",
+                     zs_operator_rows(A), zs_operator_cols(A));
+  zs_solver *h = calloc(1, sizeof *h);
+  if (!h) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "zs_solver_create");
+  *h = (zs_solver){.ctx = ctx,
+                   .A = A,
+                   .o = *opts,
+                   .backend = zs_operator_backend(A),
+                   .type = zs_operator_type(A),
+                   .n = zs_operator_rows(A)};
+  const int want = work_vectors(opts->method, opts->precond != NULL);
+  zs_status s = ZS_OK;
+  while (s == ZS_OK && h->n_work < want) {
+    s = zs_vector_create(&h->work[h->n_work], ctx, h->backend, h->type, h->n);
+    if (s == ZS_OK) h->n_work++;
+  }
+  if (s != ZS_OK) {
+    zs_solver_destroy(&h);
+    return s;
+  }
+  *out = h;
+  return ZS_OK;
+}
+
+void zs_solver_destroy(zs_solver **h) {
+  if (!h || !*h) return;
+  for (int i = 0; i < (*h)->n_work; i++) zs_vector_destroy(&(*h)->work[i]);
+  free(*h);
+  *h = NULL;
+}
+
+zs_status zs_solver_solve(zs_solver *h, const zs_vector *b, zs_vector *x,
+                          zs_solver_result *result) {
+  zs_solver_result local;
   if (!result) result = &local;
   memset(result, 0, sizeof *result);
   result->rel_residual = NAN;
   result->stop_reason = "error";
-  TRY(check_args(ctx, A, b, x, opts));
-  solver S = {.ctx = ctx, .A = A, .M = opts->precond, .b = b, .x = x, .o = opts, .res = result};
-  S.backend = zs_operator_backend(A);
-  S.type = zs_vector_type(b);
-  S.n = zs_vector_size(b);
-  S.bd = opts->breakdown_tol > 0.0 ? opts->breakdown_tol
-                                   : 100.0 * (S.type == ZS_F32 ? FLT_EPSILON : DBL_EPSILON);
+  if (!h || !b || !x) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solve: NULL argument");
+  TRY(check_vector(h, b, "b"));
+  TRY(check_vector(h, x, "x"));
+  const zs_solver_options *o = &h->o;
+  solver S = {.A = h->A, .M = o->precond, .b = b, .x = x, .o = o, .res = result, .h = h};
+  S.bd = o->breakdown_tol > 0.0 ? o->breakdown_tol
+                                : 100.0 * (h->type == ZS_F32 ? FLT_EPSILON : DBL_EPSILON);
   const double t0 = now_s();
   zs_status s = solve(&S);
-  const zs_status s_sync = zs_operator_sync(A);
+  const zs_status s_sync = zs_operator_sync(h->A);
   result->time_s = now_s() - t0;
-  for (int i = 0; i < S.n_work; i++) zs_vector_destroy(&S.work[i]);
   if (s == ZS_OK) {
     result->stop_reason = "converged";
   } else if (s == ZS_INFO_NOT_CONVERGED) {
     result->stop_reason = "max_iter";
     zsi_error(ZS_INFO_NOT_CONVERGED,
               "%s: not converged after %" PRId64 " iterations: ||r||/||b|| = %.3e > tol %.3e",
-              zs_solver_method_name(opts->method), result->iterations, result->rel_residual,
-              opts->tol);
+              zs_solver_method_name(o->method), result->iterations, result->rel_residual, o->tol);
   }
   if (s >= 0 && s_sync != ZS_OK) return s_sync;
+  return s;
+}
+
+zs_status zs_solve(zs_context *ctx, zs_operator *A, const zs_vector *b, zs_vector *x,
+                   const zs_solver_options *opts, zs_solver_result *result) {
+  if (result) {
+    memset(result, 0, sizeof *result);
+    result->rel_residual = NAN;
+    result->stop_reason = "error";
+  }
+  if (!ctx || !A || !b || !x) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solve: NULL argument");
+  zs_solver *h;
+  TRY(zs_solver_create(&h, ctx, A, opts));
+  const zs_status s = zs_solver_solve(h, b, x, result);
+  zs_solver_destroy(&h);
   return s;
 }

@@ -520,8 +520,11 @@ zs_status dtans_check_sizes(const dtans_gpu_op *op, const zsb_encoded_view *v,
 
 zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
   bool atomic = false;
-  int items = 0;
-  zs_status s = parse_options(options, &atomic, &items);
+  int items = 0, slabs = 0;
+  zs_status s = parse_options(options, &atomic, &items, &slabs);
+  if (s == ZS_OK && slabs)
+    s = fail(ZS_ERR_INVALID_ARGUMENT, "backend '%s': col_slabs is a CSR option, not dtans's",
+             ZS_GPU_BACKEND_NAME);
   if (s != ZS_OK) return s;
   dtans_gpu_op *op = (dtans_gpu_op *)calloc(1, sizeof(dtans_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans operator");

@@ -98,6 +98,9 @@ void zs_operator_destroy(zs_operator **op) {
 }
 
 const char *zs_operator_backend(const zs_operator *op) { return op ? op->be->name : NULL; }
+int64_t zs_operator_rows(const zs_operator *op) { return op ? op->rows : 0; }
+int64_t zs_operator_cols(const zs_operator *op) { return op ? op->cols : 0; }
+zs_type zs_operator_type(const zs_operator *op) { return op ? op->type : (zs_type)0; }
 
 zs_status zs_spmv(zs_operator *op, zs_op which, double alpha, const zs_vector *x, double beta,
                   zs_vector *y) {

@@ -60,6 +60,7 @@ typedef struct variant {
   int deterministic_n; /* SpMV must give the same bits twice */
   int deterministic_t; /* SpMVT must give the same bits twice */
   int blocked_only;    /* only for CSB and GCSB (the options exist only for them) */
+  int csr_only;        /* only for CSR (likewise) */
 } variant;
 static variant variants[16];
 static int n_variants;
@@ -80,7 +81,7 @@ static void find_variants(zs_context *ctx, const char *require) {
       }
       have_required = 1;
     }
-    if (!bi.usable || n_variants + 4 > 16) continue;
+    if (!bi.usable || n_variants + 6 > 16) continue;
     if (strcmp(bi.name, "ref") == 0) have_ref = 1;
     variant *v = &variants[n_variants++];
     *v = (variant){.backend = bi.name, .deterministic_n = 1, .deterministic_t = 1};
@@ -103,6 +104,17 @@ static void find_variants(zs_context *ctx, const char *require) {
       *v = (variant){
           .backend = bi.name, .options = "spmv=atomic,transpose=atomic", .blocked_only = 1};
       snprintf(v->label, sizeof v->label, "%s[atomic-both]", bi.name);
+      /* CSR in column slabs (chosen only for large scattered matrices): forced here */
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "col_slabs=3",
+                     .deterministic_n = 1,
+                     .deterministic_t = 1,
+                     .csr_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[slabs]", bi.name);
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name, .options = "col_slabs=3,transpose=atomic", .csr_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[slabs-atomic]", bi.name);
     }
   }
   if (require && !have_required) {
@@ -113,6 +125,12 @@ static void find_variants(zs_context *ctx, const char *require) {
     printf("FAIL backend 'ref' is not usable (or not first): nothing to compare with\n");
     failures++;
   }
+}
+
+/* A variant whose options exist for other formats only. */
+static int skip_variant(const variant *v, zs_format f) {
+  if (v->blocked_only) return f != ZS_FORMAT_CSB && f != ZS_FORMAT_GCSB;
+  return v->csr_only && f != ZS_FORMAT_CSR;
 }
 
 /* ---- one matrix, one value type: all formats, ops, alpha/beta, backends ---- */
@@ -267,9 +285,8 @@ static void run_matrix(zs_context *ctx, const char *name, const zs_matrix *A) {
     zs_operator *ops[16] = {0};
     char create_err[16][256] = {{0}};
     const zs_format fmt = formats[f].format;
-    const int blocked = fmt == ZS_FORMAT_CSB || fmt == ZS_FORMAT_GCSB;
     for (int b = 0; b < n_variants; b++)
-      if (variants[b].blocked_only && !blocked)
+      if (skip_variant(&variants[b], fmt))
         continue;
       else if ((s = zs_operator_create(&ops[b], ctx, E, variants[b].backend, variants[b].options)))
         snprintf(create_err[b], sizeof create_err[b], "zs_operator_create: %s: %s",
@@ -285,7 +302,7 @@ static void run_matrix(zs_context *ctx, const char *name, const zs_matrix *A) {
         n += snprintf(line + n, sizeof line - n, "%-22s %s %s %s a=%g b=%g |", name,
                       zs_type_name(t), fname, o ? "T" : "N", ab[a].alpha, ab[a].beta);
         for (int b = 0; b < n_variants; b++) {
-          if (variants[b].blocked_only && !blocked) continue;
+          if (skip_variant(&variants[b], fmt)) continue;
           char why[400] = "";
           double rel = 0;
           void *y = xmalloc(bytes), *y2 = xmalloc(bytes);
