@@ -155,10 +155,11 @@ def plot_scatter(plt, rel, out_dir):
     if not rel:
         return None
     fig, ax = plt.subplots(figsize=(7, 6))
-    for name in sorted({r["name"] for r in rel}):
+    for i, name in enumerate(sorted({r["name"] for r in rel})):
         pts = [r for r in rel if r["name"] == name]
+        # the colour cycle has 10 entries: a new marker for every 10 series keeps them apart
         ax.scatter([r["size_ratio"] for r in pts], [r["time_ratio"] for r in pts], s=14,
-                   label=f'{name} ({pts[0]["device"]})', alpha=0.7)
+                   label=f'{name} ({pts[0]["device"]})', alpha=0.7, marker="os^DvP"[i // 10 % 6])
     ax.axhline(1, color="k", lw=0.8), ax.axvline(1, color="k", lw=0.8)
     ax.set_xscale("log"), ax.set_yscale("log")
     ax.set_xlabel("size ratio (bytes / best vendor format)")
