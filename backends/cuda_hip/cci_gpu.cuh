@@ -353,8 +353,6 @@ zs_status cci_ensure_transpose(cci_gpu_op *op) {
   const int64_t S = op->S, nnz = op->nnz;
   const size_t n = (size_t)(nnz ? nnz : 1);
   int32_t *col = (int32_t *)malloc(n * 4), *rows_of = (int32_t *)malloc(n * 4);
-  int64_t *t_ptr = NULL;
-  int32_t *t_row = NULL, *t_perm = NULL;
   zs_status s = col && rows_of
                     ? ZS_OK
                     : fail(ZS_ERR_OUT_OF_MEMORY, "CCI transpose (%lld nonzeros)", (long long)nnz);
@@ -376,18 +374,9 @@ zs_status cci_ensure_transpose(cci_gpu_op *op) {
       col[b + k] = (int32_t)c, rows_of[b + k] = (int32_t)i;
     }
   }
-  if (s == ZS_OK) s = build_transpose_host(rows_of, col, nnz, op->cols, &t_ptr, &t_row, &t_perm);
-  int32_t *d_row = NULL, *d_perm = NULL;
-  void *d_val = NULL;
-  if (s == ZS_OK) s = upload_array(&d_perm, t_perm, (uint64_t)nnz, "CCI transpose");
-  if (s == ZS_OK) s = permute_values(op->type, nnz, d_perm, op->val, &d_val);
-  release(d_perm);
-  if (s == ZS_OK) s = upload_array(&d_row, t_row, (uint64_t)nnz, "CCI transpose rows");
-  if (s == ZS_OK) /* it takes d_row and d_val over, also when it fails */
-    s = csr_op_adopt(&op->t_csr, op->type, op->cols, op->rows, nnz, t_ptr, d_row, d_val);
-  else
-    release(d_row), release(d_val);
-  free(col), free(rows_of), free(t_ptr), free(t_row), free(t_perm);
+  if (s == ZS_OK)
+    s = transpose_op(&op->t_csr, op->type, op->rows, op->cols, nnz, rows_of, col, op->val, 0);
+  free(col), free(rows_of);
   return s;
 }
 

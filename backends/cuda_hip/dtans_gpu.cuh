@@ -418,7 +418,7 @@ struct dtans_gpu_op {
   int64_t *host_row_ptr; /* kept for the deterministic SpMVT's CSR (NULL with transpose=atomic) */
   unsigned long long *tickets; /* the kernel's slice-group counter (zs_dt_args) */
   unsigned long long ticket_base;
-  gpu_op *csr; /* built on the first deterministic SpMVT */
+  gpu_op *t_csr; /* Aᵀ as CSR, built on the first deterministic SpMVT */
 };
 
 void dtans_gpu_destroy(void *state) {
@@ -430,7 +430,7 @@ void dtans_gpu_destroy(void *state) {
                op->long_values, op->slice_rows, op->chunk_long, op->chunk_ptr, op->partial,
                op->tickets};
   for (void *q : p) release(q);
-  if (op->csr) op_free(op->csr);
+  if (op->t_csr) op_free(op->t_csr);
   free(op->host_row_ptr);
   free(op);
 }
@@ -674,11 +674,11 @@ zs_status dtans_dispatch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta,
   return dtans_launch<T, 2, MODE>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
 }
 
-/* The deterministic SpMVT: decode once into CSR on the device and hand it to the CSR operator,
- * which builds its transpose index on first use (memory: CSR plus that index). */
+/* The deterministic SpMVT: decode once on the device, then keep Aᵀ as a CSR operator to run
+ * forward (memory: that copy; the decoded CSR is freed). */
 template <typename T>
-zs_status dtans_ensure_csr(dtans_gpu_op *op) {
-  if (op->csr) return ZS_OK;
+zs_status dtans_ensure_transpose(dtans_gpu_op *op) {
+  if (op->t_csr) return ZS_OK;
   int32_t *col = NULL;
   T *val = NULL;
   int64_t *row_ptr = NULL;
@@ -692,11 +692,18 @@ zs_status dtans_ensure_csr(dtans_gpu_op *op) {
                                        val);
   if (s == ZS_OK) s = check(gpuDeviceSynchronize(), "dtans decode");
   release(row_ptr);
-  if (s != ZS_OK) {
-    release(col), release(val);
-    return s;
-  }
-  return csr_op_adopt(&op->csr, op->type, op->rows, op->cols, op->nnz, op->host_row_ptr, col, val);
+  int32_t *h_col = (int32_t *)malloc(n * 4), *rows_of = (int32_t *)malloc(n * 4);
+  if (s == ZS_OK && (!h_col || !rows_of))
+    s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans transpose (%lld nonzeros)", (long long)op->nnz);
+  if (s == ZS_OK && op->nnz)
+    s = check(gpuMemcpy(h_col, col, (size_t)op->nnz * 4, gpuMemcpyDeviceToHost), "download");
+  for (int64_t i = 0; s == ZS_OK && i < op->rows; i++)
+    for (int64_t k = op->host_row_ptr[i]; k < op->host_row_ptr[i + 1]; k++) rows_of[k] = (int32_t)i;
+  if (s == ZS_OK)
+    s = transpose_op(&op->t_csr, op->type, op->rows, op->cols, op->nnz, rows_of, h_col, val, 0);
+  release(col), release(val);
+  free(h_col), free(rows_of);
+  return s;
 }
 
 template <typename T>
@@ -704,9 +711,9 @@ zs_status dtans_apply_typed(dtans_gpu_op *op, zs_op which, T alpha, const T *x, 
   if (which == ZS_OP_N)
     return dtans_dispatch<T, ZS_DT_SPMV>(op, x, y, alpha, beta, NULL, NULL, NULL);
   if (!op->atomic) {
-    zs_status s = dtans_ensure_csr<T>(op);
+    zs_status s = dtans_ensure_transpose<T>(op);
     if (s != ZS_OK) return s;
-    return gpu_op_apply(NULL, op->csr, ZS_OP_T, (double)alpha, x, (double)beta, y);
+    return gpu_op_apply(NULL, op->t_csr, ZS_OP_N, (double)alpha, x, (double)beta, y);
   }
   zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta, y);
   zs_status s = check_launch("dtans SpMVT scale");

@@ -124,10 +124,10 @@ struct gpu_op {
   int32_t *row, *idx;
   void *val;
   csr_plan plan[ZS_MAX_SLABS]; /* per slab */
-  csr_plan t_plan;             /* of Aᵀ, once a deterministic SpMVT built it */
-  /* Aᵀ for deterministic SpMVT: per nonzero in column order, its row, and (CSR) its value or
-   * (COO) its position. */
-  void *t_ptr, *t_val;
+  int forced_slabs;            /* col_slabs=K (0: chosen), for Aᵀ too */
+  /* Deterministic SpMVT, built on first use. CSR: Aᵀ as a CSR operator run forward. COO: per
+   * nonzero in column order, its row (t_idx), column (t_row) and position (t_perm). */
+  struct gpu_op *t_op;
   int32_t *t_row, *t_idx, *t_perm;
   bool have_transpose;
   /* COO carries (per range of ZS_COO_RANGE nonzeros) */
@@ -138,12 +138,11 @@ struct gpu_op {
 
 void op_free(gpu_op *op) {
   if (op->compressed) op->compressed->destroy(op->state);
-  void *ptrs[] = {op->ptr,      op->row,      op->idx,    op->val,      op->t_ptr,
-                  op->t_row,    op->t_idx,    op->t_perm, op->head_row, op->tail_row,
-                  op->head_sum, op->tail_sum, op->t_val};
+  void *ptrs[] = {op->ptr,    op->row,      op->idx,      op->val,      op->t_row,   op->t_idx,
+                  op->t_perm, op->head_row, op->tail_row, op->head_sum, op->tail_sum};
   for (void *p : ptrs) release(p);
   for (csr_plan &c : op->plan) release(c.blocks), release(c.long_rows), release(c.partials);
-  release(op->t_plan.blocks), release(op->t_plan.long_rows), release(op->t_plan.partials);
+  if (op->t_op) op_free(op->t_op);
   free(op);
 }
 
@@ -207,6 +206,60 @@ zs_status permute_values(zs_type type, int64_t nnz, const int32_t *perm, const v
   return s == ZS_OK ? check(gpuDeviceSynchronize(), "transpose values") : s;
 }
 
+bool rows_scattered(const int64_t *ptr, const int32_t *col, int64_t rows);
+int csr_slab_count(bool scattered, const int32_t *col, int64_t nnz, int64_t cols,
+                   size_t value_size);
+void csr_split_slabs(const int64_t *ptr, const int32_t *col, const void *val, size_t value_size,
+                     int64_t rows, int64_t cols, int slabs, int64_t *ptr_out, int32_t *col_out,
+                     void *val_out);
+zs_status csr_op_adopt(gpu_op **out, zs_type type, int64_t rows, int64_t cols, int64_t nnz,
+                       const int64_t *host_ptr, int slabs, bool scattered, int32_t *d_idx,
+                       void *d_val);
+
+/* Aᵀ of a rows x cols matrix as a CSR operator to run forward: the deterministic SpMVT of CSR and
+ * of the compressed formats. rows_of/col: each nonzero's row and column on the host; d_val: its
+ * value on the device, same order (not taken over). Aᵀ gets its own column slabs (slabs: 0
+ * choose, else forced). Memory: 4 bytes plus the value per nonzero, plus the offsets: a second
+ * copy of the matrix, with its values in Aᵀ's order so the product reads them contiguously. */
+zs_status transpose_op(gpu_op **out, zs_type type, int64_t rows, int64_t cols, int64_t nnz,
+                       const int32_t *rows_of, const int32_t *col, const void *d_val, int slabs) {
+  *out = NULL;
+  if (nnz > INT32_MAX)
+    return fail(ZS_ERR_UNSUPPORTED,
+                "deterministic SpMVT indexes nonzeros with 32 bits; this matrix has %lld "
+                "(create the operator with transpose=atomic)",
+                (long long)nnz);
+  const size_t vs = type_size(type), n = (size_t)(nnz ? nnz : 1);
+  int64_t *t_ptr = NULL, *s_ptr = NULL;
+  int32_t *t_row = NULL, *t_perm = NULL, *s_row = NULL, *s_perm = NULL, *d_perm = NULL,
+          *d_row = NULL;
+  void *d_tval = NULL;
+  zs_status s = build_transpose_host(rows_of, col, nnz, cols, &t_ptr, &t_row, &t_perm);
+  const bool scattered = s == ZS_OK && rows_scattered(t_ptr, t_row, cols);
+  int k = slabs ? slabs : s == ZS_OK ? csr_slab_count(scattered, t_row, nnz, rows, vs) : 1;
+  if (k > rows) k = rows > 0 ? (int)rows : 1;
+  if (s == ZS_OK && k > 1) { /* the row positions (perm) travel with the rows */
+    s_ptr = (int64_t *)malloc((size_t)k * ((size_t)cols + 1) * sizeof(int64_t));
+    s_row = (int32_t *)malloc(n * 4), s_perm = (int32_t *)malloc(n * 4);
+    if (!s_ptr || !s_row || !s_perm)
+      s = fail(ZS_ERR_OUT_OF_MEMORY, "column slabs of a transpose");
+    else
+      csr_split_slabs(t_ptr, t_row, t_perm, 4, cols, rows, k, s_ptr, s_row, s_perm);
+  }
+  const bool split = s == ZS_OK && k > 1;
+  if (s == ZS_OK) s = upload_array(&d_perm, split ? s_perm : t_perm, (uint64_t)nnz, "transpose");
+  if (s == ZS_OK) s = permute_values(type, nnz, d_perm, d_val, &d_tval);
+  release(d_perm);
+  if (s == ZS_OK) s = upload_array(&d_row, split ? s_row : t_row, (uint64_t)nnz, "transpose rows");
+  if (s == ZS_OK) /* it takes d_row and d_tval over, also when it fails */
+    s = csr_op_adopt(out, type, cols, rows, nnz, split ? s_ptr : t_ptr, split ? k : 1, scattered,
+                     d_row, d_tval);
+  else
+    release(d_row), release(d_tval);
+  free(t_ptr), free(t_row), free(t_perm), free(s_ptr), free(s_row), free(s_perm);
+  return s;
+}
+
 /* Built on first use, from the device copy, so operators used only for Ax pay nothing. */
 zs_status ensure_transpose(gpu_op *op) {
   if (op->have_transpose) return ZS_OK;
@@ -218,8 +271,6 @@ zs_status ensure_transpose(gpu_op *op) {
   const size_t n = (size_t)(op->nnz ? op->nnz : 1);
   int32_t *rows_of = (int32_t *)malloc(n * sizeof(int32_t));
   int32_t *col = (int32_t *)malloc(n * sizeof(int32_t));
-  int64_t *t_ptr = NULL;
-  int32_t *t_row = NULL, *t_perm = NULL;
   zs_status s = rows_of && col ? ZS_OK : fail(ZS_ERR_OUT_OF_MEMORY, "transpose index");
   if (s == ZS_OK && op->nnz)
     s = check(gpuMemcpy(col, op->idx, (size_t)op->nnz * 4, gpuMemcpyDeviceToHost), "download");
@@ -239,28 +290,23 @@ zs_status ensure_transpose(gpu_op *op) {
       for (int64_t k = b; k < e; k++) rows_of[k] = (int32_t)i;
     }
     free(ptr);
-  }
-  if (s == ZS_OK)
-    s = build_transpose_host(rows_of, col, op->nnz, op->cols, &t_ptr, &t_row, &t_perm);
-  if (s == ZS_OK) s = upload_array(&op->t_row, t_row, (uint64_t)op->nnz, "transpose index");
-  if (s == ZS_OK) s = upload_array(&op->t_perm, t_perm, (uint64_t)op->nnz, "transpose index");
-  if (s == ZS_OK && op->format == ZS_FORMAT_CSR) {
-    s = permute_values(op->type, op->nnz, op->t_perm, op->val, &op->t_val);
-    release(op->t_perm), op->t_perm = NULL;
     if (s == ZS_OK)
-      s = upload_offsets(&op->t_ptr, t_ptr, op->cols + 1, op->offsets32, "transpose index");
-    if (s == ZS_OK) s = upload_plan(t_ptr, op->cols, op->items, type_size(op->type), &op->t_plan);
+      s = transpose_op(&op->t_op, op->type, op->rows, op->cols, op->nnz, rows_of, col, op->val,
+                       op->forced_slabs);
   }
   if (s == ZS_OK && op->format == ZS_FORMAT_COO) {
+    int64_t *t_ptr = NULL;
+    int32_t *t_row = NULL, *t_perm = NULL;
+    s = build_transpose_host(rows_of, col, op->nnz, op->cols, &t_ptr, &t_row, &t_perm);
+    if (s == ZS_OK) s = upload_array(&op->t_row, t_row, (uint64_t)op->nnz, "transpose index");
+    if (s == ZS_OK) s = upload_array(&op->t_perm, t_perm, (uint64_t)op->nnz, "transpose index");
     /* Aᵀ in COO: rows are A's columns (sorted), columns are A's rows. */
-    int32_t *t_col_rows = (int32_t *)malloc(n * sizeof(int32_t));
-    s = t_col_rows ? ZS_OK : fail(ZS_ERR_OUT_OF_MEMORY, "transpose index");
     for (int64_t j = 0; s == ZS_OK && j < op->cols; j++)
-      for (int64_t p = t_ptr[j]; p < t_ptr[j + 1]; p++) t_col_rows[p] = (int32_t)j;
-    if (s == ZS_OK) s = upload_array(&op->t_idx, t_col_rows, (uint64_t)op->nnz, "transpose index");
-    free(t_col_rows);
+      for (int64_t p = t_ptr[j]; p < t_ptr[j + 1]; p++) col[p] = (int32_t)j;
+    if (s == ZS_OK) s = upload_array(&op->t_idx, col, (uint64_t)op->nnz, "transpose index");
+    free(t_ptr), free(t_row), free(t_perm);
   }
-  free(rows_of), free(col), free(t_ptr), free(t_row), free(t_perm);
+  free(rows_of), free(col);
   if (s == ZS_OK) op->have_transpose = true;
   return s;
 }
@@ -277,6 +323,9 @@ void run_rows(const csr_plan &c, const I *ptr, const int32_t *idx, const T *val,
         c.long_rows, (int)c.n_long_rows, (const T *)c.partials, y, alpha, beta);
 }
 
+template <typename T>
+zs_status apply_csr(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y);
+
 template <typename T, typename I, int ITEMS, bool STREAM>
 zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
   const I *ptr = (const I *)op->ptr;
@@ -290,10 +339,7 @@ zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, 
   }
   if (!op->atomic_transpose) {
     zs_status s = ensure_transpose(op);
-    if (s != ZS_OK) return s;
-    run_rows<T, I, ITEMS, STREAM>(op->t_plan, (const I *)op->t_ptr, op->t_row, (const T *)op->t_val,
-                                  alpha, x, beta, y);
-    return check_launch("CSR SpMV kernel");
+    return s == ZS_OK ? apply_csr<T>(op->t_op, ZS_OP_N, alpha, x, beta, y) : s;
   }
   zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta, y);
   for (int k = 0; k < op->n_slabs; k++)
@@ -615,10 +661,11 @@ void csr_split_slabs(const int64_t *ptr, const int32_t *col, const void *val, si
     }
 }
 
-/* A CSR operator around device arrays a format kernel decoded (it takes them over): how the
- * compressed formats get a deterministic SpMVT through CSR's transpose index. */
+/* A CSR operator around device arrays (it takes them over), with `slabs` column slabs whose row
+ * offsets are host_ptr + k (rows + 1): transpose_op's result. */
 zs_status csr_op_adopt(gpu_op **out, zs_type type, int64_t rows, int64_t cols, int64_t nnz,
-                       const int64_t *host_row_ptr, int32_t *d_idx, void *d_val) {
+                       const int64_t *host_ptr, int slabs, bool scattered, int32_t *d_idx,
+                       void *d_val) {
   gpu_op *op = (gpu_op *)calloc(1, sizeof(gpu_op));
   if (!op) {
     release(d_idx), release(d_val);
@@ -627,10 +674,13 @@ zs_status csr_op_adopt(gpu_op **out, zs_type type, int64_t rows, int64_t cols, i
   op->format = ZS_FORMAT_CSR, op->type = type, op->rows = rows, op->cols = cols, op->nnz = nnz;
   op->idx = d_idx, op->val = d_val;
   op->offsets32 = nnz <= INT32_MAX;
-  op->items = ZS_BLOCK_ITEMS_DEFAULT;
-  op->n_slabs = 1;
-  zs_status s = upload_offsets(&op->ptr, host_row_ptr, rows + 1, op->offsets32, "row_ptr");
-  if (s == ZS_OK) s = upload_plan(host_row_ptr, rows, op->items, type_size(type), &op->plan[0]);
+  op->scattered = scattered;
+  op->items = scattered ? 4 : ZS_BLOCK_ITEMS_DEFAULT;
+  op->n_slabs = slabs;
+  const int64_t stride = rows + 1;
+  zs_status s = upload_offsets(&op->ptr, host_ptr, slabs * stride, op->offsets32, "row_ptr");
+  for (int k = 0; s == ZS_OK && k < slabs; k++)
+    s = upload_plan(host_ptr + k * stride, rows, op->items, type_size(type), &op->plan[k]);
   if (s != ZS_OK) {
     op_free(op);
     return s;
@@ -681,6 +731,7 @@ zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const
   if (s == ZS_OK && v->format == ZS_FORMAT_CSR) {
     ptr = (const int64_t *)zsb_find_array(v, "row_ptr")->data;
     op->scattered = rows_scattered(ptr, (const int32_t *)col->data, v->rows);
+    op->forced_slabs = slabs;
     op->n_slabs =
         slabs ? slabs
               : csr_slab_count(op->scattered, (const int32_t *)col->data, v->nnz, v->cols, vs);
