@@ -259,13 +259,13 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
         rs = ZS_DT_LANES, rv = raw + l, raw += PER * ZS_DT_LANES;
       } else if (RAW) {
         const zs_lane_mask act = zs_ballot(todo > 0) & half;
-        const bool partial = todo > 0 && todo < PER;
+        const zs_lane_mask partial = zs_ballot(todo > 0 && todo < PER);
         int pos, total;
-        if (zs_ballot(partial) == 0) { /* every slice of the warp: a full step */
+        if (partial == 0) { /* every slice of the warp: a full step */
           rs = zs_popc(act), pos = zs_popc(act & lt), total = PER * rs;
         } else { /* two slices per wavefront: each has its own kind of step */
           pos = zs_dt_scan(todo, l, &total);
-          if ((zs_ballot(partial) & half) == 0) rs = zs_popc(act), pos = zs_popc(act & lt);
+          if ((partial & half) == 0) rs = zs_popc(act), pos = zs_popc(act & lt);
         }
         rv = raw + pos, raw += total;
       }
