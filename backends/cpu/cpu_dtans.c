@@ -20,6 +20,7 @@ typedef struct dtans_op {
   int64_t *slice_rows; /* slice s: rows [slice_rows[s], slice_rows[s + 1]) */
   int value_mode, threads;
   uint32_t *row_nnz, *stream;
+  int32_t *row_perm;  /* version 3: the matrix's row of each encoded row (NULL: the same) */
   int64_t *raw_start; /* per slice: its first raw value (coded nonzeros before it) */
   int64_t n_long;     /* rows stored apart as plain CSR */
   int32_t *long_rows, *long_cols;
@@ -62,7 +63,8 @@ typedef struct value_slot_f32 {
 static void cpu_dtans_destroy(void *state) {
   dtans_op *A = state;
   if (!A) return;
-  void *lp[] = {A->long_rows, A->long_cols, A->long_ptr, A->long_values, A->slice_rows};
+  void *lp[] = {A->long_rows,   A->long_cols,  A->long_ptr,
+                A->long_values, A->slice_rows, A->row_perm};
   for (size_t i = 0; i < sizeof lp / sizeof *lp; i++) zsi_free(lp[i]);
   void *p[] = {A->row_nnz,    A->stream,        A->raw_start,     A->slice_words, A->slice_desc,
                A->slice_vesc, A->delta_escapes, A->value_escapes, A->values,      A->constant,
@@ -165,6 +167,13 @@ static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
       (s = zsi_view_copy_array(enc, "cpu", "long_cols", 4, lc->count, (void **)&A->long_cols)) ||
       (s = zsi_view_copy_array(enc, "cpu", "long_values", es, lc->count, &A->long_values)))
     goto fail;
+  /* Version 3: y and x are indexed through row_perm; long rows get the matrix's row at once. */
+  if (zsb_find_array(enc, "row_perm")) {
+    if ((s = zsi_view_copy_array(enc, "cpu", "row_perm", 4, (uint64_t)A->rows,
+                                 (void **)&A->row_perm)))
+      goto fail;
+    for (int64_t k = 0; k < A->n_long; k++) A->long_rows[k] = A->row_perm[A->long_rows[k]];
+  }
   /* Coded nonzeros before each slice: where its raw values start, and how slices are split. */
   if (!(A->raw_start = zsi_alloc_array((uint64_t)A->slices + 1, 8))) goto oom;
   dtans_coded_before_slices(A->row_nnz, A->slice_rows, A->slices, A->raw_start);

@@ -17,6 +17,7 @@
  * joint pairs a delta slot's meta holds its pair's value id. */
 struct zs_dt_args {
   const uint32_t *stream, *row_nnz, *vtab;
+  const int32_t *row_perm; /* version 3: the matrix's row of each encoded row; NULL: the same */
   const uint2 *dtab;
   const int64_t *slice_words, *slice_desc, *slice_vesc, *slice_raw, *slice_rows;
   const int32_t *desc;
@@ -180,11 +181,15 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
     /* The lane's rows: `row` has `left` nonzeros still to come; the next row's length is loaded
      * a row ahead. Rows without coded nonzeros are passed over (SpMV writes their y). */
     int32_t row = first - ZS_DT_LANES, left = 0, col = 0, nrow = first;
+    int32_t orow = 0; /* the matrix's row of `row`: where y is written, x read, CSR placed */
     uint32_t nlen = first < stop ? a.row_nnz[first] : 0; /* as stored: DTANS_LONG marks long */
     int64_t at = 0;
     T sum = T(0), xr = T(0);
     /* SpMV: y of a coded row without nonzeros */
-    auto no_nonzeros = [&](int32_t q) { y[q] = beta == T(0) ? T(0) : beta * y[q]; };
+    auto no_nonzeros = [&](int32_t q) {
+      if (a.row_perm) q = a.row_perm[q];
+      y[q] = beta == T(0) ? T(0) : beta * y[q];
+    };
     auto next_row = [&]() {
       row = nrow, left = (int32_t)dtans_coded_len(nlen);
       while (left == 0) {
@@ -194,8 +199,9 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
       nrow = row + ZS_DT_LANES;
       nlen = nrow < stop ? a.row_nnz[nrow] : 0;
       col = row;
-      if (MODE == ZS_DT_SCATTER) xr = alpha * x[row];
-      if (MODE == ZS_DT_WRITE) at = row_ptr[row];
+      orow = a.row_perm ? a.row_perm[row] : row;
+      if (MODE == ZS_DT_SCATTER) xr = alpha * x[orow];
+      if (MODE == ZS_DT_WRITE) at = row_ptr[orow];
     };
 
     const bool has_beta = beta != T(0);
@@ -281,7 +287,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
         if (ok && left == 0) next_row();
         col += dl[i];
         c[i] = col;
-        if (MODE == ZS_DT_SPMV) rw[i] = row;
+        if (MODE == ZS_DT_SPMV) rw[i] = orow;
         if (MODE == ZS_DT_WRITE) ats[i] = at, at += ok;
         if (MODE == ZS_DT_SCATTER)
           v[i] = (RAW ? (ok ? zs_load_stream(rv + i * rs) : T(0)) : v[i]) * xr;
@@ -410,7 +416,8 @@ struct dtans_gpu_op {
   void *vsym, *vesc, *raw;
   int64_t n_long, n_chunks;
   int32_t *long_rows, *long_cols, *chunk_long; /* chunk c belongs to long row chunk_long[c] */
-  int64_t *chunk_ptr;                          /* long row k: chunks [chunk_ptr[k], [k + 1]) */
+  int32_t *row_perm;  /* version 3: the matrix's row of each encoded row (long_rows mapped) */
+  int64_t *chunk_ptr; /* long row k: chunks [chunk_ptr[k], [k + 1]) */
   void *partial;
   int64_t *long_ptr;
   void *long_values;
@@ -428,7 +435,7 @@ void dtans_gpu_destroy(void *state) {
                op->slice_desc,  op->slice_vesc, op->slice_raw,  op->desc,      op->vsym,
                op->vesc,        op->raw,        op->long_rows,  op->long_cols, op->long_ptr,
                op->long_values, op->slice_rows, op->chunk_long, op->chunk_ptr, op->partial,
-               op->tickets};
+               op->tickets,     op->row_perm};
   for (void *q : p) release(q);
   if (op->t_csr) op_free(op->t_csr);
   free(op->host_row_ptr);
@@ -549,13 +556,17 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   int64_t *row_ptr = (int64_t *)malloc(((size_t)op->rows + 1) * sizeof(int64_t));
   if (!row_ptr) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans row offsets");
   const int64_t *lptr = (const int64_t *)zsb_find_array(v, "long_ptr")->data;
+  /* Version 3: rows are encoded in another order; y, x and the decoded CSR keep the matrix's. */
+  const zsb_array *perm_a = zsb_find_array(v, "row_perm");
+  const int32_t *perm = perm_a ? (const int32_t *)perm_a->data : NULL;
   if (s == ZS_OK) {
     row_ptr[0] = 0;
     for (int64_t i = 0, k = 0; i < op->rows; i++) {
       int64_t n = row_nnz[i];
       if (row_nnz[i] == DTANS_LONG) n = lptr[k + 1] - lptr[k], k++;
-      row_ptr[i + 1] = row_ptr[i] + n;
+      row_ptr[(perm ? perm[i] : i) + 1] = perm ? n : row_ptr[i] + n;
     }
+    for (int64_t i = 0; perm && i < op->rows; i++) row_ptr[i + 1] += row_ptr[i];
   }
   /* Coded nonzeros before each slice: where its raw values start, and its size. */
   int64_t *coded_before = (int64_t *)malloc(((size_t)op->slices + 1) * sizeof(int64_t));
@@ -572,7 +583,18 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   if (s == ZS_OK) s = dtans_upload((void **)&op->slice_desc, v, "slice_delta_escapes");
   if (s == ZS_OK) s = dtans_upload((void **)&op->desc, v, "delta_escapes");
   if (s == ZS_OK) s = dtans_gpu_tables(op, v);
-  if (s == ZS_OK) s = dtans_upload((void **)&op->long_rows, v, "long_rows");
+  if (s == ZS_OK && perm) s = upload_array(&op->row_perm, perm, (uint64_t)op->rows, "row_perm");
+  if (s == ZS_OK && perm) { /* long rows by the matrix's row at once */
+    const zsb_array *lr = zsb_find_array(v, "long_rows");
+    int32_t *mapped = (int32_t *)malloc((size_t)(lr->count ? lr->count : 1) * sizeof(int32_t));
+    if (!mapped) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans long rows");
+    for (uint64_t k = 0; s == ZS_OK && k < lr->count; k++)
+      mapped[k] = perm[((const int32_t *)lr->data)[k]];
+    if (s == ZS_OK) s = upload_array(&op->long_rows, mapped, lr->count, "long_rows");
+    free(mapped);
+  } else if (s == ZS_OK) {
+    s = dtans_upload((void **)&op->long_rows, v, "long_rows");
+  }
   if (s == ZS_OK) s = dtans_upload((void **)&op->long_ptr, v, "long_ptr");
   if (s == ZS_OK) s = dtans_upload((void **)&op->long_cols, v, "long_cols");
   if (s == ZS_OK) s = dtans_upload(&op->long_values, v, "long_values");
@@ -638,6 +660,7 @@ zs_status dtans_launch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta, cons
   if (grid > need) grid = need;
   zs_dt_args a;
   a.stream = op->stream, a.row_nnz = op->row_nnz, a.dtab = op->dtab, a.vtab = op->vtab;
+  a.row_perm = op->row_perm;
   a.slice_words = op->slice_words, a.slice_desc = op->slice_desc, a.slice_vesc = op->slice_vesc;
   a.slice_raw = op->slice_raw, a.slice_rows = op->slice_rows, a.desc = op->desc;
   a.vsym = op->vsym, a.vesc = op->vesc, a.raw = op->raw, a.slices = op->slices;

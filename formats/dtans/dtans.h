@@ -20,6 +20,7 @@ ZSI_HIDDEN extern const zsi_format_ops zsi_format_dtans;
 /* Fixed by stream version 2; the blob records them and validate refuses anything else.
  * (Version 1 stored raw values in decoding order throughout; see dtans_raw_step.) */
 #define DTANS_VERSION 2
+#define DTANS_VERSION_ROW_ORDER 3   /* version 2 plus `row_perm`: rows encoded in another order */
 #define DTANS_M 256                 /* largest multiplicity: a digit fits in 8 bits */
 #define DTANS_LANES 32              /* lanes of a slice, decoded in lockstep by one warp */
 #define DTANS_MAX_ROWS_PER_LANE 128 /* bounds a lane's walk over empty rows */
@@ -62,6 +63,7 @@ typedef struct dtans_view {
   int delta_real, value_real;
   int delta_escape, value_escape; /* 1: id `real` of the domain is the escape */
   const uint32_t *row_nnz;
+  const int32_t *row_perm; /* version 3: encoded row r is the matrix's row row_perm[r]; else NULL */
   const int64_t *slice_words, *slice_delta_esc, *slice_value_esc;
   const uint32_t *stream;
   const uint16_t *delta_counts, *value_counts;

@@ -63,7 +63,7 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
     return zsi_error(ZS_ERR_UNSUPPORTED,
                      "dtans: stream version 1 is no longer read (its raw "
                      "values are in another order); encode the matrix again");
-  if ((s = need_param(E, "version", DTANS_VERSION, DTANS_VERSION, &version)) ||
+  if ((s = need_param(E, "version", DTANS_VERSION, DTANS_VERSION_ROW_ORDER, &version)) ||
       (s = need_param(E, "table_log", DTANS_TABLE_LOG, DTANS_TABLE_LOG, &tlog)) ||
       (s = need_param(E, "max_multiplicity", DTANS_M, DTANS_M, &mult)) ||
       (s = need_param(E, "lanes", DTANS_LANES, DTANS_LANES, &lanes)) ||
@@ -194,6 +194,29 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
                      coded, long_nnz, E->nnz);
   if (mode == DTANS_VALUES_RAW && (s = zsi_encoded_need(E, "values", es, coded, &v->values)))
     return s;
+  /* Version 3: a permutation of the rows (version 2 has none). */
+  if (version == DTANS_VERSION) {
+    if (zsi_encoded_array(E, "row_perm"))
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "dtans: version 2 carries a row_perm array (version 3 does)");
+    return ZS_OK;
+  }
+  if ((s = zsi_encoded_need(E, "row_perm", 4, (uint64_t)E->rows, (const void **)&v->row_perm)))
+    return s;
+  uint8_t *seen = calloc((size_t)(E->rows ? E->rows : 1), 1);
+  if (!seen) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row_perm check");
+  for (int64_t r = 0; r < E->rows; r++) {
+    const int32_t o = v->row_perm[r];
+    if (o < 0 || o >= E->rows || seen[o]) {
+      free(seen);
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "dtans: row_perm[%" PRId64 "] = %" PRId32
+                       " is out of range or repeats a row: not a permutation",
+                       r, o);
+    }
+    seen[o] = 1;
+  }
+  free(seen);
   return ZS_OK;
 }
 
@@ -348,16 +371,31 @@ static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
   if (v.value_mode == DTANS_VALUES_CODED) dtans_build_table(v.value_counts, v.value_entries, vtab);
   zs_matrix *A;
   if ((s = zsi_matrix_alloc(&A, E->rows, E->cols, E->nnz, E->type)) != ZS_OK) return s;
+  /* Encoded row r goes to the matrix's row P(r) (version 3), whose nonzeros start at start[r]. */
+  int64_t *start = v.row_perm ? malloc(((size_t)E->rows + 1) * sizeof *start) : A->row_ptr;
+  if (!start) {
+    zs_matrix_destroy(&A);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row offsets");
+  }
   int64_t lk = 0;
   for (int64_t i = 0; i < E->rows; i++) {
     int64_t n = v.row_nnz[i];
     if (v.row_nnz[i] == DTANS_LONG) n = v.long_ptr[lk + 1] - v.long_ptr[lk], lk++;
-    A->row_ptr[i + 1] = A->row_ptr[i] + n;
+    if (v.row_perm)
+      A->row_ptr[v.row_perm[i] + 1] = n;
+    else
+      A->row_ptr[i + 1] = A->row_ptr[i] + n;
+  }
+  if (v.row_perm) {
+    for (int64_t i = 0; i < E->rows; i++) A->row_ptr[i + 1] += A->row_ptr[i];
+    for (int64_t r = 0; r < E->rows; r++) start[r] = A->row_ptr[v.row_perm[r]];
+    start[E->rows] = E->nnz;
   }
   /* Slices decode independently (each writes its own rows), in parallel; the first slice that
    * fails is decoded again on this thread for its message, so errors do not depend on threads. */
   int64_t *raw = malloc(((size_t)v.slices + 1) * sizeof *raw), first_bad = v.slices;
   if (!raw) {
+    if (start != A->row_ptr) free(start);
     zs_matrix_destroy(&A);
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice offsets");
   }
@@ -365,17 +403,16 @@ static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
   const dtans_slot *dt = dtab, *vt = vtab; /* this thread's tables, for every thread */
   DT_OMP(omp parallel for schedule(dynamic, 16) num_threads(dt_threads()) if (v.slices > 16))
   for (int64_t sl = 0; sl < v.slices; sl++)
-    if (dtans_decode_slice(&v, dt, vt, sl, A->row_ptr, raw[sl], A->col_idx, A->values)) {
+    if (dtans_decode_slice(&v, dt, vt, sl, start, raw[sl], A->col_idx, A->values)) {
       DT_OMP(omp critical(dtans_first_bad))
       if (sl < first_bad) first_bad = sl;
     }
   if (first_bad < v.slices)
-    s = dtans_decode_slice(&v, dtab, vtab, first_bad, A->row_ptr, raw[first_bad], A->col_idx,
-                           A->values);
+    s = dtans_decode_slice(&v, dtab, vtab, first_bad, start, raw[first_bad], A->col_idx, A->values);
   free(raw);
   const size_t es = zs_type_size(E->type);
   for (int64_t k = 0; k < v.n_long && s == ZS_OK; k++) {
-    const int64_t r = v.long_rows[k], at = A->row_ptr[r];
+    const int64_t r = v.long_rows[k], at = start[r];
     for (int64_t j = v.long_ptr[k]; j < v.long_ptr[k + 1]; j++) {
       const int32_t c = v.long_cols[j];
       if (c < 0 || c >= E->cols || (j > v.long_ptr[k] && c <= v.long_cols[j - 1])) {
@@ -391,6 +428,7 @@ static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
            (const char *)v.long_values + (size_t)v.long_ptr[k] * es,
            (size_t)(v.long_ptr[k + 1] - v.long_ptr[k]) * es);
   }
+  if (start != A->row_ptr) free(start);
   if (s != ZS_OK || !out) {
     zs_matrix_destroy(&A);
     return s;
@@ -413,7 +451,7 @@ static void dtans_stats(const zs_encoded *E, zs_stat_fn emit, void *ctx) {
     else if (strstr(a->name, "counts") || strstr(a->name, "symbols") ||
              strcmp(a->name, "pair_values") == 0)
       table += b;
-    else if (strcmp(a->name, "row_nnz") == 0)
+    else if (strcmp(a->name, "row_nnz") == 0 || strcmp(a->name, "row_perm") == 0)
       rows += b;
     else if (strncmp(a->name, "slice_", 6) == 0)
       offsets += b;

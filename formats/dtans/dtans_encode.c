@@ -421,9 +421,10 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
 
 /* ---- the encoder ---- */
 static zs_status parse_options(const char *options, int *mode, int *progress, int64_t *rpl,
-                               int64_t *lane_symbols, int64_t *long_min, int64_t *guided) {
-  static const char *const known[] = {
-      "values", "progress", "rows_per_lane", "lane_symbols", "long_rows", "guided", NULL};
+                               int64_t *lane_symbols, int64_t *long_min, int64_t *guided,
+                               int *row_order) {
+  static const char *const known[] = {"values",    "progress", "rows_per_lane", "lane_symbols",
+                                      "long_rows", "guided",   "row_order",     NULL};
   zs_status s = zsi_option_check(options, known, "dtans");
   if (s != ZS_OK) return s;
   char buf[16];
@@ -461,7 +462,65 @@ static zs_status parse_options(const char *options, int *mode, int *progress, in
   *guided = -1;
   if ((s = zsi_option_int(options, "guided", 0, INT64_C(1) << 40, guided, &found))) return s;
   if (!found) *guided = -1;
+  /* row_order=natural|length|auto: rows encoded in their order, or ordered by length (version 3,
+   * with row_perm) so that a slice's lanes get equal work; auto: by length when that cuts the
+   * lockstep steps by a third or more (row_order_gain). */
+  *row_order = -1;
+  if ((s = zsi_option_str(options, "row_order", buf, sizeof buf, &found)) != ZS_OK) return s;
+  if (found) {
+    if (strcmp(buf, "natural") == 0)
+      *row_order = 0;
+    else if (strcmp(buf, "length") == 0)
+      *row_order = 1;
+    else if (strcmp(buf, "auto") != 0)
+      return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                       "dtans: row_order=%s (known: auto, natural, length)", buf);
+  }
   return ZS_OK;
+}
+
+/* Rows by length, longest first, ties in row order (a stable counting sort); NULL when out of
+ * memory. Rows longer than `cap` count as cap + 1: they are stored apart anyway. */
+static int32_t *rows_by_length(const zs_matrix *A, int64_t cap) {
+  int32_t *perm = malloc((size_t)(A->rows ? A->rows : 1) * sizeof *perm);
+  int64_t *next = calloc((size_t)cap + 3, sizeof *next);
+  if (!perm || !next) {
+    free(perm), free(next);
+    return NULL;
+  }
+  for (int64_t i = 0; i < A->rows; i++) {
+    const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
+    next[cap + 1 - (n > cap ? cap + 1 : n) + 1]++; /* bucket 0: the longest */
+  }
+  for (int64_t b = 0; b <= cap + 1; b++) next[b + 1] += next[b];
+  for (int64_t i = 0; i < A->rows; i++) {
+    const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
+    perm[next[cap + 1 - (n > cap ? cap + 1 : n)]++] = (int32_t)i;
+  }
+  free(next);
+  return perm;
+}
+
+/* Segment steps of the lockstep decode, over the ideal (nonzeros / 32 lanes / 8), for rows taken
+ * in `order` (NULL: natural) and cut into slices as step 5 of the encoder cuts them by default. */
+static double lockstep_cost(const zs_matrix *A, const int32_t *order, int64_t lane_symbols,
+                            int64_t cap) {
+  double steps = 0, nnz = 0;
+  for (int64_t a = 0; a < A->rows;) {
+    int64_t b = a, sym = 0, lane[DTANS_LANES] = {0};
+    while (b < A->rows && sym < DTANS_LANES * lane_symbols && b - a < DTANS_LANES * 128) {
+      for (int64_t r = b; r < b + DTANS_LANES && r < A->rows; r++) {
+        const int64_t i = order ? order[r] : r, n = A->row_ptr[i + 1] - A->row_ptr[i];
+        if (n <= cap) sym += n, lane[(r - a) & (DTANS_LANES - 1)] += n;
+      }
+      b += DTANS_LANES;
+    }
+    int64_t most = 0;
+    for (int l = 0; l < DTANS_LANES; l++) most = lane[l] > most ? lane[l] : most, nnz += lane[l];
+    steps += (double)((most + 7) / 8);
+    a = b;
+  }
+  return nnz > 0 ? steps / (nnz / (8.0 * DTANS_LANES)) : 1.0;
 }
 
 /* Whether at least 99 % of a fixed sample of DISTINCT_SAMPLE values (every (nnz / sample)-th
@@ -563,10 +622,14 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
   return s;
 }
 
-zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
-  int mode, progress;
+/* Encode A's rows in their order; perm (NULL: none) says which row of the caller's matrix each
+ * one is, and goes into the blob as row_perm (version 3). */
+static zs_status encode_rows(const zs_matrix *A, const char *options, const int32_t *perm,
+                             zs_encoded **out) {
+  int mode, progress, row_order;
   int64_t R, lane_symbols, long_min, guided;
-  zs_status s = parse_options(options, &mode, &progress, &R, &lane_symbols, &long_min, &guided);
+  zs_status s =
+      parse_options(options, &mode, &progress, &R, &lane_symbols, &long_min, &guided, &row_order);
   if (s != ZS_OK) return s;
   const size_t es = zs_type_size(A->type);
   hist hd = {0}, hv = {0}, hp = {0}, vrank = {0};
@@ -851,7 +914,14 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   if (joint) predicted += (double)n_pair_values * (double)es;
   if (mode == DTANS_VALUES_RAW) predicted += (double)coded_nnz * (double)es;
   predicted += (double)long_nnz * (4.0 + (double)es) + 12.0 * (double)n_long;
-  if ((s = zsi_encoded_add_param(E, "version", DTANS_VERSION)) ||
+  int32_t *rperm;
+  if (perm && (s = zsi_encoded_add_array(E, "row_perm", 4, (uint64_t)A->rows, (void **)&rperm)))
+    goto done;
+  if (perm) {
+    memcpy(rperm, perm, (size_t)A->rows * sizeof *rperm);
+    predicted += 4.0 * (double)A->rows;
+  }
+  if ((s = zsi_encoded_add_param(E, "version", perm ? DTANS_VERSION_ROW_ORDER : DTANS_VERSION)) ||
       (s = zsi_encoded_add_param(E, "table_log", DTANS_TABLE_LOG)) ||
       (s = zsi_encoded_add_param(E, "max_multiplicity", DTANS_M)) ||
       (s = zsi_encoded_add_param(E, "lanes", DTANS_LANES)) ||
@@ -879,4 +949,48 @@ done:
   }
   *out = E;
   return ZS_OK;
+}
+
+zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
+  int mode, progress, row_order;
+  int64_t R, lane_symbols, long_min, guided;
+  zs_status s =
+      parse_options(options, &mode, &progress, &R, &lane_symbols, &long_min, &guided, &row_order);
+  if (s != ZS_OK) return s;
+  if (row_order == 0 || A->rows < 2 || A->nnz == 0) return encode_rows(A, options, NULL, out);
+  /* The rows ordered by length, and whether that pays (auto): R-MAT's degree follows the low
+   * bits of the row index, so lanes taken by row mod 32 differ several-fold (bench/NOTES.md). */
+  int64_t longest = 0;
+  for (int64_t i = 0; i < A->rows; i++)
+    if (A->row_ptr[i + 1] - A->row_ptr[i] > longest) longest = A->row_ptr[i + 1] - A->row_ptr[i];
+  if (long_min < 0) {
+    const double avg = (double)A->nnz / (double)A->rows;
+    long_min = (int64_t)(16 * avg > (double)lane_symbols ? 16 * avg : (double)lane_symbols);
+  }
+  const int64_t cap = long_min > 0 && long_min < longest ? long_min : longest;
+  int32_t *perm = rows_by_length(A, cap);
+  if (!perm) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row order");
+  if (row_order < 0 && !(lockstep_cost(A, NULL, lane_symbols, cap) >
+                         1.5 * lockstep_cost(A, perm, lane_symbols, cap))) {
+    free(perm);
+    return encode_rows(A, options, NULL, out);
+  }
+  zs_matrix *P = NULL;
+  if ((s = zsi_matrix_alloc(&P, A->rows, A->cols, A->nnz, A->type)) != ZS_OK) {
+    free(perm);
+    return s;
+  }
+  const size_t es = zs_type_size(A->type);
+  P->row_ptr[0] = 0;
+  for (int64_t r = 0; r < A->rows; r++) {
+    const int64_t i = perm[r], b = A->row_ptr[i], n = A->row_ptr[i + 1] - b;
+    memcpy(P->col_idx + P->row_ptr[r], A->col_idx + b, (size_t)n * 4);
+    memcpy((char *)P->values + (size_t)P->row_ptr[r] * es, (const char *)A->values + (size_t)b * es,
+           (size_t)n * es);
+    P->row_ptr[r + 1] = P->row_ptr[r] + n;
+  }
+  s = encode_rows(P, options, perm, out);
+  zs_matrix_destroy(&P);
+  free(perm);
+  return s;
 }

@@ -272,6 +272,41 @@ static void distinct_values_shortcut(void) {
   }
 }
 
+/* row_order: auto orders R-MAT's rows by length (version 3, row_perm) and leaves uniform rows
+ * alone; both round-trip; natural and length force it; an unknown order is refused. */
+static void row_order(void) {
+  static const struct {
+    const char *spec, *options;
+    int permuted;
+  } cases[] = {{"rmat:scale=14,per_row=16,values=random,seed=5", NULL, 1},
+               {"rmat:scale=14,per_row=16,values=set,distinct=20,seed=5", NULL, 1},
+               {"rmat:scale=14,per_row=16,values=random,seed=5", "row_order=natural", 0},
+               {"erdos_renyi:rows=20000,per_row=16,values=random,seed=5", NULL, 0},
+               {"erdos_renyi:rows=20000,per_row=16,values=random,seed=5", "row_order=length", 1},
+               {"stencil2d:n=100,points=5", "row_order=length,values=joint", 1}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    zs_matrix *A = NULL;
+    zs_encoded *E = NULL;
+    CHECK_STATUS(zs_matrix_generate(&A, cases[i].spec, ZS_F64, 0), ZS_OK);
+    if (!A) continue;
+    round_trip(cases[i].spec, A, cases[i].options, NULL);
+    CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, cases[i].options), ZS_OK);
+    if (E) {
+      const int permuted = zsi_encoded_array(E, "row_perm") != NULL;
+      printf("%s [%s]: %s\n", cases[i].spec, cases[i].options ? cases[i].options : "auto",
+             permuted ? "rows ordered by length (version 3)" : "natural order (version 2)");
+      CHECK(permuted == cases[i].permuted);
+    }
+    zs_encoded_destroy(&E);
+    if (i == 0) {
+      CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, "row_order=sideways"),
+                   ZS_ERR_INVALID_ARGUMENT);
+      CHECK(strstr(zs_last_error(), "row_order=sideways") != NULL);
+    }
+    zs_matrix_destroy(&A);
+  }
+}
+
 static void shared_matrices(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) {
@@ -318,7 +353,8 @@ static void corruption(const char *options) {
   const zsi_format_ops *f = zsi_format_lookup(ZS_FORMAT_DTANS);
   CHECK_STATUS(f->validate(E), ZS_OK);
   const char *arrays[] = {"row_nnz",      "slice_words", "delta_counts",  "slice_delta_escapes",
-                          "value_counts", "pair_values", "value_escapes", "stream"};
+                          "value_counts", "pair_values", "value_escapes", "stream",
+                          "row_perm"};
   for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++) {
     zsi_array *arr = (zsi_array *)zsi_encoded_array(E, arrays[a]);
     if (!arr || arr->count == 0) continue;
@@ -372,7 +408,9 @@ int main(int argc, char **argv) {
   guided_slices();
   distinct_values_shortcut();
   corruption(NULL);
-  corruption("values=joint"); /* pair_values, and value escapes beside the delta escapes */
+  corruption("values=joint");     /* pair_values, and value escapes beside the delta escapes */
+  corruption("row_order=length"); /* row_perm: a repeated or missing row */
+  row_order();
   if (argc > 1) shared_matrices(argv[1]);
   CHECK_DONE();
 }

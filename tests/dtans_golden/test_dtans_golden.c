@@ -97,6 +97,9 @@ static const golden goldens[] = {
      150, fill_raw, 2, 1},
     {"dtans_144x144_joint_f64.zsm", NULL, ZS_F64, 144, 144, fill_joint, 3, 0},
     {"dtans_70x150_raw_steps_f64.zsm", "values=raw", ZS_F64, 70, 150, fill_raw_steps, 2, 0},
+    /* version 3: rows encoded longest first (row_perm), a long row among them */
+    {"dtans_100x150_rows_by_length_f64.zsm", "values=raw,long_rows=9,row_order=length", ZS_F64, 100,
+     150, fill_raw, 2, 1},
 };
 
 /* The fuzz corpus (fuzz/corpus/dtans) is made from the golden matrices and four more. */

@@ -197,6 +197,23 @@ static int spec_decode(const zs_encoded *E, csr *out) {
     memcpy(out->val + (size_t)at * es, lvals + (size_t)lptr[k] * es, (size_t)len * es);
   }
   free(coded_len), free(bounds);
+  /* "Version 3: encoded row r is the matrix's row row_perm[r]" */
+  const zsi_array *perm_a = optional_array(E, "row_perm");
+  if (perm_a) {
+    const int32_t *perm = perm_a->data;
+    int64_t *orp = calloc((size_t)rows + 1, 8);
+    int32_t *ocol = malloc((size_t)rp[rows] * 4 + 4);
+    unsigned char *oval = malloc((size_t)rp[rows] * es + 8);
+    for (int64_t i = 0; i < rows; i++) orp[perm[i] + 1] = rp[i + 1] - rp[i];
+    for (int64_t i = 0; i < rows; i++) orp[i + 1] += orp[i];
+    for (int64_t i = 0; i < rows; i++) {
+      memcpy(ocol + orp[perm[i]], out->col + rp[i], (size_t)(rp[i + 1] - rp[i]) * 4);
+      memcpy(oval + (size_t)orp[perm[i]] * es, out->val + (size_t)rp[i] * es,
+             (size_t)(rp[i + 1] - rp[i]) * es);
+    }
+    free(rp), free(out->col), free(out->val);
+    out->row_ptr = orp, out->col = ocol, out->val = oval;
+  }
   return 0;
 }
 
@@ -221,11 +238,14 @@ static void random_cases(void) {
                                      "values=coded,long_rows=9,rows_per_lane=2",
                                      "values=joint",
                                      "values=joint,long_rows=9,rows_per_lane=2",
-                                     "lane_symbols=8,guided=4"};
+                                     "lane_symbols=8,guided=4",
+                                     "row_order=length",
+                                     "values=raw,row_order=length,long_rows=5",
+                                     "values=joint,row_order=length,rows_per_lane=2"};
   const int n_opts = (int)(sizeof opts / sizeof *opts);
   /* coded, constant, raw; several slices; delta escapes; value escapes; chained rows; long rows;
    * slices of different lengths (not counting the last) */
-  int seen[11] = {0};
+  int seen[12] = {0};
   for (int trial = 0; trial < 96; trial++) {
     const int o = trial % n_opts;
     const int kind = opts[o] && strstr(opts[o], "constant") ? 2 : (trial + trial / n_opts) % 3;
@@ -274,6 +294,7 @@ static void random_cases(void) {
         seen[8] |= bounds[k + 1] - bounds[k] != bounds[1] - bounds[0];
       free(bounds);
       seen[7] |= optional_array(E, "long_rows") && optional_array(E, "long_rows")->count > 0;
+      seen[11] |= optional_array(E, "row_perm") != NULL;
     }
     csr got = {NULL, NULL, NULL};
     if (B && spec_decode(E, &got) != 0) {
@@ -309,8 +330,9 @@ static void random_cases(void) {
                                      "long rows",
                                      "slices of different lengths",
                                      "joint (delta, value) pairs",
-                                     "escaped pairs"};
-  for (int k = 0; k < 11; k++)
+                                     "escaped pairs",
+                                     "rows in another order (version 3)"};
+  for (int k = 0; k < 12; k++)
     if (!seen[k]) {
       fprintf(stderr, "the random cases never produced %s\n", what[k]);
       check_failures++;
