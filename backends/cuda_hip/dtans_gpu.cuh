@@ -559,15 +559,7 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   /* Version 3: rows are encoded in another order; y, x and the decoded CSR keep the matrix's. */
   const zsb_array *perm_a = zsb_find_array(v, "row_perm");
   const int32_t *perm = perm_a ? (const int32_t *)perm_a->data : NULL;
-  if (s == ZS_OK) {
-    row_ptr[0] = 0;
-    for (int64_t i = 0, k = 0; i < op->rows; i++) {
-      int64_t n = row_nnz[i];
-      if (row_nnz[i] == DTANS_LONG) n = lptr[k + 1] - lptr[k], k++;
-      row_ptr[(perm ? perm[i] : i) + 1] = perm ? n : row_ptr[i] + n;
-    }
-    for (int64_t i = 0; perm && i < op->rows; i++) row_ptr[i + 1] += row_ptr[i];
-  }
+  if (s == ZS_OK) dtans_matrix_row_ptr(row_nnz, lptr, perm, op->rows, row_ptr);
   /* Coded nonzeros before each slice: where its raw values start, and its size. */
   int64_t *coded_before = (int64_t *)malloc(((size_t)op->slices + 1) * sizeof(int64_t));
   if (!coded_before) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans slice offsets");

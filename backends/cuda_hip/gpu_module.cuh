@@ -206,12 +206,21 @@ zs_status permute_values(zs_type type, int64_t nnz, const int32_t *perm, const v
   return s == ZS_OK ? check(gpuDeviceSynchronize(), "transpose values") : s;
 }
 
+/* The deterministic SpMVT indexes nonzeros with 32 bits (transpose positions). */
+zs_status transpose_fits(int64_t nnz) {
+  if (nnz <= INT32_MAX) return ZS_OK;
+  return fail(ZS_ERR_UNSUPPORTED,
+              "deterministic SpMVT indexes nonzeros with 32 bits; this matrix has %lld "
+              "(create the operator with transpose=atomic)",
+              (long long)nnz);
+}
+
 bool rows_scattered(const int64_t *ptr, const int32_t *col, int64_t rows);
-int csr_slab_count(bool scattered, const int32_t *col, int64_t nnz, int64_t cols,
+int csr_slab_count(int forced, bool scattered, const int32_t *col, int64_t nnz, int64_t cols,
                    size_t value_size);
-void csr_split_slabs(const int64_t *ptr, const int32_t *col, const void *val, size_t value_size,
-                     int64_t rows, int64_t cols, int slabs, int64_t *ptr_out, int32_t *col_out,
-                     void *val_out);
+zs_status csr_split_slabs(const int64_t *ptr, const int32_t *col, const void *val,
+                          size_t value_size, int64_t rows, int64_t cols, int slabs,
+                          int64_t **ptr_out, int32_t **col_out, void **val_out);
 zs_status csr_op_adopt(gpu_op **out, zs_type type, int64_t rows, int64_t cols, int64_t nnz,
                        const int64_t *host_ptr, int slabs, bool scattered, int32_t *d_idx,
                        void *d_val);
@@ -224,28 +233,17 @@ zs_status csr_op_adopt(gpu_op **out, zs_type type, int64_t rows, int64_t cols, i
 zs_status transpose_op(gpu_op **out, zs_type type, int64_t rows, int64_t cols, int64_t nnz,
                        const int32_t *rows_of, const int32_t *col, const void *d_val, int slabs) {
   *out = NULL;
-  if (nnz > INT32_MAX)
-    return fail(ZS_ERR_UNSUPPORTED,
-                "deterministic SpMVT indexes nonzeros with 32 bits; this matrix has %lld "
-                "(create the operator with transpose=atomic)",
-                (long long)nnz);
-  const size_t vs = type_size(type), n = (size_t)(nnz ? nnz : 1);
+  zs_status s = transpose_fits(nnz);
+  if (s != ZS_OK) return s;
   int64_t *t_ptr = NULL, *s_ptr = NULL;
-  int32_t *t_row = NULL, *t_perm = NULL, *s_row = NULL, *s_perm = NULL, *d_perm = NULL,
-          *d_row = NULL;
-  void *d_tval = NULL;
-  zs_status s = build_transpose_host(rows_of, col, nnz, cols, &t_ptr, &t_row, &t_perm);
+  int32_t *t_row = NULL, *t_perm = NULL, *s_row = NULL, *d_perm = NULL, *d_row = NULL;
+  void *s_perm = NULL, *d_tval = NULL;
+  s = build_transpose_host(rows_of, col, nnz, cols, &t_ptr, &t_row, &t_perm);
   const bool scattered = s == ZS_OK && rows_scattered(t_ptr, t_row, cols);
-  int k = slabs ? slabs : s == ZS_OK ? csr_slab_count(scattered, t_row, nnz, rows, vs) : 1;
-  if (k > rows) k = rows > 0 ? (int)rows : 1;
-  if (s == ZS_OK && k > 1) { /* the row positions (perm) travel with the rows */
-    s_ptr = (int64_t *)malloc((size_t)k * ((size_t)cols + 1) * sizeof(int64_t));
-    s_row = (int32_t *)malloc(n * 4), s_perm = (int32_t *)malloc(n * 4);
-    if (!s_ptr || !s_row || !s_perm)
-      s = fail(ZS_ERR_OUT_OF_MEMORY, "column slabs of a transpose");
-    else
-      csr_split_slabs(t_ptr, t_row, t_perm, 4, cols, rows, k, s_ptr, s_row, s_perm);
-  }
+  const int k =
+      s == ZS_OK ? csr_slab_count(slabs, scattered, t_row, nnz, rows, type_size(type)) : 1;
+  if (s == ZS_OK && k > 1) /* the row positions (perm) travel with the rows */
+    s = csr_split_slabs(t_ptr, t_row, t_perm, 4, cols, rows, k, &s_ptr, &s_row, &s_perm);
   const bool split = s == ZS_OK && k > 1;
   if (s == ZS_OK) s = upload_array(&d_perm, split ? s_perm : t_perm, (uint64_t)nnz, "transpose");
   if (s == ZS_OK) s = permute_values(type, nnz, d_perm, d_val, &d_tval);
@@ -263,15 +261,12 @@ zs_status transpose_op(gpu_op **out, zs_type type, int64_t rows, int64_t cols, i
 /* Built on first use, from the device copy, so operators used only for Ax pay nothing. */
 zs_status ensure_transpose(gpu_op *op) {
   if (op->have_transpose) return ZS_OK;
-  if (op->nnz > INT32_MAX)
-    return fail(ZS_ERR_UNSUPPORTED,
-                "deterministic SpMVT indexes nonzeros with 32 bits; this matrix has %lld "
-                "(create the operator with transpose=atomic)",
-                (long long)op->nnz);
+  zs_status s = transpose_fits(op->nnz);
+  if (s != ZS_OK) return s;
   const size_t n = (size_t)(op->nnz ? op->nnz : 1);
   int32_t *rows_of = (int32_t *)malloc(n * sizeof(int32_t));
   int32_t *col = (int32_t *)malloc(n * sizeof(int32_t));
-  zs_status s = rows_of && col ? ZS_OK : fail(ZS_ERR_OUT_OF_MEMORY, "transpose index");
+  if (!rows_of || !col) s = fail(ZS_ERR_OUT_OF_MEMORY, "transpose index");
   if (s == ZS_OK && op->nnz)
     s = check(gpuMemcpy(col, op->idx, (size_t)op->nnz * 4, gpuMemcpyDeviceToHost), "download");
   if (s == ZS_OK && op->format == ZS_FORMAT_COO && op->nnz)
@@ -621,21 +616,32 @@ int64_t hot_columns(const int32_t *col, int64_t nnz, int64_t cols) {
  * uniform columns (33.5 MB of x, all of it hot) runs in 2 slabs 1.24x faster (its atomic SpMVT
  * 1.7x), while R-MAT's hot columns fit and 2 slabs cost it 14 % (bench/NOTES.md). Rows with
  * locality reuse their lines of x anyway: one slab. */
-int csr_slab_count(bool scattered, const int32_t *col, int64_t nnz, int64_t cols,
+int csr_slab_count(int forced, bool scattered, const int32_t *col, int64_t nnz, int64_t cols,
                    size_t value_size) {
-  const double cap = 0.4 * (double)g_state.l2_bytes;
-  if (!scattered || cap <= 0 || (double)cols * (double)value_size <= cap) return 1;
-  const int64_t hot = hot_columns(col, nnz, cols);
-  const double k = ceil((double)(hot < 0 ? cols : hot) * (double)value_size / cap);
-  return k < 1 ? 1 : k < ZS_MAX_SLABS ? (int)k : ZS_MAX_SLABS;
+  int k = forced; /* col_slabs=K, never more slabs than columns */
+  if (!k) {
+    const double cap = 0.4 * (double)g_state.l2_bytes;
+    if (!scattered || cap <= 0 || (double)cols * (double)value_size <= cap) return 1;
+    const int64_t hot = hot_columns(col, nnz, cols);
+    const double want = ceil((double)(hot < 0 ? cols : hot) * (double)value_size / cap);
+    k = want < 1 ? 1 : want < ZS_MAX_SLABS ? (int)want : ZS_MAX_SLABS;
+  }
+  return k > cols ? (cols > 0 ? (int)cols : 1) : k;
 }
 
 /* A's nonzeros reordered slab by slab (columns [k w, (k + 1) w) for w = ceil(cols / slabs);
  * rows keep their column order inside a slab), with each slab's row offsets into the new order
- * at ptr_out + k (rows + 1). The buffers are the caller's (nnz and slabs (rows + 1) entries). */
-void csr_split_slabs(const int64_t *ptr, const int32_t *col, const void *val, size_t value_size,
-                     int64_t rows, int64_t cols, int slabs, int64_t *ptr_out, int32_t *col_out,
-                     void *val_out) {
+ * at *ptr_out + k (rows + 1); the three arrays are allocated here (the caller frees them, also
+ * when this fails). */
+zs_status csr_split_slabs(const int64_t *ptr, const int32_t *col, const void *val,
+                          size_t value_size, int64_t rows, int64_t cols, int slabs,
+                          int64_t **ptr_out_, int32_t **col_out_, void **val_out_) {
+  const size_t n = (size_t)ptr[rows];
+  int64_t *ptr_out = *ptr_out_ = (int64_t *)malloc((size_t)slabs * ((size_t)rows + 1) * 8);
+  int32_t *col_out = *col_out_ = (int32_t *)malloc(n ? n * 4 : 1);
+  void *val_out = *val_out_ = malloc(n ? n * value_size : 1);
+  if (!ptr_out || !col_out || !val_out)
+    return fail(ZS_ERR_OUT_OF_MEMORY, "column slabs of a %lld-nonzero matrix", (long long)n);
   const int64_t w = (cols + slabs - 1) / slabs, stride = rows + 1;
   /* counts, then offsets: slab k starts after every nonzero of slabs < k */
   for (int k = 0; k < slabs; k++) ptr_out[k * stride] = 0;
@@ -659,6 +665,17 @@ void csr_split_slabs(const int64_t *ptr, const int32_t *col, const void *val, si
       memcpy(vo + (size_t)q * value_size, vi + (size_t)p * value_size, value_size);
       q++;
     }
+  return ZS_OK;
+}
+
+/* A CSR operator's row offsets (n_slabs (rows + 1) of them, from the host) and each slab's row
+ * plan on the device; rows, n_slabs, offsets32, items and type set before. */
+zs_status upload_slabs(gpu_op *op, const int64_t *host_ptr) {
+  const int64_t stride = op->rows + 1;
+  zs_status s = upload_offsets(&op->ptr, host_ptr, op->n_slabs * stride, op->offsets32, "row_ptr");
+  for (int k = 0; s == ZS_OK && k < op->n_slabs; k++)
+    s = upload_plan(host_ptr + k * stride, op->rows, op->items, type_size(op->type), &op->plan[k]);
+  return s;
 }
 
 /* A CSR operator around device arrays (it takes them over), with `slabs` column slabs whose row
@@ -677,10 +694,7 @@ zs_status csr_op_adopt(gpu_op **out, zs_type type, int64_t rows, int64_t cols, i
   op->scattered = scattered;
   op->items = scattered ? 4 : ZS_BLOCK_ITEMS_DEFAULT;
   op->n_slabs = slabs;
-  const int64_t stride = rows + 1;
-  zs_status s = upload_offsets(&op->ptr, host_ptr, slabs * stride, op->offsets32, "row_ptr");
-  for (int k = 0; s == ZS_OK && k < slabs; k++)
-    s = upload_plan(host_ptr + k * stride, rows, op->items, type_size(type), &op->plan[k]);
+  zs_status s = upload_slabs(op, host_ptr);
   if (s != ZS_OK) {
     op_free(op);
     return s;
@@ -726,26 +740,19 @@ zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const
   const void *val_data = val->data, *col_data = col->data;
   const int64_t *ptr = NULL;
   int64_t *slab_ptr = NULL; /* host arrays of a CSR split into column slabs */
-  void *slab_col = NULL, *slab_val = NULL;
+  int32_t *slab_col = NULL;
+  void *slab_val = NULL;
   op->n_slabs = 1;
   if (s == ZS_OK && v->format == ZS_FORMAT_CSR) {
     ptr = (const int64_t *)zsb_find_array(v, "row_ptr")->data;
     op->scattered = rows_scattered(ptr, (const int32_t *)col->data, v->rows);
     op->forced_slabs = slabs;
     op->n_slabs =
-        slabs ? slabs
-              : csr_slab_count(op->scattered, (const int32_t *)col->data, v->nnz, v->cols, vs);
-    if (op->n_slabs > v->cols) op->n_slabs = v->cols > 0 ? (int)v->cols : 1;
+        csr_slab_count(slabs, op->scattered, (const int32_t *)col->data, v->nnz, v->cols, vs);
   }
   if (s == ZS_OK && op->n_slabs > 1) {
-    const size_t n = (size_t)v->nnz;
-    slab_ptr = (int64_t *)malloc((size_t)op->n_slabs * ((size_t)v->rows + 1) * sizeof(int64_t));
-    slab_col = malloc(n ? n * 4 : 1), slab_val = malloc(n ? n * vs : 1);
-    if (!slab_ptr || !slab_col || !slab_val)
-      s = fail(ZS_ERR_OUT_OF_MEMORY, "column slabs of a %lld-nonzero matrix", (long long)v->nnz);
-    else
-      csr_split_slabs(ptr, (const int32_t *)col->data, val->data, vs, v->rows, v->cols, op->n_slabs,
-                      slab_ptr, (int32_t *)slab_col, slab_val);
+    s = csr_split_slabs(ptr, (const int32_t *)col->data, val->data, vs, v->rows, v->cols,
+                        op->n_slabs, &slab_ptr, &slab_col, &slab_val);
     val_data = slab_val, col_data = slab_col;
   }
   if (s == ZS_OK) s = check(gpuMalloc(&op->val, (size_t)(v->nnz ? v->nnz : 1) * vs), "values");
@@ -755,10 +762,7 @@ zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const
   if (s == ZS_OK && v->format == ZS_FORMAT_CSR) {
     op->offsets32 = v->nnz <= INT32_MAX;
     if (op->items == 0) op->items = op->scattered ? 4 : ZS_BLOCK_ITEMS_DEFAULT;
-    const int64_t *offsets = slab_ptr ? slab_ptr : ptr, stride = v->rows + 1;
-    s = upload_offsets(&op->ptr, offsets, op->n_slabs * stride, op->offsets32, "row_ptr");
-    for (int k = 0; s == ZS_OK && k < op->n_slabs; k++)
-      s = upload_plan(offsets + k * stride, v->rows, op->items, vs, &op->plan[k]);
+    s = upload_slabs(op, slab_ptr ? slab_ptr : ptr);
   }
   free(slab_ptr), free(slab_col), free(slab_val);
   if (s == ZS_OK && v->format == ZS_FORMAT_COO) {

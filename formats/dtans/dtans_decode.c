@@ -377,17 +377,8 @@ static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
     zs_matrix_destroy(&A);
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row offsets");
   }
-  int64_t lk = 0;
-  for (int64_t i = 0; i < E->rows; i++) {
-    int64_t n = v.row_nnz[i];
-    if (v.row_nnz[i] == DTANS_LONG) n = v.long_ptr[lk + 1] - v.long_ptr[lk], lk++;
-    if (v.row_perm)
-      A->row_ptr[v.row_perm[i] + 1] = n;
-    else
-      A->row_ptr[i + 1] = A->row_ptr[i] + n;
-  }
+  dtans_matrix_row_ptr(v.row_nnz, v.long_ptr, v.row_perm, E->rows, A->row_ptr);
   if (v.row_perm) {
-    for (int64_t i = 0; i < E->rows; i++) A->row_ptr[i + 1] += A->row_ptr[i];
     for (int64_t r = 0; r < E->rows; r++) start[r] = A->row_ptr[v.row_perm[r]];
     start[E->rows] = E->nnz;
   }

@@ -53,6 +53,20 @@ DTANS_HD static inline void dtans_coded_before_slices(const uint32_t *row_nnz,
   }
 }
 
+/* The matrix's row offsets (row_ptr[0 .. rows]) from the encoded rows' lengths: row_nnz, or for
+ * the k-th long row long_ptr[k + 1] - long_ptr[k]; encoded row i is the matrix's row
+ * row_perm[i] (version 3), or i itself when row_perm is NULL. */
+static inline void dtans_matrix_row_ptr(const uint32_t *row_nnz, const int64_t *long_ptr,
+                                        const int32_t *row_perm, int64_t rows, int64_t *row_ptr) {
+  row_ptr[0] = 0;
+  for (int64_t i = 0, k = 0; i < rows; i++) {
+    int64_t n = row_nnz[i];
+    if (row_nnz[i] == DTANS_LONG) n = long_ptr[k + 1] - long_ptr[k], k++;
+    row_ptr[(row_perm ? row_perm[i] : i) + 1] = n;
+  }
+  for (int64_t i = 0; i < rows; i++) row_ptr[i + 1] += row_ptr[i];
+}
+
 /* Raw values of one segment step t of a slice (value mode raw, 8 nonzeros per segment), given
  * the coded nonzeros n[l] of its 32 lanes. A *full* step (every lane with a segment in it has 8
  * nonzeros there) stores its values position-major: value i of the step's r-th lane (lanes with
