@@ -420,9 +420,16 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
 }
 
 /* ---- the encoder ---- */
-static zs_status parse_options(const char *options, int *mode, int *progress, int64_t *rpl,
-                               int64_t *lane_symbols, int64_t *long_min, int64_t *guided,
-                               int *row_order) {
+/* The encoder's options, parsed once (-1: the default, chosen from the matrix later). */
+typedef struct enc_opts {
+  int mode, progress, row_order;
+  int64_t rpl, lane_symbols, long_min, guided;
+} enc_opts;
+
+static zs_status parse_options(const char *options, enc_opts *o) {
+  int *mode = &o->mode, *progress = &o->progress, *row_order = &o->row_order;
+  int64_t *rpl = &o->rpl, *lane_symbols = &o->lane_symbols, *long_min = &o->long_min,
+          *guided = &o->guided;
   static const char *const known[] = {"values",    "progress", "rows_per_lane", "lane_symbols",
                                       "long_rows", "guided",   "row_order",     NULL};
   zs_status s = zsi_option_check(options, known, "dtans");
@@ -624,13 +631,13 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
 
 /* Encode A's rows in their order; perm (NULL: none) says which row of the caller's matrix each
  * one is, and goes into the blob as row_perm (version 3). */
-static zs_status encode_rows(const zs_matrix *A, const char *options, const int32_t *perm,
+static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_t *perm,
                              zs_encoded **out) {
-  int mode, progress, row_order;
-  int64_t R, lane_symbols, long_min, guided;
-  zs_status s =
-      parse_options(options, &mode, &progress, &R, &lane_symbols, &long_min, &guided, &row_order);
-  if (s != ZS_OK) return s;
+  int mode = o->mode;
+  const int progress = o->progress;
+  const int64_t R = o->rpl, lane_symbols = o->lane_symbols, long_min = o->long_min;
+  int64_t guided = o->guided;
+  zs_status s = ZS_OK;
   const size_t es = zs_type_size(A->type);
   hist hd = {0}, hv = {0}, hp = {0}, vrank = {0};
   domain dd = {0}, vd = {0}, pd = {0};
@@ -645,10 +652,6 @@ static zs_status encode_rows(const zs_matrix *A, const char *options, const int3
   if (!is_long) {
     s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: long-row flags");
     goto done;
-  }
-  if (long_min < 0) {
-    const double avg = A->rows ? (double)A->nnz / (double)A->rows : 0;
-    long_min = (int64_t)(16 * avg > (double)lane_symbols ? 16 * avg : (double)lane_symbols);
   }
   int64_t n_long = 0, long_nnz = 0;
   for (int64_t i = 0; i < A->rows && long_min > 0; i++)
@@ -952,28 +955,26 @@ done:
 }
 
 zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
-  int mode, progress, row_order;
-  int64_t R, lane_symbols, long_min, guided;
-  zs_status s =
-      parse_options(options, &mode, &progress, &R, &lane_symbols, &long_min, &guided, &row_order);
+  enc_opts o;
+  zs_status s = parse_options(options, &o);
   if (s != ZS_OK) return s;
-  if (row_order == 0 || A->rows < 2 || A->nnz == 0) return encode_rows(A, options, NULL, out);
+  if (o.long_min < 0) { /* the larger of lane_symbols and 16 times the average row */
+    const double avg = A->rows ? (double)A->nnz / (double)A->rows : 0;
+    o.long_min = (int64_t)(16 * avg > (double)o.lane_symbols ? 16 * avg : (double)o.lane_symbols);
+  }
+  if (o.row_order == 0 || A->rows < 2 || A->nnz == 0) return encode_rows(A, &o, NULL, out);
   /* The rows ordered by length, and whether that pays (auto): R-MAT's degree follows the low
    * bits of the row index, so lanes taken by row mod 32 differ several-fold (bench/NOTES.md). */
   int64_t longest = 0;
   for (int64_t i = 0; i < A->rows; i++)
     if (A->row_ptr[i + 1] - A->row_ptr[i] > longest) longest = A->row_ptr[i + 1] - A->row_ptr[i];
-  if (long_min < 0) {
-    const double avg = (double)A->nnz / (double)A->rows;
-    long_min = (int64_t)(16 * avg > (double)lane_symbols ? 16 * avg : (double)lane_symbols);
-  }
-  const int64_t cap = long_min > 0 && long_min < longest ? long_min : longest;
+  const int64_t cap = o.long_min > 0 && o.long_min < longest ? o.long_min : longest;
   int32_t *perm = rows_by_length(A, cap);
   if (!perm) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row order");
-  if (row_order < 0 && !(lockstep_cost(A, NULL, lane_symbols, cap) >
-                         1.5 * lockstep_cost(A, perm, lane_symbols, cap))) {
+  if (o.row_order < 0 && !(lockstep_cost(A, NULL, o.lane_symbols, cap) >
+                           1.5 * lockstep_cost(A, perm, o.lane_symbols, cap))) {
     free(perm);
-    return encode_rows(A, options, NULL, out);
+    return encode_rows(A, &o, NULL, out);
   }
   zs_matrix *P = NULL;
   if ((s = zsi_matrix_alloc(&P, A->rows, A->cols, A->nnz, A->type)) != ZS_OK) {
@@ -989,7 +990,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
            (size_t)n * es);
     P->row_ptr[r + 1] = P->row_ptr[r] + n;
   }
-  s = encode_rows(P, options, perm, out);
+  s = encode_rows(P, &o, perm, out);
   zs_matrix_destroy(&P);
   free(perm);
   return s;
