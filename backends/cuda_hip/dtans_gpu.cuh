@@ -82,9 +82,11 @@ __device__ __forceinline__ bool zs_dt_half(uint32_t m0, uint32_t m1, uint32_t m2
 
 /* MODE: SPMV (y = alpha A x + beta y), SCATTER (y += alpha Aᵀ x; y scaled by beta before) or
  * WRITE (the decoded CSR into out_col/out_val at row_ptr). VMODE: 0 coded, 1 constant, 2 raw,
- * 3 joint.
+ * 3 joint. PERM: the rows are encoded in another order (a.row_perm); a template parameter
+ * because the matrix's row kept beside the encoded one costs the 64-register raw kernel spills
+ * (H100, random-valued 3-D stencil f64: 8 % slower in natural order).
  * Offsets inside a slice are 32-bit (dtans_gpu_create checks the slices' sizes). */
-template <typename T, int VMODE, int MODE>
+template <typename T, int VMODE, int MODE, bool PERM>
 __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
     zs_dtans_kernel(const zs_dt_args a, T constant, const T *__restrict__ x, T *__restrict__ y,
                     T alpha, T beta, const int64_t *row_ptr, int32_t *out_col, T *out_val) {
@@ -181,13 +183,13 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
     /* The lane's rows: `row` has `left` nonzeros still to come; the next row's length is loaded
      * a row ahead. Rows without coded nonzeros are passed over (SpMV writes their y). */
     int32_t row = first - ZS_DT_LANES, left = 0, col = 0, nrow = first;
-    int32_t orow = 0; /* the matrix's row of `row`: where y is written, x read, CSR placed */
+    int32_t orow = 0; /* PERM: the matrix's row of `row`, where y is written, x read, CSR placed */
     uint32_t nlen = first < stop ? a.row_nnz[first] : 0; /* as stored: DTANS_LONG marks long */
     int64_t at = 0;
     T sum = T(0), xr = T(0);
     /* SpMV: y of a coded row without nonzeros */
     auto no_nonzeros = [&](int32_t q) {
-      if (a.row_perm) q = a.row_perm[q];
+      if (PERM) q = a.row_perm[q];
       y[q] = beta == T(0) ? T(0) : beta * y[q];
     };
     auto next_row = [&]() {
@@ -199,9 +201,9 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
       nrow = row + ZS_DT_LANES;
       nlen = nrow < stop ? a.row_nnz[nrow] : 0;
       col = row;
-      orow = a.row_perm ? a.row_perm[row] : row;
-      if (MODE == ZS_DT_SCATTER) xr = alpha * x[orow];
-      if (MODE == ZS_DT_WRITE) at = row_ptr[orow];
+      if (PERM) orow = a.row_perm[row];
+      if (MODE == ZS_DT_SCATTER) xr = alpha * x[PERM ? orow : row];
+      if (MODE == ZS_DT_WRITE) at = row_ptr[PERM ? orow : row];
     };
 
     const bool has_beta = beta != T(0);
@@ -287,7 +289,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
         if (ok && left == 0) next_row();
         col += dl[i];
         c[i] = col;
-        if (MODE == ZS_DT_SPMV) rw[i] = orow;
+        if (MODE == ZS_DT_SPMV) rw[i] = PERM ? orow : row;
         if (MODE == ZS_DT_WRITE) ats[i] = at, at += ok;
         if (MODE == ZS_DT_SCATTER)
           v[i] = (RAW ? (ok ? zs_load_stream(rv + i * rs) : T(0)) : v[i]) * xr;
@@ -633,11 +635,11 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   return ZS_OK;
 }
 
-template <typename T, int VMODE, int MODE>
+template <typename T, int VMODE, int MODE, bool PERM>
 zs_status dtans_launch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta, const int64_t *row_ptr,
                        int32_t *out_col, T *out_val) {
   if (op->slices == 0) return ZS_OK;
-  auto kernel = zs_dtans_kernel<T, VMODE, MODE>;
+  auto kernel = zs_dtans_kernel<T, VMODE, MODE, PERM>;
   zs_status s = check(gpuFuncSetMaxDynamicShared(kernel, (int)op->smem), "dtans shared memory");
   int per_sm = 0;
   if (s == ZS_OK)
@@ -666,6 +668,18 @@ zs_status dtans_launch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta, cons
   return st;
 }
 
+template <typename T, int MODE, bool PERM>
+zs_status dtans_by_mode(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta, const int64_t *row_ptr,
+                        int32_t *out_col, T *out_val) {
+  if (op->vmode == 0)
+    return dtans_launch<T, 0, MODE, PERM>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+  if (op->vmode == 1)
+    return dtans_launch<T, 1, MODE, PERM>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+  if (op->vmode == 3)
+    return dtans_launch<T, 3, MODE, PERM>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+  return dtans_launch<T, 2, MODE, PERM>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+}
+
 template <typename T, int MODE>
 zs_status dtans_dispatch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta,
                          const int64_t *row_ptr, int32_t *out_col, T *out_val) {
@@ -680,13 +694,9 @@ zs_status dtans_dispatch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta,
     zs_status s = check_launch("dtans long rows");
     if (s != ZS_OK) return s;
   }
-  if (op->vmode == 0)
-    return dtans_launch<T, 0, MODE>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
-  if (op->vmode == 1)
-    return dtans_launch<T, 1, MODE>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
-  if (op->vmode == 3)
-    return dtans_launch<T, 3, MODE>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
-  return dtans_launch<T, 2, MODE>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+  if (op->row_perm)
+    return dtans_by_mode<T, MODE, true>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+  return dtans_by_mode<T, MODE, false>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
 }
 
 /* The deterministic SpMVT: decode once on the device, then keep Aᵀ as a CSR operator to run
