@@ -13,7 +13,8 @@
  *   coalesced load); then the warp flushes one run of lanes with the same output block at a
  *   time, lane r adding row r: one atomic instruction writes a block's beta contiguous sums
  *   (one or two cache lines) instead of every lane hitting its own line per row.
- * Larger beta: a thread per output block summing into y, or an atomic per nonzero. */
+ * Larger beta: the deterministic kernel gives each output block beta / ZS_CSB_SHARED_BETA warps,
+ * each summing its part of the outputs; the atomic one adds each nonzero with its own atomic. */
 #define ZS_CSB_THREADS 128
 #define ZS_CSB_SHARED_BETA 32
 #define ZS_CSB_ROW ZS_CSB_THREADS /* row stride of the sums */
@@ -46,10 +47,12 @@ __device__ __forceinline__ T zs_csb_finish(T alpha, T s, T beta, const T *y) {
 /* Adds block t's products into this thread's sums acc[out * ZS_CSB_ROW]; returns the rows (or
  * columns) of the output block it touched. ZS_CSB_UNROLL elements are loaded before any is
  * used: a block's elements are independent, and one load in flight per lane left the kernel
- * waiting on memory latency. */
-template <typename T, typename I, bool TRANS>
+ * waiting on memory latency. PART (beta > ZS_CSB_SHARED_BETA): only the outputs base .. base +
+ * ZS_CSB_SHARED_BETA - 1 are summed (at out - base), the others skipped; nothing is returned. */
+template <typename T, typename I, bool TRANS, bool PART = false>
 __device__ __forceinline__ uint32_t zs_csb_block_sums(const zs_csb_task &t, int lb, const T *val,
-                                                      const I *idx, const T *x, T *acc) {
+                                                      const I *idx, const T *x, T *acc,
+                                                      uint32_t base = 0) {
   const uint32_t mask = (1u << lb) - 1u;
   const T *xb = x + ((int64_t)(TRANS ? t.brow : t.bcol) << lb);
   const I *ip = idx + t.first;
@@ -66,32 +69,39 @@ __device__ __forceinline__ uint32_t zs_csb_block_sums(const zs_csb_task &t, int 
     for (int u = 0; u < ZS_CSB_UNROLL; u++) xv[u] = xb[TRANS ? i[u] >> lb : i[u] & mask];
 #pragma unroll
     for (int u = 0; u < ZS_CSB_UNROLL; u++) {
-      const uint32_t out = TRANS ? i[u] & mask : i[u] >> lb;
+      const uint32_t out = (TRANS ? i[u] & mask : i[u] >> lb) - base;
+      if (PART && out >= ZS_CSB_SHARED_BETA) continue;
       acc[out * ZS_CSB_ROW] += v[u] * xv[u];
-      touched |= 1u << out;
+      if (!PART) touched |= 1u << out;
     }
     ip += ZS_CSB_UNROLL * st, vp += ZS_CSB_UNROLL * st;
   }
   for (; j < t.count; j++, ip += st, vp += st) {
-    const uint32_t i = *ip, out = TRANS ? i & mask : i >> lb;
+    const uint32_t i = *ip, out = (TRANS ? i & mask : i >> lb) - base;
+    if (PART && out >= ZS_CSB_SHARED_BETA) continue;
     acc[out * ZS_CSB_ROW] += *vp * xb[TRANS ? i >> lb : i & mask];
-    touched |= 1u << out;
+    if (!PART) touched |= 1u << out;
   }
   return touched;
 }
 
-/* Deterministic, beta ≤ ZS_CSB_SHARED_BETA: a warp per output block o. */
-template <typename T, typename I, bool TRANS>
+/* Deterministic: a warp per output block o. With beta > ZS_CSB_SHARED_BETA (PART) a warp per
+ * part of ZS_CSB_SHARED_BETA outputs of o: each of o's `parts` warps reads all of o's blocks and
+ * sums its own outputs (a thread per output block summing into y, the kernel before, ran 60-145x
+ * slower than beta 16 on pruned-layer matrices: a few hundred threads in all). */
+template <typename T, typename I, bool TRANS, bool PART>
 __global__ void __launch_bounds__(ZS_CSB_THREADS)
-    zs_csb_owner_kernel(int64_t n_blocks_out, int64_t n_out, int lb, const int64_t *ptr,
+    zs_csb_owner_kernel(int64_t n_blocks_out, int64_t n_out, int lb, int parts, const int64_t *ptr,
                         const zs_csb_task *task, const T *val, const I *idx, const T *x, T *y,
                         T alpha, T beta) {
   extern __shared__ unsigned char zs_csb_smem[];
   T *acc = (T *)zs_csb_smem + threadIdx.x;
   const int lane = threadIdx.x % ZS_WARP_SIZE;
-  const int64_t o = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / ZS_WARP_SIZE;
+  const int64_t w = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / ZS_WARP_SIZE;
+  const int64_t o = PART ? w / parts : w;
   if (o >= n_blocks_out) return; /* the whole warp */
-  const int bsz = 1 << lb;
+  const uint32_t base = PART ? (uint32_t)(w % parts) * ZS_CSB_SHARED_BETA : 0;
+  const int bsz = PART ? ZS_CSB_SHARED_BETA : 1 << lb; /* sums this warp holds */
   for (int r = 0; r < bsz; r++) acc[r * ZS_CSB_ROW] = T(0);
   /* The output block's blocks, a warp's worth at a time, cut into chunks that the lanes share
    * out: a few long blocks no longer leave most lanes idle while one walks its block (a banded
@@ -123,12 +133,12 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
         const int j0 = (c - (o_end - (o_count + csz - 1) / csz)) * csz;
         sub.first = o_first + (int64_t)j0 * sub.stride;
         sub.count = o_count - j0 < csz ? o_count - j0 : csz;
-        zs_csb_block_sums<T, I, TRANS>(sub, lb, val, idx, x, acc);
+        zs_csb_block_sums<T, I, TRANS, PART>(sub, lb, val, idx, x, acc, base);
       }
     }
   }
   zs_syncwarp();
-  const int64_t o0 = o << lb;
+  const int64_t o0 = (o << lb) + base;
   const int no = (int)(n_out - o0 < bsz ? n_out - o0 : bsz);
   if (lane < no) {
     /* Lane r adds row r of the warp's lanes starting at lane r, so that the lanes read
@@ -137,29 +147,6 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
     T s = T(0);
     for (int l = 0; l < ZS_WARP_SIZE; l++) s += row[(l + lane) & (ZS_WARP_SIZE - 1)];
     y[o0 + lane] = zs_csb_finish(alpha, s, beta, &y[o0 + lane]);
-  }
-}
-
-/* Deterministic, beta > ZS_CSB_SHARED_BETA (too many sums for shared memory): a thread per
- * output block, summing into y itself. */
-template <typename T, typename I, bool TRANS>
-__global__ void zs_csb_owner_wide_kernel(int64_t n_blocks_out, int64_t n_out, int lb,
-                                         const int64_t *ptr, const zs_csb_task *task, const T *val,
-                                         const I *idx, const T *x, T *y, T alpha, T beta) {
-  const int64_t o = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (o >= n_blocks_out) return;
-  const int64_t bsz = (int64_t)1 << lb, o0 = o << lb;
-  const int no = (int)(n_out - o0 < bsz ? n_out - o0 : bsz);
-  const uint32_t mask = (uint32_t)bsz - 1;
-  for (int r = 0; r < no; r++) y[o0 + r] = beta == T(0) ? T(0) : beta * y[o0 + r];
-  for (int64_t p = ptr[o]; p < ptr[o + 1]; p++) {
-    const zs_csb_task b = task[p];
-    const T *xb = x + ((int64_t)(TRANS ? b.brow : b.bcol) << lb);
-    for (int32_t j = 0; j < b.count; j++) {
-      const int64_t k = b.first + (int64_t)j * b.stride;
-      const uint32_t i = idx[k];
-      y[o0 + (TRANS ? i & mask : i >> lb)] += alpha * (val[k] * xb[TRANS ? i >> lb : i & mask]);
-    }
   }
 }
 
@@ -373,43 +360,35 @@ zs_status csb_apply_typed(csb_gpu_op *op, zs_op which, T alpha, const T *x, T be
   const bool t = which == ZS_OP_T;
   const int64_t n_out = t ? op->cols : op->rows, n_blocks_out = t ? op->nbc : op->nbr;
   if (n_out == 0) return ZS_OK;
-  const size_t smem =
-      op->beta <= ZS_CSB_SHARED_BETA ? (size_t)op->beta * ZS_CSB_ROW * sizeof(T) : 0;
+  const bool part = op->beta > ZS_CSB_SHARED_BETA;
+  const size_t smem = (size_t)(part ? ZS_CSB_SHARED_BETA : op->beta) * ZS_CSB_ROW * sizeof(T);
   if (t ? op->atomic_t : op->atomic_n) {
     zs_scale_kernel<T><<<grid_for(n_out, 256), 256>>>(n_out, beta, y);
     if (op->nb > 0) {
       const unsigned grid = (unsigned)((op->nb + ZS_CSB_THREADS - 1) / ZS_CSB_THREADS);
+      const size_t sums = part ? 0 : smem; /* beta > 32: an atomic per nonzero, no sums */
       if (t)
-        zs_csb_atomic_kernel<T, I, true><<<grid, ZS_CSB_THREADS, smem>>>(
+        zs_csb_atomic_kernel<T, I, true><<<grid, ZS_CSB_THREADS, sums>>>(
             op->nb, op->lb, op->blocks, (const T *)op->val, (const I *)op->idx, x, y, alpha);
       else
-        zs_csb_atomic_kernel<T, I, false><<<grid, ZS_CSB_THREADS, smem>>>(
+        zs_csb_atomic_kernel<T, I, false><<<grid, ZS_CSB_THREADS, sums>>>(
             op->nb, op->lb, op->blocks, (const T *)op->val, (const I *)op->idx, x, y, alpha);
     }
     return check_launch("CSB atomic kernel");
   }
-  if (op->beta > ZS_CSB_SHARED_BETA) {
-    const unsigned grid = (unsigned)((n_blocks_out + ZS_CSB_THREADS - 1) / ZS_CSB_THREADS);
-    if (t)
-      zs_csb_owner_wide_kernel<T, I, true>
-          <<<grid, ZS_CSB_THREADS>>>(n_blocks_out, n_out, op->lb, op->t_ptr, op->t_task,
-                                     (const T *)op->val, (const I *)op->idx, x, y, alpha, beta);
-    else
-      zs_csb_owner_wide_kernel<T, I, false>
-          <<<grid, ZS_CSB_THREADS>>>(n_blocks_out, n_out, op->lb, op->n_ptr, op->n_task,
-                                     (const T *)op->val, (const I *)op->idx, x, y, alpha, beta);
-    return check_launch("CSB kernel");
-  }
-  const int64_t per_cta = ZS_CSB_THREADS / ZS_WARP_SIZE; /* output blocks */
-  const unsigned grid = (unsigned)((n_blocks_out + per_cta - 1) / per_cta);
-  if (t)
-    zs_csb_owner_kernel<T, I, true>
-        <<<grid, ZS_CSB_THREADS, smem>>>(n_blocks_out, n_out, op->lb, op->t_ptr, op->t_task,
-                                         (const T *)op->val, (const I *)op->idx, x, y, alpha, beta);
-  else
-    zs_csb_owner_kernel<T, I, false>
-        <<<grid, ZS_CSB_THREADS, smem>>>(n_blocks_out, n_out, op->lb, op->n_ptr, op->n_task,
-                                         (const T *)op->val, (const I *)op->idx, x, y, alpha, beta);
+  const int parts = part ? (int)(op->beta / ZS_CSB_SHARED_BETA) : 1;
+  const int64_t per_cta = ZS_CSB_THREADS / ZS_WARP_SIZE; /* warps */
+  const int64_t warps = n_blocks_out * parts;
+  const unsigned grid = (unsigned)((warps + per_cta - 1) / per_cta);
+  const int64_t *ptr = t ? op->t_ptr : op->n_ptr;
+  const zs_csb_task *task = t ? op->t_task : op->n_task;
+  const T *val = (const T *)op->val;
+  const I *idx = (const I *)op->idx;
+  auto kernel =
+      t ? (part ? zs_csb_owner_kernel<T, I, true, true> : zs_csb_owner_kernel<T, I, true, false>)
+        : (part ? zs_csb_owner_kernel<T, I, false, true> : zs_csb_owner_kernel<T, I, false, false>);
+  kernel<<<grid, ZS_CSB_THREADS, smem>>>(n_blocks_out, n_out, op->lb, parts, ptr, task, val, idx, x,
+                                         y, alpha, beta);
   return check_launch("CSB kernel");
 }
 
