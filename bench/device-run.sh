@@ -8,7 +8,9 @@
 # Environment: OUT (default ./device-out), BUILD (default build-gpu), BENCH_ARGS (default
 # "suite"), BUDGET_S (seconds for the whole script, default 540: the bench gets what is left and
 # is stopped at the end of it; its CSV/JSON are rewritten after each matrix, so a cut run keeps
-# what it measured), TEST_TIMEOUT_S (default 240).
+# what it measured), TEST_TIMEOUT_S (default 240), BASELINE (the bench.csv of an earlier run: the
+# kernels both runs measured are compared by bench/compare.py, slowest change first, into
+# $OUT/compare.txt; a kernel over 5 % slower is listed, and the script's status is unchanged).
 set -euo pipefail
 
 OUT=${OUT:-$PWD/device-out}
@@ -118,6 +120,13 @@ if [ -s "$OUT/summary.md" ]; then
   cat "$OUT/summary.md"
 else
   echo "(no summary.md: the bench did not finish a matrix)"
+fi
+if [ -n "${BASELINE:-}" ] && [ -s "$OUT/bench.csv" ]; then
+  echo
+  echo "==== against $BASELINE (compare.txt) ===="
+  python3 bench/compare.py "$BASELINE" "$OUT/bench.csv" >"$OUT/compare.txt" 2>&1 || true
+  { grep -E 'SLOWER|faster' "$OUT/compare.txt" || true; } | head -n 40
+  tail -n 1 "$OUT/compare.txt"
 fi
 log "done"
 if [ "$tests_rc" -ne 0 ] || { [ "$bench_rc" -ne 0 ] && [ "$bench_rc" -ne 124 ] && [ "$bench_rc" -ne 137 ]; }; then
