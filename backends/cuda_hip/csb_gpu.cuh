@@ -20,6 +20,11 @@
 #define ZS_CSB_ROW ZS_CSB_THREADS /* row stride of the sums */
 #define ZS_CSB_UNROLL 4           /* loads of a block's elements in flight per lane */
 #define ZS_CSB_CHUNK 8            /* least elements per lane and step of the deterministic kernel */
+/* A block is worth staging its segment of x (beta values) when it reads at least beta / 2 of
+ * them: Erdos-Renyi 16384^2 at 1 %, f32 (beta 32, ~10 per block) lost 15 % when staged at 4. */
+#define ZS_CSB_STAGE_WORTH(count, bsz) (2 * (int64_t)(count) >= (int64_t)(bsz))
+/* With x staged: f64 gains 2-3 % from 8 loads in flight (fewer warps fit), f32 loses 13-16 %. */
+#define ZS_CSB_STAGED_UNROLL(T) (sizeof(T) == 8 ? 8 : 4)
 
 struct zs_csb_task {
   int64_t first;  /* slot of the block's first element */
@@ -33,6 +38,7 @@ struct csb_gpu_op {
   int64_t rows, cols, nb, nbr, nbc, beta;
   int lb;
   bool idx16, atomic_n, atomic_t;
+  bool stage[2]; /* the atomic kernel stages x, [0] SpMV, [1] SpMVT (csb_choose_staging) */
   void *val, *idx;
   zs_csb_task *blocks;          /* format order (atomic kernel) */
   int64_t *n_ptr, *t_ptr;       /* per block row / column: its range of n_task / t_task */
@@ -45,44 +51,73 @@ __device__ __forceinline__ T zs_csb_finish(T alpha, T s, T beta, const T *y) {
 }
 
 /* Adds block t's products into this thread's sums acc[out * ZS_CSB_ROW]; returns the rows (or
- * columns) of the output block it touched. ZS_CSB_UNROLL elements are loaded before any is
+ * columns) of the output block it touched. xb is the block's segment of x, read at column
+ * (row, for TRANS) c ^ sw: 0 for x itself, the lane's swizzle for a segment staged in shared
+ * memory. U elements (ZS_CSB_UNROLL unless staged) are loaded before any is
  * used: a block's elements are independent, and one load in flight per lane left the kernel
  * waiting on memory latency. PART (beta > ZS_CSB_SHARED_BETA): only the outputs base .. base +
  * ZS_CSB_SHARED_BETA - 1 are summed (at out - base), the others skipped; nothing is returned. */
-template <typename T, typename I, bool TRANS, bool PART = false>
-__device__ __forceinline__ uint32_t zs_csb_block_sums(const zs_csb_task &t, int lb, const T *val,
-                                                      const I *idx, const T *x, T *acc,
-                                                      uint32_t base = 0) {
+template <typename T, typename I, bool TRANS, bool PART = false, int U = ZS_CSB_UNROLL>
+__device__ __forceinline__ uint32_t zs_csb_segment_sums(const zs_csb_task &t, int lb, const T *val,
+                                                        const I *idx, const T *xb, uint32_t sw,
+                                                        T *acc, uint32_t base = 0) {
   const uint32_t mask = (1u << lb) - 1u;
-  const T *xb = x + ((int64_t)(TRANS ? t.brow : t.bcol) << lb);
   const I *ip = idx + t.first;
   const T *vp = val + t.first;
   const int64_t st = t.stride;
   uint32_t touched = 0;
   int32_t j = 0;
-  for (; j + ZS_CSB_UNROLL <= t.count; j += ZS_CSB_UNROLL) {
-    uint32_t i[ZS_CSB_UNROLL];
-    T v[ZS_CSB_UNROLL], xv[ZS_CSB_UNROLL];
+  for (; j + U <= t.count; j += U) {
+    uint32_t i[U];
+    T v[U], xv[U];
 #pragma unroll
-    for (int u = 0; u < ZS_CSB_UNROLL; u++) i[u] = ip[u * st], v[u] = vp[u * st];
+    for (int u = 0; u < U; u++) i[u] = ip[u * st], v[u] = vp[u * st];
 #pragma unroll
-    for (int u = 0; u < ZS_CSB_UNROLL; u++) xv[u] = xb[TRANS ? i[u] >> lb : i[u] & mask];
+    for (int u = 0; u < U; u++) xv[u] = xb[(TRANS ? i[u] >> lb : i[u] & mask) ^ sw];
 #pragma unroll
-    for (int u = 0; u < ZS_CSB_UNROLL; u++) {
+    for (int u = 0; u < U; u++) {
       const uint32_t out = (TRANS ? i[u] & mask : i[u] >> lb) - base;
       if (PART && out >= ZS_CSB_SHARED_BETA) continue;
       acc[out * ZS_CSB_ROW] += v[u] * xv[u];
       if (!PART) touched |= 1u << out;
     }
-    ip += ZS_CSB_UNROLL * st, vp += ZS_CSB_UNROLL * st;
+    ip += U * st, vp += U * st;
   }
   for (; j < t.count; j++, ip += st, vp += st) {
     const uint32_t i = *ip, out = (TRANS ? i & mask : i >> lb) - base;
     if (PART && out >= ZS_CSB_SHARED_BETA) continue;
-    acc[out * ZS_CSB_ROW] += *vp * xb[TRANS ? i >> lb : i & mask];
+    acc[out * ZS_CSB_ROW] += *vp * xb[(TRANS ? i >> lb : i & mask) ^ sw];
     if (!PART) touched |= 1u << out;
   }
   return touched;
+}
+
+/* The same, reading the block's segment of x in place. */
+template <typename T, typename I, bool TRANS, bool PART = false>
+__device__ __forceinline__ uint32_t zs_csb_block_sums(const zs_csb_task &t, int lb, const T *val,
+                                                      const I *idx, const T *x, T *acc,
+                                                      uint32_t base = 0) {
+  return zs_csb_segment_sums<T, I, TRANS, PART>(
+      t, lb, val, idx, x + ((int64_t)(TRANS ? t.brow : t.bcol) << lb), 0, acc, base);
+}
+
+/* Copies the segments of x that the warp's lanes will read (lane l's at seg_first, bsz
+ * elements, lane l's slots stage[l * bsz + (c ^ l)]) into shared memory: the warp reads
+ * ZS_WARP_SIZE / bsz whole segments per instruction, so a segment costs one pass over its cache
+ * lines instead of a tag lookup per lane and element (the lanes' blocks have different
+ * segments). The swizzle c ^ l gives lanes reading the same column distinct banks. */
+template <typename T>
+__device__ __forceinline__ void zs_csb_stage_x(const T *x, int64_t n_in, int64_t seg_first, int lb,
+                                               T *stage) {
+  const int lane = threadIdx.x % ZS_WARP_SIZE, bsz = 1 << lb;
+  const uint32_t mask = (uint32_t)bsz - 1;
+  for (int k = 0; k < bsz; k++) {
+    const int owner = (k * ZS_WARP_SIZE + lane) >> lb; /* whose segment this lane copies */
+    const uint32_t c = (uint32_t)lane & mask;
+    const int64_t col = zs_shfl(seg_first, owner) + c;
+    stage[owner * bsz + (c ^ ((uint32_t)owner & mask))] = col < n_in ? x[col] : T(0);
+  }
+  zs_syncwarp();
 }
 
 /* Deterministic: a warp per output block o. With beta > ZS_CSB_SHARED_BETA (PART) a warp per
@@ -150,11 +185,13 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
   }
 }
 
-/* y was scaled by beta before. */
-template <typename T, typename I, bool TRANS>
+/* y was scaled by beta before. STAGE (beta <= ZS_CSB_SHARED_BETA only): the lanes' segments of
+ * x are copied into shared memory behind the sums, in warps where some block is worth it
+ * (ZS_CSB_STAGE_WORTH); the other warps read x in place. */
+template <typename T, typename I, bool TRANS, bool STAGE>
 __global__ void __launch_bounds__(ZS_CSB_THREADS)
-    zs_csb_atomic_kernel(int64_t nb, int lb, const zs_csb_task *blocks, const T *val, const I *idx,
-                         const T *x, T *y, T alpha) {
+    zs_csb_atomic_kernel(int64_t nb, int lb, int64_t n_in, const zs_csb_task *blocks, const T *val,
+                         const I *idx, const T *x, T *y, T alpha) {
   extern __shared__ unsigned char zs_csb_smem[];
   T *acc = (T *)zs_csb_smem + threadIdx.x;
   const int64_t b = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -175,10 +212,17 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
   for (int r = 0; r < bsz; r++) acc[r * ZS_CSB_ROW] = T(0);
   uint32_t touched = 0; /* rows (or columns) of the output block this lane added to */
   int64_t key = -1;     /* the output block; -1 for lanes past the end */
-  if (b < nb) {
-    const zs_csb_task t = blocks[b];
-    key = TRANS ? t.bcol : t.brow;
-    touched = zs_csb_block_sums<T, I, TRANS>(t, lb, val, idx, x, acc);
+  zs_csb_task t = {0, 0, 0, 0, 0};
+  if (b < nb) t = blocks[b], key = TRANS ? t.bcol : t.brow;
+  const int64_t seg_first = (int64_t)(TRANS ? t.brow : t.bcol) << lb;
+  if (STAGE && zs_ballot(ZS_CSB_STAGE_WORTH(t.count, bsz))) {
+    T *stage = (T *)zs_csb_smem + bsz * ZS_CSB_ROW + (threadIdx.x - lane) * bsz;
+    zs_csb_stage_x(x, n_in, seg_first, lb, stage);
+    if (b < nb)
+      touched = zs_csb_segment_sums<T, I, TRANS, false, ZS_CSB_STAGED_UNROLL(T)>(
+          t, lb, val, idx, stage + lane * bsz, (uint32_t)lane & mask, acc);
+  } else if (b < nb) {
+    touched = zs_csb_segment_sums<T, I, TRANS>(t, lb, val, idx, x + seg_first, 0, acc);
   }
   const int64_t prev_key = zs_shfl_up(key, 1);
   zs_lane_mask heads = zs_ballot(lane == 0 || prev_key != key);
@@ -246,16 +290,49 @@ bool csb_sort_tasks(const zs_csb_task *in, int64_t nb, int64_t n_keys, bool by_r
  * want the occupancy instead (0.92 -> 1.13 ms with the same setting), so it keeps the default. */
 template <typename T, typename I>
 void csb_prefer_l1_for_spmv() {
-  void (*spmv)(int64_t, int, const zs_csb_task *, const T *, const I *, const T *, T *, T) =
-      zs_csb_atomic_kernel<T, I, false>;
+  void (*spmv)(int64_t, int, int64_t, const zs_csb_task *, const T *, const I *, const T *, T *,
+               T) = zs_csb_atomic_kernel<T, I, false, false>;
   gpuFuncPreferSharedPercent(spmv, 50);
   (void)gpuGetLastError(); /* a hint: a device that ignores it runs all the same */
+}
+
+/* With x staged, L1 holds nothing the kernels reuse: all of it goes to shared memory, which
+ * the segments double (256 bytes per thread with the sums). */
+template <typename T, typename I>
+void csb_prefer_shared_for_staging() {
+  void (*k[2])(int64_t, int, int64_t, const zs_csb_task *, const T *, const I *, const T *, T *,
+               T) = {zs_csb_atomic_kernel<T, I, false, true>,
+                     zs_csb_atomic_kernel<T, I, true, true>};
+  for (auto f : k) gpuFuncPreferSharedPercent(f, 100);
+  (void)gpuGetLastError(); /* a hint, as above */
+}
+
+/* Whether the atomic (format-order) kernels stage x: for beta <= ZS_CSB_SHARED_BETA, forced by
+ * stage_opt (1 on, 0 off) or, with -1, where at least half the nonzeros lie in blocks worth it
+ * (ZS_CSB_STAGE_WORTH) whose segment of x differs from the previous lane's. The
+ * lanes take blocks in format order: on the 27-point stencil 32 neighbouring blocks of a group
+ * come from ~4 block rows, so the SpMVT's lanes share 4 segments of x, which L1 serves well
+ * (staging them cost 16 %), while the SpMV's lanes all read different ones. */
+void csb_choose_staging(csb_gpu_op *op, const zs_csb_task *blocks, int stage_opt) {
+  int64_t total = 0, own[2] = {0, 0};
+  for (int64_t b = 0; b < op->nb; b++) {
+    const zs_csb_task &t = blocks[b];
+    total += t.count;
+    if (!ZS_CSB_STAGE_WORTH(t.count, op->beta)) continue;
+    const bool first = b % ZS_WARP_SIZE == 0;
+    if (first || blocks[b - 1].bcol != t.bcol) own[0] += t.count; /* SpMV reads x by column */
+    if (first || blocks[b - 1].brow != t.brow) own[1] += t.count;
+  }
+  for (int w = 0; w < 2; w++)
+    op->stage[w] = op->beta <= ZS_CSB_SHARED_BETA &&
+                   (stage_opt < 0 ? total > 0 && 2 * own[w] >= total : stage_opt == 1);
 }
 
 zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
   csb_gpu_op *op = (csb_gpu_op *)calloc(1, sizeof(csb_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "CSB operator");
   zs_status s = ZS_OK;
+  int stage_opt = -1; /* x_stage: -1 auto, 0 off, 1 on */
   for (const char *p = options; p && *p && s == ZS_OK;) {
     const char *end = strchr(p, ',');
     const int len = (int)(end ? (size_t)(end - p) : strlen(p));
@@ -265,10 +342,13 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
       op->atomic_t = true;
     else if (strcmp(opt, "spmv=atomic") == 0)
       op->atomic_n = true;
-    else if (strcmp(opt, "transpose=deterministic") != 0 && strcmp(opt, "spmv=deterministic") != 0)
+    else if (strcmp(opt, "x_stage=on") == 0 || strcmp(opt, "x_stage=off") == 0)
+      stage_opt = strcmp(opt, "x_stage=on") == 0;
+    else if (strcmp(opt, "transpose=deterministic") != 0 &&
+             strcmp(opt, "spmv=deterministic") != 0 && strcmp(opt, "x_stage=auto") != 0)
       s = fail(ZS_ERR_INVALID_ARGUMENT,
                "backend '%s': option '%s' unknown for %s (known: transpose=deterministic|atomic, "
-               "spmv=deterministic|atomic)",
+               "spmv=deterministic|atomic, x_stage=auto|on|off)",
                ZS_GPU_BACKEND_NAME, opt, v->format == ZS_FORMAT_CSB ? "csb" : "gcsb");
     p = end ? end + 1 : p + len;
   }
@@ -338,8 +418,17 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
     s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB block order");
   if (s == ZS_OK) s = upload_array(&op->t_ptr, ptr, (uint64_t)op->nbc + 1, "CSB column order");
   if (s == ZS_OK) s = upload_array(&op->t_task, by_col, (uint64_t)nb, "CSB column order");
+  if (s == ZS_OK) csb_choose_staging(op, host, stage_opt);
   free(host), free(sorted), free(ptr), free(by_col);
-  if (s == ZS_OK && op->atomic_n) {
+  if (s == ZS_OK && (op->stage[0] || op->stage[1])) {
+    if (op->type == ZS_F64)
+      op->idx16 ? csb_prefer_shared_for_staging<double, uint16_t>()
+                : csb_prefer_shared_for_staging<double, uint32_t>();
+    else
+      op->idx16 ? csb_prefer_shared_for_staging<float, uint16_t>()
+                : csb_prefer_shared_for_staging<float, uint32_t>();
+  }
+  if (s == ZS_OK && op->atomic_n && !op->stage[0]) {
     if (op->type == ZS_F64)
       op->idx16 ? csb_prefer_l1_for_spmv<double, uint16_t>()
                 : csb_prefer_l1_for_spmv<double, uint32_t>();
@@ -367,12 +456,14 @@ zs_status csb_apply_typed(csb_gpu_op *op, zs_op which, T alpha, const T *x, T be
     if (op->nb > 0) {
       const unsigned grid = (unsigned)((op->nb + ZS_CSB_THREADS - 1) / ZS_CSB_THREADS);
       const size_t sums = part ? 0 : smem; /* beta > 32: an atomic per nonzero, no sums */
-      if (t)
-        zs_csb_atomic_kernel<T, I, true><<<grid, ZS_CSB_THREADS, sums>>>(
-            op->nb, op->lb, op->blocks, (const T *)op->val, (const I *)op->idx, x, y, alpha);
-      else
-        zs_csb_atomic_kernel<T, I, false><<<grid, ZS_CSB_THREADS, sums>>>(
-            op->nb, op->lb, op->blocks, (const T *)op->val, (const I *)op->idx, x, y, alpha);
+      const int64_t n_in = t ? op->rows : op->cols;
+      const bool staged = op->stage[t];
+      auto kernel = t ? (staged ? zs_csb_atomic_kernel<T, I, true, true>
+                                : zs_csb_atomic_kernel<T, I, true, false>)
+                      : (staged ? zs_csb_atomic_kernel<T, I, false, true>
+                                : zs_csb_atomic_kernel<T, I, false, false>);
+      kernel<<<grid, ZS_CSB_THREADS, staged ? 2 * sums : sums>>>(
+          op->nb, op->lb, n_in, op->blocks, (const T *)op->val, (const I *)op->idx, x, y, alpha);
     }
     return check_launch("CSB atomic kernel");
   }

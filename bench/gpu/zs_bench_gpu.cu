@@ -50,9 +50,10 @@ const char kUsage[] =
     "  --md FILE        the summary table (also printed on stdout at the end)\n"
     "  --quick          small suite, fewer reps: a smoke run\n"
     "  --no-vendor      zsparse kernels only\n"
-    "  --format F       also time zsparse format F (NAME[:ENCODER_OPTIONS], repeatable, e.g.\n"
-    "                   dtans or dtans:values=raw): SpMV, deterministic and atomic SpMVT (csb,\n"
-    "                   gcsb: also the atomic format-order SpMV)\n"
+    "  --format F       also time zsparse format F (NAME[:ENCODER_OPTIONS][@OPERATOR_OPTIONS],\n"
+    "                   repeatable, e.g. dtans, dtans:values=raw or gcsb@x_stage=off): SpMV,\n"
+    "                   deterministic and atomic SpMVT (csb, gcsb: also the atomic format-order\n"
+    "                   SpMV); operator options go to both operators\n"
     "  --no-cold        skip the cold-cache timing\n"
     "  --flush-mib N    scratch overwritten and read before each cold call (default 200)\n"
     "  --ceiling-gib N  buffer of the read probe (default 2, at least 1)\n"
@@ -522,9 +523,12 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
 
   /* Further formats: the default operator (SpMV, deterministic SpMVT) and an atomic one. */
   for (const std::string &spec : c.opt->formats) {
-    const size_t colon = spec.find(':');
-    const std::string name = spec.substr(0, colon);
-    const std::string enc_opts = colon == std::string::npos ? "" : spec.substr(colon + 1);
+    const size_t at_sign = spec.find('@');
+    const std::string enc_spec = spec.substr(0, at_sign);
+    const std::string op_opts = at_sign == std::string::npos ? "" : spec.substr(at_sign + 1);
+    const size_t colon = enc_spec.find(':');
+    const std::string name = enc_spec.substr(0, colon);
+    const std::string enc_opts = colon == std::string::npos ? "" : enc_spec.substr(colon + 1);
     zs_format fmt;
     St se = s;
     if (!se.code) se = zs_st(zs_format_from_name(name.c_str(), &fmt), "zs_format_from_name");
@@ -541,13 +545,15 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
            (double)fb / (double)(c.S->nnz ? c.S->nnz : 1));
     /* CSB and GCSB also have a format-order (atomic) SpMV: the second operator runs it. */
     const bool blocked = !se.code && (fmt == ZS_FORMAT_CSB || fmt == ZS_FORMAT_GCSB);
-    const char *atomic_opts = blocked ? "spmv=atomic,transpose=atomic" : "transpose=atomic";
+    std::string opts[2] = {op_opts, blocked ? "spmv=atomic,transpose=atomic" : "transpose=atomic"};
+    if (!op_opts.empty()) opts[1] += "," + op_opts;
     for (int o = 0; o < 2; o++) {
       ZsOp op;
       St so = se;
       t0 = now_s();
       if (!so.code)
-        so = zs_st(zs_operator_create(&op.o, ctx, E.e, "cuda", o ? atomic_opts : nullptr),
+        so = zs_st(zs_operator_create(&op.o, ctx, E.e, "cuda",
+                                      opts[o].empty() ? nullptr : opts[o].c_str()),
                    "zs_operator_create");
       if (!so.code) so = zs_st(zs_operator_sync(op.o), "zs_operator_sync");
       const double setup_ms = 1e3 * (now_s() - t0);

@@ -81,7 +81,7 @@ static void find_variants(zs_context *ctx, const char *require) {
       }
       have_required = 1;
     }
-    if (!bi.usable || n_variants + 6 > 16) continue;
+    if (!bi.usable || n_variants + 8 > 16) continue;
     if (strcmp(bi.name, "ref") == 0) have_ref = 1;
     variant *v = &variants[n_variants++];
     *v = (variant){.backend = bi.name, .deterministic_n = 1, .deterministic_t = 1};
@@ -104,6 +104,17 @@ static void find_variants(zs_context *ctx, const char *require) {
       *v = (variant){
           .backend = bi.name, .options = "spmv=atomic,transpose=atomic", .blocked_only = 1};
       snprintf(v->label, sizeof v->label, "%s[atomic-both]", bi.name);
+      /* the format-order kernels with x staged in shared memory, and without (auto picks) */
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "spmv=atomic,transpose=atomic,x_stage=on",
+                     .blocked_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[atomic-staged]", bi.name);
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "spmv=atomic,transpose=atomic,x_stage=off",
+                     .blocked_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[atomic-unstaged]", bi.name);
       /* CSR in column slabs (chosen only for large scattered matrices): forced here */
       v = &variants[n_variants++];
       *v = (variant){.backend = bi.name,
