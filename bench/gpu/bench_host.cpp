@@ -368,13 +368,14 @@ bool write_json(const std::string &path, const RunInfo &info, const std::vector<
     return false;
   }
   fprintf(f,
-          "{\n  \"device\": %s,\n  \"cusparse\": %s,\n  \"cuda_runtime\": %s,\n"
+          "{\n  \"device\": %s,\n  \"vendor\": %s,\n  \"vendor_version\": %s,\n"
+          "  \"runtime\": %s,\n"
           "  \"command\": %s,\n  \"read_ceiling_gbps\": %s,\n  \"reps\": %d,\n"
           "  \"warmup\": %d,\n  \"flush_mib\": %s,\n  \"results\": [",
-          json_str(info.device).c_str(), json_str(info.cusparse).c_str(),
-          json_str(info.cuda_runtime).c_str(), json_str(info.command).c_str(),
-          json_num(info.ceiling_gbps).c_str(), info.reps, info.warmup,
-          json_num(info.flush_mib).c_str());
+          json_str(info.device).c_str(), json_str(info.vendor).c_str(),
+          json_str(info.vendor_version).c_str(), json_str(info.runtime).c_str(),
+          json_str(info.command).c_str(), json_num(info.ceiling_gbps).c_str(), info.reps,
+          info.warmup, json_num(info.flush_mib).c_str());
   for (size_t i = 0; i < rs.size(); i++) {
     const Result &r = rs[i];
     const char *okv = r.status == "pass" ? "true" : r.status == "n/a" ? "null" : "false";
@@ -409,7 +410,7 @@ bool write_json(const std::string &path, const RunInfo &info, const std::vector<
 /* ---- markdown summary --------------------------------------------------------------------- */
 
 static const Result *find(const std::vector<Result> &rs, const std::string &m, const std::string &t,
-                          const char *lib, const char *kernel, const char *op) {
+                          const std::string &lib, const char *kernel, const char *op) {
   for (const Result &r : rs)
     if (r.matrix == m && r.type == t && r.library == lib && r.kernel == kernel && r.op == op)
       return &r;
@@ -435,13 +436,18 @@ std::string summary_markdown(const RunInfo &info, const std::vector<Result> &rs)
   char b[2048];
   snprintf(b, sizeof b,
            "## zs-bench-gpu: %s, %s\n\nRead ceiling %.0f GB/s (16-byte streaming loads). Times: "
-           "warm median of %d calls, us. Speed-up = cuSPARSE time / zsparse time (> 1: zsparse "
+           "warm median of %d calls, us. Speed-up = %s time / zsparse time (> 1: zsparse "
            "faster). frac = (format bytes + x + y) / time / ceiling.\n\n",
-           info.device.c_str(), info.cusparse.c_str(), info.ceiling_gbps, info.reps);
+           info.device.c_str(), info.vendor_version.c_str(), info.ceiling_gbps, info.reps,
+           info.vendor.c_str());
   o += b;
-  o += "| matrix | type | nnz | zs CSR Ax | cuSP ALG1 Ax | speed-up | best cuSP Ax | zs frac | "
-       "zs Aᵀx atomic | zs Aᵀx det | cuSP CSR Aᵀx | speed-up atomic | speed-up det | "
-       "best cuSP one-copy Aᵀx | cuSP stored Aᵀ | CSR encode ms | checks |\n";
+  const char *v = info.vendor_short.c_str();
+  snprintf(b, sizeof b,
+           "| matrix | type | nnz | zs CSR Ax | %s ALG1 Ax | speed-up | best %s Ax | zs frac | "
+           "zs Aᵀx atomic | zs Aᵀx det | %s CSR Aᵀx | speed-up atomic | speed-up det | "
+           "best %s one-copy Aᵀx | %s stored Aᵀ | CSR encode ms | checks |\n",
+           v, v, v, v, v);
+  o += b;
   o += "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n";
   std::vector<std::pair<std::string, std::string>> keys;
   for (const Result &r : rs) {
@@ -453,9 +459,9 @@ std::string summary_markdown(const RunInfo &info, const std::vector<Result> &rs)
     const Result *zn = find(rs, m, t, "zsparse", "csr", "N");
     const Result *za = find(rs, m, t, "zsparse", "csr-atomic", "T");
     const Result *zd = find(rs, m, t, "zsparse", "csr-det", "T");
-    const Result *c1 = find(rs, m, t, "cusparse", "csr-alg1", "N");
-    const Result *ct = find(rs, m, t, "cusparse", "csr-alg1", "T");
-    const Result *cs = find(rs, m, t, "cusparse", "csr-alg1-stored-At", "T");
+    const Result *c1 = find(rs, m, t, info.vendor, "csr-alg1", "N");
+    const Result *ct = find(rs, m, t, info.vendor, "csr-alg1", "T");
+    const Result *cs = find(rs, m, t, info.vendor, "csr-alg1-stored-At", "T");
     const Result *best = nullptr, *best_t = nullptr;
     int64_t nnz = 0;
     int pass = 0, total = 0;
@@ -463,11 +469,11 @@ std::string summary_markdown(const RunInfo &info, const std::vector<Result> &rs)
       if (r.matrix != m || r.type != t) continue;
       nnz = r.nnz;
       if (r.status != "n/a") total++, pass += r.status == "pass";
-      if (r.library == "cusparse" && r.op == "N" && timed(&r) &&
+      if (r.library == info.vendor && r.op == "N" && timed(&r) &&
           (!best || r.time_warm_us < best->time_warm_us))
         best = &r;
-      if (r.library == "cusparse" && r.op == "T" && r.kernel != "csr-alg1-stored-At" && timed(&r) &&
-          (!best_t || r.time_warm_us < best_t->time_warm_us))
+      if (r.library == info.vendor && r.op == "T" && r.kernel != "csr-alg1-stored-At" &&
+          timed(&r) && (!best_t || r.time_warm_us < best_t->time_warm_us))
         best_t = &r;
     }
     std::string best_s = "-";

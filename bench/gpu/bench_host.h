@@ -90,7 +90,8 @@ struct Result {
 };
 
 struct RunInfo {
-  std::string device, cusparse, cuda_runtime, command;
+  std::string device, vendor_version, runtime, command;
+  std::string vendor = "cusparse", vendor_short = "cuSP"; /* library column, table label */
   double ceiling_gbps = NAN;
   int reps = 0, warmup = 0;
   double flush_mib = 0;

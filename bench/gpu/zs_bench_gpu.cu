@@ -1,7 +1,5 @@
 /* zs_bench_gpu.cu — zs-bench-gpu: zsparse cuda CSR/COO SpMV and SpMVT beside cuSPARSE (CSR ALG1
  * and ALG2, COO, SELL-32, transposed CSR, stored Aᵀ) and a read-bandwidth probe, in one run. */
-#include <cuda_runtime.h>
-#include <cusparse.h>
 
 #include <algorithm>
 #include <cinttypes>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "bench_host.h"
+#include "bench_vendor.h"
 
 using namespace zb;
 
@@ -24,7 +23,7 @@ namespace {
 
 const char kUsage[] =
     "usage: zs-bench-gpu [options] MATRIX...\n"
-    "\n"
+    "\n" ZB_BUILD_NOTE
     "Times zsparse's cuda backend (CSR SpMV, CSR SpMVT deterministic and atomic, COO SpMV and\n"
     "atomic SpMVT) beside cuSPARSE (generic API, 32-bit indices, alpha = 1, beta = 0: CSR ALG1\n"
     "and ALG2, COO ALG1, SELL-32, each after cusparseSpMV_preprocess; CSR and COO and SELL with\n"
@@ -72,7 +71,7 @@ const char kUsage[] =
     "i passes when |y_i - ref_i| <= eps * (len_i + 2) * sum_j |a_ij x_j|. The deterministic\n"
     "SpMVT must also give the same bits twice. Any failure is printed and makes the exit status\n"
     "1 (timings are still reported).\n"
-    "Exit status: 0 all checks passed, 1 a check or a kernel failed, 2 usage, 77 no CUDA device.\n";
+    "Exit status: 0 all checks passed, 1 a check or a kernel failed, 2 usage, 77 no GPU.\n";
 
 struct Options {
   std::vector<zs_type> types{ZS_F64, ZS_F32};
@@ -100,7 +99,7 @@ void cuda_check(cudaError_t e, const char *what, const char *file, int line) {
   snprintf(b, sizeof b, "%s:%d: %s: %s (%s)", file, line, what, cudaGetErrorString(e),
            cudaGetErrorName(e));
   const bool sticky = e != cudaErrorMemoryAllocation && e != cudaErrorInvalidValue;
-  if (!sticky) cudaGetLastError(); /* clear it */
+  if (!sticky) (void)cudaGetLastError(); /* clear it */
   throw CudaError(b, sticky);
 }
 #define CUDA_CHECK(expr) cuda_check((expr), #expr, __FILE__, __LINE__)
@@ -119,7 +118,7 @@ St zs_st(zs_status s, const char *what) {
 St sp_st(cusparseStatus_t s, const char *what, bool optional) {
   if (s == CUSPARSE_STATUS_SUCCESS) return {};
   const std::string m =
-      std::string(what) + ": " + cusparseGetErrorName(s) + " (" + cusparseGetErrorString(s) + ")";
+      std::string(what) + ": " + zb_sparse_status_name(s) + " (" + zb_sparse_status_text(s) + ")";
   if (s == CUSPARSE_STATUS_NOT_SUPPORTED || optional) return {1, m};
   return {2, m};
 }
@@ -148,7 +147,7 @@ struct DevBuf {
     if (n) CUDA_CHECK(cudaMemcpy(p, host, n * sizeof(T), cudaMemcpyHostToDevice));
   }
   void release() {
-    if (p) cudaFree(p);
+    if (p) (void)cudaFree(p);
     p = nullptr;
     bytes = 0;
   }
@@ -207,8 +206,8 @@ struct Gpu {
   DevBuf flush;
   double ceiling = NAN;
   ~Gpu() {
-    for (cudaEvent_t e : ev0) cudaEventDestroy(e);
-    for (cudaEvent_t e : ev1) cudaEventDestroy(e);
+    for (cudaEvent_t e : ev0) (void)cudaEventDestroy(e);
+    for (cudaEvent_t e : ev1) (void)cudaEventDestroy(e);
     if (sp) cusparseDestroy(sp);
   }
   void do_flush() {
@@ -453,12 +452,13 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
   std::vector<T> nan_y((size_t)std::max<int64_t>(std::max(S.rows, S.cols), 1),
                        std::numeric_limits<T>::quiet_NaN());
   ZsVec vxn, vyn, vxt, vyt;
-  St s = zs_st(zs_vector_create(&vxn.v, ctx, "cuda", type, S.cols), "zs_vector_create x");
-  if (!s.code) s = zs_st(zs_vector_create(&vyn.v, ctx, "cuda", type, S.rows), "zs_vector_create y");
+  St s = zs_st(zs_vector_create(&vxn.v, ctx, ZB_BACKEND, type, S.cols), "zs_vector_create x");
   if (!s.code)
-    s = zs_st(zs_vector_create(&vxt.v, ctx, "cuda", type, S.rows), "zs_vector_create xt");
+    s = zs_st(zs_vector_create(&vyn.v, ctx, ZB_BACKEND, type, S.rows), "zs_vector_create y");
   if (!s.code)
-    s = zs_st(zs_vector_create(&vyt.v, ctx, "cuda", type, S.cols), "zs_vector_create yt");
+    s = zs_st(zs_vector_create(&vxt.v, ctx, ZB_BACKEND, type, S.rows), "zs_vector_create xt");
+  if (!s.code)
+    s = zs_st(zs_vector_create(&vyt.v, ctx, ZB_BACKEND, type, S.cols), "zs_vector_create yt");
   if (!s.code) s = zs_st(zs_vector_upload(vxn.v, xn.data()), "zs_vector_upload x");
   if (!s.code) s = zs_st(zs_vector_upload(vxt.v, xt.data()), "zs_vector_upload xt");
 
@@ -495,7 +495,7 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
       t0 = now_s();
       if (!so.code)
         so = zs_st(
-            zs_operator_create(&op.o, ctx, E.e, "cuda", atomic ? "transpose=atomic" : nullptr),
+            zs_operator_create(&op.o, ctx, E.e, ZB_BACKEND, atomic ? "transpose=atomic" : nullptr),
             "zs_operator_create");
       if (!so.code) so = zs_st(zs_operator_sync(op.o), "zs_operator_sync");
       const double setup_ms = 1e3 * (now_s() - t0);
@@ -552,7 +552,7 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
       St so = se;
       t0 = now_s();
       if (!so.code)
-        so = zs_st(zs_operator_create(&op.o, ctx, E.e, "cuda",
+        so = zs_st(zs_operator_create(&op.o, ctx, E.e, ZB_BACKEND,
                                       opts[o].empty() ? nullptr : opts[o].c_str()),
                    "zs_operator_create");
       if (!so.code) so = zs_st(zs_operator_sync(op.o), "zs_operator_sync");
@@ -619,14 +619,14 @@ St sp_setup(Gpu &g, SpKernel &k, const std::function<cusparseStatus_t(cusparseSp
         "cusparseSpMV_bufferSize", optional);
   if (s.code) return s;
   k.buf.alloc(size, "cuSPARSE SpMV buffer");
-#if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12400
+#if ZB_HAVE_PREPROCESS
   /* An optimisation only: if it is refused, the product is still measured without it. */
   const St ps = sp_st(
       cusparseSpMV_preprocess(g.sp, opA, &one, k.A, k.x, &zero, k.y, dtype<T>(), alg, k.buf.p),
       "cusparseSpMV_preprocess", true);
   if (ps.code) *note += (note->empty() ? "" : "; ") + ps.msg + ": measured without it";
 #else
-  *note += (note->empty() ? "" : "; ") + std::string("no cusparseSpMV_preprocess in this cuSPARSE");
+  *note += (note->empty() ? "" : "; ") + std::string("no SpMV_preprocess in this " ZB_VENDOR_NAME);
 #endif
   CUDA_CHECK(cudaDeviceSynchronize());
   *ms = 1e3 * (now_s() - t0);
@@ -637,7 +637,7 @@ template <typename T>
 Launch sp_launch(Gpu &g, SpKernel &k, const char *kernel, zs_op op, cusparseOperation_t opA,
                  cusparseSpMVAlg_t alg, void *y, int64_t ny, uint64_t bytes, bool optional) {
   Launch L;
-  L.lib = "cusparse", L.kernel = kernel, L.op = op, L.bytes = bytes;
+  L.lib = ZB_VENDOR, L.kernel = kernel, L.op = op, L.bytes = bytes;
   cusparseHandle_t h = g.sp;
   SpKernel *kp = &k;
   L.call = [=] {
@@ -684,7 +684,7 @@ void bench_cusparse(const MatrixCtx &c, const T *val, const std::vector<T> &xn,
   if (nnz > INT32_MAX) {
     for (const Spec &sp : all) {
       Launch L;
-      L.lib = "cusparse", L.kernel = sp.kernel, L.op = sp.op, L.bytes = sp.bytes + xy;
+      L.lib = ZB_VENDOR, L.kernel = sp.kernel, L.op = sp.op, L.bytes = sp.bytes + xy;
       record_skip(c, L, {1, "nnz exceeds the 32-bit indices of this baseline"});
     }
     return;
@@ -768,16 +768,17 @@ void bench_cusparse(const MatrixCtx &c, const T *val, const std::vector<T> &xn,
     measure<T>(c, L, s);
   }
   {
-    /* SELL-32 from the host builder. */
-    if (!S.sell_skip.empty()) {
+    /* SELL-32 from the host builder (the vendor library may have no sliced ELL). */
+    const std::string sell_skip = ZB_HAVE_SELL ? S.sell_skip : ZB_VENDOR_NAME " has no sliced ELL";
+    if (!sell_skip.empty()) {
       for (int t = 0; t < 2; t++) {
         Launch L;
-        L.lib = "cusparse", L.kernel = "sell32", L.op = t ? ZS_OP_T : ZS_OP_N,
-        L.bytes = sell_b + xy;
-        record_skip(c, L, {1, S.sell_skip});
+        L.lib = ZB_VENDOR, L.kernel = "sell32", L.op = t ? ZS_OP_T : ZS_OP_N, L.bytes = sell_b + xy;
+        record_skip(c, L, {1, sell_skip});
       }
       return;
     }
+#if ZB_HAVE_SELL
     std::vector<int32_t> off32((size_t)S.sell_slices + 1);
     for (int64_t q = 0; q <= S.sell_slices; q++) off32[(size_t)q] = (int32_t)S.sell_off[(size_t)q];
     std::vector<T> sv((size_t)S.sell_size);
@@ -807,6 +808,7 @@ void bench_cusparse(const MatrixCtx &c, const T *val, const std::vector<T> &xn,
       L.note = sn;
       measure<T>(c, L, s);
     }
+#endif
   }
 }
 
@@ -1066,7 +1068,9 @@ int run(const Options &opt, int argc, char **argv) {
   int n_dev = 0;
   const cudaError_t e = cudaGetDeviceCount(&n_dev);
   if (e != cudaSuccess || n_dev == 0) {
-    fprintf(stderr, "zs-bench-gpu: no CUDA device (%s): nothing to measure, exit 77 (skip)\n",
+    fprintf(stderr,
+            "zs-bench-gpu: no " ZB_RUNTIME_NAME
+            " device (%s): nothing to measure, exit 77 (skip)\n",
             e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
     return 77;
   }
@@ -1089,8 +1093,9 @@ int run(const Options &opt, int argc, char **argv) {
              p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / (1ull << 30),
              (double)p.l2CacheSize / (1 << 20));
     info.device = b;
-    info.cuda_runtime = std::to_string(rt / 1000) + "." + std::to_string(rt % 1000 / 10);
-    logf("device 0: %s; CUDA runtime %s", b, info.cuda_runtime.c_str());
+    info.runtime =
+        ZB_RUNTIME_NAME " " + std::to_string(rt / 1000) + "." + std::to_string(rt % 1000 / 10);
+    logf("device 0: %s; %s runtime", b, info.runtime.c_str());
 
     zs_status s = zs_context_create(&ctx);
     if (s != ZS_OK) {
@@ -1102,7 +1107,7 @@ int run(const Options &opt, int argc, char **argv) {
     for (int i = 0; i < zs_context_backend_count(ctx); i++) {
       zs_backend_info bi;
       if (zs_context_backend_info(ctx, i, &bi) != ZS_OK) continue;
-      if (strcmp(bi.name, "cuda") == 0) {
+      if (strcmp(bi.name, ZB_BACKEND) == 0) {
         logf("zsparse backend cuda: %s: %s", bi.usable ? "usable" : "NOT usable",
              bi.detail ? bi.detail : "");
         cuda_ok = bi.usable;
@@ -1110,23 +1115,29 @@ int run(const Options &opt, int argc, char **argv) {
     }
     if (!cuda_ok) {
       fprintf(stderr,
-              "zs-bench-gpu: a CUDA device is present but zsparse's cuda backend is not "
-              "usable (see the line above, and `zsparse devices`)\n");
+              "zs-bench-gpu: a " ZB_RUNTIME_NAME " device is present but zsparse's " ZB_BACKEND
+              " backend is not usable (see the line above, and `zsparse devices`)\n");
       zs_context_destroy(&ctx);
       return 1;
     }
 
     if (cusparseCreate(&g.sp) != CUSPARSE_STATUS_SUCCESS) {
-      fprintf(stderr, "zs-bench-gpu: cusparseCreate failed\n");
+      fprintf(stderr, "zs-bench-gpu: " ZB_VENDOR " handle: create failed\n");
       zs_context_destroy(&ctx);
       return 1;
     }
     int spv = 0;
     cusparseGetVersion(g.sp, &spv);
-    info.cusparse = "cuSPARSE " + std::to_string(spv / 1000) + "." +
-                    std::to_string(spv % 1000 / 100) + "." + std::to_string(spv % 100);
-#if !(defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12400)
-    info.cusparse += " (built without cusparseSpMV_preprocess)";
+#if defined(__HIPCC__) /* major * 100000 + minor * 100 + patch */
+    info.vendor_version = ZB_VENDOR_NAME " " + std::to_string(spv / 100000) + "." +
+                          std::to_string(spv / 100 % 1000) + "." + std::to_string(spv % 100);
+#else
+    info.vendor_version = ZB_VENDOR_NAME " " + std::to_string(spv / 1000) + "." +
+                          std::to_string(spv % 1000 / 100) + "." + std::to_string(spv % 100);
+#endif
+    info.vendor = ZB_VENDOR, info.vendor_short = ZB_VENDOR_SHORT;
+#if !ZB_HAVE_PREPROCESS
+    info.vendor_version += " (built without SpMV_preprocess)";
 #endif
     g.ev0.resize((size_t)opt.reps), g.ev1.resize((size_t)opt.reps);
     for (int i = 0; i < opt.reps; i++) {
@@ -1136,9 +1147,9 @@ int run(const Options &opt, int argc, char **argv) {
     g.flush.alloc((size_t)(opt.flush_mib * (1 << 20)) & ~(size_t)15, "cache flush scratch");
     CUDA_CHECK(cudaMemset(g.flush.p, 0, g.flush.bytes));
     g.ceiling = info.ceiling_gbps = measure_ceiling(g, opt.ceiling_gib);
-    logf("read ceiling: %.0f GB/s; %s", g.ceiling, info.cusparse.c_str());
+    logf("read ceiling: %.0f GB/s; %s", g.ceiling, info.vendor_version.c_str());
     printf("read ceiling %.0f GB/s on %s; %s\n", g.ceiling, info.device.c_str(),
-           info.cusparse.c_str());
+           info.vendor_version.c_str());
 
     for (const Input &in : inputs) {
       try {
@@ -1147,11 +1158,11 @@ int run(const Options &opt, int argc, char **argv) {
         fprintf(stderr, "\n*** CUDA ERROR on %s: %s ***\n\n", in.name.c_str(), ce.what());
         failures++;
         Result r;
-        r.matrix = in.name, r.status = "error", r.library = "bench", r.kernel = "cuda";
+        r.matrix = in.name, r.status = "error", r.library = "bench", r.kernel = ZB_BACKEND;
         r.note = ce.what();
         results.push_back(r);
         if (ce.sticky) {
-          fprintf(stderr, "zs-bench-gpu: the CUDA context is lost; stopping\n");
+          fprintf(stderr, "zs-bench-gpu: the " ZB_RUNTIME_NAME " context is lost; stopping\n");
           write_outputs(opt, info, results);
           return 1;
         }
