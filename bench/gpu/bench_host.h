@@ -91,7 +91,7 @@ struct Result {
 
 struct RunInfo {
   std::string device, vendor_version, runtime, command;
-  std::string vendor = "cusparse", vendor_short = "cuSP"; /* library column, table label */
+  std::string vendor, vendor_short; /* library column of the vendor's results, table label */
   double ceiling_gbps = NAN;
   int reps = 0, warmup = 0;
   double flush_mib = 0;

@@ -16,6 +16,10 @@
 #define ZB_RUNTIME_NAME "HIP"
 #define ZB_HAVE_SELL 0
 #define ZB_HAVE_PREPROCESS 1
+/* hipsparseGetVersion: major * 100000 + minor * 100 + patch */
+#define ZB_VERSION_MAJOR(v) ((v) / 100000)
+#define ZB_VERSION_MINOR(v) ((v) / 100 % 1000)
+#define ZB_VERSION_PATCH(v) ((v) % 100)
 #define ZB_BUILD_NOTE                                                                              \
   "This build (zs-bench-hip): zsparse's hip backend beside hipSPARSE; where the text below says\n" \
   "cuda and cuSPARSE read hip and hipSPARSE. hipSPARSE has no sliced ELL: no SELL-32 lines.\n\n"
@@ -97,6 +101,10 @@ static inline const char *zb_sparse_status_name(hipsparseStatus_t s) {
 #define ZB_VENDOR_SHORT "cuSP"
 #define ZB_RUNTIME_NAME "CUDA"
 #define ZB_HAVE_SELL 1
+/* cusparseGetVersion: major * 1000 + minor * 100 + patch */
+#define ZB_VERSION_MAJOR(v) ((v) / 1000)
+#define ZB_VERSION_MINOR(v) ((v) % 1000 / 100)
+#define ZB_VERSION_PATCH(v) ((v) % 100)
 #define ZB_BUILD_NOTE ""
 #if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12400
 #define ZB_HAVE_PREPROCESS 1

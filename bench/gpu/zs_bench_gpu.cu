@@ -1075,6 +1075,7 @@ int run(const Options &opt, int argc, char **argv) {
     return 77;
   }
   RunInfo info;
+  info.vendor = ZB_VENDOR, info.vendor_short = ZB_VENDOR_SHORT;
   for (int i = 0; i < argc; i++) info.command += (i ? " " : "") + std::string(argv[i]);
   info.reps = opt.reps, info.warmup = opt.warmup, info.flush_mib = opt.flush_mib;
   Gpu g;
@@ -1103,17 +1104,17 @@ int run(const Options &opt, int argc, char **argv) {
               zs_last_error());
       return 1;
     }
-    bool cuda_ok = false;
+    bool backend_ok = false;
     for (int i = 0; i < zs_context_backend_count(ctx); i++) {
       zs_backend_info bi;
       if (zs_context_backend_info(ctx, i, &bi) != ZS_OK) continue;
       if (strcmp(bi.name, ZB_BACKEND) == 0) {
-        logf("zsparse backend cuda: %s: %s", bi.usable ? "usable" : "NOT usable",
+        logf("zsparse backend " ZB_BACKEND ": %s: %s", bi.usable ? "usable" : "NOT usable",
              bi.detail ? bi.detail : "");
-        cuda_ok = bi.usable;
+        backend_ok = bi.usable;
       }
     }
-    if (!cuda_ok) {
+    if (!backend_ok) {
       fprintf(stderr,
               "zs-bench-gpu: a " ZB_RUNTIME_NAME " device is present but zsparse's " ZB_BACKEND
               " backend is not usable (see the line above, and `zsparse devices`)\n");
@@ -1128,14 +1129,9 @@ int run(const Options &opt, int argc, char **argv) {
     }
     int spv = 0;
     cusparseGetVersion(g.sp, &spv);
-#if defined(__HIPCC__) /* major * 100000 + minor * 100 + patch */
-    info.vendor_version = ZB_VENDOR_NAME " " + std::to_string(spv / 100000) + "." +
-                          std::to_string(spv / 100 % 1000) + "." + std::to_string(spv % 100);
-#else
-    info.vendor_version = ZB_VENDOR_NAME " " + std::to_string(spv / 1000) + "." +
-                          std::to_string(spv % 1000 / 100) + "." + std::to_string(spv % 100);
-#endif
-    info.vendor = ZB_VENDOR, info.vendor_short = ZB_VENDOR_SHORT;
+    info.vendor_version = ZB_VENDOR_NAME " " + std::to_string(ZB_VERSION_MAJOR(spv)) + "." +
+                          std::to_string(ZB_VERSION_MINOR(spv)) + "." +
+                          std::to_string(ZB_VERSION_PATCH(spv));
 #if !ZB_HAVE_PREPROCESS
     info.vendor_version += " (built without SpMV_preprocess)";
 #endif
@@ -1155,7 +1151,8 @@ int run(const Options &opt, int argc, char **argv) {
       try {
         bench_matrix(in, opt, ctx, g, results, failures);
       } catch (const CudaError &ce) {
-        fprintf(stderr, "\n*** CUDA ERROR on %s: %s ***\n\n", in.name.c_str(), ce.what());
+        fprintf(stderr, "\n*** " ZB_RUNTIME_NAME " ERROR on %s: %s ***\n\n", in.name.c_str(),
+                ce.what());
         failures++;
         Result r;
         r.matrix = in.name, r.status = "error", r.library = "bench", r.kernel = ZB_BACKEND;
@@ -1174,7 +1171,7 @@ int run(const Options &opt, int argc, char **argv) {
       logf("%s done; device memory in use %.2f GB", in.name.c_str(), (double)(tot - fr) / 1e9);
     }
   } catch (const CudaError &ce) {
-    fprintf(stderr, "\n*** CUDA ERROR: %s ***\n\n", ce.what());
+    fprintf(stderr, "\n*** " ZB_RUNTIME_NAME " ERROR: %s ***\n\n", ce.what());
     write_outputs(opt, info, results);
     if (ctx) zs_context_destroy(&ctx);
     return 1;
