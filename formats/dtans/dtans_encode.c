@@ -427,58 +427,56 @@ typedef struct enc_opts {
 } enc_opts;
 
 static zs_status parse_options(const char *options, enc_opts *o) {
-  int *mode = &o->mode, *progress = &o->progress, *row_order = &o->row_order;
-  int64_t *rpl = &o->rpl, *lane_symbols = &o->lane_symbols, *long_min = &o->long_min,
-          *guided = &o->guided;
   static const char *const known[] = {"values",    "progress", "rows_per_lane", "lane_symbols",
                                       "long_rows", "guided",   "row_order",     NULL};
   zs_status s = zsi_option_check(options, known, "dtans");
   if (s != ZS_OK) return s;
   char buf[16];
   int found;
-  *mode = -1, *progress = 0;
+  o->mode = -1, o->progress = 0;
   if ((s = zsi_option_str(options, "values", buf, sizeof buf, &found)) != ZS_OK) return s;
   if (found) {
     if (strcmp(buf, "coded") == 0)
-      *mode = DTANS_VALUES_CODED;
+      o->mode = DTANS_VALUES_CODED;
     else if (strcmp(buf, "constant") == 0)
-      *mode = DTANS_VALUES_CONSTANT;
+      o->mode = DTANS_VALUES_CONSTANT;
     else if (strcmp(buf, "raw") == 0)
-      *mode = DTANS_VALUES_RAW;
+      o->mode = DTANS_VALUES_RAW;
     else if (strcmp(buf, "joint") == 0)
-      *mode = DTANS_VALUES_JOINT;
+      o->mode = DTANS_VALUES_JOINT;
     else if (strcmp(buf, "auto") != 0)
       return zsi_error(ZS_ERR_INVALID_ARGUMENT,
                        "dtans: values=%s (known: auto, coded, constant, raw, joint)", buf);
   }
   int64_t p = 0;
   if ((s = zsi_option_int(options, "progress", 0, 1, &p, &found)) != ZS_OK) return s;
-  *progress = (int)p;
-  *rpl = 0, *lane_symbols = 1024;
-  if ((s = zsi_option_int(options, "rows_per_lane", 1, DTANS_MAX_ROWS_PER_LANE, rpl, &found)) ||
-      (s = zsi_option_int(options, "lane_symbols", 8, INT64_C(1) << 40, lane_symbols, &found)))
+  o->progress = (int)p;
+  o->rpl = 0, o->lane_symbols = 1024;
+  if ((s = zsi_option_int(options, "rows_per_lane", 1, DTANS_MAX_ROWS_PER_LANE, &o->rpl, &found)) ||
+      (s = zsi_option_int(options, "lane_symbols", 8, INT64_C(1) << 40, &o->lane_symbols, &found)))
     return s;
   /* long_rows=N: rows with more than N nonzeros are stored apart (0: none; default: the larger
    * of lane_symbols and 16 times the average row). */
-  *long_min = -1;
-  if ((s = zsi_option_int(options, "long_rows", 0, INT64_C(1) << 40, long_min, &found))) return s;
-  if (!found) *long_min = -1;
+  o->long_min = -1;
+  if ((s = zsi_option_int(options, "long_rows", 0, INT64_C(1) << 40, &o->long_min, &found)))
+    return s;
+  if (!found) o->long_min = -1;
   /* guided=P: in a matrix of at least P full slices, the last slices shrink to the symbols left
    * over P (at least a quarter of a full slice), so that warps taking slices as they finish run
    * out of work together; 0: off. Default (-1): 2048 for coded and joint values, else off. */
-  *guided = -1;
-  if ((s = zsi_option_int(options, "guided", 0, INT64_C(1) << 40, guided, &found))) return s;
-  if (!found) *guided = -1;
+  o->guided = -1;
+  if ((s = zsi_option_int(options, "guided", 0, INT64_C(1) << 40, &o->guided, &found))) return s;
+  if (!found) o->guided = -1;
   /* row_order=natural|length|auto: rows encoded in their order, or ordered by length (version 3,
    * with row_perm) so that a slice's lanes get equal work; auto: by length when that cuts the
-   * lockstep steps by a third or more (row_order_gain). */
-  *row_order = -1;
+   * lockstep steps by a third or more (lockstep_cost). */
+  o->row_order = -1;
   if ((s = zsi_option_str(options, "row_order", buf, sizeof buf, &found)) != ZS_OK) return s;
   if (found) {
     if (strcmp(buf, "natural") == 0)
-      *row_order = 0;
+      o->row_order = 0;
     else if (strcmp(buf, "length") == 0)
-      *row_order = 1;
+      o->row_order = 1;
     else if (strcmp(buf, "auto") != 0)
       return zsi_error(ZS_ERR_INVALID_ARGUMENT,
                        "dtans: row_order=%s (known: auto, natural, length)", buf);
