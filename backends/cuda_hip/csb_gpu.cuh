@@ -38,10 +38,11 @@ struct csb_gpu_op {
   int64_t rows, cols, nb, nbr, nbc, beta;
   int lb;
   bool idx16, atomic_n, atomic_t;
-  bool stage[2]; /* the atomic kernel stages x, [0] SpMV, [1] SpMVT (csb_choose_staging) */
-  void *val, *idx;
-  zs_csb_task *blocks;          /* format order (atomic kernel) */
-  int64_t *n_ptr, *t_ptr;       /* per block row / column: its range of n_task / t_task */
+  bool stage[2];          /* the atomic kernel stages x, [0] SpMV, [1] SpMVT (csb_choose_staging) */
+  void *val, *idx;        /* the format's layout (atomic kernels; every CSB kernel) */
+  void *cval, *cidx;      /* GCSB: blocks contiguous in block-row order (deterministic) */
+  zs_csb_task *blocks;    /* format order (atomic kernel) */
+  int64_t *n_ptr, *t_ptr; /* per block row / column: its range of n_task / t_task */
   zs_csb_task *n_task, *t_task; /* blocks by row (ascending column) and by column */
 };
 
@@ -264,7 +265,8 @@ uint32_t csb_morton(uint32_t i, int lb) {
 void csb_gpu_destroy(void *state) {
   csb_gpu_op *op = (csb_gpu_op *)state;
   if (!op) return;
-  void *ptrs[] = {op->val, op->idx, op->blocks, op->n_ptr, op->t_ptr, op->n_task, op->t_task};
+  void *ptrs[] = {op->val,   op->idx,   op->cval,   op->cidx,  op->blocks,
+                  op->n_ptr, op->t_ptr, op->n_task, op->t_task};
   for (void *p : ptrs) release(p);
   free(op);
 }
@@ -326,6 +328,42 @@ void csb_choose_staging(csb_gpu_op *op, const zs_csb_task *blocks, int stage_opt
   for (int w = 0; w < 2; w++)
     op->stage[w] = op->beta <= ZS_CSB_SHARED_BETA &&
                    (stage_opt < 0 ? total > 0 && 2 * own[w] >= total : stage_opt == 1);
+}
+
+/* The deterministic kernels walk an output block's blocks one after another, and GCSB's slots
+ * put a block's elements a group apart: each element reads a sector of its own (st27 f64
+ * deterministic SpMVT on the H100: GCSB 1.75-1.82 ms, CSB-baseline 0.96 ms on the same blocks,
+ * bench/NOTES.md). So a GCSB operator whose deterministic kernels run copies its blocks
+ * contiguous, in block-row order without padding, as the cpu backend does, and points the
+ * row- and column-order tasks at the copy. UNTESTED ON A GPU (branch wip/gcsb-det-contiguous). */
+zs_status csb_contiguous_copy(const zsb_array *va, const zsb_array *ia, zs_csb_task *tasks,
+                              int64_t nb, void **dval, void **didx) {
+  int64_t n = 0;
+  for (int64_t b = 0; b < nb; b++) n += tasks[b].count;
+  const size_t vs = va->elem_size, is = ia->elem_size;
+  unsigned char *hv = (unsigned char *)malloc((size_t)(n ? n : 1) * vs);
+  unsigned char *hi = (unsigned char *)malloc((size_t)(n ? n : 1) * is);
+  zs_status s = hv && hi ? ZS_OK : fail(ZS_ERR_OUT_OF_MEMORY, "GCSB contiguous copy");
+  int64_t off = 0;
+  for (int64_t b = 0; s == ZS_OK && b < nb; b++) {
+    zs_csb_task &t = tasks[b];
+    for (int32_t j = 0; j < t.count; j++) {
+      const int64_t k = t.first + (int64_t)j * t.stride;
+      memcpy(hv + (size_t)(off + j) * vs, (const unsigned char *)va->data + (size_t)k * vs, vs);
+      memcpy(hi + (size_t)(off + j) * is, (const unsigned char *)ia->data + (size_t)k * is, is);
+    }
+    t.first = off, t.stride = 1, off += t.count;
+  }
+  if (s == ZS_OK && n) s = check(gpuMalloc(dval, (size_t)n * vs), "GCSB contiguous values");
+  if (s == ZS_OK && n) s = check(gpuMalloc(didx, (size_t)n * is), "GCSB contiguous indices");
+  if (s == ZS_OK && n)
+    s = check(gpuMemcpy(*dval, hv, (size_t)n * vs, gpuMemcpyHostToDevice),
+              "GCSB contiguous values");
+  if (s == ZS_OK && n)
+    s = check(gpuMemcpy(*didx, hi, (size_t)n * is, gpuMemcpyHostToDevice),
+              "GCSB contiguous indices");
+  free(hv), free(hi);
+  return s;
 }
 
 zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
@@ -396,14 +434,17 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
     }
   }
   const size_t vs = v->type == ZS_F64 ? 8 : 4;
-  if (s == ZS_OK && va->count) {
+  /* GCSB's own layout serves only the atomic kernels; the deterministic ones get the copy. */
+  const bool format_layout = !gcsb || op->atomic_n || op->atomic_t;
+  const bool contiguous = gcsb && !(op->atomic_n && op->atomic_t);
+  if (s == ZS_OK && format_layout && va->count) {
     s = check(gpuMalloc(&op->val, va->count * vs), "CSB values");
     if (s == ZS_OK)
       s = check(gpuMemcpy(op->val, va->data, va->count * vs, gpuMemcpyHostToDevice), "CSB values");
   }
-  if (s == ZS_OK && op->idx16)
+  if (s == ZS_OK && format_layout && op->idx16)
     s = upload_array((uint16_t **)&op->idx, ia->data, ia->count, "CSB local_idx");
-  else if (s == ZS_OK)
+  else if (s == ZS_OK && format_layout)
     s = upload_array((uint32_t **)&op->idx, ia->data, ia->count, "CSB local_idx");
   if (s == ZS_OK) s = upload_array(&op->blocks, host, (uint64_t)nb, "CSB blocks");
   /* Blocks by row: a stable sort by column first makes the row order ascend in column. */
@@ -412,6 +453,7 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
     s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB block order");
   if (s == ZS_OK && !csb_sort_tasks(by_col, nb, op->nbr, true, ptr, sorted))
     s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB block order");
+  if (s == ZS_OK && contiguous) s = csb_contiguous_copy(va, ia, sorted, nb, &op->cval, &op->cidx);
   if (s == ZS_OK) s = upload_array(&op->n_ptr, ptr, (uint64_t)op->nbr + 1, "CSB row order");
   if (s == ZS_OK) s = upload_array(&op->n_task, sorted, (uint64_t)nb, "CSB row order");
   if (s == ZS_OK && !csb_sort_tasks(sorted, nb, op->nbc, false, ptr, by_col))
@@ -473,8 +515,8 @@ zs_status csb_apply_typed(csb_gpu_op *op, zs_op which, T alpha, const T *x, T be
   const unsigned grid = (unsigned)((warps + per_cta - 1) / per_cta);
   const int64_t *ptr = t ? op->t_ptr : op->n_ptr;
   const zs_csb_task *task = t ? op->t_task : op->n_task;
-  const T *val = (const T *)op->val;
-  const I *idx = (const I *)op->idx;
+  const T *val = (const T *)(op->cval ? op->cval : op->val);
+  const I *idx = (const I *)(op->cidx ? op->cidx : op->idx);
   auto kernel =
       t ? (part ? zs_csb_owner_kernel<T, I, true, true> : zs_csb_owner_kernel<T, I, true, false>)
         : (part ? zs_csb_owner_kernel<T, I, false, true> : zs_csb_owner_kernel<T, I, false, false>);
