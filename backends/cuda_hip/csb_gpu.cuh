@@ -141,14 +141,20 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
   for (int r = 0; r < bsz; r++) acc[r * ZS_CSB_ROW] = T(0);
   /* The output block's blocks, a warp's worth at a time, cut into chunks that the lanes share
    * out: a few long blocks no longer leave most lanes idle while one walks its block (a banded
-   * block row has ~10 blocks of ~32 elements). Chunks of 8 elements cost st27 ~20 % against
-   * whole blocks (the share-out per chunk); about one chunk per lane keeps both gains. */
+   * block row has ~10 blocks of ~32 elements). Chunk size, measured on the H100 with the blocks
+   * contiguous (bench/NOTES.md): 8-byte values (beta 16 by default) want about one chunk per
+   * lane, since chunks of 8 cost the share-out per chunk (27-point stencil SpMV 747 -> 880 us);
+   * 4-byte values (beta 32: four times the elements per block) want chunks of 8, whose lanes
+   * read neighbouring chunks (972 -> 457 us; banded, pruned layers 1.2-1.7x). */
   for (int64_t p0 = ptr[o]; p0 < ptr[o + 1]; p0 += ZS_WARP_SIZE) {
     zs_csb_task t = {0, 0, 0, 0, 0};
     if (p0 + lane < ptr[o + 1]) t = task[p0 + lane];
-    int elems = t.count; /* chunks of at least ZS_CSB_CHUNK, about one per lane */
-    for (int d = ZS_WARP_SIZE / 2; d > 0; d /= 2) elems += zs_shfl_xor(elems, d);
-    const int csz = max(ZS_CSB_CHUNK, (elems + ZS_WARP_SIZE - 1) / ZS_WARP_SIZE);
+    int csz = ZS_CSB_CHUNK;
+    if (sizeof(T) == 8) {
+      int elems = t.count;
+      for (int d = ZS_WARP_SIZE / 2; d > 0; d /= 2) elems += zs_shfl_xor(elems, d);
+      csz = max(ZS_CSB_CHUNK, (elems + ZS_WARP_SIZE - 1) / ZS_WARP_SIZE);
+    }
     const int chunks = (t.count + csz - 1) / csz;
     int end = chunks; /* inclusive scan: this lane's chunks are [end - chunks, end) */
     for (int d = 1; d < ZS_WARP_SIZE; d *= 2) {
@@ -331,11 +337,11 @@ void csb_choose_staging(csb_gpu_op *op, const zs_csb_task *blocks, int stage_opt
 }
 
 /* The deterministic kernels walk an output block's blocks one after another, and GCSB's slots
- * put a block's elements a group apart: each element reads a sector of its own (st27 f64
- * deterministic SpMVT on the H100: GCSB 1.75-1.82 ms, CSB-baseline 0.96 ms on the same blocks,
- * bench/NOTES.md). So a GCSB operator whose deterministic kernels run copies its blocks
- * contiguous, in block-row order without padding, as the cpu backend does, and points the
- * row- and column-order tasks at the copy. UNTESTED ON A GPU (branch wip/gcsb-det-contiguous). */
+ * put a block's elements a group apart: each element read a sector of its own (27-point stencil
+ * f64 deterministic SpMVT on the H100: 1.75 ms, against CSB-baseline's 0.86 on the same blocks).
+ * So a GCSB operator whose deterministic kernels run copies its blocks contiguous, in block-row
+ * order without padding, as the cpu backend does, and points the row- and column-order tasks at
+ * the copy: both formats then run these kernels at the same speed (bench/NOTES.md). */
 zs_status csb_contiguous_copy(const zsb_array *va, const zsb_array *ia, zs_csb_task *tasks,
                               int64_t nb, void **dval, void **didx) {
   int64_t n = 0;
