@@ -223,7 +223,7 @@ static void joint_pairs(void) {
   }
 }
 
-/* Guided slices: in a matrix of many full slices the last ones shrink (a quarter at least). */
+/* Guided slices: in a matrix of many full slices the last ones shrink (to 1/guided_floor). */
 static void guided_slices(void) {
   zs_matrix *A = NULL;
   zs_encoded *E = NULL;
@@ -239,6 +239,27 @@ static void guided_slices(void) {
   const int64_t *b = sr->data, n = (int64_t)sr->count - 1;
   CHECK(n > 2 && b[n - 1] - b[n - 2] <= (b[1] - b[0]) / 2); /* the last but one: not cut short */
   round_trip("guided", A, "lane_symbols=64,guided=16", NULL);
+  /* guided_floor=D: no slice but the last is below 1/D of a full one (rows here are equal) */
+  const char *floors[] = {"lane_symbols=64,guided=16,guided_floor=1",
+                          "lane_symbols=64,guided=16,guided_floor=3",
+                          "lane_symbols=64,guided=16,guided_floor=8"};
+  const int64_t d[] = {1, 3, 8};
+  for (int f = 0; f < 3; f++) {
+    zs_encoded_destroy(&E);
+    if (zs_encode(&E, A, ZS_FORMAT_DTANS, floors[f]) != ZS_OK) {
+      fprintf(stderr, "guided: %s: %s\n", floors[f], zs_last_error());
+      check_failures++;
+      break;
+    }
+    const zsi_array *fr = zsi_encoded_array(E, "slice_rows");
+    const int64_t *c = fr->data, m = (int64_t)fr->count - 1, full = c[1] - c[0];
+    int64_t least = full;
+    for (int64_t k = 0; k + 1 < m; k++) least = c[k + 1] - c[k] < least ? c[k + 1] - c[k] : least;
+    CHECK(least * d[f] >= full && (d[f] == 1 || least < full));
+  }
+  zs_encoded_destroy(&E);
+  CHECK(zs_encode(&E, A, ZS_FORMAT_DTANS, "guided_floor=0") == ZS_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(zs_last_error(), "guided_floor") != NULL);
   zs_encoded_destroy(&E);
   zs_matrix_destroy(&A);
 }
