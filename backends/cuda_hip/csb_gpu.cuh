@@ -315,6 +315,13 @@ void csb_prefer_shared_for_staging() {
   (void)gpuGetLastError(); /* a hint, as above */
 }
 
+/* The carve-outs the operator's atomic kernels ask for (the two hints above). */
+template <typename T, typename I>
+void csb_set_carveouts(const csb_gpu_op *op) {
+  if (op->stage[0] || op->stage[1]) csb_prefer_shared_for_staging<T, I>();
+  if (op->atomic_n && !op->stage[0]) csb_prefer_l1_for_spmv<T, I>();
+}
+
 /* Whether the atomic (format-order) kernels stage x: for beta <= ZS_CSB_SHARED_BETA, forced by
  * stage_opt (1 on, 0 off) or, with -1, where at least half the nonzeros lie in blocks worth it
  * (ZS_CSB_STAGE_WORTH) whose segment of x differs from the previous lane's. The
@@ -468,21 +475,11 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   if (s == ZS_OK) s = upload_array(&op->t_task, by_col, (uint64_t)nb, "CSB column order");
   if (s == ZS_OK) csb_choose_staging(op, host, stage_opt);
   free(host), free(sorted), free(ptr), free(by_col);
-  if (s == ZS_OK && (op->stage[0] || op->stage[1])) {
+  if (s == ZS_OK) {
     if (op->type == ZS_F64)
-      op->idx16 ? csb_prefer_shared_for_staging<double, uint16_t>()
-                : csb_prefer_shared_for_staging<double, uint32_t>();
+      op->idx16 ? csb_set_carveouts<double, uint16_t>(op) : csb_set_carveouts<double, uint32_t>(op);
     else
-      op->idx16 ? csb_prefer_shared_for_staging<float, uint16_t>()
-                : csb_prefer_shared_for_staging<float, uint32_t>();
-  }
-  if (s == ZS_OK && op->atomic_n && !op->stage[0]) {
-    if (op->type == ZS_F64)
-      op->idx16 ? csb_prefer_l1_for_spmv<double, uint16_t>()
-                : csb_prefer_l1_for_spmv<double, uint32_t>();
-    else
-      op->idx16 ? csb_prefer_l1_for_spmv<float, uint16_t>()
-                : csb_prefer_l1_for_spmv<float, uint32_t>();
+      op->idx16 ? csb_set_carveouts<float, uint16_t>(op) : csb_set_carveouts<float, uint32_t>(op);
   }
   if (s != ZS_OK) {
     csb_gpu_destroy(op);
