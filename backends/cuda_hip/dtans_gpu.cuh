@@ -24,6 +24,9 @@ struct zs_dt_args {
   const void *vsym, *vesc, *raw;
   int64_t slices;
   int vreal;
+  /* Column slab of this pass: only nonzeros with col - col_lo < col_span (unsigned) gather x
+   * (SpMV) or scatter into y (SpMVT); the whole matrix is one slab of span 2^32 - 1. */
+  uint32_t col_lo, col_span;
   unsigned long long *tickets;    /* slice-group tickets: a counter that only grows */
   unsigned long long ticket_base; /* this launch's first ticket */
 };
@@ -84,9 +87,11 @@ __device__ __forceinline__ bool zs_dt_half(uint32_t m0, uint32_t m1, uint32_t m2
  * WRITE (the decoded CSR into out_col/out_val at row_ptr). VMODE: 0 coded, 1 constant, 2 raw,
  * 3 joint. PERM: the rows are encoded in another order (a.row_perm); a template parameter
  * because the matrix's row kept beside the encoded one costs the 64-register raw kernel spills
- * (H100, random-valued 3-D stencil f64: 8 % slower in natural order).
+ * (H100, random-valued 3-D stencil f64: 8 % slower in natural order). WIN: a column slab
+ * (a.col_lo, a.col_span) limits the gathers or scatters; a template parameter because the
+ * test costs the few-valued 3-D stencil 3 % when every column is in (H100, f64 SpMV).
  * Offsets inside a slice are 32-bit (dtans_gpu_create checks the slices' sizes). */
-template <typename T, int VMODE, int MODE, bool PERM>
+template <typename T, int VMODE, int MODE, bool PERM, bool WIN>
 __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
     zs_dtans_kernel(const zs_dt_args a, T constant, const T *__restrict__ x, T *__restrict__ y,
                     T alpha, T beta, const int64_t *row_ptr, int32_t *out_col, T *out_val) {
@@ -190,7 +195,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
     /* SpMV: y of a coded row without nonzeros */
     auto no_nonzeros = [&](int32_t q) {
       if (PERM) q = a.row_perm[q];
-      y[q] = beta == T(0) ? T(0) : beta * y[q];
+      if (beta != T(1)) y[q] = beta == T(0) ? T(0) : beta * y[q];
     };
     auto next_row = [&]() {
       row = nrow, left = (int32_t)dtans_coded_len(nlen);
@@ -303,8 +308,9 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
       auto gather = [&](int from) {
 #pragma unroll
         for (int k = from; k < from + CH; k++) {
-          xv[k] = k < todo ? x[c[k]] : T(0);
-          if (RAW) v[k] = k < todo ? zs_load_stream(rv + k * rs) : T(0);
+          const bool in = k < todo && (!WIN || (uint32_t)(c[k] - (int32_t)a.col_lo) < a.col_span);
+          xv[k] = in ? x[c[k]] : T(0);
+          if (RAW) v[k] = in ? zs_load_stream(rv + k * rs) : T(0);
         }
       };
       if (MODE == ZS_DT_SPMV) gather(0);
@@ -335,12 +341,15 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
       } else if (MODE == ZS_DT_SCATTER) {
 #pragma unroll
         for (int i = 0; i < PER; i++)
-          if (i < todo) atomicAdd(&y[c[i]], v[i]);
+          if (i < todo && (!WIN || (uint32_t)(c[i] - (int32_t)a.col_lo) < a.col_span))
+            atomicAdd(&y[c[i]], v[i]);
       } else {
 #pragma unroll
         for (int i = 0; i < PER; i++)
-          if (i < todo)
-            out_col[ats[i]] = c[i], out_val[ats[i]] = RAW ? zs_load_stream(rv + i * rs) : v[i];
+          if (i < todo) out_col[ats[i]] = c[i];
+#pragma unroll
+        for (int i = 0; i < PER; i++) /* out_val NULL: the columns alone */
+          if (i < todo && out_val) out_val[ats[i]] = RAW ? zs_load_stream(rv + i * rs) : v[i];
       }
     };
     int32_t t = 0;
@@ -378,7 +387,10 @@ __global__ void __launch_bounds__(ZS_DT_CHUNK_THREADS)
       else if (MODE == ZS_DT_SCATTER)
         atomicAdd(&y[cols[j]], alpha * (vals[j] * x[r]));
       else
-        out_col[row_ptr[r] + j - ptr[k]] = cols[j], out_val[row_ptr[r] + j - ptr[k]] = vals[j];
+        for (int64_t at = row_ptr[r] + j - ptr[k], once = 1; once; once = 0) {
+          out_col[at] = cols[j];
+          if (out_val) out_val[at] = vals[j];
+        }
     }
     if (MODE == ZS_DT_SPMV) {
       red[threadIdx.x] = sum;
@@ -427,7 +439,9 @@ struct dtans_gpu_op {
   int64_t *host_row_ptr; /* kept for the deterministic SpMVT's CSR (NULL with transpose=atomic) */
   unsigned long long *tickets; /* the kernel's slice-group counter (zs_dt_args) */
   unsigned long long ticket_base;
-  gpu_op *t_csr; /* Aᵀ as CSR, built on the first deterministic SpMVT */
+  int slabs;                 /* column slabs: x (SpMV) or y (atomic SpMVT) in passes */
+  uint32_t win_lo, win_span; /* the column window of the next launch (zs_dt_args) */
+  gpu_op *t_csr;             /* Aᵀ as CSR, built on the first deterministic SpMVT */
 };
 
 void dtans_gpu_destroy(void *state) {
@@ -527,18 +541,41 @@ zs_status dtans_check_sizes(const dtans_gpu_op *op, const zsb_encoded_view *v,
   return ZS_OK;
 }
 
+int dtans_slab_count(dtans_gpu_op *op, int forced, bool far);
+
+/* Whether at least a quarter of the table's probability is on column deltas over 64 or the
+ * escape (which takes the deltas too large or too rare for the table): rows that gather x at
+ * random, for which column slabs are worth a look. Stencil and banded rows step by a few
+ * columns. */
+bool dtans_far_deltas(const zsb_encoded_view *v, int dreal) {
+  const zsb_array *dc = zsb_find_array(v, "delta_counts"), *ds = zsb_find_array(v, "delta_symbols");
+  if (!dc || !ds) return false;
+  const uint16_t *count = (const uint16_t *)dc->data;
+  const int32_t *sym = (const int32_t *)ds->data;
+  uint64_t far = 0, all = 0;
+  const bool escape = zsb_find_param(v, "delta_escape", 0) != 0;
+  for (int64_t j = 0; j < (int64_t)dc->count; j++) {
+    /* fillers (ids past the symbols and the escape) never occur: not probability */
+    if (j < dreal) {
+      all += count[j], far += sym[j] > 64 || sym[j] < -64 ? count[j] : 0u;
+    } else if (j == dreal && escape) {
+      all += count[j], far += count[j];
+    }
+  }
+  return all > 0 && 4 * far >= all;
+}
+
 zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
   bool atomic = false;
   int items = 0, slabs = 0;
   zs_status s = parse_options(options, &atomic, &items, &slabs);
-  if (s == ZS_OK && slabs)
-    s = fail(ZS_ERR_INVALID_ARGUMENT, "backend '%s': col_slabs is a CSR option, not dtans's",
-             ZS_GPU_BACKEND_NAME);
   if (s != ZS_OK) return s;
   dtans_gpu_op *op = (dtans_gpu_op *)calloc(1, sizeof(dtans_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans operator");
   op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
   op->atomic = atomic;
+  op->slabs = 1; /* until the stream is on the device (dtans_slab_count) */
+  op->win_span = UINT32_MAX;
   op->slices = zsb_find_param(v, "slices", 0);
   op->vmode = (int)zsb_find_param(v, "value_mode", 2);
   op->dreal = (int)zsb_find_param(v, "delta_real", 0);
@@ -625,7 +662,11 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
       s = upload_array(&op->slice_raw, coded_before, (uint64_t)op->slices + 1, "offsets");
   }
   free(coded_before);
-  if (s == ZS_OK && !atomic) op->host_row_ptr = row_ptr, row_ptr = NULL;
+  if (s == ZS_OK) {
+    op->host_row_ptr = row_ptr, row_ptr = NULL;
+    op->slabs = dtans_slab_count(op, slabs, dtans_far_deltas(v, op->dreal));
+    if (atomic) free(op->host_row_ptr), op->host_row_ptr = NULL;
+  }
   free(row_ptr);
   if (s != ZS_OK) {
     dtans_gpu_destroy(op);
@@ -635,11 +676,11 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   return ZS_OK;
 }
 
-template <typename T, int VMODE, int MODE, bool PERM>
+template <typename T, int VMODE, int MODE, bool PERM, bool WIN>
 zs_status dtans_launch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta, const int64_t *row_ptr,
                        int32_t *out_col, T *out_val) {
   if (op->slices == 0) return ZS_OK;
-  auto kernel = zs_dtans_kernel<T, VMODE, MODE, PERM>;
+  auto kernel = zs_dtans_kernel<T, VMODE, MODE, PERM, WIN>;
   zs_status s = check(gpuFuncSetMaxDynamicShared(kernel, (int)op->smem), "dtans shared memory");
   int per_sm = 0;
   if (s == ZS_OK)
@@ -659,6 +700,7 @@ zs_status dtans_launch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta, cons
   a.slice_raw = op->slice_raw, a.slice_rows = op->slice_rows, a.desc = op->desc;
   a.vsym = op->vsym, a.vesc = op->vesc, a.raw = op->raw, a.slices = op->slices;
   a.vreal = op->vreal, a.tickets = op->tickets, a.ticket_base = op->ticket_base;
+  a.col_lo = op->win_lo, a.col_span = op->win_span;
   kernel<<<(unsigned)grid, ZS_DT_THREADS, op->smem>>>(a, (T)op->constant, x, y, alpha, beta,
                                                       row_ptr, out_col, out_val);
   const zs_status st = check_launch("dtans kernel");
@@ -668,22 +710,22 @@ zs_status dtans_launch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta, cons
   return st;
 }
 
-template <typename T, int MODE, bool PERM>
+template <typename T, int MODE, bool PERM, bool WIN>
 zs_status dtans_by_mode(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta, const int64_t *row_ptr,
                         int32_t *out_col, T *out_val) {
   if (op->vmode == 0)
-    return dtans_launch<T, 0, MODE, PERM>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+    return dtans_launch<T, 0, MODE, PERM, WIN>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
   if (op->vmode == 1)
-    return dtans_launch<T, 1, MODE, PERM>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+    return dtans_launch<T, 1, MODE, PERM, WIN>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
   if (op->vmode == 3)
-    return dtans_launch<T, 3, MODE, PERM>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
-  return dtans_launch<T, 2, MODE, PERM>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+    return dtans_launch<T, 3, MODE, PERM, WIN>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+  return dtans_launch<T, 2, MODE, PERM, WIN>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
 }
 
 template <typename T, int MODE>
 zs_status dtans_dispatch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta,
-                         const int64_t *row_ptr, int32_t *out_col, T *out_val) {
-  if (op->n_long > 0) {
+                         const int64_t *row_ptr, int32_t *out_col, T *out_val, bool long_rows) {
+  if (long_rows && op->n_long > 0) {
     const int64_t grid = op->n_chunks < 65535 ? op->n_chunks : 65535;
     zs_dtans_long_kernel<T, MODE><<<(unsigned)grid, ZS_DT_CHUNK_THREADS>>>(
         op->n_chunks, op->chunk_long, op->chunk_ptr, op->long_rows, op->long_ptr, op->long_cols,
@@ -694,9 +736,72 @@ zs_status dtans_dispatch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta,
     zs_status s = check_launch("dtans long rows");
     if (s != ZS_OK) return s;
   }
+  if constexpr (MODE != ZS_DT_WRITE) { /* slabs: SpMV and SpMVT */
+    if (op->win_span != UINT32_MAX) {
+      if (op->row_perm)
+        return dtans_by_mode<T, MODE, true, true>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+      return dtans_by_mode<T, MODE, false, true>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+    }
+  }
   if (op->row_perm)
-    return dtans_by_mode<T, MODE, true>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
-  return dtans_by_mode<T, MODE, false>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+    return dtans_by_mode<T, MODE, true, false>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+  return dtans_by_mode<T, MODE, false, false>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+}
+
+/* The decoded CSR on the device, rows in the matrix's order at op->host_row_ptr: the columns in
+ * *col, and the values in *val unless val is NULL (the caller releases both). */
+template <typename T>
+zs_status dtans_decode_device(dtans_gpu_op *op, int32_t **col, T **val) {
+  const size_t n = (size_t)(op->nnz ? op->nnz : 1);
+  int64_t *row_ptr = NULL;
+  *col = NULL;
+  if (val) *val = NULL;
+  zs_status s = check(gpuMalloc((void **)col, n * 4), "dtans decoded columns");
+  if (s == ZS_OK && val) s = check(gpuMalloc((void **)val, n * sizeof(T)), "dtans decoded values");
+  if (s == ZS_OK)
+    s = upload_array(&row_ptr, op->host_row_ptr, (uint64_t)op->rows + 1, "dtans row offsets");
+  if (s == ZS_OK)
+    s = dtans_dispatch<T, ZS_DT_WRITE>(op, (const T *)NULL, (T *)NULL, T(0), T(0), row_ptr, *col,
+                                       val ? *val : (T *)NULL, true);
+  if (s == ZS_OK) s = check(gpuDeviceSynchronize(), "dtans decode");
+  release(row_ptr);
+  return s;
+}
+
+/* The decoded columns on the host (*h_col, malloc'ed; the caller frees it). */
+template <typename T>
+zs_status dtans_host_columns(dtans_gpu_op *op, int32_t **h_col) {
+  int32_t *col = NULL;
+  zs_status s = dtans_decode_device<T>(op, &col, (T **)NULL);
+  *h_col = s == ZS_OK ? (int32_t *)malloc((size_t)(op->nnz ? op->nnz : 1) * 4) : NULL;
+  if (s == ZS_OK && !*h_col)
+    s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans columns (%lld nonzeros)", (long long)op->nnz);
+  if (s == ZS_OK && op->nnz)
+    s = check(gpuMemcpy(*h_col, col, (size_t)op->nnz * 4, gpuMemcpyDeviceToHost), "download");
+  release(col);
+  return s;
+}
+
+/* Column slabs, chosen as for CSR (csr_slab_count) from the decoded columns, which are looked at
+ * only when the deltas are far (dtans_far_deltas) and all of x passes the L2 share the rule
+ * allows. Finding them takes a decode and 4 bytes per nonzero on the device and the host for a
+ * moment; without that memory, one slab. */
+int dtans_slab_count(dtans_gpu_op *op, int forced, bool far) {
+  const size_t es = type_size(op->type);
+  if (forced || !far || (double)op->cols * (double)es <= 0.4 * (double)g_state.l2_bytes)
+    return csr_slab_count(forced, false, NULL, op->nnz, op->cols, es);
+  int32_t *h_col = NULL;
+  const zs_status s = op->type == ZS_F64 ? dtans_host_columns<double>(op, &h_col)
+                                         : dtans_host_columns<float>(op, &h_col);
+  int k = 1;
+  if (s == ZS_OK) {
+    const bool scattered = rows_scattered(op->host_row_ptr, h_col, op->rows);
+    k = csr_slab_count(0, scattered, h_col, op->nnz, op->cols, es);
+  } else {
+    (void)gpuGetLastError(); /* a choice of speed, not a failure: no error left for later checks */
+  }
+  free(h_col);
+  return k;
 }
 
 /* The deterministic SpMVT: decode once on the device, then keep Aᵀ as a CSR operator to run
@@ -706,17 +811,8 @@ zs_status dtans_ensure_transpose(dtans_gpu_op *op) {
   if (op->t_csr) return ZS_OK;
   int32_t *col = NULL;
   T *val = NULL;
-  int64_t *row_ptr = NULL;
   const size_t n = (size_t)(op->nnz ? op->nnz : 1);
-  zs_status s = check(gpuMalloc((void **)&col, n * 4), "dtans decoded columns");
-  if (s == ZS_OK) s = check(gpuMalloc((void **)&val, n * sizeof(T)), "dtans decoded values");
-  if (s == ZS_OK)
-    s = upload_array(&row_ptr, op->host_row_ptr, (uint64_t)op->rows + 1, "dtans row offsets");
-  if (s == ZS_OK)
-    s = dtans_dispatch<T, ZS_DT_WRITE>(op, (const T *)NULL, (T *)NULL, T(0), T(0), row_ptr, col,
-                                       val);
-  if (s == ZS_OK) s = check(gpuDeviceSynchronize(), "dtans decode");
-  release(row_ptr);
+  zs_status s = dtans_decode_device<T>(op, &col, &val);
   int32_t *h_col = (int32_t *)malloc(n * 4), *rows_of = (int32_t *)malloc(n * 4);
   if (s == ZS_OK && (!h_col || !rows_of))
     s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans transpose (%lld nonzeros)", (long long)op->nnz);
@@ -731,18 +827,39 @@ zs_status dtans_ensure_transpose(dtans_gpu_op *op) {
   return s;
 }
 
+/* Pass k of op->slabs: the window of columns [k w, (k + 1) w), w = ceil(cols / slabs). */
+void dtans_set_window(dtans_gpu_op *op, int k) {
+  const int64_t w = (op->cols + op->slabs - 1) / op->slabs;
+  op->win_lo = (uint32_t)(k * w);
+  op->win_span = op->slabs == 1 ? UINT32_MAX : (uint32_t)w;
+}
+
+/* With column slabs every pass decodes the whole stream but gathers (SpMV) or scatters (atomic
+ * SpMVT) only its slab's columns, so that part of x or y stays in the L2 cache; the first
+ * SpMV pass applies beta, the others add, and long rows run once. */
 template <typename T>
 zs_status dtans_apply_typed(dtans_gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
-  if (which == ZS_OP_N)
-    return dtans_dispatch<T, ZS_DT_SPMV>(op, x, y, alpha, beta, NULL, NULL, NULL);
+  zs_status s = ZS_OK;
+  if (which == ZS_OP_N) {
+    for (int k = 0; s == ZS_OK && k < op->slabs; k++) {
+      dtans_set_window(op, k);
+      s = dtans_dispatch<T, ZS_DT_SPMV>(op, x, y, alpha, k ? T(1) : beta, NULL, NULL, NULL, k == 0);
+    }
+    dtans_set_window(op, 0), op->win_span = UINT32_MAX;
+    return s;
+  }
   if (!op->atomic) {
     zs_status s = dtans_ensure_transpose<T>(op);
     if (s != ZS_OK) return s;
     return gpu_op_apply(NULL, op->t_csr, ZS_OP_N, (double)alpha, x, (double)beta, y);
   }
   zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta, y);
-  zs_status s = check_launch("dtans SpMVT scale");
-  if (s == ZS_OK) s = dtans_dispatch<T, ZS_DT_SCATTER>(op, x, y, alpha, beta, NULL, NULL, NULL);
+  s = check_launch("dtans SpMVT scale");
+  for (int k = 0; s == ZS_OK && k < op->slabs; k++) {
+    dtans_set_window(op, k);
+    s = dtans_dispatch<T, ZS_DT_SCATTER>(op, x, y, alpha, beta, NULL, NULL, NULL, k == 0);
+  }
+  dtans_set_window(op, 0), op->win_span = UINT32_MAX;
   return s;
 }
 

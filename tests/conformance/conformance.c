@@ -60,7 +60,7 @@ typedef struct variant {
   int deterministic_n; /* SpMV must give the same bits twice */
   int deterministic_t; /* SpMVT must give the same bits twice */
   int blocked_only;    /* only for CSB and GCSB (the options exist only for them) */
-  int csr_only;        /* only for CSR (likewise) */
+  int slabs_only;      /* only for CSR and dtANS (the formats with column slabs) */
 } variant;
 static variant variants[16];
 static int n_variants;
@@ -115,16 +115,17 @@ static void find_variants(zs_context *ctx, const char *require) {
                      .options = "spmv=atomic,transpose=atomic,x_stage=off",
                      .blocked_only = 1};
       snprintf(v->label, sizeof v->label, "%s[atomic-unstaged]", bi.name);
-      /* CSR in column slabs (chosen only for large scattered matrices): forced here */
+      /* CSR and dtANS in column slabs (chosen only for large scattered matrices): forced here */
       v = &variants[n_variants++];
       *v = (variant){.backend = bi.name,
                      .options = "col_slabs=3",
                      .deterministic_n = 1,
                      .deterministic_t = 1,
-                     .csr_only = 1};
+                     .slabs_only = 1};
       snprintf(v->label, sizeof v->label, "%s[slabs]", bi.name);
       v = &variants[n_variants++];
-      *v = (variant){.backend = bi.name, .options = "col_slabs=3,transpose=atomic", .csr_only = 1};
+      *v =
+          (variant){.backend = bi.name, .options = "col_slabs=3,transpose=atomic", .slabs_only = 1};
       snprintf(v->label, sizeof v->label, "%s[slabs-atomic]", bi.name);
     }
   }
@@ -141,7 +142,7 @@ static void find_variants(zs_context *ctx, const char *require) {
 /* A variant whose options exist for other formats only. */
 static int skip_variant(const variant *v, zs_format f) {
   if (v->blocked_only) return f != ZS_FORMAT_CSB && f != ZS_FORMAT_GCSB;
-  return v->csr_only && f != ZS_FORMAT_CSR;
+  return v->slabs_only && f != ZS_FORMAT_CSR && f != ZS_FORMAT_DTANS;
 }
 
 /* ---- one matrix, one value type: all formats, ops, alpha/beta, backends ---- */

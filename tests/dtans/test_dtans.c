@@ -2,6 +2,7 @@
  * value modes, stream size against the tables' cross-entropy, and corrupted blobs refused. */
 #include <dirent.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -422,7 +423,116 @@ static void corruption(const char *options) {
   zs_matrix_destroy(&A);
 }
 
+/* ---- column slabs on a GPU backend ----
+ * Erdős–Rényi with 4 M columns: x (SpMV) or y (atomic SpMVT) of 33.5 MB in f64, over the share of
+ * an H100's L2 a gathering product keeps, so the operator picks slabs itself; then forced counts.
+ * Each product y = 0.75 op(A) x - 1.25 y against a long-double one from the CSR arrays. */
+static int backend_usable(zs_context *ctx, const char *name) {
+  for (int i = 0; i < zs_context_backend_count(ctx); i++) {
+    zs_backend_info bi;
+    if (zs_context_backend_info(ctx, i, &bi) == ZS_OK && strcmp(bi.name, name) == 0)
+      return bi.usable;
+  }
+  return 0;
+}
+
+static double get(const void *v, zs_type t, int64_t i) {
+  return t == ZS_F64 ? ((const double *)v)[i] : (double)((const float *)v)[i];
+}
+
+/* Largest error of y against y0 (the y before the product) over the bound of each element's sum,
+ * for op(A) with alpha = 0.75, beta = -1.25. */
+static double slab_error(const zs_matrix *A, int transposed, const void *x, const void *y0,
+                         const void *y) {
+  const zs_type t = zs_matrix_type(A);
+  const int64_t rows = zs_matrix_rows(A), n_y = transposed ? zs_matrix_cols(A) : rows;
+  const int64_t *ptr;
+  const int32_t *col;
+  const void *val;
+  zs_matrix_csr(A, &ptr, &col, &val);
+  long double *sum = calloc((size_t)n_y, sizeof *sum), *mag = calloc((size_t)n_y, sizeof *mag);
+  double worst = sum && mag ? 0 : INFINITY;
+  for (int64_t i = 0; sum && mag && i < rows; i++)
+    for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+      const int64_t out = transposed ? col[k] : i, in = transposed ? i : col[k];
+      const long double p = (long double)get(val, t, k) * get(x, t, in);
+      sum[out] += p, mag[out] += fabsl(p);
+    }
+  const double eps = t == ZS_F64 ? 0x1p-52 : 0x1p-23;
+  for (int64_t i = 0; sum && mag && i < n_y; i++) {
+    const long double want = 0.75L * sum[i] - 1.25L * get(y0, t, i);
+    const long double bound = 0.75L * mag[i] + 1.25L * fabsl((long double)get(y0, t, i)) + 1e-300L;
+    const double e = (double)(fabsl((long double)get(y, t, i) - want) / bound);
+    if (!(e <= worst)) worst = e; /* NaN wins */
+  }
+  free(sum), free(mag);
+  return worst / eps;
+}
+
+static int test_slabs(const char *backend) {
+  zs_context *ctx = NULL;
+  if (zs_context_create(&ctx) != ZS_OK) return 1;
+  if (!backend_usable(ctx, backend)) {
+    printf("SKIP: backend '%s' is not usable here\n", backend);
+    zs_context_destroy(&ctx);
+    return 77;
+  }
+  const char *const specs[] = {
+      "erdos_renyi:rows=4194304,per_row=3,values=random,seed=11",           /* raw values */
+      "erdos_renyi:rows=4194304,per_row=3,values=set,distinct=16,seed=12"}; /* coded */
+  const char *const ops[] = {NULL, "col_slabs=2", "col_slabs=5", "transpose=atomic",
+                             "col_slabs=3,transpose=atomic"};
+  for (int m = 0; m < 2; m++)
+    for (int ti = 0; ti < 2; ti++) {
+      const zs_type t = ti ? ZS_F32 : ZS_F64;
+      zs_matrix *A = NULL;
+      zs_encoded *E = NULL;
+      CHECK_STATUS(zs_matrix_generate(&A, specs[m], t, 0), ZS_OK);
+      if (A) CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, NULL), ZS_OK);
+      const int64_t n = A ? zs_matrix_rows(A) : 0; /* square */
+      const size_t es = zs_type_size(t);
+      void *x = malloc((size_t)n * es), *y0 = malloc((size_t)n * es), *y = malloc((size_t)n * es);
+      zs_vector *vx = NULL, *vy = NULL;
+      if (E && x && y0 && y) {
+        CHECK_STATUS(zs_vector_create(&vx, ctx, backend, t, n), ZS_OK);
+        CHECK_STATUS(zs_vector_create(&vy, ctx, backend, t, n), ZS_OK);
+      }
+      for (size_t o = 0; vx && vy && o < sizeof ops / sizeof *ops; o++) {
+        zs_operator *op = NULL;
+        CHECK_STATUS(zs_operator_create(&op, ctx, E, backend, ops[o]), ZS_OK);
+        for (int tr = 0; op && tr < 2; tr++) {
+          for (int64_t i = 0; i < n; i++) { /* fresh inputs for each product */
+            const double a = val_random(next()) * 2, b = val_random(next()) * 2;
+            if (t == ZS_F64)
+              ((double *)x)[i] = a, ((double *)y0)[i] = b;
+            else
+              ((float *)x)[i] = (float)a, ((float *)y0)[i] = (float)b;
+          }
+          CHECK_STATUS(zs_vector_upload(vx, x), ZS_OK);
+          CHECK_STATUS(zs_vector_upload(vy, y0), ZS_OK);
+          CHECK_STATUS(zs_spmv(op, tr ? ZS_OP_T : ZS_OP_N, 0.75, vx, -1.25, vy), ZS_OK);
+          CHECK_STATUS(zs_vector_download(vy, y), ZS_OK);
+          /* 16 eps per term for up to 62 terms (no row or column here has as many) */
+          const double err = slab_error(A, tr, x, y0, y), tol = 16.0 * 64;
+          if (!(err <= tol)) {
+            fprintf(stderr, "slabs %s %s %s op %s: error %.3g eps (tolerance %.0f)\n", specs[m],
+                    zs_type_name(t), tr ? "T" : "N", ops[o] ? ops[o] : "(auto)", err, tol);
+            check_failures++;
+          }
+        }
+        zs_operator_destroy(&op);
+      }
+      zs_vector_destroy(&vx), zs_vector_destroy(&vy);
+      free(x), free(y0), free(y);
+      zs_encoded_destroy(&E);
+      zs_matrix_destroy(&A);
+    }
+  zs_context_destroy(&ctx);
+  CHECK_DONE();
+}
+
 int main(int argc, char **argv) {
+  if (argc > 2 && strcmp(argv[1], "slabs") == 0) return test_slabs(argv[2]);
   edge_cases();
   size_against_bound();
   joint_pairs();
