@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/zs_internal.h"
+#include "tests/common/backend_test.h"
 #include "tests/common/same_matrix.h"
 #include "tests/unit/check.h"
 
@@ -358,31 +359,14 @@ static int test_shared(const char *dir) {
  * reads on its long-code path. x (SpMV) or y (SpMVT) has 2^30 + 1 elements (4 GiB in f32, 8
  * in f64), so this runs only where the backend is usable (exit 77 otherwise). Products are
  * compared with a long-double product of the entries; SpMVT's untouched y must be exactly 0. */
-static int backend_usable(zs_context *ctx, const char *name) {
-  for (int i = 0; i < zs_context_backend_count(ctx); i++) {
-    zs_backend_info bi;
-    if (zs_context_backend_info(ctx, i, &bi) == ZS_OK && strcmp(bi.name, name) == 0)
-      return bi.usable;
-  }
-  return 0;
-}
-
 static double hashed(int64_t j) { /* fresh-looking inputs in [-1, 1) */
   return (double)((uint32_t)(j * 2654435761u) >> 8) / 8388608.0 - 1.0;
 }
 
-static double element(const void *v, zs_type t, int64_t i) {
-  return t == ZS_F64 ? ((const double *)v)[i] : (double)((const float *)v)[i];
-}
-
 static int test_long(const char *backend) {
   zs_context *ctx = NULL;
-  if (zs_context_create(&ctx) != ZS_OK) return 1;
-  if (!backend_usable(ctx, backend)) {
-    printf("SKIP: backend '%s' is not usable here\n", backend);
-    zs_context_destroy(&ctx);
-    return 77;
-  }
+  const int skip_or_fail = zs_test_context_for(backend, &ctx);
+  if (skip_or_fail) return skip_or_fail;
   const int64_t rows = 4, cols = (INT64_C(1) << 30) + 1, far = cols - 1;
   /* row 0: nine neighbours, then a jump of ~2^30 inside each slice; row 1 starts far right;
    * row 2 is empty; row 3 jumps between the two ends */
@@ -418,9 +402,9 @@ static int test_long(const char *backend) {
         const long double a =
             t == ZS_F64 ? 0.25 * (double)(k % 13) - 1.5 : (float)(0.25 * (double)(k % 13) - 1.5);
         if (o)
-          want[k] = a * (long double)element(x, t, r[k]); /* summed per column below */
+          want[k] = a * (long double)zs_test_element(x, t, r[k]); /* summed per column below */
         else
-          want[r[k]] += a * (long double)element(x, t, c[k]);
+          want[r[k]] += a * (long double)zs_test_element(x, t, c[k]);
       }
       for (size_t e = 0; e < sizeof encodings / sizeof *encodings; e++) {
         zs_encoded *E = NULL;
@@ -443,7 +427,7 @@ static int test_long(const char *backend) {
           else if (i <= 8 || i >= far - 8) /* the only columns with entries */
             for (int64_t k = 0; k < n; k++)
               if (c[k] == i) w += want[k], touched++;
-          const double got = element(y, t, i);
+          const double got = zs_test_element(y, t, i);
           /* at most 18 terms, each |a x| <= 1.5: a bound of the rounding in either type */
           const long double tol = t == ZS_F64 ? 1e-13L : 1e-5L;
           if (!(fabsl((long double)got - w) <= tol * 30) && bad++ < 3)

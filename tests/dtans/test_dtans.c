@@ -8,6 +8,7 @@
 
 #include "core/zs_internal.h"
 #include "formats/dtans/dtans.h"
+#include "tests/common/backend_test.h"
 #include "tests/common/same_matrix.h"
 #include "tests/unit/check.h"
 
@@ -427,19 +428,6 @@ static void corruption(const char *options) {
  * Erdős–Rényi with 4 M columns: x (SpMV) or y (atomic SpMVT) of 33.5 MB in f64, over the share of
  * an H100's L2 a gathering product keeps, so the operator picks slabs itself; then forced counts.
  * Each product y = 0.75 op(A) x - 1.25 y against a long-double one from the CSR arrays. */
-static int backend_usable(zs_context *ctx, const char *name) {
-  for (int i = 0; i < zs_context_backend_count(ctx); i++) {
-    zs_backend_info bi;
-    if (zs_context_backend_info(ctx, i, &bi) == ZS_OK && strcmp(bi.name, name) == 0)
-      return bi.usable;
-  }
-  return 0;
-}
-
-static double get(const void *v, zs_type t, int64_t i) {
-  return t == ZS_F64 ? ((const double *)v)[i] : (double)((const float *)v)[i];
-}
-
 /* Largest error of y against y0 (the y before the product) over the bound of each element's sum,
  * for op(A) with alpha = 0.75, beta = -1.25. */
 static double slab_error(const zs_matrix *A, int transposed, const void *x, const void *y0,
@@ -455,14 +443,15 @@ static double slab_error(const zs_matrix *A, int transposed, const void *x, cons
   for (int64_t i = 0; sum && mag && i < rows; i++)
     for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
       const int64_t out = transposed ? col[k] : i, in = transposed ? i : col[k];
-      const long double p = (long double)get(val, t, k) * get(x, t, in);
+      const long double p = (long double)zs_test_element(val, t, k) * zs_test_element(x, t, in);
       sum[out] += p, mag[out] += fabsl(p);
     }
   const double eps = t == ZS_F64 ? 0x1p-52 : 0x1p-23;
   for (int64_t i = 0; sum && mag && i < n_y; i++) {
-    const long double want = 0.75L * sum[i] - 1.25L * get(y0, t, i);
-    const long double bound = 0.75L * mag[i] + 1.25L * fabsl((long double)get(y0, t, i)) + 1e-300L;
-    const double e = (double)(fabsl((long double)get(y, t, i) - want) / bound);
+    const long double want = 0.75L * sum[i] - 1.25L * zs_test_element(y0, t, i);
+    const long double bound =
+        0.75L * mag[i] + 1.25L * fabsl((long double)zs_test_element(y0, t, i)) + 1e-300L;
+    const double e = (double)(fabsl((long double)zs_test_element(y, t, i) - want) / bound);
     if (!(e <= worst)) worst = e; /* NaN wins */
   }
   free(sum), free(mag);
@@ -471,12 +460,8 @@ static double slab_error(const zs_matrix *A, int transposed, const void *x, cons
 
 static int test_slabs(const char *backend) {
   zs_context *ctx = NULL;
-  if (zs_context_create(&ctx) != ZS_OK) return 1;
-  if (!backend_usable(ctx, backend)) {
-    printf("SKIP: backend '%s' is not usable here\n", backend);
-    zs_context_destroy(&ctx);
-    return 77;
-  }
+  const int skip_or_fail = zs_test_context_for(backend, &ctx);
+  if (skip_or_fail) return skip_or_fail;
   const char *const specs[] = {
       "erdos_renyi:rows=4194304,per_row=3,values=random,seed=11",           /* raw values */
       "erdos_renyi:rows=4194304,per_row=3,values=set,distinct=16,seed=12"}; /* coded */
