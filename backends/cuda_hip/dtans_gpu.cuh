@@ -386,11 +386,11 @@ __global__ void __launch_bounds__(ZS_DT_CHUNK_THREADS)
         sum += vals[j] * x[cols[j]];
       else if (MODE == ZS_DT_SCATTER)
         atomicAdd(&y[cols[j]], alpha * (vals[j] * x[r]));
-      else
-        for (int64_t at = row_ptr[r] + j - ptr[k], once = 1; once; once = 0) {
-          out_col[at] = cols[j];
-          if (out_val) out_val[at] = vals[j];
-        }
+      else {
+        const int64_t at = row_ptr[r] + j - ptr[k];
+        out_col[at] = cols[j];
+        if (out_val) out_val[at] = vals[j];
+      }
     }
     if (MODE == ZS_DT_SPMV) {
       red[threadIdx.x] = sum;
@@ -439,9 +439,8 @@ struct dtans_gpu_op {
   int64_t *host_row_ptr; /* kept for the deterministic SpMVT's CSR (NULL with transpose=atomic) */
   unsigned long long *tickets; /* the kernel's slice-group counter (zs_dt_args) */
   unsigned long long ticket_base;
-  int slabs;                 /* column slabs: x (SpMV) or y (atomic SpMVT) in passes */
-  uint32_t win_lo, win_span; /* the column window of the next launch (zs_dt_args) */
-  gpu_op *t_csr;             /* Aᵀ as CSR, built on the first deterministic SpMVT */
+  int slabs;     /* column slabs: x (SpMV) or y (atomic SpMVT) in passes */
+  gpu_op *t_csr; /* Aᵀ as CSR, built on the first deterministic SpMVT */
 };
 
 void dtans_gpu_destroy(void *state) {
@@ -575,7 +574,6 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
   op->atomic = atomic;
   op->slabs = 1; /* until the stream is on the device (dtans_slab_count) */
-  op->win_span = UINT32_MAX;
   op->slices = zsb_find_param(v, "slices", 0);
   op->vmode = (int)zsb_find_param(v, "value_mode", 2);
   op->dreal = (int)zsb_find_param(v, "delta_real", 0);
@@ -676,9 +674,11 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   return ZS_OK;
 }
 
+/* Slab k of op->slabs holds columns [k w, (k + 1) w), w = ceil(cols / slabs); WIN launches
+ * read only those. */
 template <typename T, int VMODE, int MODE, bool PERM, bool WIN>
-zs_status dtans_launch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta, const int64_t *row_ptr,
-                       int32_t *out_col, T *out_val) {
+zs_status dtans_launch(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, T beta,
+                       const int64_t *row_ptr, int32_t *out_col, T *out_val) {
   if (op->slices == 0) return ZS_OK;
   auto kernel = zs_dtans_kernel<T, VMODE, MODE, PERM, WIN>;
   zs_status s = check(gpuFuncSetMaxDynamicShared(kernel, (int)op->smem), "dtans shared memory");
@@ -700,7 +700,8 @@ zs_status dtans_launch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta, cons
   a.slice_raw = op->slice_raw, a.slice_rows = op->slice_rows, a.desc = op->desc;
   a.vsym = op->vsym, a.vesc = op->vesc, a.raw = op->raw, a.slices = op->slices;
   a.vreal = op->vreal, a.tickets = op->tickets, a.ticket_base = op->ticket_base;
-  a.col_lo = op->win_lo, a.col_span = op->win_span;
+  const int64_t w = (op->cols + op->slabs - 1) / op->slabs;
+  a.col_lo = WIN ? (uint32_t)(slab * w) : 0u, a.col_span = WIN ? (uint32_t)w : UINT32_MAX;
   kernel<<<(unsigned)grid, ZS_DT_THREADS, op->smem>>>(a, (T)op->constant, x, y, alpha, beta,
                                                       row_ptr, out_col, out_val);
   const zs_status st = check_launch("dtans kernel");
@@ -711,21 +712,26 @@ zs_status dtans_launch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta, cons
 }
 
 template <typename T, int MODE, bool PERM, bool WIN>
-zs_status dtans_by_mode(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta, const int64_t *row_ptr,
-                        int32_t *out_col, T *out_val) {
+zs_status dtans_by_mode(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, T beta,
+                        const int64_t *row_ptr, int32_t *out_col, T *out_val) {
   if (op->vmode == 0)
-    return dtans_launch<T, 0, MODE, PERM, WIN>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+    return dtans_launch<T, 0, MODE, PERM, WIN>(op, slab, x, y, alpha, beta, row_ptr, out_col,
+                                               out_val);
   if (op->vmode == 1)
-    return dtans_launch<T, 1, MODE, PERM, WIN>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+    return dtans_launch<T, 1, MODE, PERM, WIN>(op, slab, x, y, alpha, beta, row_ptr, out_col,
+                                               out_val);
   if (op->vmode == 3)
-    return dtans_launch<T, 3, MODE, PERM, WIN>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
-  return dtans_launch<T, 2, MODE, PERM, WIN>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+    return dtans_launch<T, 3, MODE, PERM, WIN>(op, slab, x, y, alpha, beta, row_ptr, out_col,
+                                               out_val);
+  return dtans_launch<T, 2, MODE, PERM, WIN>(op, slab, x, y, alpha, beta, row_ptr, out_col,
+                                             out_val);
 }
 
+/* Slab `slab` of op->slabs (long rows, plain CSR, run with the first). */
 template <typename T, int MODE>
-zs_status dtans_dispatch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta,
-                         const int64_t *row_ptr, int32_t *out_col, T *out_val, bool long_rows) {
-  if (long_rows && op->n_long > 0) {
+zs_status dtans_dispatch(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, T beta,
+                         const int64_t *row_ptr, int32_t *out_col, T *out_val) {
+  if (slab == 0 && op->n_long > 0) {
     const int64_t grid = op->n_chunks < 65535 ? op->n_chunks : 65535;
     zs_dtans_long_kernel<T, MODE><<<(unsigned)grid, ZS_DT_CHUNK_THREADS>>>(
         op->n_chunks, op->chunk_long, op->chunk_ptr, op->long_rows, op->long_ptr, op->long_cols,
@@ -737,15 +743,19 @@ zs_status dtans_dispatch(dtans_gpu_op *op, const T *x, T *y, T alpha, T beta,
     if (s != ZS_OK) return s;
   }
   if constexpr (MODE != ZS_DT_WRITE) { /* slabs: SpMV and SpMVT */
-    if (op->win_span != UINT32_MAX) {
+    if (op->slabs > 1) {
       if (op->row_perm)
-        return dtans_by_mode<T, MODE, true, true>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
-      return dtans_by_mode<T, MODE, false, true>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+        return dtans_by_mode<T, MODE, true, true>(op, slab, x, y, alpha, beta, row_ptr, out_col,
+                                                  out_val);
+      return dtans_by_mode<T, MODE, false, true>(op, slab, x, y, alpha, beta, row_ptr, out_col,
+                                                 out_val);
     }
   }
   if (op->row_perm)
-    return dtans_by_mode<T, MODE, true, false>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
-  return dtans_by_mode<T, MODE, false, false>(op, x, y, alpha, beta, row_ptr, out_col, out_val);
+    return dtans_by_mode<T, MODE, true, false>(op, slab, x, y, alpha, beta, row_ptr, out_col,
+                                               out_val);
+  return dtans_by_mode<T, MODE, false, false>(op, slab, x, y, alpha, beta, row_ptr, out_col,
+                                              out_val);
 }
 
 /* The decoded CSR on the device, rows in the matrix's order at op->host_row_ptr: the columns in
@@ -761,23 +771,29 @@ zs_status dtans_decode_device(dtans_gpu_op *op, int32_t **col, T **val) {
   if (s == ZS_OK)
     s = upload_array(&row_ptr, op->host_row_ptr, (uint64_t)op->rows + 1, "dtans row offsets");
   if (s == ZS_OK)
-    s = dtans_dispatch<T, ZS_DT_WRITE>(op, (const T *)NULL, (T *)NULL, T(0), T(0), row_ptr, *col,
-                                       val ? *val : (T *)NULL, true);
+    s = dtans_dispatch<T, ZS_DT_WRITE>(op, 0, (const T *)NULL, (T *)NULL, T(0), T(0), row_ptr, *col,
+                                       val ? *val : (T *)NULL);
   if (s == ZS_OK) s = check(gpuDeviceSynchronize(), "dtans decode");
   release(row_ptr);
   return s;
+}
+
+/* The decoded columns col copied to the host (*h_col, malloc'ed; the caller frees it). */
+zs_status dtans_download_columns(const dtans_gpu_op *op, const int32_t *col, int32_t **h_col) {
+  *h_col = (int32_t *)malloc((size_t)(op->nnz ? op->nnz : 1) * 4);
+  if (!*h_col)
+    return fail(ZS_ERR_OUT_OF_MEMORY, "dtans columns (%lld nonzeros)", (long long)op->nnz);
+  if (!op->nnz) return ZS_OK;
+  return check(gpuMemcpy(*h_col, col, (size_t)op->nnz * 4, gpuMemcpyDeviceToHost), "download");
 }
 
 /* The decoded columns on the host (*h_col, malloc'ed; the caller frees it). */
 template <typename T>
 zs_status dtans_host_columns(dtans_gpu_op *op, int32_t **h_col) {
   int32_t *col = NULL;
+  *h_col = NULL;
   zs_status s = dtans_decode_device<T>(op, &col, (T **)NULL);
-  *h_col = s == ZS_OK ? (int32_t *)malloc((size_t)(op->nnz ? op->nnz : 1) * 4) : NULL;
-  if (s == ZS_OK && !*h_col)
-    s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans columns (%lld nonzeros)", (long long)op->nnz);
-  if (s == ZS_OK && op->nnz)
-    s = check(gpuMemcpy(*h_col, col, (size_t)op->nnz * 4, gpuMemcpyDeviceToHost), "download");
+  if (s == ZS_OK) s = dtans_download_columns(op, col, h_col);
   release(col);
   return s;
 }
@@ -812,12 +828,11 @@ zs_status dtans_ensure_transpose(dtans_gpu_op *op) {
   int32_t *col = NULL;
   T *val = NULL;
   const size_t n = (size_t)(op->nnz ? op->nnz : 1);
+  int32_t *h_col = NULL, *rows_of = (int32_t *)malloc(n * 4);
   zs_status s = dtans_decode_device<T>(op, &col, &val);
-  int32_t *h_col = (int32_t *)malloc(n * 4), *rows_of = (int32_t *)malloc(n * 4);
-  if (s == ZS_OK && (!h_col || !rows_of))
+  if (s == ZS_OK) s = dtans_download_columns(op, col, &h_col);
+  if (s == ZS_OK && !rows_of)
     s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans transpose (%lld nonzeros)", (long long)op->nnz);
-  if (s == ZS_OK && op->nnz)
-    s = check(gpuMemcpy(h_col, col, (size_t)op->nnz * 4, gpuMemcpyDeviceToHost), "download");
   for (int64_t i = 0; s == ZS_OK && i < op->rows; i++)
     for (int64_t k = op->host_row_ptr[i]; k < op->host_row_ptr[i + 1]; k++) rows_of[k] = (int32_t)i;
   if (s == ZS_OK)
@@ -827,13 +842,6 @@ zs_status dtans_ensure_transpose(dtans_gpu_op *op) {
   return s;
 }
 
-/* Pass k of op->slabs: the window of columns [k w, (k + 1) w), w = ceil(cols / slabs). */
-void dtans_set_window(dtans_gpu_op *op, int k) {
-  const int64_t w = (op->cols + op->slabs - 1) / op->slabs;
-  op->win_lo = (uint32_t)(k * w);
-  op->win_span = op->slabs == 1 ? UINT32_MAX : (uint32_t)w;
-}
-
 /* With column slabs every pass decodes the whole stream but gathers (SpMV) or scatters (atomic
  * SpMVT) only its slab's columns, so that part of x or y stays in the L2 cache; the first
  * SpMV pass applies beta, the others add, and long rows run once. */
@@ -841,25 +849,19 @@ template <typename T>
 zs_status dtans_apply_typed(dtans_gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
   zs_status s = ZS_OK;
   if (which == ZS_OP_N) {
-    for (int k = 0; s == ZS_OK && k < op->slabs; k++) {
-      dtans_set_window(op, k);
-      s = dtans_dispatch<T, ZS_DT_SPMV>(op, x, y, alpha, k ? T(1) : beta, NULL, NULL, NULL, k == 0);
-    }
-    dtans_set_window(op, 0), op->win_span = UINT32_MAX;
+    for (int k = 0; s == ZS_OK && k < op->slabs; k++)
+      s = dtans_dispatch<T, ZS_DT_SPMV>(op, k, x, y, alpha, k ? T(1) : beta, NULL, NULL, NULL);
     return s;
   }
   if (!op->atomic) {
-    zs_status s = dtans_ensure_transpose<T>(op);
+    s = dtans_ensure_transpose<T>(op);
     if (s != ZS_OK) return s;
     return gpu_op_apply(NULL, op->t_csr, ZS_OP_N, (double)alpha, x, (double)beta, y);
   }
   zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta, y);
   s = check_launch("dtans SpMVT scale");
-  for (int k = 0; s == ZS_OK && k < op->slabs; k++) {
-    dtans_set_window(op, k);
-    s = dtans_dispatch<T, ZS_DT_SCATTER>(op, x, y, alpha, beta, NULL, NULL, NULL, k == 0);
-  }
-  dtans_set_window(op, 0), op->win_span = UINT32_MAX;
+  for (int k = 0; s == ZS_OK && k < op->slabs; k++)
+    s = dtans_dispatch<T, ZS_DT_SCATTER>(op, k, x, y, alpha, beta, NULL, NULL, NULL);
   return s;
 }
 
