@@ -6,8 +6,10 @@
  * t at acc[r * ZS_CSB_THREADS + t]: a lane always hits its own bank, whatever rows the lanes
  * add to (a padded stride made those accesses collide and cost 2x on the 27-point stencil).
  * - deterministic (default for SpMV and SpMVT): a warp per output block (block row for Ax,
- *   block column for Aᵀx); its lanes take that block's blocks in a fixed order and the lanes'
- *   sums are added in a fixed order, so no atomics and the same bits every run;
+ *   block column for Aᵀx); its lanes read that block's blocks in a fixed order, together
+ *   (zs_csb_warp_kernel) or in chunks of their own (zs_csb_owner_kernel: option det_walk=lanes,
+ *   and beta > 32), and the lanes' sums are added in a fixed order, so no atomics and the same
+ *   bits every run;
  * - atomic ("spmv=atomic", "transpose=atomic"): a thread per block in the format's order (the
  *   thesis' kernel: for GCSB the lanes of a warp read a group's k-th elements together, one
  *   coalesced load); then the warp flushes one run of lanes with the same output block at a
@@ -39,6 +41,7 @@ struct csb_gpu_op {
   int lb;
   bool idx16, atomic_n, atomic_t;
   bool stage[2];          /* the atomic kernel stages x, [0] SpMV, [1] SpMVT (csb_choose_staging) */
+  bool warp_walk;         /* deterministic kernels: zs_csb_warp_kernel (csb_choose_walk) */
   void *val, *idx;        /* the format's layout (atomic kernels; every CSB kernel) */
   void *cval, *cidx;      /* GCSB: blocks contiguous in block-row order (deterministic) */
   zs_csb_task *blocks;    /* format order (atomic kernel) */
@@ -185,6 +188,79 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
   if (lane < no) {
     /* Lane r adds row r of the warp's lanes starting at lane r, so that the lanes read
      * distinct banks; the order is fixed, so are the bits. */
+    const T *row = (const T *)zs_csb_smem + lane * ZS_CSB_ROW + (threadIdx.x - lane);
+    T s = T(0);
+    for (int l = 0; l < ZS_WARP_SIZE; l++) s += row[(l + lane) & (ZS_WARP_SIZE - 1)];
+    y[o0 + lane] = zs_csb_finish(alpha, s, beta, &y[o0 + lane]);
+  }
+}
+
+/* Deterministic, the whole warp on the elements of its output block (beta <= ZS_CSB_SHARED_BETA):
+ * a warp per output block o, as above, but the elements of up to 32 of o's blocks are laid end to
+ * end and read in pieces of 32, lane l taking element l of a piece and finding its block by a
+ * search over the blocks' running counts. Every load of values and indices is then one or a few
+ * contiguous runs instead of 32 lanes each walking a chunk of their own (a sector per lane and
+ * load), and small blocks share a piece (the 27-point stencil's block rows hold 9 blocks of 46
+ * elements and 18 of one). ZS_CSB_PIECES pieces are loaded before any is used. Each lane adds
+ * into its own sums in a fixed order and lane r sums row r over the lanes as above: no atomics,
+ * the same bits every run. */
+#ifndef ZS_CSB_PIECES /* overridable for A/B builds of the module */
+#define ZS_CSB_PIECES 4
+#endif
+template <typename T, typename I, bool TRANS>
+__global__ void __launch_bounds__(ZS_CSB_THREADS)
+    zs_csb_warp_kernel(int64_t n_blocks_out, int64_t n_out, int lb, const int64_t *ptr,
+                       const zs_csb_task *task, const T *val, const I *idx, const T *x, T *y,
+                       T alpha, T beta) {
+  extern __shared__ unsigned char zs_csb_smem[];
+  T *acc = (T *)zs_csb_smem + threadIdx.x;
+  const int lane = threadIdx.x % ZS_WARP_SIZE, bsz = 1 << lb;
+  const uint32_t mask = (uint32_t)bsz - 1;
+  const int64_t o = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / ZS_WARP_SIZE;
+  if (o >= n_blocks_out) return; /* the whole warp */
+  for (int r = 0; r < bsz; r++) acc[r * ZS_CSB_ROW] = T(0);
+  const int64_t p_end = ptr[o + 1];
+  for (int64_t p0 = ptr[o]; p0 < p_end; p0 += ZS_WARP_SIZE) {
+    zs_csb_task t = {0, 0, 0, 0, 0};
+    if (p0 + lane < p_end) t = task[p0 + lane];
+    int end = t.count; /* inclusive scan: this lane's block holds elements [end - count, end) */
+    for (int d = 1; d < ZS_WARP_SIZE; d *= 2) {
+      const int u = zs_shfl_up(end, d);
+      if (lane >= d) end += u;
+    }
+    const int total = zs_shfl(end, ZS_WARP_SIZE - 1);
+    /* first - start: slot of element e of the run is e + skew of its block */
+    const int64_t skew = t.first - (end - t.count);
+    const int32_t seg = TRANS ? t.brow : t.bcol;
+    for (int e0 = 0; e0 < total; e0 += ZS_CSB_PIECES * ZS_WARP_SIZE) {
+      uint32_t i[ZS_CSB_PIECES];
+      T v[ZS_CSB_PIECES], xv[ZS_CSB_PIECES];
+      int32_t sg[ZS_CSB_PIECES];
+      bool live[ZS_CSB_PIECES];
+#pragma unroll
+      for (int u = 0; u < ZS_CSB_PIECES; u++) {
+        const int e = e0 + u * ZS_WARP_SIZE + lane;
+        int owner = 0; /* the first lane whose block ends after element e */
+        for (int step = ZS_WARP_SIZE / 2; step > 0; step /= 2)
+          if (zs_shfl(end, owner + step - 1) <= e) owner += step;
+        const int64_t slot = e + zs_shfl(skew, owner);
+        sg[u] = zs_shfl(seg, owner);
+        live[u] = e < total;
+        i[u] = live[u] ? (uint32_t)idx[slot] : 0u;
+        v[u] = live[u] ? val[slot] : T(0);
+      }
+#pragma unroll
+      for (int u = 0; u < ZS_CSB_PIECES; u++)
+        xv[u] = live[u] ? x[((int64_t)sg[u] << lb) + (TRANS ? i[u] >> lb : i[u] & mask)] : T(0);
+#pragma unroll
+      for (int u = 0; u < ZS_CSB_PIECES; u++)
+        if (live[u]) acc[(TRANS ? i[u] & mask : i[u] >> lb) * ZS_CSB_ROW] += v[u] * xv[u];
+    }
+  }
+  zs_syncwarp();
+  const int64_t o0 = o << lb;
+  const int no = (int)(n_out - o0 < bsz ? n_out - o0 : bsz);
+  if (lane < no) { /* lane r adds row r of the lanes' sums, as in zs_csb_owner_kernel */
     const T *row = (const T *)zs_csb_smem + lane * ZS_CSB_ROW + (threadIdx.x - lane);
     T s = T(0);
     for (int l = 0; l < ZS_WARP_SIZE; l++) s += row[(l + lane) & (ZS_WARP_SIZE - 1)];
@@ -343,6 +419,22 @@ void csb_choose_staging(csb_gpu_op *op, const zs_csb_task *blocks, int stage_opt
                    (stage_opt < 0 ? total > 0 && 2 * own[w] >= total : stage_opt == 1);
 }
 
+/* Whether the deterministic kernels run zs_csb_warp_kernel (walk_opt 1) or the lanes' chunks of
+ * zs_csb_owner_kernel (walk_opt 0, and always for beta > 32). Auto (-1): the warp walk for 8-byte
+ * values, whose lanes' chunks are long per-lane streams; for 4-byte values only while blocks
+ * average under 48 elements: larger blocks give every lane whole 8-element chunks, one sector
+ * each, and the warp walk's block search then costs more than it saves (H100, bench/NOTES.md:
+ * banded f32, ~107 per block, 585 / 615 us lanes against 659 / 686 warp, Erdos-Renyi 16384^2
+ * at 5 %, 51 per block, 258 / 306 against 327 / 325; the 27-point stencil f32, 37 per block,
+ * 448 / 500 against 421 / 415). */
+void csb_choose_walk(csb_gpu_op *op, const zs_csb_task *blocks, int walk_opt) {
+  int64_t elements = 0;
+  for (int64_t b = 0; b < op->nb; b++) elements += blocks[b].count;
+  const bool small_blocks = elements < 48 * op->nb;
+  op->warp_walk = op->beta <= ZS_CSB_SHARED_BETA &&
+                  (walk_opt < 0 ? op->type == ZS_F64 || small_blocks : walk_opt == 1);
+}
+
 /* The deterministic kernels walk an output block's blocks one after another, and GCSB's slots
  * put a block's elements a group apart: each element read a sector of its own (27-point stencil
  * f64 deterministic SpMVT on the H100: 1.75 ms, against CSB-baseline's 0.86 on the same blocks).
@@ -384,6 +476,7 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "CSB operator");
   zs_status s = ZS_OK;
   int stage_opt = -1; /* x_stage: -1 auto, 0 off, 1 on */
+  int walk_opt = -1;  /* det_walk: -1 auto, 0 lanes, 1 warp */
   for (const char *p = options; p && *p && s == ZS_OK;) {
     const char *end = strchr(p, ',');
     const int len = (int)(end ? (size_t)(end - p) : strlen(p));
@@ -395,11 +488,14 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
       op->atomic_n = true;
     else if (strcmp(opt, "x_stage=on") == 0 || strcmp(opt, "x_stage=off") == 0)
       stage_opt = strcmp(opt, "x_stage=on") == 0;
+    else if (strcmp(opt, "det_walk=warp") == 0 || strcmp(opt, "det_walk=lanes") == 0)
+      walk_opt = strcmp(opt, "det_walk=warp") == 0;
     else if (strcmp(opt, "transpose=deterministic") != 0 &&
-             strcmp(opt, "spmv=deterministic") != 0 && strcmp(opt, "x_stage=auto") != 0)
+             strcmp(opt, "spmv=deterministic") != 0 && strcmp(opt, "x_stage=auto") != 0 &&
+             strcmp(opt, "det_walk=auto") != 0)
       s = fail(ZS_ERR_INVALID_ARGUMENT,
                "backend '%s': option '%s' unknown for %s (known: transpose=deterministic|atomic, "
-               "spmv=deterministic|atomic, x_stage=auto|on|off)",
+               "spmv=deterministic|atomic, x_stage=auto|on|off, det_walk=auto|warp|lanes)",
                ZS_GPU_BACKEND_NAME, opt, v->format == ZS_FORMAT_CSB ? "csb" : "gcsb");
     p = end ? end + 1 : p + len;
   }
@@ -474,6 +570,7 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   if (s == ZS_OK) s = upload_array(&op->t_ptr, ptr, (uint64_t)op->nbc + 1, "CSB column order");
   if (s == ZS_OK) s = upload_array(&op->t_task, by_col, (uint64_t)nb, "CSB column order");
   if (s == ZS_OK) csb_choose_staging(op, host, stage_opt);
+  if (s == ZS_OK) csb_choose_walk(op, host, walk_opt);
   free(host), free(sorted), free(ptr), free(by_col);
   if (s == ZS_OK) {
     if (op->type == ZS_F64)
@@ -520,6 +617,12 @@ zs_status csb_apply_typed(csb_gpu_op *op, zs_op which, T alpha, const T *x, T be
   const zs_csb_task *task = t ? op->t_task : op->n_task;
   const T *val = (const T *)(op->cval ? op->cval : op->val);
   const I *idx = (const I *)(op->cidx ? op->cidx : op->idx);
+  if (op->warp_walk) {
+    auto kernel = t ? zs_csb_warp_kernel<T, I, true> : zs_csb_warp_kernel<T, I, false>;
+    kernel<<<grid, ZS_CSB_THREADS, smem>>>(n_blocks_out, n_out, op->lb, ptr, task, val, idx, x, y,
+                                           alpha, beta);
+    return check_launch("CSB kernel");
+  }
   auto kernel =
       t ? (part ? zs_csb_owner_kernel<T, I, true, true> : zs_csb_owner_kernel<T, I, true, false>)
         : (part ? zs_csb_owner_kernel<T, I, false, true> : zs_csb_owner_kernel<T, I, false, false>);

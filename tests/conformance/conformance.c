@@ -62,7 +62,7 @@ typedef struct variant {
   int blocked_only;    /* only for CSB and GCSB (the options exist only for them) */
   int slabs_only;      /* only for CSR and dtANS (the formats with column slabs) */
 } variant;
-static variant variants[16];
+static variant variants[20];
 static int n_variants;
 
 /* Every usable backend, or with `require` only ref and that one (exit 77 when it is not
@@ -81,7 +81,7 @@ static void find_variants(zs_context *ctx, const char *require) {
       }
       have_required = 1;
     }
-    if (!bi.usable || n_variants + 8 > 16) continue;
+    if (!bi.usable || n_variants + 10 > 20) continue;
     if (strcmp(bi.name, "ref") == 0) have_ref = 1;
     variant *v = &variants[n_variants++];
     *v = (variant){.backend = bi.name, .deterministic_n = 1, .deterministic_t = 1};
@@ -115,6 +115,21 @@ static void find_variants(zs_context *ctx, const char *require) {
                      .options = "spmv=atomic,transpose=atomic,x_stage=off",
                      .blocked_only = 1};
       snprintf(v->label, sizeof v->label, "%s[atomic-unstaged]", bi.name);
+      /* the deterministic kernels with the whole warp on one block (auto picks by block size) */
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "det_walk=warp",
+                     .deterministic_n = 1,
+                     .deterministic_t = 1,
+                     .blocked_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[warp-walk]", bi.name);
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "det_walk=lanes",
+                     .deterministic_n = 1,
+                     .deterministic_t = 1,
+                     .blocked_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[lanes-walk]", bi.name);
       /* CSR and dtANS in column slabs (chosen only for large scattered matrices): forced here */
       v = &variants[n_variants++];
       *v = (variant){.backend = bi.name,
