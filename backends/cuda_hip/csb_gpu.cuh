@@ -124,6 +124,21 @@ __device__ __forceinline__ void zs_csb_stage_x(const T *x, int64_t n_in, int64_t
   zs_syncwarp();
 }
 
+/* The lane whose block holds element base + lane of the elements of the lanes' blocks laid end
+ * to end, lane j's block holding [end_j - count_j, end_j) (end: an inclusive scan of the counts;
+ * blocks are never empty, lanes past the last block have count 0): the lanes whose blocks end by
+ * base, plus the blocks that start after base and by base + lane. One ballot and one OR over the
+ * warp, instead of a binary search of five dependent shuffles. */
+__device__ __forceinline__ int zs_csb_run_owner(int end, int count, int base) {
+  const int lane = threadIdx.x % ZS_WARP_SIZE;
+  const int before = (int)zs_popc(zs_ballot(end <= base)), start = end - count;
+  const bool inside = count > 0 && start > base && start - base < ZS_WARP_SIZE;
+  const zs_lane_mask starts = zs_reduce_or(inside ? (zs_lane_mask)1 << (start - base) : 0);
+  const zs_lane_mask upto = ((zs_lane_mask)2 << lane) - 2; /* bits 1 .. lane */
+  const int owner = before + (int)zs_popc(starts & upto);
+  return owner < ZS_WARP_SIZE ? owner : ZS_WARP_SIZE - 1; /* past the last element: any lane */
+}
+
 /* Deterministic: a warp per output block o. With beta > ZS_CSB_SHARED_BETA (PART) a warp per
  * part of ZS_CSB_SHARED_BETA outputs of o: each of o's `parts` warps reads all of o's blocks and
  * sums its own outputs (a thread per output block summing into y, the kernel before, ran 60-145x
@@ -197,8 +212,8 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
 
 /* Deterministic, the whole warp on the elements of its output block (beta <= ZS_CSB_SHARED_BETA):
  * a warp per output block o, as above, but the elements of up to 32 of o's blocks are laid end to
- * end and read in pieces of 32, lane l taking element l of a piece and finding its block by a
- * search over the blocks' running counts. Every load of values and indices is then one or a few
+ * end and read in pieces of 32, lane l taking element l of a piece and finding its block with
+ * zs_csb_run_owner. Every load of values and indices is then one or a few
  * contiguous runs instead of 32 lanes each walking a chunk of their own (a sector per lane and
  * load), and small blocks share a piece (the 27-point stencil's block rows hold 9 blocks of 46
  * elements and 18 of one). ZS_CSB_PIECES pieces are loaded before any is used. Each lane adds
@@ -240,9 +255,7 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
 #pragma unroll
       for (int u = 0; u < ZS_CSB_PIECES; u++) {
         const int e = e0 + u * ZS_WARP_SIZE + lane;
-        int owner = 0; /* the first lane whose block ends after element e */
-        for (int step = ZS_WARP_SIZE / 2; step > 0; step /= 2)
-          if (zs_shfl(end, owner + step - 1) <= e) owner += step;
+        const int owner = zs_csb_run_owner(end, t.count, e0 + u * ZS_WARP_SIZE);
         const int64_t slot = e + zs_shfl(skew, owner);
         sg[u] = zs_shfl(seg, owner);
         live[u] = e < total;

@@ -14,6 +14,11 @@ typedef unsigned long long zs_lane_mask;
 #define zs_shfl(v, l) __shfl((v), (l))
 #define zs_shfl_xor(v, l) __shfl_xor((v), (l))
 #define zs_popc(m) __popcll(m)
+/* OR of every lane's mask, in all lanes (no reduction instruction on gfx9: a butterfly). */
+__device__ __forceinline__ zs_lane_mask zs_reduce_or(zs_lane_mask v) {
+  for (int d = 1; d < ZS_WARP_SIZE; d *= 2) v |= __shfl_xor(v, d);
+  return v;
+}
 /* Order shared-memory accesses among the lanes of a wavefront (it runs in lockstep). */
 #define zs_syncwarp() __builtin_amdgcn_wave_barrier()
 /* Streamed matrix data, read once: a non-temporal load keeps it from pushing x out of the
@@ -60,6 +65,7 @@ typedef unsigned int zs_lane_mask;
 #define zs_shfl(v, l) __shfl_sync(0xffffffffu, (v), (l))
 #define zs_shfl_xor(v, l) __shfl_xor_sync(0xffffffffu, (v), (l))
 #define zs_popc(m) __popc(m)
+#define zs_reduce_or(m) __reduce_or_sync(0xffffffffu, (m)) /* sm_80 and later */
 #define zs_syncwarp() __syncwarp()
 /* Streamed matrix data, read once: an evict-first load keeps it from pushing x out of the
  * cache. Worth it only where x is gathered at random (see zs_load_matrix). */
