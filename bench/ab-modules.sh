@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# ab-modules.sh — time the same .zsm blobs under several builds of a GPU backend module, on the
+# GPU machine, without building the modules there: an A/B of kernel changes in one call.
+#
+#   bash bench/ab-modules.sh [-r ROUNDS] [-n REPEAT] [-b BACKEND] [-c] DIR... -- CASE...
+#
+# DIR     a folder holding libzsparse-BACKEND.so, e.g. one module per revision built on the
+#         development machine (`ninja -C build backends/cuda/libzsparse-cuda.so` in a worktree of
+#         each revision) and copied into an ignored folder that the device call carries
+# CASE    FILE.zsm:OP[:OPERATOR_OPTIONS], OP N or T, e.g. /tmp/st27.zsm:T:det_walk=lanes
+# -r      rounds (default 2): each round runs every module once per case, in the order given,
+#         so that a drift of the machine shows as a difference between rounds
+# -n      timed products per run (zsparse spmv --repeat, default 20; the median is printed)
+# -b      backend (default cuda)
+# -c      first check every module on every case against the host reference (zsparse spmv
+#         --check); a failed check stops the script
+#
+# The zsparse tool is $ZSPARSE, else build-host/tools/zsparse/zsparse, built here with the GPU
+# modules disabled when missing (seconds, against minutes for a build with nvcc): the modules
+# come from the DIRs through ZS_MODULE_DIR. Prints one line per case and round:
+#   CASE: DIR1 MEDIAN_US DIR2 MEDIAN_US ...
+set -uo pipefail
+
+rounds=2 repeat=20 backend=cuda check=0
+while getopts "r:n:b:ch" o; do
+  case $o in
+    r) rounds=$OPTARG ;;
+    n) repeat=$OPTARG ;;
+    b) backend=$OPTARG ;;
+    c) check=1 ;;
+    h) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+dirs=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do dirs+=("$1"); shift; done
+[ $# -gt 0 ] && shift
+cases=("$@")
+if [ ${#dirs[@]} -eq 0 ] || [ ${#cases[@]} -eq 0 ]; then
+  echo "usage: bash bench/ab-modules.sh [-r ROUNDS] [-n REPEAT] [-b BACKEND] [-c] DIR... -- CASE..." >&2
+  exit 2
+fi
+for d in "${dirs[@]}"; do
+  if [ ! -f "$d/libzsparse-$backend.so" ]; then
+    echo "ab-modules.sh: $d holds no libzsparse-$backend.so" >&2
+    exit 2
+  fi
+done
+
+Z=${ZSPARSE:-build-host/tools/zsparse/zsparse}
+if [ ! -x "$Z" ]; then
+  { meson setup build-host -Dcuda=disabled -Dhip=disabled -Dbuildtype=release &&
+    ninja -C build-host tools/zsparse/zsparse; } >build-host.log 2>&1 ||
+    { echo "ab-modules.sh: building $Z failed (build-host.log):" >&2; tail -n 20 build-host.log >&2; exit 1; }
+fi
+
+# run DIR FILE OP OPTIONS EXTRA...: zsparse spmv with DIR's module; prints its JSON
+run() {
+  local dir=$1 file=$2 op=$3 opts=$4
+  shift 4
+  ZS_MODULE_DIR=$dir "$Z" spmv "$file" --backend "$backend" --op "$op" \
+    ${opts:+--op-options "$opts"} --json "$@"
+}
+
+status=0
+for c in "${cases[@]}"; do
+  IFS=: read -r file op opts <<<"$c"
+  if [ ! -f "$file" ] || { [ "$op" != N ] && [ "$op" != T ]; }; then
+    echo "ab-modules.sh: case '$c': want FILE.zsm:N|T[:OPTIONS] with an existing file" >&2
+    exit 2
+  fi
+  if [ $check = 1 ]; then
+    for d in "${dirs[@]}"; do
+      if ! out=$(run "$d" "$file" "$op" "$opts" --repeat 1 --check 2>&1); then
+        echo "$c: $d: CHECK FAILED: $out" >&2
+        exit 1
+      fi
+    done
+  fi
+  for ((k = 1; k <= rounds; k++)); do
+    line="$c:"
+    for d in "${dirs[@]}"; do
+      out=$(run "$d" "$file" "$op" "$opts" --repeat "$repeat" 2>&1)
+      if ! t=$(python3 -c 'import json, sys; print("%.1f" % (json.loads(sys.argv[1])["time_median_s"] * 1e6))' \
+        "$out" 2>/dev/null); then
+        echo "$c: $d: $(tail -n 1 <<<"$out")" >&2
+        t=error status=1
+      fi
+      line="$line $d $t"
+    done
+    echo "$line"
+  done
+done
+exit $status
