@@ -7,7 +7,9 @@
 #define ZS_DT_THREADS 256
 /* Blocks per multiprocessor the register budget is cut for: coded tables take 57 KiB of shared
  * memory, so 3 blocks fit; constant and raw ones 40 KiB, and a fourth block pays (measured on the
- * H100: st27 random-valued f64 SpMV 973 → 741 µs; coded st27 f64 428 → 453 µs with 4). */
+ * H100: st27 random-valued f64 SpMV 973 → 741 µs; coded st27 f64 428 → 453 µs with 4). Raw
+ * values have a second kernel cut for 3 (80 registers instead of 64: the raw SpMV spills 112–124
+ * bytes at 64), taken where it needs no more rounds of slices (dtans_raw_blocks). */
 #define ZS_DT_MIN_BLOCKS(VMODE) ((VMODE) == 0 || (VMODE) == 3 ? 3 : 4)
 #define ZS_DT_SUBS (ZS_WARP_SIZE / ZS_DT_LANES)             /* slices per warp */
 #define ZS_DT_DYNAMIC(VMODE) ((VMODE) == 0 || (VMODE) == 3) /* slices from a ticket counter */
@@ -90,9 +92,10 @@ __device__ __forceinline__ bool zs_dt_half(uint32_t m0, uint32_t m1, uint32_t m2
  * (H100, random-valued 3-D stencil f64: 8 % slower in natural order). WIN: a column slab
  * (a.col_lo, a.col_span) limits the gathers or scatters; a template parameter because the
  * test costs the few-valued 3-D stencil 3 % when every column is in (H100, f64 SpMV).
- * Offsets inside a slice are 32-bit (dtans_gpu_create checks the slices' sizes). */
-template <typename T, int VMODE, int MODE, bool PERM, bool WIN>
-__global__ void __launch_bounds__(ZS_DT_THREADS, ZS_DT_MIN_BLOCKS(VMODE))
+ * Offsets inside a slice are 32-bit (dtans_gpu_create checks the slices' sizes). BLOCKS: blocks
+ * per multiprocessor the registers are cut for (ZS_DT_MIN_BLOCKS). */
+template <typename T, int VMODE, int MODE, bool PERM, bool WIN, int BLOCKS>
+__global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
     zs_dtans_kernel(const zs_dt_args a, T constant, const T *__restrict__ x, T *__restrict__ y,
                     T alpha, T beta, const int64_t *row_ptr, int32_t *out_col, T *out_val) {
   constexpr bool CODED = VMODE == 0, RAW = VMODE == 2, JOINT = VMODE == 3;
@@ -439,8 +442,9 @@ struct dtans_gpu_op {
   int64_t *host_row_ptr; /* kept for the deterministic SpMVT's CSR (NULL with transpose=atomic) */
   unsigned long long *tickets; /* the kernel's slice-group counter (zs_dt_args) */
   unsigned long long ticket_base;
-  int slabs;     /* column slabs: x (SpMV) or y (atomic SpMVT) in passes */
-  gpu_op *t_csr; /* Aᵀ as CSR, built on the first deterministic SpMVT */
+  int slabs;      /* column slabs: x (SpMV) or y (atomic SpMVT) in passes */
+  int raw_blocks; /* raw values: the kernel cut for 3 or 4 blocks per SM; 0: by dtans_rounds */
+  gpu_op *t_csr;  /* Aᵀ as CSR, built on the first deterministic SpMVT */
 };
 
 void dtans_gpu_destroy(void *state) {
@@ -566,11 +570,12 @@ bool dtans_far_deltas(const zsb_encoded_view *v, int dreal) {
 
 zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
   bool atomic = false;
-  int items = 0, slabs = 0;
-  zs_status s = parse_options(options, &atomic, &items, &slabs);
+  int items = 0, slabs = 0, raw_blocks = 0;
+  zs_status s = parse_options(options, &atomic, &items, &slabs, &raw_blocks);
   if (s != ZS_OK) return s;
   dtans_gpu_op *op = (dtans_gpu_op *)calloc(1, sizeof(dtans_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans operator");
+  op->raw_blocks = raw_blocks;
   op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
   op->atomic = atomic;
   op->slabs = 1; /* until the stream is on the device (dtans_slab_count) */
@@ -674,24 +679,51 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   return ZS_OK;
 }
 
+/* Blocks of a kernel that fit a multiprocessor with op's shared memory (at least 1). */
+template <typename K>
+zs_status dtans_occupancy(const dtans_gpu_op *op, K kernel, int *per_sm) {
+  zs_status s = check(gpuFuncSetMaxDynamicShared(kernel, (int)op->smem), "dtans shared memory");
+  if (s == ZS_OK)
+    s = check(gpuOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, ZS_DT_THREADS, op->smem),
+              "dtans occupancy");
+  if (*per_sm < 1) *per_sm = 1;
+  return s;
+}
+
+/* Rounds in which a fixed-stride grid of per_sm blocks per multiprocessor decodes op's slices. */
+int64_t dtans_rounds(const dtans_gpu_op *op, int per_sm) {
+  const int64_t per_round =
+      (int64_t)per_sm * g_state.sm_count * (ZS_DT_THREADS / ZS_WARP_SIZE) * ZS_DT_SUBS;
+  return (op->slices + per_round - 1) / per_round;
+}
+
 /* Slab k of op->slabs holds columns [k w, (k + 1) w), w = ceil(cols / slabs); WIN launches
  * read only those. */
 template <typename T, int VMODE, int MODE, bool PERM, bool WIN>
 zs_status dtans_launch(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, T beta,
                        const int64_t *row_ptr, int32_t *out_col, T *out_val) {
   if (op->slices == 0) return ZS_OK;
-  auto kernel = zs_dtans_kernel<T, VMODE, MODE, PERM, WIN>;
-  zs_status s = check(gpuFuncSetMaxDynamicShared(kernel, (int)op->smem), "dtans shared memory");
-  int per_sm = 0;
-  if (s == ZS_OK)
-    s = check(
-        gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, ZS_DT_THREADS, op->smem),
-        "dtans occupancy");
+  auto kernel = zs_dtans_kernel<T, VMODE, MODE, PERM, WIN, ZS_DT_MIN_BLOCKS(VMODE)>;
+  int per_sm = 1;
+  zs_status s = dtans_occupancy(op, kernel, &per_sm);
+  if constexpr (VMODE == 2) {
+    /* Raw values: the kernel cut for 3 blocks (no spills) unless it takes more rounds of slices
+     * than the one for 4. Raw slices are equal and handed out at a fixed stride, so a round more
+     * is a slice's time more (H100, random values, f64 SpMV: 3-D stencil, 3257 slices, one round
+     * of 4224 warps or two of 3168: 513 µs with 4 blocks, 658 with 3; banded, 5042 slices, two
+     * rounds either way: 774 and 686 µs; bench/NOTES.md). */
+    auto lean = zs_dtans_kernel<T, 2, MODE, PERM, WIN, 3>;
+    int lean_sm = 1;
+    if (s == ZS_OK) s = dtans_occupancy(op, lean, &lean_sm);
+    if (op->raw_blocks == 3 ||
+        (op->raw_blocks == 0 && dtans_rounds(op, lean_sm) <= dtans_rounds(op, per_sm)))
+      kernel = lean, per_sm = lean_sm;
+  }
   if (s != ZS_OK) return s;
   /* A persistent grid: each block loads the tables once and walks many slices. */
   const int64_t wpb = ZS_DT_THREADS / ZS_WARP_SIZE;
   const int64_t need = ((op->slices + ZS_DT_SUBS - 1) / ZS_DT_SUBS + wpb - 1) / wpb;
-  int64_t grid = (int64_t)(per_sm > 0 ? per_sm : 1) * g_state.sm_count;
+  int64_t grid = (int64_t)per_sm * g_state.sm_count;
   if (grid > need) grid = need;
   zs_dt_args a;
   a.stream = op->stream, a.row_nnz = op->row_nnz, a.dtab = op->dtab, a.vtab = op->vtab;

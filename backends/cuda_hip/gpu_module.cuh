@@ -555,10 +555,13 @@ bool rows_scattered(const int64_t *ptr, const int32_t *col, int64_t rows) {
 }
 
 /* "transpose=deterministic|atomic", "block_nnz=1024|2048" (0 in *items: choose),
- * "col_slabs=1..ZS_MAX_SLABS" (0 in *slabs: choose). */
-zs_status parse_options(const char *options, bool *atomic, int *items, int *slabs) {
+ * "col_slabs=1..ZS_MAX_SLABS" (0 in *slabs: choose), and where raw_blocks is not NULL (CSR-dtANS)
+ * "raw_blocks=3|4" (0: choose). */
+zs_status parse_options(const char *options, bool *atomic, int *items, int *slabs,
+                        int *raw_blocks) {
   *atomic = false;
   *items = 0, *slabs = 0;
+  if (raw_blocks) *raw_blocks = 0;
   for (const char *p = options; p && *p;) {
     const char *end = strchr(p, ',');
     const int len = (int)(end ? (size_t)(end - p) : strlen(p));
@@ -575,11 +578,13 @@ zs_status parse_options(const char *options, bool *atomic, int *items, int *slab
       *items = 8;
     else if (sscanf(opt, "col_slabs=%d%c", &k, &extra) == 1 && k >= 1 && k <= ZS_MAX_SLABS)
       *slabs = k;
+    else if (raw_blocks && (strcmp(opt, "raw_blocks=3") == 0 || strcmp(opt, "raw_blocks=4") == 0))
+      *raw_blocks = opt[11] - '0';
     else
       return fail(ZS_ERR_INVALID_ARGUMENT,
                   "backend '%s': option '%s' unknown (known: transpose=deterministic|atomic, "
-                  "block_nnz=1024|2048, col_slabs=1..%d)",
-                  ZS_GPU_BACKEND_NAME, opt, ZS_MAX_SLABS);
+                  "block_nnz=1024|2048, col_slabs=1..%d%s)",
+                  ZS_GPU_BACKEND_NAME, opt, ZS_MAX_SLABS, raw_blocks ? ", raw_blocks=3|4" : "");
     p = end ? end + 1 : p + len;
   }
   return ZS_OK;
@@ -734,7 +739,7 @@ zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const
   op->format = v->format, op->type = v->type;
   op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
   int slabs = 0;
-  zs_status s = parse_options(options, &op->atomic_transpose, &op->items, &slabs);
+  zs_status s = parse_options(options, &op->atomic_transpose, &op->items, &slabs, NULL);
   const size_t vs = type_size(v->type);
   const zsb_array *val = zsb_find_array(v, "values"), *col = zsb_find_array(v, "col_idx");
   const void *val_data = val->data, *col_data = col->data;

@@ -61,8 +61,9 @@ typedef struct variant {
   int deterministic_t; /* SpMVT must give the same bits twice */
   int blocked_only;    /* only for CSB and GCSB (the options exist only for them) */
   int slabs_only;      /* only for CSR and dtANS (the formats with column slabs) */
+  int dtans_only;      /* only for dtANS */
 } variant;
-static variant variants[20];
+static variant variants[32];
 static int n_variants;
 
 /* Every usable backend, or with `require` only ref and that one (exit 77 when it is not
@@ -81,7 +82,7 @@ static void find_variants(zs_context *ctx, const char *require) {
       }
       have_required = 1;
     }
-    if (!bi.usable || n_variants + 10 > 20) continue;
+    if (!bi.usable || n_variants + 12 > 32) continue;
     if (strcmp(bi.name, "ref") == 0) have_ref = 1;
     variant *v = &variants[n_variants++];
     *v = (variant){.backend = bi.name, .deterministic_n = 1, .deterministic_t = 1};
@@ -142,6 +143,14 @@ static void find_variants(zs_context *ctx, const char *require) {
       *v =
           (variant){.backend = bi.name, .options = "col_slabs=3,transpose=atomic", .slabs_only = 1};
       snprintf(v->label, sizeof v->label, "%s[slabs-atomic]", bi.name);
+      /* dtANS with raw values: the kernel cut for 4 blocks per SM (small matrices get 3) */
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "raw_blocks=4",
+                     .deterministic_n = 1,
+                     .deterministic_t = 1,
+                     .dtans_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[raw-blocks-4]", bi.name);
     }
   }
   if (require && !have_required) {
@@ -157,6 +166,7 @@ static void find_variants(zs_context *ctx, const char *require) {
 /* A variant whose options exist for other formats only. */
 static int skip_variant(const variant *v, zs_format f) {
   if (v->blocked_only) return f != ZS_FORMAT_CSB && f != ZS_FORMAT_GCSB;
+  if (v->dtans_only) return f != ZS_FORMAT_DTANS;
   return v->slabs_only && f != ZS_FORMAT_CSR && f != ZS_FORMAT_DTANS;
 }
 

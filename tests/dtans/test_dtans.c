@@ -465,8 +465,10 @@ static int test_slabs(const char *backend) {
   const char *const specs[] = {
       "erdos_renyi:rows=4194304,per_row=3,values=random,seed=11",           /* raw values */
       "erdos_renyi:rows=4194304,per_row=3,values=set,distinct=16,seed=12"}; /* coded */
-  const char *const ops[] = {NULL, "col_slabs=2", "col_slabs=5", "transpose=atomic",
-                             "col_slabs=3,transpose=atomic"};
+  /* raw_blocks: both raw-value kernels (the rule picks 3 blocks for these few slices) */
+  const char *const ops[] = {NULL,           "col_slabs=2",
+                             "col_slabs=5",  "transpose=atomic",
+                             "raw_blocks=4", "col_slabs=3,transpose=atomic,raw_blocks=4"};
   for (int m = 0; m < 2; m++)
     for (int ti = 0; ti < 2; ti++) {
       const zs_type t = ti ? ZS_F32 : ZS_F64;
@@ -481,6 +483,12 @@ static int test_slabs(const char *backend) {
       if (E && x && y0 && y) {
         CHECK_STATUS(zs_vector_create(&vx, ctx, backend, t, n), ZS_OK);
         CHECK_STATUS(zs_vector_create(&vy, ctx, backend, t, n), ZS_OK);
+      }
+      if (E && m == 0 && ti == 0) { /* a value the option does not take: a clear refusal */
+        zs_operator *bad = NULL;
+        CHECK_STATUS(zs_operator_create(&bad, ctx, E, backend, "raw_blocks=5"),
+                     ZS_ERR_INVALID_ARGUMENT);
+        zs_operator_destroy(&bad);
       }
       for (size_t o = 0; vx && vy && o < sizeof ops / sizeof *ops; o++) {
         zs_operator *op = NULL;
