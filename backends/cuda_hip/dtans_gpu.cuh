@@ -444,6 +444,7 @@ struct dtans_gpu_op {
   unsigned long long ticket_base;
   int slabs;      /* column slabs: x (SpMV) or y (atomic SpMVT) in passes */
   int raw_blocks; /* raw values: the kernel cut for 3 or 4 blocks per SM; 0: by dtans_rounds */
+  bool far;       /* rows gather x at random (dtans_far_deltas) */
   gpu_op *t_csr;  /* Aᵀ as CSR, built on the first deterministic SpMVT */
 };
 
@@ -667,7 +668,8 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   free(coded_before);
   if (s == ZS_OK) {
     op->host_row_ptr = row_ptr, row_ptr = NULL;
-    op->slabs = dtans_slab_count(op, slabs, dtans_far_deltas(v, op->dreal));
+    op->far = dtans_far_deltas(v, op->dreal);
+    op->slabs = dtans_slab_count(op, slabs, op->far);
     if (atomic) free(op->host_row_ptr), op->host_row_ptr = NULL;
   }
   free(row_ptr);
@@ -704,6 +706,13 @@ zs_status dtans_launch(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, T 
                        const int64_t *row_ptr, int32_t *out_col, T *out_val) {
   if (op->slices == 0) return ZS_OK;
   auto kernel = zs_dtans_kernel<T, VMODE, MODE, PERM, WIN, ZS_DT_MIN_BLOCKS(VMODE)>;
+  if (VMODE == 0 || VMODE == 3)
+    /* Coded and joint tables fill 41–57 KiB a block, so 3 blocks leave L1 about 60 KiB. Rows that
+     * gather at random from an x whose hot part fits the L2 in one slab hit L1 more often with
+     * half the storage kept for it (2 blocks): R-MAT's hubs (H100, few-valued, f64 SpMV 836 →
+     * 710 µs, f32 747 → 638; Erdős–Rényi f32 unchanged; with 2 slabs, Erdős–Rényi f64 loses
+     * 13 %, the banded matrix, whose gathers are near, 17 %: bench/NOTES.md). */
+    gpuFuncPreferSharedPercent(kernel, op->far && op->slabs == 1 ? 50 : ZS_CARVEOUT_DEFAULT);
   int per_sm = 1;
   zs_status s = dtans_occupancy(op, kernel, &per_sm);
   if constexpr (VMODE == 2) {

@@ -51,6 +51,7 @@ typedef hipStream_t gpuStream_t;
 #define ZS_SMEM_OPTIN(prop) ((prop).sharedMemPerBlock)
 /* AMD's LDS is not carved out of the L1 cache: nothing to prefer. */
 #define gpuFuncPreferSharedPercent(f, percent) ((void)(f), (void)(percent))
+#define ZS_CARVEOUT_DEFAULT (-1)
 #define ZS_GPU_VENDOR "AMD"
 #define ZS_GPU_BACKEND_NAME "hip"
 #define gpuErrorMemoryAllocation hipErrorOutOfMemory
@@ -98,6 +99,7 @@ typedef cudaStream_t gpuStream_t;
 /* Shared memory and L1 share the SM's storage: the share of it a kernel prefers as shared. */
 #define gpuFuncPreferSharedPercent(f, percent) \
   ((void)cudaFuncSetAttribute((f), cudaFuncAttributePreferredSharedMemoryCarveout, (percent)))
+#define ZS_CARVEOUT_DEFAULT cudaSharedmemCarveoutDefault /* the driver's choice */
 #define ZS_GPU_VENDOR "NVIDIA"
 #define ZS_GPU_BACKEND_NAME "cuda"
 #define gpuErrorMemoryAllocation cudaErrorMemoryAllocation
