@@ -20,6 +20,7 @@
 #define ZS_CSB_THREADS 128
 #define ZS_CSB_SHARED_BETA 32
 #define ZS_CSB_ROW ZS_CSB_THREADS /* row stride of the sums */
+#define ZS_CSB_MAX_SPLITS 64      /* warps per output block of the warp walk (csb_splits) */
 #define ZS_CSB_UNROLL 4           /* loads of a block's elements in flight per lane */
 #define ZS_CSB_CHUNK 8            /* least elements per lane and step of the deterministic kernel */
 /* A block is worth staging its segment of x (beta values) when it reads at least beta / 2 of
@@ -42,6 +43,8 @@ struct csb_gpu_op {
   bool idx16, atomic_n, atomic_t;
   bool stage[2];          /* the atomic kernel stages x, [0] SpMV, [1] SpMVT (csb_choose_staging) */
   bool warp_walk;         /* deterministic kernels: zs_csb_warp_kernel (csb_choose_walk) */
+  int splits[2];          /* warp walk: warps per output block, [0] SpMV, [1] SpMVT */
+  void *partial;          /* their sums when a split is over 1 (csb_choose_splits) */
   void *val, *idx;        /* the format's layout (atomic kernels; every CSB kernel) */
   void *cval, *cidx;      /* GCSB: blocks contiguous in block-row order (deterministic) */
   zs_csb_task *blocks;    /* format order (atomic kernel) */
@@ -222,20 +225,25 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
 #ifndef ZS_CSB_PIECES /* overridable for A/B builds of the module */
 #define ZS_CSB_PIECES 4
 #endif
-template <typename T, typename I, bool TRANS>
+template <typename T, typename I, bool TRANS, bool SPLIT>
 __global__ void __launch_bounds__(ZS_CSB_THREADS)
-    zs_csb_warp_kernel(int64_t n_blocks_out, int64_t n_out, int lb, const int64_t *ptr,
+    zs_csb_warp_kernel(int64_t n_blocks_out, int64_t n_out, int lb, int splits, const int64_t *ptr,
                        const zs_csb_task *task, const T *val, const I *idx, const T *x, T *y,
-                       T alpha, T beta) {
+                       T alpha, T beta, T *partial) {
   extern __shared__ unsigned char zs_csb_smem[];
   T *acc = (T *)zs_csb_smem + threadIdx.x;
   const int lane = threadIdx.x % ZS_WARP_SIZE, bsz = 1 << lb;
   const uint32_t mask = (uint32_t)bsz - 1;
-  const int64_t o = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / ZS_WARP_SIZE;
+  const int64_t w = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / ZS_WARP_SIZE;
+  /* output block, and its part (a template parameter: the divisions cost the 27-point stencil
+   * 3-4 % when every output block is one part) */
+  const int64_t o = SPLIT ? w / splits : w, k = SPLIT ? w % splits : 0;
   if (o >= n_blocks_out) return; /* the whole warp */
   for (int r = 0; r < bsz; r++) acc[r * ZS_CSB_ROW] = T(0);
-  const int64_t p_end = ptr[o + 1];
-  for (int64_t p0 = ptr[o]; p0 < p_end; p0 += ZS_WARP_SIZE) {
+  const int64_t n_tasks = ptr[o + 1] - ptr[o];
+  const int64_t p_end = SPLIT ? ptr[o] + n_tasks * (k + 1) / splits : ptr[o + 1];
+  for (int64_t p0 = SPLIT ? ptr[o] + n_tasks * k / splits : ptr[o]; p0 < p_end;
+       p0 += ZS_WARP_SIZE) {
     zs_csb_task t = {0, 0, 0, 0, 0};
     if (p0 + lane < p_end) t = task[p0 + lane];
     int end = t.count; /* inclusive scan: this lane's block holds elements [end - count, end) */
@@ -277,8 +285,24 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
     const T *row = (const T *)zs_csb_smem + lane * ZS_CSB_ROW + (threadIdx.x - lane);
     T s = T(0);
     for (int l = 0; l < ZS_WARP_SIZE; l++) s += row[(l + lane) & (ZS_WARP_SIZE - 1)];
-    y[o0 + lane] = zs_csb_finish(alpha, s, beta, &y[o0 + lane]);
+    if (SPLIT)
+      partial[w * bsz + lane] = s; /* zs_csb_split_sum adds the parts */
+    else
+      y[o0 + lane] = zs_csb_finish(alpha, s, beta, &y[o0 + lane]);
   }
+}
+
+/* Output i of a split warp walk: its output block's parts added in part order (the same bits
+ * every run for a given split count). */
+template <typename T>
+__global__ void zs_csb_split_sum(int64_t n_out, int lb, int splits, const T *partial, T *y, T alpha,
+                                 T beta) {
+  const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i >= n_out) return;
+  const int64_t bsz = (int64_t)1 << lb, o = i >> lb, r = i & (bsz - 1);
+  T s = T(0);
+  for (int k = 0; k < splits; k++) s += partial[(o * splits + k) * bsz + r];
+  y[i] = zs_csb_finish(alpha, s, beta, &y[i]);
 }
 
 /* y was scaled by beta before. STAGE (beta <= ZS_CSB_SHARED_BETA only): the lanes' segments of
@@ -360,8 +384,8 @@ uint32_t csb_morton(uint32_t i, int lb) {
 void csb_gpu_destroy(void *state) {
   csb_gpu_op *op = (csb_gpu_op *)state;
   if (!op) return;
-  void *ptrs[] = {op->val,   op->idx,   op->cval,   op->cidx,  op->blocks,
-                  op->n_ptr, op->t_ptr, op->n_task, op->t_task};
+  void *ptrs[] = {op->val,   op->idx,   op->cval,   op->cidx,   op->blocks,
+                  op->n_ptr, op->t_ptr, op->n_task, op->t_task, op->partial};
   for (void *p : ptrs) release(p);
   free(op);
 }
@@ -432,6 +456,20 @@ void csb_choose_staging(csb_gpu_op *op, const zs_csb_task *blocks, int stage_opt
                    (stage_opt < 0 ? total > 0 && 2 * own[w] >= total : stage_opt == 1);
 }
 
+/* Warps per output block of the warp walk. A warp per output block leaves most of the GPU idle
+ * when output blocks are few: a 16384-row pruned layer at beta 16 has 1024, i.e. 8 warps per
+ * H100 SM each walking ~1000 blocks in a chain of loads. Split each output block's blocks into
+ * parts of at least two pieces' worth of blocks until there are about 32 warps per SM; a second
+ * kernel adds the parts (forced: det_splits=N). */
+int csb_splits(const csb_gpu_op *op, int64_t n_blocks_out, int forced) {
+  if (!op->warp_walk || n_blocks_out == 0) return 1;
+  if (forced > 0) return forced;
+  const int64_t want = (int64_t)g_state.sm_count * 32, per_block = op->nb / n_blocks_out;
+  int64_t k = (want + n_blocks_out - 1) / n_blocks_out;
+  if (k > per_block / (2 * ZS_WARP_SIZE)) k = per_block / (2 * ZS_WARP_SIZE);
+  return (int)(k < 1 ? 1 : k > ZS_CSB_MAX_SPLITS ? ZS_CSB_MAX_SPLITS : k);
+}
+
 /* Whether the deterministic kernels run zs_csb_warp_kernel (walk_opt 1) or the lanes' chunks of
  * zs_csb_owner_kernel (walk_opt 0, and always for beta > 32). Auto (-1): the warp walk for 8-byte
  * values, whose lanes' chunks are long per-lane streams; for 4-byte values only while blocks
@@ -439,13 +477,26 @@ void csb_choose_staging(csb_gpu_op *op, const zs_csb_task *blocks, int stage_opt
  * each, and the warp walk's block search then costs more than it saves (H100, bench/NOTES.md:
  * banded f32, ~107 per block, 585 / 615 us lanes against 659 / 686 warp, Erdos-Renyi 16384^2
  * at 5 %, 51 per block, 258 / 306 against 327 / 325; the 27-point stencil f32, 37 per block,
- * 448 / 500 against 421 / 415). */
+ * 448 / 500 against 421 / 415), and for any type when the warp walk would split its output
+ * blocks: few output blocks leave the lanes walk as idle as the unsplit warp walk (the same
+ * 5 % layer: 62 / 60 us split). */
 void csb_choose_walk(csb_gpu_op *op, const zs_csb_task *blocks, int walk_opt) {
   int64_t elements = 0;
   for (int64_t b = 0; b < op->nb; b++) elements += blocks[b].count;
   const bool small_blocks = elements < 48 * op->nb;
+  op->warp_walk = true; /* would the warp walk split its output blocks (csb_splits)? */
+  const bool few = csb_splits(op, op->nbr, 0) > 1 || csb_splits(op, op->nbc, 0) > 1;
   op->warp_walk = op->beta <= ZS_CSB_SHARED_BETA &&
-                  (walk_opt < 0 ? op->type == ZS_F64 || small_blocks : walk_opt == 1);
+                  (walk_opt < 0 ? op->type == ZS_F64 || small_blocks || few : walk_opt == 1);
+}
+
+zs_status csb_choose_splits(csb_gpu_op *op, int forced) {
+  op->splits[0] = csb_splits(op, op->nbr, forced), op->splits[1] = csb_splits(op, op->nbc, forced);
+  const int64_t n0 = op->splits[0] > 1 ? op->nbr * op->splits[0] : 0;
+  const int64_t n1 = op->splits[1] > 1 ? op->nbc * op->splits[1] : 0;
+  const int64_t n = (n0 > n1 ? n0 : n1) << op->lb;
+  if (n == 0) return ZS_OK;
+  return check(gpuMalloc(&op->partial, (size_t)n * (op->type == ZS_F64 ? 8 : 4)), "CSB split sums");
 }
 
 /* The deterministic kernels walk an output block's blocks one after another, and GCSB's slots
@@ -490,10 +541,12 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   zs_status s = ZS_OK;
   int stage_opt = -1; /* x_stage: -1 auto, 0 off, 1 on */
   int walk_opt = -1;  /* det_walk: -1 auto, 0 lanes, 1 warp */
+  int split_opt = 0;  /* det_splits: 0 auto */
   for (const char *p = options; p && *p && s == ZS_OK;) {
     const char *end = strchr(p, ',');
     const int len = (int)(end ? (size_t)(end - p) : strlen(p));
-    char opt[64];
+    char opt[64], extra;
+    int k = 0;
     snprintf(opt, sizeof opt, "%.*s", len, p);
     if (strcmp(opt, "transpose=atomic") == 0)
       op->atomic_t = true;
@@ -503,13 +556,17 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
       stage_opt = strcmp(opt, "x_stage=on") == 0;
     else if (strcmp(opt, "det_walk=warp") == 0 || strcmp(opt, "det_walk=lanes") == 0)
       walk_opt = strcmp(opt, "det_walk=warp") == 0;
+    else if (sscanf(opt, "det_splits=%d%c", &k, &extra) == 1 && k >= 1 && k <= ZS_CSB_MAX_SPLITS)
+      split_opt = k;
     else if (strcmp(opt, "transpose=deterministic") != 0 &&
              strcmp(opt, "spmv=deterministic") != 0 && strcmp(opt, "x_stage=auto") != 0 &&
              strcmp(opt, "det_walk=auto") != 0)
       s = fail(ZS_ERR_INVALID_ARGUMENT,
                "backend '%s': option '%s' unknown for %s (known: transpose=deterministic|atomic, "
-               "spmv=deterministic|atomic, x_stage=auto|on|off, det_walk=auto|warp|lanes)",
-               ZS_GPU_BACKEND_NAME, opt, v->format == ZS_FORMAT_CSB ? "csb" : "gcsb");
+               "spmv=deterministic|atomic, x_stage=auto|on|off, det_walk=auto|warp|lanes, "
+               "det_splits=1..%d)",
+               ZS_GPU_BACKEND_NAME, opt, v->format == ZS_FORMAT_CSB ? "csb" : "gcsb",
+               ZS_CSB_MAX_SPLITS);
     p = end ? end + 1 : p + len;
   }
   op->type = v->type, op->rows = v->rows, op->cols = v->cols;
@@ -584,6 +641,7 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   if (s == ZS_OK) s = upload_array(&op->t_task, by_col, (uint64_t)nb, "CSB column order");
   if (s == ZS_OK) csb_choose_staging(op, host, stage_opt);
   if (s == ZS_OK) csb_choose_walk(op, host, walk_opt);
+  if (s == ZS_OK) s = csb_choose_splits(op, split_opt);
   free(host), free(sorted), free(ptr), free(by_col);
   if (s == ZS_OK) {
     if (op->type == ZS_F64)
@@ -631,9 +689,17 @@ zs_status csb_apply_typed(csb_gpu_op *op, zs_op which, T alpha, const T *x, T be
   const T *val = (const T *)(op->cval ? op->cval : op->val);
   const I *idx = (const I *)(op->cidx ? op->cidx : op->idx);
   if (op->warp_walk) {
-    auto kernel = t ? zs_csb_warp_kernel<T, I, true> : zs_csb_warp_kernel<T, I, false>;
-    kernel<<<grid, ZS_CSB_THREADS, smem>>>(n_blocks_out, n_out, op->lb, ptr, task, val, idx, x, y,
-                                           alpha, beta);
+    const int splits = op->splits[t];
+    const unsigned g = (unsigned)((n_blocks_out * splits + per_cta - 1) / per_cta);
+    auto kernel = t ? (splits > 1 ? zs_csb_warp_kernel<T, I, true, true>
+                                  : zs_csb_warp_kernel<T, I, true, false>)
+                    : (splits > 1 ? zs_csb_warp_kernel<T, I, false, true>
+                                  : zs_csb_warp_kernel<T, I, false, false>);
+    kernel<<<g, ZS_CSB_THREADS, smem>>>(n_blocks_out, n_out, op->lb, splits, ptr, task, val, idx, x,
+                                        y, alpha, beta, (T *)op->partial);
+    if (splits > 1)
+      zs_csb_split_sum<T><<<grid_for(n_out, 256), 256>>>(n_out, op->lb, splits,
+                                                         (const T *)op->partial, y, alpha, beta);
     return check_launch("CSB kernel");
   }
   auto kernel =

@@ -131,6 +131,15 @@ static void find_variants(zs_context *ctx, const char *require) {
                      .deterministic_t = 1,
                      .blocked_only = 1};
       snprintf(v->label, sizeof v->label, "%s[lanes-walk]", bi.name);
+      /* the warp walk with each output block's blocks split over 3 warps (chosen only when
+       * output blocks are few against the GPU's warps) */
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "det_walk=warp,det_splits=3",
+                     .deterministic_n = 1,
+                     .deterministic_t = 1,
+                     .blocked_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[warp-walk-split]", bi.name);
       /* CSR and dtANS in column slabs (chosen only for large scattered matrices): forced here */
       v = &variants[n_variants++];
       *v = (variant){.backend = bi.name,
