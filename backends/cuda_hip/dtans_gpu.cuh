@@ -9,7 +9,7 @@
  * memory, so 3 blocks fit; constant and raw ones 40 KiB, and a fourth block pays (measured on the
  * H100: st27 random-valued f64 SpMV 973 → 741 µs; coded st27 f64 428 → 453 µs with 4). Raw
  * values have a second kernel cut for 3 (80 registers instead of 64: the raw SpMV spills 112–124
- * bytes at 64), taken where it needs no more rounds of slices (dtans_raw_blocks). */
+ * bytes at 64), taken where it needs no more rounds of slices (dtans_launch, dtans_rounds). */
 #define ZS_DT_MIN_BLOCKS(VMODE) ((VMODE) == 0 || (VMODE) == 3 ? 3 : 4)
 #define ZS_DT_SUBS (ZS_WARP_SIZE / ZS_DT_LANES)             /* slices per warp */
 #define ZS_DT_DYNAMIC(VMODE) ((VMODE) == 0 || (VMODE) == 3) /* slices from a ticket counter */
