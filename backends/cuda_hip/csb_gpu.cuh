@@ -456,18 +456,29 @@ void csb_choose_staging(csb_gpu_op *op, const zs_csb_task *blocks, int stage_opt
                    (stage_opt < 0 ? total > 0 && 2 * own[w] >= total : stage_opt == 1);
 }
 
-/* Warps per output block of the warp walk. A warp per output block leaves most of the GPU idle
- * when output blocks are few: a 16384-row pruned layer at beta 16 has 1024, i.e. 8 warps per
- * H100 SM each walking ~1000 blocks in a chain of loads. Split each output block's blocks into
- * parts of at least two pieces' worth of blocks until there are about 32 warps per SM; a second
- * kernel adds the parts (forced: det_splits=N). */
-int csb_splits(const csb_gpu_op *op, int64_t n_blocks_out, int forced) {
-  if (!op->warp_walk || n_blocks_out == 0) return 1;
-  if (forced > 0) return forced;
+/* Warps per output block of the warp walk, when it runs and nothing is forced. A warp per output
+ * block leaves most of the GPU idle when output blocks are few: a 16384-row pruned layer at beta
+ * 16 has 1024, i.e. 8 warps per H100 SM each walking ~1000 blocks in a chain of loads. Split
+ * each output block's blocks into parts of at least a piece's worth (32 blocks) until there are
+ * about 32 warps per SM, rounded down to a power of two so that a block of 4 warps holds whole
+ * output blocks or whole parts of one: H100, f64 SpMV of the 16384^2 layers, 1 % / 5 %, 4 parts
+ * 38.6 / 84.8 us against 46.2 / 109.1 with the 5 that 32 warps per SM give (bench/NOTES.md). */
+int csb_auto_splits(const csb_gpu_op *op, int64_t n_blocks_out) {
+  if (n_blocks_out == 0) return 1;
   const int64_t want = (int64_t)g_state.sm_count * 32, per_block = op->nb / n_blocks_out;
   int64_t k = (want + n_blocks_out - 1) / n_blocks_out;
-  if (k > per_block / (2 * ZS_WARP_SIZE)) k = per_block / (2 * ZS_WARP_SIZE);
-  return (int)(k < 1 ? 1 : k > ZS_CSB_MAX_SPLITS ? ZS_CSB_MAX_SPLITS : k);
+  if (k > per_block / ZS_WARP_SIZE) k = per_block / ZS_WARP_SIZE;
+  if (k > ZS_CSB_MAX_SPLITS) k = ZS_CSB_MAX_SPLITS;
+  int p = 1;
+  while (2 * p <= k) p *= 2;
+  return p;
+}
+
+/* The split the operator runs: one unless the warp walk runs; a second kernel adds the parts
+ * (forced: det_splits=N). */
+int csb_splits(const csb_gpu_op *op, int64_t n_blocks_out, int forced) {
+  if (!op->warp_walk || n_blocks_out == 0) return 1;
+  return forced > 0 ? forced : csb_auto_splits(op, n_blocks_out);
 }
 
 /* Whether the deterministic kernels run zs_csb_warp_kernel (walk_opt 1) or the lanes' chunks of
@@ -484,8 +495,7 @@ void csb_choose_walk(csb_gpu_op *op, const zs_csb_task *blocks, int walk_opt) {
   int64_t elements = 0;
   for (int64_t b = 0; b < op->nb; b++) elements += blocks[b].count;
   const bool small_blocks = elements < 48 * op->nb;
-  op->warp_walk = true; /* would the warp walk split its output blocks (csb_splits)? */
-  const bool few = csb_splits(op, op->nbr, 0) > 1 || csb_splits(op, op->nbc, 0) > 1;
+  const bool few = csb_auto_splits(op, op->nbr) > 1 || csb_auto_splits(op, op->nbc) > 1;
   op->warp_walk = op->beta <= ZS_CSB_SHARED_BETA &&
                   (walk_opt < 0 ? op->type == ZS_F64 || small_blocks || few : walk_opt == 1);
 }
@@ -496,7 +506,7 @@ zs_status csb_choose_splits(csb_gpu_op *op, int forced) {
   const int64_t n1 = op->splits[1] > 1 ? op->nbc * op->splits[1] : 0;
   const int64_t n = (n0 > n1 ? n0 : n1) << op->lb;
   if (n == 0) return ZS_OK;
-  return check(gpuMalloc(&op->partial, (size_t)n * (op->type == ZS_F64 ? 8 : 4)), "CSB split sums");
+  return check(gpuMalloc(&op->partial, (size_t)n * type_size(op->type)), "CSB split sums");
 }
 
 /* The deterministic kernels walk an output block's blocks one after another, and GCSB's slots
