@@ -618,6 +618,50 @@ static void option_cases(zs_context *ctx) {
   zs_matrix_destroy(&A);
 }
 
+/* The GPU backend's own option ranges (conformance --require cuda|hip): a value out of range is
+ * refused, the ends of the range are taken. */
+static void gpu_option_cases(zs_context *ctx, const char *backend) {
+  zs_matrix *A = NULL;
+  if (zs_matrix_generate(&A, "banded:rows=512,width=32,per_row=8,seed=3", ZS_F64, 0)) {
+    printf("FAIL gpu option cases: cannot build a matrix: %s\n", zs_last_error());
+    failures++;
+    return;
+  }
+  const struct {
+    zs_format format;
+    const char *options;
+    zs_status want;
+  } cases_[] = {
+      {ZS_FORMAT_GCSB, "det_splits=0", ZS_ERR_INVALID_ARGUMENT},
+      {ZS_FORMAT_GCSB, "det_splits=65", ZS_ERR_INVALID_ARGUMENT},
+      {ZS_FORMAT_GCSB, "det_splits=3x", ZS_ERR_INVALID_ARGUMENT},
+      {ZS_FORMAT_GCSB, "det_walk=sideways", ZS_ERR_INVALID_ARGUMENT},
+      {ZS_FORMAT_GCSB, "det_walk=warp,det_splits=64", ZS_OK},
+      {ZS_FORMAT_CSB, "det_splits=-1", ZS_ERR_INVALID_ARGUMENT},
+      {ZS_FORMAT_CSB, "det_walk=warp,det_splits=1", ZS_OK},
+      {ZS_FORMAT_DTANS, "raw_blocks=2", ZS_ERR_INVALID_ARGUMENT},
+      {ZS_FORMAT_DTANS, "col_slabs=9", ZS_ERR_INVALID_ARGUMENT},
+      {ZS_FORMAT_DTANS, "raw_blocks=3,col_slabs=8", ZS_OK},
+  };
+  for (size_t i = 0; i < sizeof cases_ / sizeof *cases_; i++) {
+    zs_encoded *E = NULL;
+    zs_operator *op = NULL;
+    char what[160];
+    snprintf(what, sizeof what, "%s %s %s", backend, zs_format_name(cases_[i].format),
+             cases_[i].options);
+    if (zs_encode(&E, A, cases_[i].format, NULL)) {
+      printf("FAIL %s: cannot encode: %s\n", what, zs_last_error());
+      cases++, failures++;
+      continue;
+    }
+    expect_status(what, zs_operator_create(&op, ctx, E, backend, cases_[i].options),
+                  cases_[i].want);
+    zs_operator_destroy(&op);
+    zs_encoded_destroy(&E);
+  }
+  zs_matrix_destroy(&A);
+}
+
 /* Count a case; print FAIL with its reason, or ok with `detail`. */
 static void report_case(const char *what, const char *why, const char *detail) {
   cases++;
@@ -818,6 +862,8 @@ int main(int argc, char **argv) {
   }
   find_variants(ctx, require);
   option_cases(ctx);
+  if (require && (strcmp(require, "cuda") == 0 || strcmp(require, "hip") == 0))
+    gpu_option_cases(ctx, require);
   for (int b = 0; b < n_variants; b++)
     if (!variants[b].options)
       for (int k = 0; k < 2; k++) {
