@@ -306,6 +306,11 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
       }
       /* (d) The gathers go out now; the state update below runs while they are in flight. */
       constexpr int CH = (RAW || JOINT) && sizeof(T) == 8 ? 4 : PER; /* f64: 16 doubles not live */
+      /* The raw kernel cut for 3 blocks has the registers to issue the second chunk before the
+       * first chunk's products instead of after them (H100, random values, f64 SpMV: banded 686
+       * -> 646 us, Erdős–Rényi unchanged; the same in the 4-block kernel spilled, 3-D stencil
+       * 514 -> 551, and in the joint kernel lost 3-4 %: bench/NOTES.md). */
+      constexpr bool EARLY = RAW && BLOCKS == 3 && CH < PER;
       T xv[PER];
       /* x (and raw values) of the nonzeros from .. from + CH - 1 */
       auto gather = [&](int from) {
@@ -327,12 +332,15 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
       const uint32_t l2 = FULL ? take_all() : take(more);
       w0 = e0 ? s0 : l0, w1 = e1 ? s1 : l1, w2 = l2;
       if (fill - cur <= ZS_DT_BATCH) land(), issue();
+      if (EARLY && MODE == ZS_DT_SPMV)
+#pragma unroll
+        for (int k = CH; k < PER; k += CH) gather(k);
 
       /* (f) The products, in row order. */
       if (MODE == ZS_DT_SPMV) {
 #pragma unroll
         for (int i = 0; i < PER; i++) {
-          if (i >= CH && i % CH == 0) gather(i);
+          if (!EARLY && i >= CH && i % CH == 0) gather(i);
           sum += v[i] * xv[i]; /* past todo only after the lane's last row: never stored */
           if (fin >> i & 1) {
             T out = alpha * sum;
