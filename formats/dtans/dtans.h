@@ -24,12 +24,8 @@ ZSI_HIDDEN extern const zsi_format_ops zsi_format_dtans;
 #define DTANS_M 256                 /* largest multiplicity: a digit fits in 8 bits */
 #define DTANS_LANES 32              /* lanes of a slice, decoded in lockstep by one warp */
 #define DTANS_MAX_ROWS_PER_LANE 128 /* bounds a lane's walk over empty rows */
-/* Default slicing of small matrices (dtans_encode.c): at least this many slices, lanes of at
- * least this many symbols. 256 slices give every multiprocessor of a current GPU a warp. */
-#define DTANS_MIN_SLICES 256
-#define DTANS_MIN_LANE_SYMBOLS 128
-#define DTANS_SPREAD 2563  /* odd, so slot = (rank * SPREAD) mod K is a permutation */
-#define DTANS_SYMBOLS 4096 /* at most K distinct ids per domain */
+#define DTANS_SPREAD 2563           /* odd, so slot = (rank * SPREAD) mod K is a permutation */
+#define DTANS_SYMBOLS 4096          /* at most K distinct ids per domain */
 
 /* How the value domain is stored. Joint: one table of (delta, value) pairs, 8 nonzeros per
  * segment, the pair's value an index into value_symbols (pair_values). */

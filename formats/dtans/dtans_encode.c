@@ -422,7 +422,7 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
 /* ---- the encoder ---- */
 /* The encoder's options, parsed once (-1: the default, chosen from the matrix later). */
 typedef struct enc_opts {
-  int mode, progress, row_order, lane_symbols_set;
+  int mode, progress, row_order;
   int64_t rpl, lane_symbols, long_min, guided, guided_floor;
 } enc_opts;
 
@@ -456,7 +456,6 @@ static zs_status parse_options(const char *options, enc_opts *o) {
   if ((s = zsi_option_int(options, "rows_per_lane", 1, DTANS_MAX_ROWS_PER_LANE, &o->rpl, &found)) ||
       (s = zsi_option_int(options, "lane_symbols", 8, INT64_C(1) << 40, &o->lane_symbols, &found)))
     return s;
-  o->lane_symbols_set = found;
   /* long_rows=N: rows with more than N nonzeros are stored apart (0: none; default: the larger
    * of lane_symbols and 16 times the average row). */
   o->long_min = -1;
@@ -732,17 +731,8 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice table");
     goto done;
   }
-  const int64_t per_nz = coded ? 2 : 1;
-  int64_t slices = 0, left = coded_nnz * per_nz, lane = lane_symbols;
-  /* A small matrix in slices of 1024 symbols a lane is a few slices, a few warps of a GPU each
-   * decoding a long chain (H100, bcsstk13, 84 k nonzeros in 5 slices: SpMV 197 us against 13
-   * for CSR). Unless lane_symbols is given, lanes shrink, to no fewer than 128 symbols, until
-   * the matrix has DTANS_MIN_SLICES slices: 65 us there at 2 % more bytes (bench/NOTES.md). */
-  if (!o->lane_symbols_set && left / (DTANS_LANES * DTANS_MIN_SLICES) < lane)
-    lane = left / (DTANS_LANES * DTANS_MIN_SLICES) > DTANS_MIN_LANE_SYMBOLS
-               ? left / (DTANS_LANES * DTANS_MIN_SLICES)
-               : DTANS_MIN_LANE_SYMBOLS;
-  const int64_t full = DTANS_LANES * lane;
+  const int64_t per_nz = coded ? 2 : 1, full = DTANS_LANES * lane_symbols;
+  int64_t slices = 0, left = coded_nnz * per_nz;
   /* Raw and constant values: the GPU kernel runs a quarter more warps and reads the raw values
    * beside the stream; measured on the H100, smaller last slices only slowed it (random-valued
    * Erdős–Rényi f64 1309 -> 1597 us), while coded and joint ones gained (st27 408 -> 309 us). */

@@ -196,8 +196,10 @@ static void size_against_bound(void) {
       const double ratio = st.bound > 0 ? st.stream / st.bound : 0;
       printf("%-60s %-18s stream %.0f B, bound %.0f B, ratio %.4f\n", specs[i],
              opts[o] ? opts[o] : "(defaults)", st.stream, st.bound, ratio);
-      /* Lanes of 2048 symbols spread the per-lane cost (about 3 words) below 2 %. */
-      if (o == 1) CHECK(ratio > 1.0 && ratio <= 1.02);
+      /* Lanes of 1024 symbols (the default) and of 2048 spread the per-lane cost (about 3
+       * words) below 2 %, issue 4's size target; smaller default lanes for small matrices were
+       * measured 4-11 % over (bench/NOTES.md) and not adopted. */
+      CHECK(ratio > 1.0 && ratio <= 1.02);
     }
     zs_matrix_destroy(&A);
   }
@@ -223,6 +225,25 @@ static void joint_pairs(void) {
     CHECK(joint.stream < 0.9 * coded.stream);
     zs_matrix_destroy(&A);
   }
+}
+
+/* A banded few-valued matrix whose pairs escape 0.5 % of the time: joint values are a little
+ * larger than coded ones, and auto still takes them (at most 10 % larger: they decode twice
+ * the nonzeros per segment). */
+static void joint_preferred(void) {
+  zs_matrix *A = NULL;
+  const char *spec = "banded:rows=65536,width=128,per_row=20,values=set,distinct=64,seed=42";
+  if (zs_matrix_generate(&A, spec, ZS_F64, 0) != ZS_OK) {
+    fprintf(stderr, "%s: %s\n", spec, zs_last_error());
+    check_failures++;
+    return;
+  }
+  stat_ctx joint = {0, 0, 0, -1}, coded = {0, 0, 0, -1};
+  CHECK(round_trip("banded, auto", A, NULL, &joint) == DTANS_VALUES_JOINT);
+  CHECK(round_trip("banded, coded", A, "values=coded", &coded) == DTANS_VALUES_CODED);
+  printf("%s: joint stream %.0f B, coded %.0f B\n", spec, joint.stream, coded.stream);
+  CHECK(joint.stream > coded.stream && joint.stream < 1.1 * coded.stream);
+  zs_matrix_destroy(&A);
 }
 
 /* Guided slices: in a matrix of many full slices the last ones shrink (to 1/guided_floor). */
@@ -529,6 +550,7 @@ int main(int argc, char **argv) {
   edge_cases();
   size_against_bound();
   joint_pairs();
+  joint_preferred();
   guided_slices();
   distinct_values_shortcut();
   corruption(NULL);
