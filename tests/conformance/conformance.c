@@ -631,7 +631,7 @@ static void gpu_option_cases(zs_context *ctx, const char *backend) {
     zs_format format;
     const char *options;
     zs_status want;
-  } cases_[] = {
+  } gpu_cases[] = {
       {ZS_FORMAT_GCSB, "det_splits=0", ZS_ERR_INVALID_ARGUMENT},
       {ZS_FORMAT_GCSB, "det_splits=65", ZS_ERR_INVALID_ARGUMENT},
       {ZS_FORMAT_GCSB, "det_splits=3x", ZS_ERR_INVALID_ARGUMENT},
@@ -643,19 +643,19 @@ static void gpu_option_cases(zs_context *ctx, const char *backend) {
       {ZS_FORMAT_DTANS, "col_slabs=9", ZS_ERR_INVALID_ARGUMENT},
       {ZS_FORMAT_DTANS, "raw_blocks=3,col_slabs=8", ZS_OK},
   };
-  for (size_t i = 0; i < sizeof cases_ / sizeof *cases_; i++) {
+  for (size_t i = 0; i < sizeof gpu_cases / sizeof *gpu_cases; i++) {
     zs_encoded *E = NULL;
     zs_operator *op = NULL;
     char what[160];
-    snprintf(what, sizeof what, "%s %s %s", backend, zs_format_name(cases_[i].format),
-             cases_[i].options);
-    if (zs_encode(&E, A, cases_[i].format, NULL)) {
+    snprintf(what, sizeof what, "%s %s %s", backend, zs_format_name(gpu_cases[i].format),
+             gpu_cases[i].options);
+    if (zs_encode(&E, A, gpu_cases[i].format, NULL)) {
       printf("FAIL %s: cannot encode: %s\n", what, zs_last_error());
       cases++, failures++;
       continue;
     }
-    expect_status(what, zs_operator_create(&op, ctx, E, backend, cases_[i].options),
-                  cases_[i].want);
+    expect_status(what, zs_operator_create(&op, ctx, E, backend, gpu_cases[i].options),
+                  gpu_cases[i].want);
     zs_operator_destroy(&op);
     zs_encoded_destroy(&E);
   }
