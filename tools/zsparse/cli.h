@@ -7,6 +7,18 @@
 
 #include "zsparse.h"
 
+/* The --op-options paragraph of the spmv and solve help texts (both take the same operator
+ * options). */
+#define ZS_CLI_OP_OPTIONS_HELP                                                                   \
+  "  --op-options K=V,...  operator options: transpose=deterministic|atomic (cpu, cuda, hip),\n" \
+  "                        transpose=stored (any backend: A^T encoded beside A);\n"              \
+  "                        CSR, dtANS on cuda, hip: col_slabs=1..8 (default: chosen from\n"      \
+  "                        x's hot columns and the L2 size); CSR: block_nnz=1024|2048;\n"        \
+  "                        dtANS: raw_blocks=3|4 (default: chosen from the slice count);\n"      \
+  "                        CSB, GCSB on cuda, hip: spmv=deterministic|atomic,\n"                 \
+  "                        x_stage=auto|on|off, det_walk=auto|warp|lanes,\n"                     \
+  "                        det_splits=1..64\n"
+
 /* Exit codes of every subcommand. */
 enum { ZS_CLI_OK = 0, ZS_CLI_FAIL = 1, ZS_CLI_USAGE = 2 };
 
