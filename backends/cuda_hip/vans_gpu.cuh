@@ -358,6 +358,156 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
   }
 }
 
+/* A refill word of the pair layout, loaded by every lane (see vans_word). L2H: each miss
+ * brings 256 bytes of the stream into L2 (the stream is read front to back). */
+template <bool L2H>
+__device__ __forceinline__ uint32_t vans_word32(const uint32_t *p) {
+#if defined(__CUDA_ARCH__)
+  uint32_t w;
+  if (L2H)
+    asm volatile("ld.global.nc.L2::256B.u32 %0, [%1];" : "=r"(w) : "l"(p));
+  else
+    asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(w) : "l"(p));
+  return w;
+#else
+  return *p;
+#endif
+}
+
+#define VANS_PAIR_SLOTS 4096 /* the pair model's quantiles (12 bits) */
+
+/* One pair step on the 64-bit state hi:lo: st = (st >> 12) * f + offset, with the table entry
+ * of quantile st mod 4096 (built at upload). NARROW (every f <= 255, as the encoder writes):
+ * one 32-bit word, f in byte 0, the quantile's offset in its slot in byte 1, the two weights in
+ * bytes 2 and 3; a 16 KiB table whose 4-byte loads take half the shared-memory wavefronts of
+ * the 8-byte entries that larger f need (.x = f, .y = offset in bits 0-11 and the weights in
+ * bytes 2 and 3). Written on 32-bit halves so that the product is one wide multiply-add onto
+ * (hi >> 12) * f : offset. Returns the word holding the weights. */
+template <bool NARROW>
+__device__ __forceinline__ uint32_t vans_pair(uint32_t &lo, uint32_t &hi, const uint32_t *tab) {
+  uint32_t f, off, y;
+  if (NARROW) {
+    y = tab[lo & (VANS_PAIR_SLOTS - 1)];
+    f = y & 0xffu, off = __byte_perm(y, 0, 0x4441);
+  } else {
+    const uint2 e = ((const uint2 *)tab)[lo & (VANS_PAIR_SLOTS - 1)];
+    f = e.x, off = e.y & 0xfffu, y = e.y;
+  }
+  const uint32_t qlo = __funnelshift_r(lo, hi, 12), qhi = hi >> 12;
+  const uint64_t st = (uint64_t)qlo * f + ((uint64_t)(qhi * f) << 32 | off);
+  lo = (uint32_t)st, hi = (uint32_t)(st >> 32);
+  return y;
+}
+
+/* Lookahead (PF): the stream VANS_PAIR_AHEAD words (1 KiB, ~15 chunks) past a row's cursor is
+ * prefetched into L2 once per chunk, so that the refills find their lines in L2 instead of
+ * waiting on DRAM (H100, N = 16384: L2 hit rate 47 %, L1 35 %, and 8 of 20 stall cycles per
+ * instruction on the refill load). It gains 1-4 % with two rows a group and loses 4 % with
+ * one. A lookahead into L1 by cp.async.ca was slower (16384: 144 -> 154 us). */
+#define VANS_PAIR_AHEAD 256
+__device__ __forceinline__ void vans_prefetch_l2(const uint32_t *p) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#else
+  (void)p;
+#endif
+}
+
+/* The refill of a row's lanes after a chunk: lanes whose state fell below 2^32 take the next
+ * words of the row's stream in lane order (every lane loads, the payload is padded). */
+template <bool L2H>
+__device__ __forceinline__ void vans_pair_refill(uint32_t &lo, uint32_t &hi, const uint32_t *&pc,
+                                                 bool active, uint32_t below, uint32_t shift) {
+  const bool need = active && hi == 0;
+  const uint32_t m = (uint32_t)((uint64_t)zs_ballot(need) >> shift);
+  const uint32_t w = vans_word32<L2H>(pc + zs_popc(m & below));
+  if (need) hi = lo, lo = w;
+  pc += zs_popc(m);
+}
+
+/* Pair layout (docs/formats/vans.md §3): a group of 32 lanes per row as in the kernels above,
+ * but each table lookup decodes two neighbouring weights, and a lane refills once per chunk
+ * (after both of its pairs) with a 32-bit word into a 64-bit state. Per lane and chunk of 128
+ * columns: two lookups and multiply-adds, one ballot and refill, one byte permute and dp4a;
+ * the 8-bit layouts need four steps and four refill checks for the same four weights. The
+ * table (32 KiB) and x stay in shared memory; rows come from the counter, ROWS at a time: a
+ * group walks ROWS rows side by side, so one row's decode hides another's refill latency. */
+template <bool SHARED_X, int ROWS, bool L2H, bool NARROW, bool PF>
+__global__ void __launch_bounds__(VANS_LANES_THREADS)
+    vans_layer_pairs(uint32_t rows, uint32_t cols, const uint32_t *__restrict__ cursors,
+                     const uint16_t *__restrict__ payload, const uint32_t *__restrict__ tab_g,
+                     const int32_t *__restrict__ mult, const int8_t *__restrict__ x,
+                     int64_t *__restrict__ z, unsigned long long *amax, uint32_t *next_row) {
+  extern __shared__ uint32_t vans_smem[];
+  const uint32_t tab_words = (NARROW ? 1 : 2) * VANS_PAIR_SLOTS;
+  const uint32_t *tab = vans_smem;
+  int8_t *sx = (int8_t *)(vans_smem + tab_words);
+  const uint32_t full = cols / VANS_CHUNK, chunks = (cols + VANS_CHUNK - 1) / VANS_CHUNK;
+  for (uint32_t i = threadIdx.x; i < tab_words; i += blockDim.x) vans_smem[i] = tab_g[i];
+  if (SHARED_X)
+    for (uint32_t j = threadIdx.x; j < chunks * VANS_CHUNK; j += blockDim.x)
+      sx[j] = j < cols ? x[j] : 0;
+  __syncthreads();
+  const int8_t *xv = (SHARED_X ? sx : x) + 4 * (threadIdx.x % VANS_GROUP); /* zero-padded */
+  const uint32_t lane = threadIdx.x % VANS_GROUP;
+  const uint32_t shift = threadIdx.x % ZS_WARP_SIZE - lane; /* the group's place in its warp */
+  const uint32_t below = (1u << lane) - 1u;
+  const uint32_t groups_total = gridDim.x * (blockDim.x / VANS_GROUP);
+  const uint32_t *words = (const uint32_t *)payload;
+  const uint32_t tickets = (rows + ROWS - 1) / ROWS;
+  uint32_t ticket = blockIdx.x * (blockDim.x / VANS_GROUP) + threadIdx.x / VANS_GROUP;
+  while (ticket < tickets) {
+    uint32_t next = 0;
+    if (lane == 0) next = groups_total + atomicAdd(next_row, 1u);
+    uint32_t row[ROWS], lo[ROWS], hi[ROWS];
+    const uint32_t *pc[ROWS];
+    int acc[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+      row[r] = ticket * ROWS + r < rows ? ticket * ROWS + r : ticket * ROWS; /* spare: again */
+      pc[r] = words + cursors[row[r]] / 2;
+      hi[r] = pc[r][2 * lane], lo[r] = pc[r][2 * lane + 1];
+      pc[r] += 2 * VANS_GROUP;
+      acc[r] = 0;
+    }
+    for (uint32_t ch = 0; ch < full; ch++) { /* whole chunks: every lane holds both pairs */
+      const int xw = SHARED_X ? *(const int *)(xv + ch * VANS_CHUNK)
+                              : (int)__ldg((const unsigned *)(xv + ch * VANS_CHUNK));
+#pragma unroll
+      for (int r = 0; r < ROWS; r++) {
+        const uint32_t y0 = vans_pair<NARROW>(lo[r], hi[r], tab);
+        const uint32_t y1 = vans_pair<NARROW>(lo[r], hi[r], tab);
+        acc[r] = vans_dot4((int)__byte_perm(y0, y1, 0x7632), xw, acc[r]);
+      }
+#pragma unroll
+      for (int r = 0; r < ROWS; r++) {
+        vans_pair_refill<L2H>(lo[r], hi[r], pc[r], true, below, shift);
+        if (PF) vans_prefetch_l2(pc[r] + VANS_PAIR_AHEAD);
+      }
+    }
+    if (full < chunks) { /* the last, partial chunk: x is zero past cols, and no refill follows */
+      const int xw = SHARED_X ? *(const int *)(xv + full * VANS_CHUNK)
+                              : (int)__ldg((const unsigned *)(xv + full * VANS_CHUNK));
+#pragma unroll
+      for (int r = 0; r < ROWS; r++) {
+        const uint32_t y0 = vans_pair<NARROW>(lo[r], hi[r], tab);
+        const uint32_t y1 = vans_pair<NARROW>(lo[r], hi[r], tab);
+        acc[r] = vans_dot4((int)__byte_perm(y0, y1, 0x7632), xw, acc[r]);
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+      acc[r] = zs_group_sum(acc[r], VANS_GROUP);
+      if (lane == 0 && (r == 0 || ticket * ROWS + r < rows)) {
+        const int64_t v = (int64_t)acc[r] * (mult ? mult[row[r]] : 1);
+        z[row[r]] = v;
+        vans_note_max(amax, v);
+      }
+    }
+    ticket = zs_shfl(next, (int)shift);
+  }
+}
+
 /* The kernel before the work above (bench comparison only, ZS_VANS_GPU_VARIANT=3). */
 template <bool SHARED_X>
 __global__ void __launch_bounds__(VANS_THREADS)
@@ -461,7 +611,10 @@ struct vans_dev_layer {
   vans_kernel kern; /* lanes layout: the kernel, its grid, block and shared bytes */
   uint32_t blocks, threads;
   size_t smem;
-  bool pairs; /* every initial lane state >= 2^16: the lanes kernel may pair its steps */
+  bool pairs;          /* every initial lane state >= 2^16: the lanes kernel may pair its steps */
+  bool pair_model;     /* the pair layout: vans_layer_pairs */
+  bool pair_narrow;    /* its table in 32-bit entries (every f <= 255), else 64-bit */
+  uint32_t fit_blocks; /* blocks of the kernel that fit on the device at once */
   uint32_t *cursors, *tab;
   uint16_t *payload;
   int32_t *mult;
@@ -499,7 +652,7 @@ zs_status vans_fit_launch(vans_dev_layer *d, vans_kernel k, size_t smem, int sms
               "vans occupancy");
   if (s == ZS_OK && per_sm < 1) s = fail(ZS_ERR_DEVICE, "vans: the %s kernel does not fit", name);
   const uint32_t groups = d->threads / VANS_GROUP;
-  d->blocks = (uint32_t)sms * (uint32_t)per_sm;
+  d->blocks = d->fit_blocks = (uint32_t)sms * (uint32_t)per_sm;
   if (d->blocks > (d->rows + groups - 1) / groups) d->blocks = (d->rows + groups - 1) / groups;
   return s;
 }
@@ -529,8 +682,47 @@ zs_status vans_config_ring(vans_dev_layer *d, int sms) {
   return vans_fit_launch(d, vans_layer_ring<SX>, smem, sms, "ring");
 }
 
+/* The pair kernel: ROWS rows per group of lanes, L2H the L2 prefetch hint on refills, PF the
+ * lookahead into L2. */
+template <bool SX, int ROWS, bool L2H, bool PF>
+zs_status vans_config_pairs(vans_dev_layer *d, int sms) {
+  const size_t smem =
+      (size_t)VANS_PAIR_SLOTS * (d->pair_narrow ? 4 : 8) + (SX ? vans_padded_cols(d) : 0);
+  return d->pair_narrow
+             ? vans_fit_launch(d, vans_layer_pairs<SX, ROWS, L2H, true, PF>, smem, sms, "pairs")
+             : vans_fit_launch(d, vans_layer_pairs<SX, ROWS, L2H, false, PF>, smem, sms, "pairs");
+}
+
+/* Pair layers: two rows per group of lanes (one row's decode hides the other's refill) once
+ * the rows fill the groups that fit at least 0.9 times over in pairs, with the L2 lookahead;
+ * one row per group below that, where two would leave groups idle, without it. The L2 hint
+ * always. H100, entropy-4 layers, us per layer (bench/notes/vans.md): N = 8192, one row 50,
+ * two 62, one row with the lookahead 52 (and 58 -> 54 from the hint, with 8-byte entries);
+ * N = 16384, one row 150, two 144, two with the lookahead 142; N = 32768, two 511, with the
+ * lookahead 492. Variants for bench comparisons: 11, 12, 13 (one row: plain, the hint, hint
+ * and lookahead), 21, 22, 23 (two rows, the same). */
+template <bool SX>
+zs_status vans_config_pairs_variant(vans_dev_layer *d, int sms, int variant) {
+  switch (variant) {
+  case 11: return vans_config_pairs<SX, 1, false, false>(d, sms);
+  case 12: return vans_config_pairs<SX, 1, true, false>(d, sms);
+  case 13: return vans_config_pairs<SX, 1, true, true>(d, sms);
+  case 21: return vans_config_pairs<SX, 2, false, false>(d, sms);
+  case 22: return vans_config_pairs<SX, 2, true, false>(d, sms);
+  case 23: return vans_config_pairs<SX, 2, true, true>(d, sms);
+  default: {
+    zs_status s = vans_config_pairs<SX, 1, true, false>(d, sms);
+    const uint64_t fit = (uint64_t)d->fit_blocks * (VANS_LANES_THREADS / VANS_GROUP);
+    if (s == ZS_OK && 10 * (uint64_t)d->rows >= 18 * fit)
+      s = vans_config_pairs<SX, 2, true, true>(d, sms);
+    return s;
+  }
+  }
+}
+
 template <bool SX>
 zs_status vans_config_variant(vans_dev_layer *d, int sms, int variant) {
+  if (d->pair_model) return vans_config_pairs_variant<SX>(d, sms, variant);
   if (!d->pairs) return vans_config<SX, false, false, false>(d, sms);
   switch (variant) {
   case 1: return vans_config<SX, true, false, false>(d, sms);
@@ -576,12 +768,31 @@ zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
     vans_dev_layer *d = &c->layers[k];
     d->rows = L[k].rows, d->cols = L[k].cols, d->lanes = L[k].lanes;
     if (d->rows > big) big = d->rows;
-    uint32_t tab[256];
-    for (uint32_t q = 0; q < 256; q++) {
-      const uint32_t r = L[k].ppf[q];
-      const uint32_t p = (uint8_t)(L[k].cdf[r + 1] - L[k].cdf[r]);
-      const uint32_t w = (uint8_t)(int8_t)(L[k].w_min + (int32_t)r);
-      tab[q] = (uint8_t)(q - L[k].cdf[r]) | w << 8 | p << 24;
+    uint32_t tab[2 * VANS_PAIR_SLOTS]; /* host staging of the decode table */
+    uint32_t tab_words = 256;
+    d->pair_model = L[k].pairs > 0;
+    if (d->pair_model) {
+      d->pair_narrow = true;
+      for (uint32_t e = 0; e < L[k].pairs; e++) d->pair_narrow &= L[k].pair_f[e] <= 255;
+      tab_words = (d->pair_narrow ? 1 : 2) * VANS_PAIR_SLOTS;
+      for (uint32_t e = 0, q = 0; e < L[k].pairs; e++)
+        for (uint32_t o = 0; o < L[k].pair_f[e]; o++, q++) {
+          const uint32_t w =
+              (uint32_t)(uint8_t)L[k].pair_a[e] << 16 | (uint32_t)(uint8_t)L[k].pair_b[e] << 24;
+          if (d->pair_narrow) {
+            tab[q] = L[k].pair_f[e] | o << 8 | w;
+          } else {
+            tab[2 * q] = L[k].pair_f[e];
+            tab[2 * q + 1] = o | w;
+          }
+        }
+    } else {
+      for (uint32_t q = 0; q < 256; q++) {
+        const uint32_t r = L[k].ppf[q];
+        const uint32_t p = (uint8_t)(L[k].cdf[r + 1] - L[k].cdf[r]);
+        const uint32_t w = (uint8_t)(int8_t)(L[k].w_min + (int32_t)r);
+        tab[q] = (uint8_t)(q - L[k].cdf[r]) | w << 8 | p << 24;
+      }
     }
     /* A state starts >= 2^16 when its first word is not zero; the encoder always writes such
      * states, but a valid stream need not (docs/formats/vans.md §2). */
@@ -589,7 +800,7 @@ zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
     for (uint32_t i = 0; i < d->rows && d->lanes; i++)
       for (uint32_t l = 0; l < d->lanes; l++)
         if (L[k].payload[L[k].cursors[i] + 2 * l] == 0) d->pairs = false;
-    if (s == ZS_OK) s = upload_array(&d->tab, tab, 256, "vans decode table");
+    if (s == ZS_OK) s = upload_array(&d->tab, tab, tab_words, "vans decode table");
     if (s == ZS_OK) s = upload_array(&d->cursors, L[k].cursors, d->rows, "vans cursors");
     /* The payload is followed by zeros that prefetches and ring fills of the last row touch. */
     const size_t pw = L[k].payload_words + VANS_RING + 64; /* fills run ahead of the last row */
@@ -623,9 +834,10 @@ zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
     vans_dev_layer *d = &c->layers[k];
     if (!d->lanes) continue;
     const uint32_t padded = vans_padded_cols(d);
-    const size_t tab = (size_t)256 * VANS_GROUP * 4;
-    const bool sx =
-        c->variant == 3 ? padded <= VANS_SHARED_X_MAX : tab + padded + 1024 <= g_state.smem_optin;
+    const size_t tab = d->pair_model ? (size_t)VANS_PAIR_SLOTS * (d->pair_narrow ? 4 : 8)
+                                     : (size_t)256 * VANS_GROUP * 4;
+    const bool sx = c->variant == 3 && !d->pair_model ? padded <= VANS_SHARED_X_MAX
+                                                      : tab + padded + 1024 <= g_state.smem_optin;
     s = sx ? vans_config_variant<true>(d, c->sms, c->variant)
            : vans_config_variant<false>(d, c->sms, c->variant);
   }

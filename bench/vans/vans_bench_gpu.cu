@@ -72,11 +72,14 @@ int main(int argc, char **argv) {
       printf(
           "usage: vans-bench-gpu [--layers K] [--reps R] [--entropy BITS] [--variants V,V..]"
           " [N ...]\n"
-          "Default N: 4096 8192 16384 32768. Times per layer in ms (median of nothing: mean\n"
-          "over R chains after a warm-up); 'upload' adds the host-to-device copy of the\n"
-          "weights from pageable memory, as a program loading a model would. --variants times\n"
-          "the lanes kernel's variants (ZS_VANS_GPU_VARIANT, backends/cuda_hip/vans_gpu.cuh)\n"
-          "and checks each against the int8 chain.\n");
+          "Default N: 4096 8192 16384 32768. Times per layer in ms (mean over R chains after\n"
+          "a warm-up); '+upload' adds the host-to-device copy of the weights from pageable\n"
+          "memory, as a program loading a model would. Layouts: pairs (ZS_VANS_PAIRS; '-' when\n"
+          "a layer has more than 4096 distinct pairs), lanes (interleaved) and rows (the\n"
+          "report's); bits/w (lanes) and pairs/w count whole records with tables and cursors.\n"
+          "--variants times kernel variants (ZS_VANS_GPU_VARIANT, backends/cuda_hip/\n"
+          "vans_gpu.cuh: below 10 the lanes kernel's, from 10 up the pair kernel's) and checks\n"
+          "each against the int8 chain.\n");
       return 0;
     } else if (n_sizes < 16)
       sizes[n_sizes++] = atoi(argv[i]);
@@ -89,9 +92,9 @@ int main(int argc, char **argv) {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
-  printf("%6s %3s %7s %7s | %9s %9s | %9s %9s | %9s %9s | %9s %9s | %s\n", "N", "K", "H bits",
-         "bits/w", "lanes", "+upload", "rows", "+upload", "int8 gemv", "+upload", "Sgemv",
-         "+upload", "int8 chain == ours");
+  printf("%6s %3s %7s %7s %7s | %9s %9s | %9s %9s | %9s %9s | %9s %9s | %9s %9s | %s\n", "N", "K",
+         "H bits", "bits/w", "pairs/w", "pairs", "+upload", "lanes", "+upload", "rows", "+upload",
+         "int8 gemv", "+upload", "Sgemv", "+upload", "int8 chain == ours (pairs)");
   for (int si = 0; si < n_sizes; si++) {
     const int N = sizes[si];
     char spec[128];
@@ -99,20 +102,25 @@ int main(int argc, char **argv) {
       snprintf(spec, sizeof spec, "n=%d,k=%d,seed=1,entropy=%g", N, K, entropy);
     else
       snprintf(spec, sizeof spec, "n=%d,k=%d,seed=1", N, K);
-    zs_vans *V[2];
+    /* the same weights in three layouts: interleaved, the report's rows, pairs (refused when a
+     * layer has more than 4096 distinct pairs: then "-") */
+    zs_vans *V[3];
     CZ(zs_vans_generate(&V[0], spec, ZS_VANS_INTERLEAVED));
     CZ(zs_vans_generate(&V[1], spec, 0));
-    double hbits = 0, bits = 0;
-    for (int k = 0; k < K; k++) {
-      zs_vans_layer_info in;
-      CZ(zs_vans_layer_info_get(V[0], k, &in));
-      hbits += in.entropy_bits / K;
-      bits += 8.0 * (double)in.bytes / ((double)N * N) / K;
-    }
+    const int n_layouts = zs_vans_generate(&V[2], spec, ZS_VANS_PAIRS) == ZS_OK ? 3 : 2;
+    double hbits = 0, bits[3] = {0, 0, 0};
+    for (int v = 0; v < n_layouts; v += 2)
+      for (int k = 0; k < K; k++) {
+        zs_vans_layer_info in;
+        CZ(zs_vans_layer_info_get(V[v], k, &in));
+        if (v == 0) hbits += in.entropy_bits / K;
+        bits[v] += 8.0 * (double)in.bytes / ((double)N * N) / K;
+      }
     /* ours: create = upload of the coded layers; time = the chain without transfers */
-    double ours[2], ours_up[2];
+    double ours[3] = {0, 0, 0}, ours_up[3] = {0, 0, 0};
     signed char *y_ours = (signed char *)malloc(N), *y_int8 = (signed char *)malloc(N);
-    for (int v = 0; v < 2; v++) {
+    signed char *y_pairs = (signed char *)malloc(N);
+    for (int v = 0; v < n_layouts; v++) {
       zs_vans_chain *c;
       const double t0 = now();
       CZ(zs_vans_chain_create(&c, ctx, V[v], "cuda"));
@@ -122,7 +130,7 @@ int main(int argc, char **argv) {
       CZ(zs_vans_chain_time(c, reps, &ms));
       ours[v] = ms / K;
       ours_up[v] = ours[v] + up;
-      if (v == 0) CZ(zs_vans_chain_run(c, NULL, (int8_t *)y_ours));
+      if (v != 1) CZ(zs_vans_chain_run(c, NULL, (int8_t *)(v == 0 ? y_ours : y_pairs)));
       zs_vans_chain_destroy(&c);
     }
     /* baselines: the decoded int8 weights, row-major N x N = column-major W^T */
@@ -169,6 +177,7 @@ int main(int argc, char **argv) {
     }
     CK(cudaMemcpy(y_int8, d_x + (size_t)N * (K % 2), N, cudaMemcpyDeviceToHost));
     const int same = memcmp(y_int8, y_ours, N) == 0;
+    const int same_pairs = n_layouts == 3 && memcmp(y_int8, y_pairs, N) == 0;
     /* Sgemv on the same weights as f32: upload measured on one layer */
     for (size_t i = 0; i < nn; i++) w32[i] = (float)w8[i];
     CK(cudaEventRecord(e0));
@@ -188,9 +197,20 @@ int main(int argc, char **argv) {
     CK(cudaEventSynchronize(e1));
     CK(cudaEventElapsedTime(&ms, e0, e1));
     const double sg = ms / reps;
-    printf("%6d %3d %7.3f %7.3f | %9.4f %9.4f | %9.4f %9.4f | %9.4f %9.4f | %9.4f %9.4f | %s\n", N,
-           K, hbits, bits, ours[0], ours_up[0], ours[1], ours_up[1], int8_ms, int8_ms + up8, sg,
-           sg + up32, same ? "yes" : "NO");
+    char pw[16] = "-", pt[16] = "-", pu[16] = "-";
+    if (n_layouts == 3) {
+      snprintf(pw, sizeof pw, "%.3f", bits[2]);
+      snprintf(pt, sizeof pt, "%.4f", ours[2]);
+      snprintf(pu, sizeof pu, "%.4f", ours_up[2]);
+    }
+    printf(
+        "%6d %3d %7.3f %7.3f %7s | %9s %9s | %9.4f %9.4f | %9.4f %9.4f | %9.4f %9.4f | %9.4f "
+        "%9.4f | %s (%s)\n",
+        N, K, hbits, bits[0], pw, pt, pu, ours[0], ours_up[0], ours[1], ours_up[1], int8_ms,
+        int8_ms + up8, sg, sg + up32, same ? "yes" : "NO",
+        n_layouts < 3 ? "-"
+        : same_pairs  ? "yes"
+                      : "NO");
     for (const char *v = variants; v && *v;) {
       char name[16];
       size_t len = strcspn(v, ",");
@@ -199,14 +219,18 @@ int main(int argc, char **argv) {
       name[len] = 0;
       v += strcspn(v, ",");
       if (*v) v++;
+      /* variants from 10 up are the pair kernel's, below the lanes kernel's */
+      const int pair_variant = atoi(name) >= 10;
+      if (pair_variant && n_layouts < 3) continue;
       setenv("ZS_VANS_GPU_VARIANT", name, 1);
       zs_vans_chain *c;
-      CZ(zs_vans_chain_create(&c, ctx, V[0], "cuda"));
+      CZ(zs_vans_chain_create(&c, ctx, V[pair_variant ? 2 : 0], "cuda"));
       double ms;
       CZ(zs_vans_chain_time(c, reps, &ms));
       memset(y_ours, 0x55, N);
       CZ(zs_vans_chain_run(c, NULL, (int8_t *)y_ours));
-      printf("       variant %-3s lanes %9.4f ms/layer, == int8 chain: %s\n", name, ms / K,
+      printf("       variant %-3s %s %9.4f ms/layer, == int8 chain: %s\n", name,
+             pair_variant ? "pairs" : "lanes", ms / K,
              memcmp(y_int8, y_ours, N) == 0 ? "yes" : "NO");
       zs_vans_chain_destroy(&c);
       unsetenv("ZS_VANS_GPU_VARIANT");
@@ -214,9 +238,8 @@ int main(int argc, char **argv) {
     fflush(stdout);
     cudaFree(d_w8), cudaFree(d_x), cudaFree(d_z), cudaFree(d_m), cudaFree(d_w32);
     cudaFree(d_xf), cudaFree(d_yf);
-    free(w8), free(w32), free(y_ours), free(y_int8);
-    zs_vans_destroy(&V[0]);
-    zs_vans_destroy(&V[1]);
+    free(w8), free(w32), free(y_ours), free(y_int8), free(y_pairs);
+    for (int v = 0; v < n_layouts; v++) zs_vans_destroy(&V[v]);
   }
   cublasDestroy(h);
   zs_context_destroy(&ctx);

@@ -13,60 +13,78 @@ static const char ext_magic[8] = {'Z', 'S', 'V', 'A', 'N', 'S', 'X', '1'};
 
 /* ---- entropy model ---- */
 
-zs_status zsi_vans_model(zsi_vans_layer *L, const uint64_t hist[256]) {
+/* Probabilities p[0..g) summing to `total`, none below 1 or above cap (g * cap >= total), close
+ * to total * count / n: rounded,
+ * then moved one unit at a time where that costs the fewest bits (the rounding is close, so
+ * the loop runs a handful of times per symbol at most). */
+static void quantize(const uint64_t *count, uint32_t g, uint64_t n, uint32_t total, uint32_t cap,
+                     uint32_t *p) {
+  int64_t sum = 0;
+  for (uint32_t s = 0; s < g; s++) {
+    const double want = (double)count[s] * total / (double)n;
+    p[s] = want < 1.0 ? 1u : want >= cap ? cap : (uint32_t)floor(want + 0.5);
+    sum += p[s];
+  }
+  while (sum != (int64_t)total) {
+    int64_t best = -1;
+    double best_cost = 0;
+    for (uint32_t s = 0; s < g; s++) {
+      const double c = (double)count[s];
+      double cost;
+      if (sum > (int64_t)total) {
+        if (p[s] <= 1) continue;
+        cost = c * log2((double)p[s] / (double)(p[s] - 1));
+      } else {
+        if (p[s] >= cap) continue;
+        cost = -c * log2((double)(p[s] + 1) / (double)p[s]);
+      }
+      if (best < 0 || cost < best_cost) best = s, best_cost = cost;
+    }
+    if (sum > (int64_t)total)
+      p[best]--, sum--;
+    else
+      p[best]++, sum++;
+  }
+}
+
+/* w_min and grid of the weights counted in hist (one value: a dummy neighbour beside it, as
+ * rANS needs two symbols); 0 when they span more than |G| holds. */
+static int grid_of(zsi_vans_layer *L, const uint64_t hist[256], uint64_t *n) {
   int lo = 256, hi = -1;
-  uint64_t n = 0;
+  *n = 0;
   for (int v = 0; v < 256; v++)
     if (hist[v]) {
       if (lo > v) lo = v;
       hi = v;
-      n += hist[v];
+      *n += hist[v];
     }
-  if (n == 0) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: a layer without weights");
-  if (hi - lo + 1 > 255)
-    return zsi_error(ZS_ERR_OUT_OF_RANGE,
-                     "vans: weights span %d values (%d..%d); the grid |G| holds at most 255",
-                     hi - lo + 1, lo - 128, hi - 128);
-  /* One value alone: rANS needs a second symbol, so a dummy gets the smallest probability. */
+  if (*n == 0) return 0;
   if (hi == lo) {
     if (hi < 255)
       hi++;
     else
       lo--;
   }
-  const int g = hi - lo + 1;
-  uint32_t p[256];
-  int64_t sum = 0;
-  for (int s = 0; s < g; s++) {
-    const double want = (double)hist[lo + s] * 256.0 / (double)n;
-    p[s] = want < 1.0 ? 1u : (uint32_t)floor(want + 0.5);
-    sum += p[s];
-  }
-  /* Move one unit at a time where it costs the fewest bits: the rounding above is close, so
-   * this loop runs a handful of times. */
-  while (sum != 256) {
-    int best = -1;
-    double best_cost = 0;
-    for (int s = 0; s < g; s++) {
-      const double c = (double)hist[lo + s];
-      double cost;
-      if (sum > 256) {
-        if (p[s] <= 1) continue;
-        cost = c * log2((double)p[s] / (double)(p[s] - 1));
-      } else {
-        cost = -c * log2((double)(p[s] + 1) / (double)p[s]);
-      }
-      if (best < 0 || cost < best_cost) best = s, best_cost = cost;
-    }
-    if (sum > 256)
-      p[best]--, sum--;
-    else
-      p[best]++, sum++;
-  }
   L->w_min = lo - 128;
-  L->grid = (uint32_t)g;
+  L->grid = (uint32_t)(hi - lo + 1);
+  return 1;
+}
+
+zs_status zsi_vans_model(zsi_vans_layer *L, const uint64_t hist[256]) {
+  uint64_t n;
+  if (!grid_of(L, hist, &n))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: a layer without weights");
+  if (L->grid > 255)
+    return zsi_error(ZS_ERR_OUT_OF_RANGE,
+                     "vans: weights span %u values (%d..%d); the grid |G| holds at most 255",
+                     L->grid, L->w_min, L->w_min + (int)L->grid - 1);
+  const uint32_t g = L->grid;
+  uint64_t count[256] = {0};
+  uint32_t p[256];
+  for (uint32_t s = 0; s < g; s++) count[s] = hist[L->w_min + 128 + (int32_t)s];
+  quantize(count, g, n, 256, 256, p);
   uint32_t c = 0;
-  for (int s = 0; s < g; s++) {
+  for (uint32_t s = 0; s < g; s++) {
     L->cdf[s] = (uint8_t)c;
     L->prob[s] = (uint16_t)p[s];
     for (uint32_t q = c; q < c + p[s]; q++) L->ppf[q] = (uint8_t)s;
@@ -74,6 +92,95 @@ zs_status zsi_vans_model(zsi_vans_layer *L, const uint64_t hist[256]) {
   }
   L->cdf[g] = (uint8_t)c; /* 256 stored as 0 */
   return ZS_OK;
+}
+
+/* ---- the pair model ---- */
+
+/* Pair code of columns j, j + 1 of a row (a missing odd column counts as weight 0). */
+static inline uint32_t pair_code(const int8_t *row, uint32_t cols, uint64_t j) {
+  return (uint8_t)row[j] | (uint32_t)(uint8_t)(j + 1 < cols ? row[j + 1] : 0) << 8;
+}
+
+zs_status zsi_vans_pairs_index(zsi_vans_pairs *P, int k) {
+  if (P->n < 2 || P->n > ZSI_VANS_PAIR_SLOTS)
+    return zsi_error(ZS_ERR_CORRUPT, "vans: layer %d: %u pairs, must be 2..%u", k, P->n,
+                     ZSI_VANS_PAIR_SLOTS);
+  uint32_t c = 0, prev = 0;
+  for (uint32_t i = 0; i < P->n; i++) {
+    const uint32_t code = (uint8_t)P->a[i] | (uint32_t)(uint8_t)P->b[i] << 8;
+    if (i && code <= prev)
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "vans: layer %d: pair %u (%d, %d) does not follow pair %u in code order "
+                       "(a + 256 b, bytes unsigned)",
+                       k, i, P->a[i], P->b[i], i - 1);
+    if (P->f[i] == 0 || c + P->f[i] > ZSI_VANS_PAIR_SLOTS)
+      return zsi_error(ZS_ERR_CORRUPT, "vans: layer %d: pair %u has probability %u/4096%s", k, i,
+                       P->f[i], P->f[i] ? ", past a total of 4096" : " (zero)");
+    P->cum[i] = (uint16_t)c;
+    for (uint32_t q = c; q < c + P->f[i]; q++) P->slot[q] = (uint16_t)i;
+    c += P->f[i];
+    prev = code;
+  }
+  if (c != ZSI_VANS_PAIR_SLOTS)
+    return zsi_error(ZS_ERR_CORRUPT, "vans: layer %d: pair probabilities sum to %u/4096", k, c);
+  return ZS_OK;
+}
+
+zs_status zsi_vans_pair_model(zsi_vans_layer *L, const int8_t *w, const uint64_t hist[256],
+                              uint32_t cap) {
+  uint64_t n_weights;
+  if (!grid_of(L, hist, &n_weights))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: a layer without weights");
+  uint64_t *h = zsi_alloc_array(65536, sizeof(uint64_t));
+  if (!L->pairs) L->pairs = zsi_alloc(sizeof *L->pairs);
+  if (!h || !L->pairs) {
+    zsi_free(h);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "vans: pair model");
+  }
+  memset(h, 0, 65536 * sizeof(uint64_t));
+  memset(L->pairs, 0, sizeof *L->pairs);
+  for (uint64_t i = 0; i < L->rows; i++)
+    for (uint64_t j = 0; j < L->cols; j += 2) h[pair_code(w + i * L->cols, L->cols, j)]++;
+  zsi_vans_pairs *P = L->pairs;
+  uint64_t n = 0;
+  for (uint32_t code = 0; code < 65536; code++) {
+    if (!h[code]) continue;
+    if (P->n == ZSI_VANS_PAIR_SLOTS) {
+      zsi_free(h);
+      return zsi_error(ZS_ERR_OUT_OF_RANGE,
+                       "vans: more than %u distinct weight pairs (columns 2m, 2m + 1); the pair "
+                       "layout's 12-bit model holds at most %u: use another layout",
+                       ZSI_VANS_PAIR_SLOTS, ZSI_VANS_PAIR_SLOTS);
+    }
+    P->a[P->n] = (int8_t)(uint8_t)code, P->b[P->n] = (int8_t)(uint8_t)(code >> 8);
+    P->count[P->n++] = h[code];
+    n += h[code];
+  }
+  zsi_free(h);
+  /* rANS needs two symbols, and the cap needs total / cap of them: unused codes fill in (they
+   * take the probability the cap leaves over; nothing codes them). */
+  if (P->n < 2 || (uint64_t)P->n * cap < ZSI_VANS_PAIR_SLOTS) {
+    const uint32_t least = (ZSI_VANS_PAIR_SLOTS + cap - 1) / cap, want = least < 2 ? 2 : least;
+    uint32_t codes[ZSI_VANS_PAIR_SLOTS];
+    uint64_t counts[ZSI_VANS_PAIR_SLOTS];
+    uint32_t m = 0, i = 0, added = P->n;
+    for (uint32_t code = 0; code < 65536 && m < ZSI_VANS_PAIR_SLOTS; code++) {
+      const uint32_t have = i < P->n ? (uint8_t)P->a[i] | (uint32_t)(uint8_t)P->b[i] << 8 : 65536;
+      if (code == have) {
+        codes[m] = code, counts[m++] = P->count[i++];
+      } else if (added < want) {
+        codes[m] = code, counts[m++] = 0, added++;
+      }
+    }
+    for (uint32_t k = 0; k < m; k++)
+      P->a[k] = (int8_t)(uint8_t)codes[k], P->b[k] = (int8_t)(uint8_t)(codes[k] >> 8),
+      P->count[k] = counts[k];
+    P->n = m;
+  }
+  uint32_t f[ZSI_VANS_PAIR_SLOTS];
+  quantize(P->count, P->n, n, ZSI_VANS_PAIR_SLOTS, cap, f);
+  for (uint32_t i = 0; i < P->n; i++) P->f[i] = (uint16_t)f[i];
+  return zsi_vans_pairs_index(P, -1);
 }
 
 /* ---- rANS coder ----
@@ -132,17 +239,74 @@ static uint32_t encode_row(const zsi_vans_layer *L, uint32_t lanes, const int8_t
   return n;
 }
 
+static inline uint64_t pair_put(const zsi_vans_pairs *P, uint64_t x, uint32_t k) {
+  return (x / P->f[k] << ZSI_VANS_PAIR_BITS) + x % P->f[k] + P->cum[k];
+}
+
+/* The pair layout's row coder (docs/formats/vans.md §3), backwards over the chunks: a lane's
+ * state leaves a 32-bit word before it codes a chunk's pairs whenever coding them could reach
+ * 2^64, so the decoder refills, once per chunk, exactly when its state fell below 2^32. Coding
+ * pair k from x gives at most (x / f_k + 1) 2^12, hence the bounds f_a f_b 2^40 and f_a 2^52.
+ * Returns the row's length in 16-bit words; buf (forward order) needs 64 + 32 chunks words. */
+static uint32_t encode_row_pairs(const zsi_vans_layer *L, const uint16_t *index, const int8_t *row,
+                                 uint32_t *buf) {
+  const zsi_vans_pairs *P = L->pairs;
+  uint64_t st[ZS_VANS_LANES];
+  uint32_t n = 0;
+  for (uint32_t l = 0; l < ZS_VANS_LANES; l++) st[l] = ZSI_VANS_PAIR_LOW;
+  for (uint64_t c = (L->cols + ZSI_VANS_CHUNK - 1) / ZSI_VANS_CHUNK; c-- > 0;)
+    for (uint32_t l = ZS_VANS_LANES; l-- > 0;) {
+      const uint64_t j = c * ZSI_VANS_CHUNK + 4 * l;
+      if (j >= L->cols) continue;
+      const uint32_t ka = index[pair_code(row, L->cols, j)];
+      const int two = j + 2 < L->cols;
+      const uint32_t kb = two ? index[pair_code(row, L->cols, j + 2)] : 0;
+      const uint64_t bound = two ? (uint64_t)P->f[ka] * P->f[kb] << 40 : (uint64_t)P->f[ka] << 52;
+      if (st[l] >= bound) {
+        buf[n++] = (uint32_t)st[l];
+        st[l] >>= 32;
+      }
+      if (two) st[l] = pair_put(P, st[l], kb);
+      st[l] = pair_put(P, st[l], ka);
+    }
+  for (uint32_t l = ZS_VANS_LANES; l-- > 0;) {
+    buf[n++] = (uint32_t)st[l];
+    buf[n++] = (uint32_t)(st[l] >> 32);
+  }
+  for (uint32_t a = 0, b = n - 1; a < b; a++, b--) {
+    const uint32_t t = buf[a];
+    buf[a] = buf[b], buf[b] = t;
+  }
+  return 2 * n;
+}
+
+/* A row's 32-bit words as the container's 16-bit words: low half first (little-endian). */
+static void put_words(uint16_t *dst, const uint32_t *src, uint32_t n16) {
+  for (uint32_t i = 0; i < n16 / 2; i++)
+    dst[2 * i] = (uint16_t)src[i], dst[2 * i + 1] = (uint16_t)(src[i] >> 16);
+}
+
 zs_status zsi_vans_encode(zsi_vans_layer *L, const int8_t *w, uint32_t lanes) {
   const uint32_t lane_n = lanes ? lanes : 1;
   uint32_t *len = zsi_alloc_array(L->rows, sizeof(uint32_t));
-  if (!len) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "vans: row lengths of %u rows", L->rows);
-  const uint64_t scratch = (uint64_t)L->cols + 2 * lane_n;
+  /* pair code -> pair (pair layout only) */
+  uint16_t *index = L->pairs ? zsi_alloc_array(65536, sizeof(uint16_t)) : NULL;
+  if (!len || (L->pairs && !index)) {
+    zsi_free(len);
+    zsi_free(index);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "vans: row lengths of %u rows", L->rows);
+  }
+  if (index)
+    for (uint32_t k = 0; k < L->pairs->n; k++)
+      index[(uint8_t)L->pairs->a[k] | (uint32_t)(uint8_t)L->pairs->b[k] << 8] = (uint16_t)k;
+  const uint64_t scratch = L->pairs ? 64 + 32 * ((uint64_t)L->cols / ZSI_VANS_CHUNK + 1)
+                                    : (uint64_t)L->cols + 2 * lane_n;
   int failed = 0;
   /* Two passes: lengths first, then each row written at its place, so no row needs a buffer
    * of its own. */
   for (int pass = 0; pass < 2 && !failed; pass++) {
     ZSI_OMP(parallel num_threads(zsi_cpu_threads()) if (L->rows > 64)) {
-      uint16_t *buf = malloc(scratch * sizeof(uint16_t));
+      uint16_t *buf = malloc(scratch * sizeof(uint32_t));
       uint32_t *states = malloc(lane_n * sizeof(uint32_t));
       if (!buf || !states) {
         ZSI_OMP(atomic write)
@@ -151,9 +315,13 @@ zs_status zsi_vans_encode(zsi_vans_layer *L, const int8_t *w, uint32_t lanes) {
       ZSI_OMP(for schedule(dynamic, 16))
       for (int64_t i = 0; i < (int64_t)L->rows; i++) {
         if (!buf || !states) continue;
-        const uint32_t n = encode_row(L, lanes, w + (uint64_t)i * L->cols, buf, states);
+        const int8_t *row = w + (uint64_t)i * L->cols;
+        const uint32_t n = index ? encode_row_pairs(L, index, row, (uint32_t *)buf)
+                                 : encode_row(L, lanes, row, buf, states);
         if (pass == 0)
           len[i] = n;
+        else if (index)
+          put_words(L->payload + L->cursors[i], (const uint32_t *)buf, n);
         else
           memcpy(L->payload + L->cursors[i], buf, (size_t)n * sizeof(uint16_t));
       }
@@ -167,6 +335,7 @@ zs_status zsi_vans_encode(zsi_vans_layer *L, const int8_t *w, uint32_t lanes) {
         total += len[i];
         if (total > UINT32_MAX) {
           zsi_free(len);
+          zsi_free(index);
           return zsi_error(ZS_ERR_OVERFLOW,
                            "vans: payload of %llu words exceeds the u32 "
                            "payload_size",
@@ -179,6 +348,7 @@ zs_status zsi_vans_encode(zsi_vans_layer *L, const int8_t *w, uint32_t lanes) {
     }
   }
   zsi_free(len);
+  zsi_free(index);
   if (failed)
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "vans: payload of a %u x %u layer", L->rows, L->cols);
   return ZS_OK;
@@ -191,7 +361,86 @@ static inline uint32_t rans_get(const zsi_vans_layer *L, uint32_t x, int8_t *w) 
   return (x >> ZSI_VANS_PREC) * p + q - L->cdf[r];
 }
 
+static inline uint32_t word32(const uint16_t *p, uint64_t c) {
+  return (uint32_t)p[c] | (uint32_t)p[c + 1] << 16;
+}
+
+/* Row i of the pair layout, every read checked (docs/formats/vans.md §3): into out when not
+ * NULL, counting weights into hist and pairs into count when not NULL. Returns 0 with the reason
+ * in why when the stream is not what the encoder writes. */
+static int pairs_row(const zsi_vans_layer *L, uint32_t i, int8_t *out, uint64_t *hist,
+                     uint64_t *count, char *why, size_t why_len) {
+  const zsi_vans_pairs *P = L->pairs;
+  const uint16_t *p = L->payload;
+  const uint64_t end = i + 1 < L->rows ? L->cursors[i + 1] : L->payload_words;
+  uint64_t c = L->cursors[i];
+  if (c % 2) {
+    snprintf(why, why_len, "cursors[%u] = %llu is odd; the pair layout's words are 32-bit", i,
+             (unsigned long long)c);
+    return 0;
+  }
+  if (c > end || end - c < 4 * ZS_VANS_LANES) {
+    snprintf(why, why_len,
+             "cursors[%u] = %llu leaves %lld words before the next row's start %llu (needs at "
+             "least %u)",
+             i, (unsigned long long)c, (long long)(end - c), (unsigned long long)end,
+             4 * ZS_VANS_LANES);
+    return 0;
+  }
+  uint64_t st[ZS_VANS_LANES];
+  for (uint32_t l = 0; l < ZS_VANS_LANES; l++, c += 4) {
+    st[l] = (uint64_t)word32(p, c) << 32 | word32(p, c + 2);
+    if (st[l] < ZSI_VANS_PAIR_LOW) {
+      snprintf(why, why_len, "row %u: initial state %llu of lane %u is below 2^32", i,
+               (unsigned long long)st[l], l);
+      return 0;
+    }
+  }
+  const uint64_t chunks = (L->cols + ZSI_VANS_CHUNK - 1) / ZSI_VANS_CHUNK;
+  for (uint64_t ch = 0; ch < chunks; ch++)
+    for (uint32_t l = 0; l < ZS_VANS_LANES; l++) {
+      const uint64_t j0 = ch * ZSI_VANS_CHUNK + 4 * l;
+      if (j0 >= L->cols) break;
+      for (uint64_t j = j0; j < j0 + 4 && j < L->cols; j += 2) {
+        const uint32_t q = (uint32_t)st[l] & (ZSI_VANS_PAIR_SLOTS - 1), k = P->slot[q];
+        st[l] = (st[l] >> ZSI_VANS_PAIR_BITS) * P->f[k] + q - P->cum[k];
+        if (count) count[k]++;
+        if (out) out[j] = P->a[k];
+        if (hist) hist[(uint8_t)(P->a[k] + 128)]++;
+        if (j + 1 < L->cols) {
+          if (out) out[j + 1] = P->b[k];
+          if (hist) hist[(uint8_t)(P->b[k] + 128)]++;
+        }
+      }
+      if (st[l] >= ZSI_VANS_PAIR_LOW) continue;
+      if (c + 2 > end) {
+        snprintf(why, why_len, "row %u: stream runs past its end (word %llu) in chunk %llu", i,
+                 (unsigned long long)end, (unsigned long long)ch);
+        return 0;
+      }
+      st[l] = st[l] << 32 | word32(p, c);
+      c += 2;
+    }
+  if (c != end) {
+    snprintf(why, why_len, "row %u: decoding ends at word %llu, the row's stream at %llu", i,
+             (unsigned long long)c, (unsigned long long)end);
+    return 0;
+  }
+  for (uint32_t l = 0; l < ZS_VANS_LANES; l++)
+    if (st[l] != ZSI_VANS_PAIR_LOW) {
+      snprintf(why, why_len, "row %u: final state %llu of lane %u is not 2^32", i,
+               (unsigned long long)st[l], l);
+      return 0;
+    }
+  return 1;
+}
+
 void zsi_vans_decode_row(const zsi_vans_layer *L, uint32_t lanes, uint32_t i, int8_t *out) {
+  if (L->pairs) {
+    char why[256];
+    (void)pairs_row(L, i, out, NULL, NULL, why, sizeof why); /* validated: cannot fail */
+    return;
+  }
   const uint16_t *p = L->payload;
   uint32_t c = L->cursors[i];
   if (lanes == 0) {
@@ -273,12 +522,17 @@ zs_status zsi_vans_check_streams(zsi_vans_layer *L, uint32_t lanes, int k) {
   memset(L->hist, 0, sizeof L->hist);
   int64_t bad = -1;
   char why[256] = "";
+  int oom = 0;
+  if (L->pairs) memset(L->pairs->count, 0, sizeof L->pairs->count);
   ZSI_OMP(parallel num_threads(zsi_cpu_threads()) if (L->rows > 64)) {
     uint64_t h[256] = {0};
+    uint64_t *count = L->pairs ? calloc(ZSI_VANS_PAIR_SLOTS, sizeof(uint64_t)) : NULL;
     char w[256];
     ZSI_OMP(for schedule(dynamic, 16))
     for (int64_t i = 0; i < (int64_t)L->rows; i++) {
-      if (!check_row(L, lanes, (uint32_t)i, h, w, sizeof w)) {
+      const int ok = L->pairs ? pairs_row(L, (uint32_t)i, NULL, h, count, w, sizeof w)
+                              : check_row(L, lanes, (uint32_t)i, h, w, sizeof w);
+      if (!ok) {
         ZSI_OMP(critical(zsi_vans_check)) {
           if (bad < 0 || i < bad) bad = i, memcpy(why, w, sizeof why);
         }
@@ -286,8 +540,12 @@ zs_status zsi_vans_check_streams(zsi_vans_layer *L, uint32_t lanes, int k) {
     }
     ZSI_OMP(critical(zsi_vans_hist)) {
       for (int v = 0; v < 256; v++) L->hist[v] += h[v];
+      if (L->pairs && !count) oom = 1;
+      for (uint32_t k = 0; count && k < ZSI_VANS_PAIR_SLOTS; k++) L->pairs->count[k] += count[k];
     }
+    free(count);
   }
+  if (oom) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "vans: layer %d: pair counts", k);
   if (bad >= 0) return zsi_error(ZS_ERR_CORRUPT, "vans: layer %d: payload: %s", k, why);
   return ZS_OK;
 }
@@ -309,10 +567,14 @@ void zsi_vans_layer_free(zsi_vans_layer *L) {
   zsi_free(L->payload);
   zsi_free(L->row_scales);
   zsi_free(L->row_mult);
+  zsi_free(L->pairs);
   memset(L, 0, sizeof *L);
 }
 
 uint64_t zsi_vans_record_bytes(const zsi_vans_layer *L) {
+  if (L->pairs)
+    return 12 + 4 * (uint64_t)L->rows + 4 + 2 + 4 * (uint64_t)L->pairs->n +
+           2 * (uint64_t)L->payload_words;
   return 12 + 4 * (uint64_t)L->rows + 4 + 2 + (L->grid + 1) + (L->grid + 1) % 2 + 256 +
          2 * (uint64_t)L->payload_words;
 }
@@ -330,6 +592,10 @@ void zsi_vans_view(const zs_vans *V, int k, zsb_vans_layer *out) {
   out->payload = L->payload;
   out->payload_words = L->payload_words;
   out->row_mult = L->row_mult;
+  out->pairs = L->pairs ? L->pairs->n : 0;
+  out->pair_a = L->pairs ? L->pairs->a : NULL;
+  out->pair_b = L->pairs ? L->pairs->b : NULL;
+  out->pair_f = L->pairs ? L->pairs->f : NULL;
 }
 
 zs_status zsi_vans_append(zs_vans *V, zsi_vans_layer *L) {
@@ -353,8 +619,11 @@ zs_status zsi_vans_append(zs_vans *V, zsi_vans_layer *L) {
 
 zs_status zs_vans_create(zs_vans **out, int64_t n0, const int8_t *v0, unsigned flags) {
   if (!out) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: out is NULL");
-  if (flags & ~(unsigned)(ZS_VANS_PER_ROW | ZS_VANS_INTERLEAVED))
+  if (flags & ~(unsigned)(ZS_VANS_PER_ROW | ZS_VANS_INTERLEAVED | ZS_VANS_PAIRS))
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: unknown flags 0x%x", flags);
+  if ((flags & ZS_VANS_INTERLEAVED) && (flags & ZS_VANS_PAIRS))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "vans: ZS_VANS_INTERLEAVED and ZS_VANS_PAIRS are two layouts; choose one");
   if (n0 < 1 || n0 > ZS_VANS_MAX_DIM)
     return zsi_error(ZS_ERR_OVERFLOW, "vans: N_0 = %lld outside 1..%d", (long long)n0,
                      ZS_VANS_MAX_DIM);
@@ -367,7 +636,7 @@ zs_status zs_vans_create(zs_vans **out, int64_t n0, const int8_t *v0, unsigned f
   if (v0) memcpy(V->v0, v0, (size_t)n0);
   V->n0 = (uint32_t)n0;
   V->flags = flags;
-  V->lanes = flags & ZS_VANS_INTERLEAVED ? ZS_VANS_LANES : 0;
+  V->lanes = flags & (ZS_VANS_INTERLEAVED | ZS_VANS_PAIRS) ? ZS_VANS_LANES : 0;
   *out = V;
   return ZS_OK;
 }
@@ -407,8 +676,10 @@ zs_status zs_vans_layer_info_get(const zs_vans *V, int k, zs_vans_layer_info *in
     const double c = (double)L->hist[L->w_min + 128 + (int32_t)s];
     if (c == 0) continue;
     h -= c / n * log2(c / n);
-    ce -= c / n * log2(L->prob[s] / 256.0);
+    if (!L->pairs) ce -= c / n * log2(L->prob[s] / 256.0);
   }
+  for (uint32_t k = 0; L->pairs && k < L->pairs->n; k++)
+    ce -= (double)L->pairs->count[k] / n * log2(L->pairs->f[k] / (double)ZSI_VANS_PAIR_SLOTS);
   info->entropy_bits = h;
   info->cross_entropy_bits = ce;
   info->payload_bits_per_weight = 16.0 * L->payload_words / n;
@@ -487,11 +758,22 @@ zs_status zs_vans_write_memory(const zs_vans *V, void **data, size_t *size) {
     putf(&b, L->delta);
     for (uint32_t i = 0; i < L->rows; i++) put32(&b, L->cursors[i]);
     put32(&b, L->payload_words);
-    const uint8_t head[2] = {(uint8_t)(int8_t)L->w_min, (uint8_t)L->grid};
-    put(&b, head, 2);
-    put(&b, L->cdf, L->grid + 1);
-    put(&b, NULL, (L->grid + 1) % 2);
-    put(&b, L->ppf, 256);
+    if (L->pairs) {
+      const zsi_vans_pairs *P = L->pairs;
+      const uint8_t n[2] = {(uint8_t)P->n, (uint8_t)(P->n >> 8)};
+      put(&b, n, 2);
+      for (uint32_t k = 0; k < P->n; k++) {
+        const uint8_t e[4] = {(uint8_t)P->a[k], (uint8_t)P->b[k], (uint8_t)P->f[k],
+                              (uint8_t)(P->f[k] >> 8)};
+        put(&b, e, 4);
+      }
+    } else {
+      const uint8_t head[2] = {(uint8_t)(int8_t)L->w_min, (uint8_t)L->grid};
+      put(&b, head, 2);
+      put(&b, L->cdf, L->grid + 1);
+      put(&b, NULL, (L->grid + 1) % 2);
+      put(&b, L->ppf, 256);
+    }
     for (uint32_t i = 0; i < L->payload_words; i++) {
       const uint8_t x[2] = {(uint8_t)L->payload[i], (uint8_t)(L->payload[i] >> 8)};
       put(&b, x, 2);
@@ -606,13 +888,15 @@ zs_status zs_vans_read_memory(zs_vans **out, const void *data, size_t size) {
     TAKE(8, p, -1, "extended header");
     flags = get32(p);
     lanes = get32((const uint8_t *)p + 4);
-    if (flags & ~(uint32_t)(ZS_VANS_PER_ROW | ZS_VANS_INTERLEAVED)) {
-      s = zsi_error(ZS_ERR_CORRUPT, "vans: extended header: unknown flags 0x%x", flags);
+    const uint32_t known = ZS_VANS_PER_ROW | ZS_VANS_INTERLEAVED | ZS_VANS_PAIRS;
+    if ((flags & ~known) || ((flags & ZS_VANS_INTERLEAVED) && (flags & ZS_VANS_PAIRS))) {
+      s = zsi_error(ZS_ERR_CORRUPT, "vans: extended header: flags 0x%x (%s)", flags,
+                    flags & ~known ? "unknown bits" : "two layouts at once");
       goto fail_status;
     }
-    if (lanes != (flags & ZS_VANS_INTERLEAVED ? ZS_VANS_LANES : 0u)) {
-      s = zsi_error(ZS_ERR_CORRUPT, "vans: extended header: lanes = %u, must be %u", lanes,
-                    flags & ZS_VANS_INTERLEAVED ? ZS_VANS_LANES : 0);
+    const uint32_t want = flags & (ZS_VANS_INTERLEAVED | ZS_VANS_PAIRS) ? ZS_VANS_LANES : 0u;
+    if (lanes != want) {
+      s = zsi_error(ZS_ERR_CORRUPT, "vans: extended header: lanes = %u, must be %u", lanes, want);
       goto fail_status;
     }
   }
@@ -649,16 +933,43 @@ zs_status zs_vans_read_memory(zs_vans **out, const void *data, size_t size) {
     L.cursors = zsi_alloc_array(L.rows, 4);
     if (!L.cursors) goto fail_oom;
     for (uint32_t i = 0; i < L.rows; i++) L.cursors[i] = get32((const uint8_t *)p + 4 * i);
-    TAKE(6, p, ki, "payload_size, w_min, |G|");
-    L.payload_words = get32(p);
-    L.w_min = (int8_t)((const uint8_t *)p)[4];
-    L.grid = ((const uint8_t *)p)[5];
-    TAKE(L.grid + 1, p, ki, "cdf");
-    memcpy(L.cdf, p, L.grid + 1);
-    if ((s = take_pad(&r, (L.grid + 1) % 2, ki, "cdf padding")) != ZS_OK) goto fail_status;
-    TAKE(256, p, ki, "ppf");
-    memcpy(L.ppf, p, 256);
-    if ((s = check_model(&L, ki)) != ZS_OK) goto fail_status;
+    if (flags & ZS_VANS_PAIRS) {
+      TAKE(6, p, ki, "payload_size, pairs");
+      L.payload_words = get32(p);
+      if (!(L.pairs = zsi_alloc(sizeof *L.pairs))) goto fail_oom;
+      memset(L.pairs, 0, sizeof *L.pairs);
+      L.pairs->n = (uint32_t)((const uint8_t *)p)[4] | (uint32_t)((const uint8_t *)p)[5] << 8;
+      if (L.pairs->n > ZSI_VANS_PAIR_SLOTS) {
+        s = zsi_error(ZS_ERR_CORRUPT, "vans: layer %d: %u pairs, must be 2..%u", ki, L.pairs->n,
+                      ZSI_VANS_PAIR_SLOTS);
+        goto fail_status;
+      }
+      TAKE(4 * (size_t)L.pairs->n, p, ki, "pair table");
+      for (uint32_t e = 0; e < L.pairs->n; e++) {
+        const uint8_t *q = (const uint8_t *)p + 4 * e;
+        L.pairs->a[e] = (int8_t)q[0], L.pairs->b[e] = (int8_t)q[1];
+        L.pairs->f[e] = (uint16_t)(q[2] | q[3] << 8);
+      }
+      if ((s = zsi_vans_pairs_index(L.pairs, ki)) != ZS_OK) goto fail_status;
+      if (L.payload_words % 2) {
+        s = zsi_error(ZS_ERR_CORRUPT,
+                      "vans: layer %d: payload_size = %u is odd; the pair layout's words are "
+                      "32-bit",
+                      ki, L.payload_words);
+        goto fail_status;
+      }
+    } else {
+      TAKE(6, p, ki, "payload_size, w_min, |G|");
+      L.payload_words = get32(p);
+      L.w_min = (int8_t)((const uint8_t *)p)[4];
+      L.grid = ((const uint8_t *)p)[5];
+      TAKE(L.grid + 1, p, ki, "cdf");
+      memcpy(L.cdf, p, L.grid + 1);
+      if ((s = take_pad(&r, (L.grid + 1) % 2, ki, "cdf padding")) != ZS_OK) goto fail_status;
+      TAKE(256, p, ki, "ppf");
+      memcpy(L.ppf, p, 256);
+      if ((s = check_model(&L, ki)) != ZS_OK) goto fail_status;
+    }
     for (uint32_t i = 0; i < L.rows; i++)
       if (L.cursors[i] > L.payload_words || (i && L.cursors[i] < L.cursors[i - 1])) {
         s = zsi_error(ZS_ERR_CORRUPT, "vans: layer %d: cursors[%u] = %u is %s (payload_size %u)",
@@ -672,9 +983,13 @@ zs_status zs_vans_read_memory(zs_vans **out, const void *data, size_t size) {
     if (!L.payload) goto fail_oom;
     for (uint32_t i = 0; i < L.payload_words; i++)
       L.payload[i] = (uint16_t)(((const uint8_t *)p)[2 * i] | ((const uint8_t *)p)[2 * i + 1] << 8);
-    if ((s = zsi_vans_check_streams(&L, V->lanes, ki)) != ZS_OK ||
-        (s = zsi_vans_append(V, &L)) != ZS_OK)
+    if ((s = zsi_vans_check_streams(&L, V->lanes, ki)) != ZS_OK) goto fail_status;
+    uint64_t n_weights;
+    if (L.pairs && !grid_of(&L, L.hist, &n_weights)) { /* w_min, |G| for info only */
+      s = zsi_error(ZS_ERR_CORRUPT, "vans: layer %d: no weights", ki);
       goto fail_status;
+    }
+    if ((s = zsi_vans_append(V, &L)) != ZS_OK) goto fail_status;
     cols_expected = V->layers[k].rows;
   }
   if (flags & ZS_VANS_PER_ROW)

@@ -9,6 +9,22 @@
 #define ZSI_VANS_PREC 8 /* probability bits: a quantile is the state's low byte */
 #define ZSI_VANS_LOW (UINT32_C(1) << 16)
 #define ZSI_VANS_MULT_BITS 15 /* row multipliers are round(2^15 * scale_i / max scale) */
+/* The pair layout (docs/formats/vans.md §3): 12-bit probabilities of weight pairs, 64-bit
+ * states renormalised once per chunk of 128 columns with 32-bit words. */
+#define ZSI_VANS_PAIR_BITS 12
+#define ZSI_VANS_PAIR_SLOTS (1u << ZSI_VANS_PAIR_BITS)
+#define ZSI_VANS_PAIR_LOW (UINT64_C(1) << 32)
+#define ZSI_VANS_CHUNK (4 * ZS_VANS_LANES) /* columns a row's lanes take in one turn */
+
+/* The pair model of a layer: pair k stands for weights (a[k], b[k]) of columns 2m, 2m + 1 and
+ * has probability f[k] / 4096; its quantiles are cum[k] .. cum[k] + f[k] - 1. */
+typedef struct zsi_vans_pairs {
+  uint32_t n; /* 2 .. 4096 */
+  int8_t a[ZSI_VANS_PAIR_SLOTS], b[ZSI_VANS_PAIR_SLOTS];
+  uint16_t f[ZSI_VANS_PAIR_SLOTS], cum[ZSI_VANS_PAIR_SLOTS];
+  uint16_t slot[ZSI_VANS_PAIR_SLOTS];  /* quantile -> pair */
+  uint64_t count[ZSI_VANS_PAIR_SLOTS]; /* occurrences in the layer's streams */
+} zsi_vans_pairs;
 
 typedef struct zsi_vans_layer {
   uint32_t rows, cols;
@@ -21,9 +37,10 @@ typedef struct zsi_vans_layer {
   uint32_t *cursors; /* rows */
   uint16_t *payload; /* payload_words */
   uint32_t payload_words;
-  float *row_scales;  /* rows, only with ZS_VANS_PER_ROW */
-  int32_t *row_mult;  /* rows, only with ZS_VANS_PER_ROW */
-  uint64_t hist[256]; /* counts of each int8 value, index value + 128 */
+  float *row_scales;     /* rows, only with ZS_VANS_PER_ROW */
+  int32_t *row_mult;     /* rows, only with ZS_VANS_PER_ROW */
+  uint64_t hist[256];    /* counts of each int8 value, index value + 128 */
+  zsi_vans_pairs *pairs; /* the pair layout's model; NULL in the other layouts */
 } zsi_vans_layer;
 
 struct zs_vans {
@@ -34,7 +51,16 @@ struct zs_vans {
 
 /* Entropy model of counts over the grid: 8-bit probabilities summing to 256, none zero. */
 ZSI_HIDDEN zs_status zsi_vans_model(zsi_vans_layer *L, const uint64_t hist[256]);
-/* Code int8 weights (row-major) into L (model set): the layout is chosen by `lanes`. */
+/* The pair model of int8 weights (row-major) into L->pairs, w_min and grid from hist[]; no pair
+ * gets more than cap / 4096. The encoder uses ZSI_VANS_PAIR_CAP: with every probability at most
+ * 255 / 4096, a GPU decode-table entry fits 32 bits (probability, offset, two weights). */
+#define ZSI_VANS_PAIR_CAP 255
+ZSI_HIDDEN zs_status zsi_vans_pair_model(zsi_vans_layer *L, const int8_t *w,
+                                         const uint64_t hist[256], uint32_t cap);
+/* cum[] and slot[] from n, a, b, f; ZS_ERR_CORRUPT names layer k and the entry at fault. */
+ZSI_HIDDEN zs_status zsi_vans_pairs_index(zsi_vans_pairs *P, int k);
+/* Code int8 weights (row-major) into L (model set): the layout is chosen by `lanes`, and is the
+ * pair layout whenever L->pairs is set. */
 ZSI_HIDDEN zs_status zsi_vans_encode(zsi_vans_layer *L, const int8_t *w, uint32_t lanes);
 /* Decode row i of a validated layer into out[cols]. */
 ZSI_HIDDEN void zsi_vans_decode_row(const zsi_vans_layer *L, uint32_t lanes, uint32_t i,

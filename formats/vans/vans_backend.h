@@ -24,6 +24,11 @@ typedef struct zsb_vans_layer {
   const uint16_t *payload; /* payload_words */
   uint64_t payload_words;
   const int32_t *row_mult; /* rows integer row multipliers, or NULL for all ones */
+  /* The pair layout (pairs > 0, lanes = 32): pair k holds weights pair_a[k], pair_b[k] with
+   * probability pair_f[k] / 4096, quantiles in pair order; cdf and ppf are then unused. */
+  uint32_t pairs;
+  const int8_t *pair_a, *pair_b;
+  const uint16_t *pair_f;
 } zsb_vans_layer;
 
 typedef struct zsb_vans_ops {

@@ -38,8 +38,12 @@ zs_status zs_vans_add_layer_int8(zs_vans *V, int64_t rows, const int8_t *w, cons
       for (int v = 0; v < 256; v++) hist[v] += h[v];
     }
   }
-  zs_status s = zsi_vans_model(&L, hist);
-  if (s != ZS_OK) return zsi_error_prefix(s, "vans: layer %u", V->k);
+  zs_status s = V->flags & ZS_VANS_PAIRS ? zsi_vans_pair_model(&L, w, hist, ZSI_VANS_PAIR_CAP)
+                                         : zsi_vans_model(&L, hist);
+  if (s != ZS_OK) {
+    zsi_vans_layer_free(&L);
+    return zsi_error_prefix(s, "vans: layer %u", V->k);
+  }
   memcpy(L.hist, hist, sizeof hist);
   L.cursors = zsi_alloc_array(L.rows, 4);
   if (per_row) L.row_scales = zsi_alloc_array(L.rows, 4);

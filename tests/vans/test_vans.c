@@ -70,12 +70,14 @@ static zs_vans *build(unsigned flags, int K, const int64_t *dims, int8_t **w, in
   return V;
 }
 
-static void check_chain(zs_context *ctx, unsigned flags, const char *gpu) {
+/* K = 20 layers of random sizes (odd ones on purpose) from `least` to least + 159: every
+ * layout and backend against a plain int8 chain. */
+static void check_chain(zs_context *ctx, unsigned flags, const char *gpu, int64_t least) {
   enum { K = 20 };
   int64_t dims[K + 1];
   int8_t *w[K];
   int32_t *mult[K];
-  for (int k = 0; k <= K; k++) dims[k] = 37 + (int64_t)(rnd() % 160); /* odd sizes on purpose */
+  for (int k = 0; k <= K; k++) dims[k] = least + (int64_t)(rnd() % 160);
   zs_vans *V = build(flags, K, dims, w, 31);
   if (!V) return;
   for (int k = 0; k < K; k++) mult[k] = V->layers[k].row_mult;
@@ -102,7 +104,7 @@ static void check_chain(zs_context *ctx, unsigned flags, const char *gpu) {
   }
   free(b1);
 
-  int8_t want[256], got[256];
+  int8_t want[1024], got[1024];
   plain_chain(K, dims, w, mult, zs_vans_v0(V), want);
   const char *backends[] = {"ref", "cpu", gpu};
   for (int b = 0; b < (gpu ? 3 : 2); b++) {
@@ -215,6 +217,128 @@ static void check_corruption(void) {
   free(w[1]);
 }
 
+/* Pair layers with probabilities over 255/4096, which the encoder never writes but the format
+ * allows (and GPU modules decode with 8-byte table entries): few weight values, the model
+ * rebuilt without the cap and the rows coded again, then every backend against a plain chain. */
+static void check_wide_pairs(zs_context *ctx, const char *gpu) {
+  enum { K = 3 };
+  int64_t dims[K + 1] = {300, 411, 129, 260};
+  int8_t *w[K];
+  int32_t *mult[K] = {NULL, NULL, NULL};
+  zs_vans *V = build(ZS_VANS_PAIRS, K, dims, w, 3);
+  if (!V) return;
+  for (int k = 0; k < K; k++) {
+    zsi_vans_layer *L = &V->layers[k];
+    CHECK_STATUS(zsi_vans_pair_model(L, w[k], L->hist, ZSI_VANS_PAIR_SLOTS - 1), ZS_OK);
+    uint32_t top = 0;
+    for (uint32_t e = 0; e < L->pairs->n; e++) top = L->pairs->f[e] > top ? L->pairs->f[e] : top;
+    CHECK(top > 255);
+    zsi_free(L->payload);
+    L->payload = NULL;
+    CHECK_STATUS(zsi_vans_encode(L, w[k], ZS_VANS_LANES), ZS_OK);
+    CHECK_STATUS(zsi_vans_check_streams(L, ZS_VANS_LANES, k), ZS_OK);
+  }
+  int8_t want[512], got[512];
+  plain_chain(K, dims, w, mult, zs_vans_v0(V), want);
+  const char *backends[] = {"ref", "cpu", gpu};
+  for (int b = 0; b < (gpu ? 3 : 2); b++) {
+    zs_vans_chain *c = NULL;
+    CHECK_STATUS(zs_vans_chain_create(&c, ctx, V, backends[b]), ZS_OK);
+    if (!c) continue;
+    memset(got, 0x55, sizeof got);
+    CHECK_STATUS(zs_vans_chain_run(c, NULL, got), ZS_OK);
+    CHECK(memcmp(got, want, (size_t)dims[K]) == 0);
+    zs_vans_chain_destroy(&c);
+  }
+  zs_vans_destroy(&V);
+  for (int k = 0; k < K; k++) free(w[k]);
+}
+
+/* The pair layout's container: its pair table, 32-bit words and cursors are checked. */
+static void check_pairs_corruption(void) {
+  int64_t dims[3] = {45, 30, 21};
+  int8_t *w[2];
+  zs_vans *V = build(ZS_VANS_PAIRS, 2, dims, w, 5);
+  void *buf;
+  size_t n;
+  CHECK_STATUS(zs_vans_write_memory(V, &buf, &n), ZS_OK);
+  uint8_t *d = buf, *m = malloc(n);
+  for (size_t cut = 0; cut < n; cut++) expect_corrupt(d, cut, NULL);
+  /* extended header 16, Table 1 header 12, v0 45 + pad 3: layer 0 at 76 */
+  const size_t L0 = 76, cur = L0 + 12, ps = cur + 4 * 30, np = ps + 4, tab = ps + 6;
+  const uint32_t pairs = d[np] | (uint32_t)d[np + 1] << 8;
+  const size_t pay = tab + 4 * pairs;
+  CHECK(pairs >= 2 && pairs <= 121);
+  MUT(m[8] |= 2, "two layouts");
+  MUT(wr32(m + 12, 0), "lanes = 0");
+  MUT((m[np] = 1, m[np + 1] = 0), "1 pairs");
+  MUT((m[np] = 0x01, m[np + 1] = 0x10), "4097 pairs");
+  MUT(m[tab + 2] ^= 1, "/4096");
+  MUT((m[tab + 2] = 0, m[tab + 3] = 0), "zero");
+  MUT(memcpy(m + tab, d + tab + 4, 2), "code order");
+  MUT(wr32(m + ps, rd32(m + ps) + 1), "odd");
+  MUT(wr32(m + cur + 4 * 7, rd32(m + cur + 4 * 7) + 1), "row 6");
+  MUT(wr32(m + cur + 4 * 7, rd32(m + cur + 4 * 7) + 2), "row 6");
+  MUT(memset(m + pay, 0, 4), "initial state");
+  MUT(m[pay + 300] ^= 0x10, "payload");
+  for (size_t i = 0; i < n; i++) {
+    memcpy(m, d, n);
+    m[i] ^= (uint8_t)(1u << (i % 8));
+    zs_vans *R = NULL;
+    const zs_status s = zs_vans_read_memory(&R, m, n);
+    CHECK(s == ZS_OK || s == ZS_ERR_CORRUPT);
+    /* v0, delta, the pairs' weights and the payloads may still decode to something */
+    if (s == ZS_OK)
+      CHECK((i >= 28 && i < 28 + 45) || (i >= L0 + 8 && i < L0 + 12) ||
+            (i >= tab && i < pay && (i - tab) % 4 < 2) || i >= pay);
+    zs_vans_destroy(&R);
+  }
+  free(m);
+  free(buf);
+  zs_vans_destroy(&V);
+  free(w[0]);
+  free(w[1]);
+}
+
+/* Pair models: one pair alone, odd widths, too many pairs, two layouts at once. */
+static void check_pair_models(void) {
+  float sc = 0.5f;
+  zs_vans *V = NULL;
+  int8_t w[7 * 9], d[7 * 9];
+  for (int cols = 8; cols <= 9; cols++)
+    for (int v = -128; v <= 127; v += 255) {
+      memset(w, v, sizeof w);
+      CHECK_STATUS(zs_vans_create(&V, cols, NULL, ZS_VANS_PAIRS), ZS_OK);
+      CHECK_STATUS(zs_vans_add_layer_int8(V, 7, w, &sc), ZS_OK);
+      CHECK_STATUS(zs_vans_layer_decode(V, 0, d), ZS_OK);
+      CHECK(memcmp(d, w, (size_t)(7 * cols)) == 0);
+      /* (v, v) (and (v, 0) for an odd last column) with unused pairs beside it: at most
+       * 255/4096 each, so 17 pairs at least */
+      CHECK(zs_vans_layers(V) == 1 && V->layers[0].pairs && V->layers[0].pairs->n == 17);
+      zs_vans_destroy(&V);
+    }
+  /* 64 x 64 values in neighbouring columns: 4096 pairs fit, 4097 do not */
+  enum { C = 2 * 4097 };
+  int8_t *big = malloc(C);
+  for (int i = 0; i < 4096; i++) big[2 * i] = (int8_t)(i % 64), big[2 * i + 1] = (int8_t)(i / 64);
+  CHECK_STATUS(zs_vans_create(&V, 2 * 4096, NULL, ZS_VANS_PAIRS), ZS_OK);
+  CHECK_STATUS(zs_vans_add_layer_int8(V, 1, big, &sc), ZS_OK);
+  int8_t *back = malloc(C);
+  CHECK_STATUS(zs_vans_layer_decode(V, 0, back), ZS_OK);
+  CHECK(memcmp(back, big, 2 * 4096) == 0);
+  zs_vans_destroy(&V);
+  big[C - 2] = 100, big[C - 1] = 100;
+  CHECK_STATUS(zs_vans_create(&V, C, NULL, ZS_VANS_PAIRS), ZS_OK);
+  CHECK_STATUS(zs_vans_add_layer_int8(V, 1, big, &sc), ZS_ERR_OUT_OF_RANGE);
+  CHECK(strstr(zs_last_error(), "4096") != NULL);
+  zs_vans_destroy(&V);
+  free(big);
+  free(back);
+  CHECK_STATUS(zs_vans_create(&V, 9, NULL, ZS_VANS_PAIRS | ZS_VANS_INTERLEAVED),
+               ZS_ERR_INVALID_ARGUMENT);
+  CHECK(V == NULL);
+}
+
 static void check_models(void) {
   int64_t dims[2] = {16, 8};
   int8_t w[128];
@@ -317,8 +441,8 @@ static void check_files(zs_context *ctx, const char *dir) {
 
 /* The golden files pin the layout: read, run, and re-code the decoded weights to the same bytes. */
 static void check_golden(zs_context *ctx, const char *dir) {
-  const char *names[] = {"table1", "extended"};
-  for (int g = 0; g < 2; g++) {
+  const char *names[] = {"table1", "extended", "pairs"};
+  for (int g = 0; g < 3; g++) {
     char path[1024], outp[1024];
     snprintf(path, sizeof path, "%s/%s.vans", dir, names[g]);
     snprintf(outp, sizeof outp, "%s/%s.out", dir, names[g]);
@@ -375,9 +499,18 @@ int main(int argc, char **argv) {
       return 77;
     }
   }
-  for (unsigned flags = 0; flags < 4; flags++) check_chain(ctx, flags, gpu);
+  const unsigned layouts[] = {0, ZS_VANS_INTERLEAVED, ZS_VANS_PAIRS};
+  for (int l = 0; l < 3; l++)
+    for (unsigned per_row = 0; per_row <= ZS_VANS_PER_ROW; per_row++)
+      check_chain(ctx, layouts[l] | per_row, gpu, 37);
+  /* several whole chunks of 128 columns and a partial one: the GPU lanes kernels' two paths */
+  check_chain(ctx, ZS_VANS_INTERLEAVED, gpu, 300);
+  check_chain(ctx, ZS_VANS_PAIRS, gpu, 300);
+  check_wide_pairs(ctx, gpu);
   if (!gpu) {
     check_corruption();
+    check_pairs_corruption();
+    check_pair_models();
     check_models();
     check_files(ctx, argv[2]);
     check_golden(ctx, argv[1]);

@@ -6,8 +6,8 @@
 #include "zsparse_vans.h"
 
 static const char help_text[] =
-    "usage: zsparse vans gen SPEC OUT [--per-row] [--interleaved] [--baseline]\n"
-    "       zsparse vans encode IN OUT [--per-row] [--interleaved] [--baseline]\n"
+    "usage: zsparse vans gen SPEC OUT [--per-row] [--interleaved | --pairs] [--baseline]\n"
+    "       zsparse vans encode IN OUT [--per-row] [--interleaved | --pairs] [--baseline]\n"
     "       zsparse vans info FILE [--json]\n"
     "       zsparse vans run FILE [--backend NAME] [--reps N] [--output FILE] [--json]\n"
     "\n"
@@ -28,6 +28,9 @@ static const char help_text[] =
     "  --per-row       one scale per row (the report's better option) instead of per layer\n"
     "  --interleaved   rows as 32 interleaved sub-streams (the GPU layout); the extended\n"
     "                  container, which readers of the report's Table 1 do not know\n"
+    "  --pairs         rows as 32 interleaved sub-streams of weight pairs under a 12-bit\n"
+    "                  model (the fastest GPU layout; extended container); refused for\n"
+    "                  layers with more than 4096 distinct pairs of neighbouring weights\n"
     "  --baseline      gen: write the baseline file instead; encode: IN is a baseline file\n"
     "  --backend NAME  ref, cpu, cuda or hip\n"
     "  --reps N        timed runs after one warm-up (default 10)\n"
@@ -56,11 +59,14 @@ static int cmd_info(const char *path, int json) {
     zs_json_int(&j, "n0", zs_vans_dim(V, 0));
     zs_json_bool(&j, "per_row", (zs_vans_flags(V) & ZS_VANS_PER_ROW) != 0);
     zs_json_bool(&j, "interleaved", (zs_vans_flags(V) & ZS_VANS_INTERLEAVED) != 0);
+    zs_json_bool(&j, "pairs", (zs_vans_flags(V) & ZS_VANS_PAIRS) != 0);
     zs_json_array(&j, "layer");
   } else {
     printf("%s: %d layers, N_0 = %lld, %s scales, %s layout\n", path, K,
            (long long)zs_vans_dim(V, 0), zs_vans_flags(V) & ZS_VANS_PER_ROW ? "row" : "layer",
-           zs_vans_flags(V) & ZS_VANS_INTERLEAVED ? "interleaved (32 lanes)" : "report");
+           zs_vans_flags(V) & ZS_VANS_INTERLEAVED ? "interleaved (32 lanes)"
+           : zs_vans_flags(V) & ZS_VANS_PAIRS     ? "pairs (32 lanes, 12-bit pair model)"
+                                                  : "report");
     printf("%5s %7s %7s %11s %6s %4s %8s %8s %8s %12s\n", "layer", "rows", "cols", "delta", "w_min",
            "|G|", "H bits", "model", "bits/w", "bytes");
   }
@@ -156,10 +162,10 @@ done:
 }
 
 int zs_cli_vans(int argc, char **argv) {
-  zs_cli_opt opts[] = {{"per-row", 0, 0, NULL},  {"interleaved", 0, 0, NULL},
-                       {"baseline", 0, 0, NULL}, {"backend", 'b', 1, NULL},
-                       {"reps", 'r', 1, NULL},   {"output", 'o', 1, NULL},
-                       {"json", 0, 0, NULL}};
+  zs_cli_opt opts[] = {{"per-row", 0, 0, NULL},   {"interleaved", 0, 0, NULL},
+                       {"pairs", 0, 0, NULL},     {"baseline", 0, 0, NULL},
+                       {"backend", 'b', 1, NULL}, {"reps", 'r', 1, NULL},
+                       {"output", 'o', 1, NULL},  {"json", 0, 0, NULL}};
   const int n_opts = (int)(sizeof opts / sizeof opts[0]);
   const char *pos[3];
   int n_pos, help;
@@ -175,7 +181,8 @@ int zs_cli_vans(int argc, char **argv) {
   }
   const char *cmd = pos[0];
   const unsigned flags = (zs_cli_get(opts, n_opts, "per-row") ? ZS_VANS_PER_ROW : 0u) |
-                         (zs_cli_get(opts, n_opts, "interleaved") ? ZS_VANS_INTERLEAVED : 0u);
+                         (zs_cli_get(opts, n_opts, "interleaved") ? ZS_VANS_INTERLEAVED : 0u) |
+                         (zs_cli_get(opts, n_opts, "pairs") ? ZS_VANS_PAIRS : 0u);
   const int baseline = zs_cli_get(opts, n_opts, "baseline") != NULL;
   const int json = zs_cli_get(opts, n_opts, "json") != NULL;
   const int want = strcmp(cmd, "gen") == 0 || strcmp(cmd, "encode") == 0 ? 3 : 2;
