@@ -425,6 +425,24 @@ __device__ __forceinline__ void vans_pair_refill(uint32_t &lo, uint32_t &hi, con
   pc += zs_popc(m);
 }
 
+/* Both pairs of a chunk for each of ROWS rows, into their sums: xw is the chunk's x word of
+ * this lane. */
+template <bool NARROW, int ROWS>
+__device__ __forceinline__ void vans_pair_chunk(uint32_t *lo, uint32_t *hi, const uint32_t *tab,
+                                                int xw, int *acc) {
+#pragma unroll
+  for (int r = 0; r < ROWS; r++) {
+    const uint32_t y0 = vans_pair<NARROW>(lo[r], hi[r], tab);
+    const uint32_t y1 = vans_pair<NARROW>(lo[r], hi[r], tab);
+    acc[r] = vans_dot4((int)__byte_perm(y0, y1, 0x7632), xw, acc[r]);
+  }
+}
+
+template <bool SHARED_X>
+__device__ __forceinline__ int vans_x_word(const int8_t *p) {
+  return SHARED_X ? *(const int *)p : (int)__ldg((const unsigned *)p);
+}
+
 /* Pair layout (docs/formats/vans.md §3): a group of 32 lanes per row as in the kernels above,
  * but each table lookup decodes two neighbouring weights, and a lane refills once per chunk
  * (after both of its pairs) with a 32-bit word into a 64-bit state. Per lane and chunk of 128
@@ -471,30 +489,16 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
       acc[r] = 0;
     }
     for (uint32_t ch = 0; ch < full; ch++) { /* whole chunks: every lane holds both pairs */
-      const int xw = SHARED_X ? *(const int *)(xv + ch * VANS_CHUNK)
-                              : (int)__ldg((const unsigned *)(xv + ch * VANS_CHUNK));
-#pragma unroll
-      for (int r = 0; r < ROWS; r++) {
-        const uint32_t y0 = vans_pair<NARROW>(lo[r], hi[r], tab);
-        const uint32_t y1 = vans_pair<NARROW>(lo[r], hi[r], tab);
-        acc[r] = vans_dot4((int)__byte_perm(y0, y1, 0x7632), xw, acc[r]);
-      }
+      vans_pair_chunk<NARROW, ROWS>(lo, hi, tab, vans_x_word<SHARED_X>(xv + ch * VANS_CHUNK), acc);
 #pragma unroll
       for (int r = 0; r < ROWS; r++) {
         vans_pair_refill<L2H>(lo[r], hi[r], pc[r], true, below, shift);
         if (PF) vans_prefetch_l2(pc[r] + VANS_PAIR_AHEAD);
       }
     }
-    if (full < chunks) { /* the last, partial chunk: x is zero past cols, and no refill follows */
-      const int xw = SHARED_X ? *(const int *)(xv + full * VANS_CHUNK)
-                              : (int)__ldg((const unsigned *)(xv + full * VANS_CHUNK));
-#pragma unroll
-      for (int r = 0; r < ROWS; r++) {
-        const uint32_t y0 = vans_pair<NARROW>(lo[r], hi[r], tab);
-        const uint32_t y1 = vans_pair<NARROW>(lo[r], hi[r], tab);
-        acc[r] = vans_dot4((int)__byte_perm(y0, y1, 0x7632), xw, acc[r]);
-      }
-    }
+    if (full < chunks) /* the last, partial chunk: x is zero past cols, and no refill follows */
+      vans_pair_chunk<NARROW, ROWS>(lo, hi, tab, vans_x_word<SHARED_X>(xv + full * VANS_CHUNK),
+                                    acc);
 #pragma unroll
     for (int r = 0; r < ROWS; r++) {
       acc[r] = zs_group_sum(acc[r], VANS_GROUP);
