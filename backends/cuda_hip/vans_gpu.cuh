@@ -50,9 +50,14 @@ __device__ __forceinline__ uint32_t vans_word(const uint16_t *p) {
 #endif
 }
 
-__device__ __forceinline__ void vans_prefetch(const uint16_t *p) {
+/* A prefetch of p's line into L1, or into L2 with L2. */
+template <bool L2>
+__device__ __forceinline__ void vans_prefetch(const void *p) {
 #if defined(__CUDA_ARCH__)
-  asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+  if (L2)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+  else
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
 #else
   (void)p;
 #endif
@@ -172,7 +177,7 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
 #pragma unroll
       for (int h = 0; h < 8; h += 2)
         vans_two_steps<PAIRS, REP>(st, pc, e[h], e[h + 1], tab, lane4, below, shift);
-      if (PF) vans_prefetch(pc + VANS_PREFETCH_WORDS + 64 * (lane & 1));
+      if (PF) vans_prefetch<false>(pc + VANS_PREFETCH_WORDS + 64 * (lane & 1));
       int x0, x1;
       if (SHARED_X) {
         x0 = *(const int *)xc, x1 = *(const int *)(xc + VANS_CHUNK);
@@ -405,13 +410,6 @@ __device__ __forceinline__ uint32_t vans_pair(uint32_t &lo, uint32_t &hi, const 
  * instruction on the refill load). It gains 1-4 % with two rows a group and loses 4 % with
  * one. A lookahead into L1 by cp.async.ca was slower (16384: 144 -> 154 us). */
 #define VANS_PAIR_AHEAD 256
-__device__ __forceinline__ void vans_prefetch_l2(const uint32_t *p) {
-#if defined(__CUDA_ARCH__)
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-#else
-  (void)p;
-#endif
-}
 
 /* The refill of a row's lanes after a chunk: lanes whose state fell below 2^32 take the next
  * words of the row's stream in lane order (every lane loads, the payload is padded). */
@@ -493,7 +491,7 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
 #pragma unroll
       for (int r = 0; r < ROWS; r++) {
         vans_pair_refill<L2H>(lo[r], hi[r], pc[r], true, below, shift);
-        if (PF) vans_prefetch_l2(pc[r] + VANS_PAIR_AHEAD);
+        if (PF) vans_prefetch<true>(pc[r] + VANS_PAIR_AHEAD);
       }
     }
     if (full < chunks) /* the last, partial chunk: x is zero past cols, and no refill follows */
