@@ -245,9 +245,11 @@ struct zs_vans_chain {
   int kind;
   const zsb_vans_ops *ops;
   void *dev;
-  int64_t *z;   /* largest N_k: multiplied accumulators */
-  int8_t *x[2]; /* ping-pong activations */
-  int8_t *w;    /* ref: one decoded layer */
+  int64_t *z;         /* largest N_k: multiplied accumulators */
+  int8_t *x[2];       /* ping-pong activations */
+  int8_t *w;          /* ref: one decoded layer */
+  int8_t *xpad;       /* cpu: the input of a pair layer, zero-padded by a chunk */
+  uint64_t *pair_tab; /* cpu: a pair layer's step table */
 };
 
 /* Requantise z[0..n) into y, the one step after every layer on the host backends. */
@@ -312,6 +314,46 @@ static void rows_dot_plain(const zsi_vans_layer *L, const uint32_t *tab, uint32_
   for (uint32_t r = 0; r < n; r++) out[r] = acc[r];
 }
 
+/* The pair layout's step table: one 64-bit entry per quantile, the probability f in bits 0-15,
+ * the quantile's offset in its slot in bits 16-31 and the two weights in bytes 4 and 5: one
+ * load per pair step instead of five (slot, f, cum, a, b). */
+static void pair_table(const zsi_vans_pairs *P, uint64_t tab[ZSI_VANS_PAIR_SLOTS]) {
+  for (uint32_t q = 0; q < ZSI_VANS_PAIR_SLOTS; q++) {
+    const uint32_t k = P->slot[q];
+    tab[q] = P->f[k] | (uint64_t)(q - P->cum[k]) << 16 | (uint64_t)(uint8_t)P->a[k] << 32 |
+             (uint64_t)(uint8_t)P->b[k] << 40;
+  }
+}
+
+/* Row i of a validated pair layer (docs/formats/vans.md §3) dotted with x, without checks: the
+ * 32 lanes' states are independent chains, so decoding a chunk lane after lane keeps several
+ * in flight. x holds whole chunks, zero past the columns, so a partial chunk needs no care
+ * beyond not refilling lanes without columns. */
+static int32_t pairs_row_dot(const zsi_vans_layer *L, const uint64_t *tab, uint32_t i,
+                             const int8_t *x) {
+  const uint16_t *p = L->payload + L->cursors[i];
+  uint64_t st[ZS_VANS_LANES];
+  for (uint32_t l = 0; l < ZS_VANS_LANES; l++, p += 4)
+    st[l] = (uint64_t)(p[0] | (uint32_t)p[1] << 16) << 32 | (p[2] | (uint32_t)p[3] << 16);
+  int32_t acc = 0;
+  const uint32_t chunks = (L->cols + ZSI_VANS_CHUNK - 1) / ZSI_VANS_CHUNK;
+  for (uint32_t ch = 0; ch < chunks; ch++)
+    for (uint32_t l = 0; l < ZS_VANS_LANES; l++) {
+      const uint32_t j = ch * ZSI_VANS_CHUNK + 4 * l;
+      if (j >= L->cols) break;
+      for (uint32_t h = 0; h < 4; h += 2) {
+        const uint64_t e = tab[st[l] & (ZSI_VANS_PAIR_SLOTS - 1)];
+        st[l] = (st[l] >> ZSI_VANS_PAIR_BITS) * (e & 0xffffu) + ((e >> 16) & 0xffffu);
+        acc += (int32_t)(int8_t)(e >> 32) * x[j + h] + (int32_t)(int8_t)(e >> 40) * x[j + h + 1];
+      }
+      if (st[l] < ZSI_VANS_PAIR_LOW) {
+        st[l] = st[l] << 32 | (p[0] | (uint32_t)p[1] << 16);
+        p += 2;
+      }
+    }
+  return acc;
+}
+
 static void layer_cpu(zs_vans_chain *c, int k, const int8_t *x, int8_t *y) {
   const zsi_vans_layer *L = &c->V->layers[k];
   const int t = zsi_cpu_threads();
@@ -328,6 +370,16 @@ static void layer_cpu(zs_vans_chain *c, int k, const int8_t *x, int8_t *y) {
       for (uint32_t r = 0; r < n; r++)
         c->z[i0 + r] = (int64_t)acc[r] * (L->row_mult ? L->row_mult[i0 + r] : 1);
     }
+  } else if (L->pairs) {
+    /* x padded with zeros to whole chunks (c->x holds the widest layer's rows plus a chunk) */
+    int8_t *xp = c->xpad;
+    memcpy(xp, x, L->cols);
+    memset(xp + L->cols, 0, ZSI_VANS_CHUNK);
+    pair_table(L->pairs, c->pair_tab);
+    ZSI_OMP(parallel for schedule(static, 16) num_threads(t) if (L->rows > 64))
+    for (int64_t i = 0; i < (int64_t)L->rows; i++)
+      c->z[i] = (int64_t)pairs_row_dot(L, c->pair_tab, (uint32_t)i, xp) *
+                (L->row_mult ? L->row_mult[i] : 1);
   } else {
     /* The interleaved layout is shaped for GPU lanes; on the host a row is decoded to a small
      * buffer, then dotted. */
@@ -370,7 +422,12 @@ zs_status zs_vans_chain_create(zs_vans_chain **out, zs_context *ctx, const zs_va
     c->x[0] = zsi_alloc(big);
     c->x[1] = zsi_alloc(big);
     if (c->kind == CHAIN_REF) c->w = zsi_alloc(big_in);
-    if (!c->z || !c->x[0] || !c->x[1] || (c->kind == CHAIN_REF && !c->w)) {
+    if (c->kind == CHAIN_CPU) {
+      c->xpad = zsi_alloc(big + ZSI_VANS_CHUNK);
+      c->pair_tab = zsi_alloc_array(ZSI_VANS_PAIR_SLOTS, sizeof(uint64_t));
+    }
+    if (!c->z || !c->x[0] || !c->x[1] || (c->kind == CHAIN_REF && !c->w) ||
+        (c->kind == CHAIN_CPU && (!c->xpad || !c->pair_tab))) {
       zs_vans_chain_destroy(&c);
       return zsi_error(ZS_ERR_OUT_OF_MEMORY, "vans: %s chain buffers", slot->name);
     }
@@ -439,6 +496,8 @@ void zs_vans_chain_destroy(zs_vans_chain **c) {
   zsi_free((*c)->x[0]);
   zsi_free((*c)->x[1]);
   zsi_free((*c)->w);
+  zsi_free((*c)->xpad);
+  zsi_free((*c)->pair_tab);
   zsi_free(*c);
   *c = NULL;
 }
