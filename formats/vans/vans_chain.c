@@ -327,8 +327,8 @@ static void pair_table(const zsi_vans_pairs *P, uint64_t tab[ZSI_VANS_PAIR_SLOTS
 
 /* Row i of a validated pair layer (docs/formats/vans.md §3) dotted with x, without checks: the
  * 32 lanes' states are independent chains, so decoding a chunk lane after lane keeps several
- * in flight. x holds whole chunks, zero past the columns, so a partial chunk needs no care
- * beyond not refilling lanes without columns. */
+ * in flight. x holds whole chunks, zero past the columns (an odd last column's partner weight
+ * meets a zero); the refills after the last chunk change no weight and are skipped. */
 static int32_t pairs_row_dot(const zsi_vans_layer *L, const uint64_t *tab, uint32_t i,
                              const int8_t *x) {
   const uint16_t *p = L->payload + L->cursors[i];
@@ -341,12 +341,12 @@ static int32_t pairs_row_dot(const zsi_vans_layer *L, const uint64_t *tab, uint3
     for (uint32_t l = 0; l < ZS_VANS_LANES; l++) {
       const uint32_t j = ch * ZSI_VANS_CHUNK + 4 * l;
       if (j >= L->cols) break;
-      for (uint32_t h = 0; h < 4; h += 2) {
+      for (uint32_t h = 0; h < 4 && j + h < L->cols; h += 2) {
         const uint64_t e = tab[st[l] & (ZSI_VANS_PAIR_SLOTS - 1)];
         st[l] = (st[l] >> ZSI_VANS_PAIR_BITS) * (e & 0xffffu) + ((e >> 16) & 0xffffu);
         acc += (int32_t)(int8_t)(e >> 32) * x[j + h] + (int32_t)(int8_t)(e >> 40) * x[j + h + 1];
       }
-      if (st[l] < ZSI_VANS_PAIR_LOW) {
+      if (ch + 1 < chunks && st[l] < ZSI_VANS_PAIR_LOW) {
         st[l] = st[l] << 32 | (p[0] | (uint32_t)p[1] << 16);
         p += 2;
       }
