@@ -2,7 +2,7 @@
 """cli_test.py — end-to-end tests of the `zsparse` tool against an independent Python reader.
 
 usage: cli_test.py MODE ZSPARSE MATRICES_DIR
-MODE: info | spmv | convert | usage | gen | demo. Exit 0 pass, 1 fail, 77 skip.
+MODE: info | spmv | convert | usage | gen | demo | vans. Exit 0 pass, 1 fail, 77 skip.
 """
 import concurrent.futures
 import gzip
@@ -563,12 +563,136 @@ def mode_demo(tool, mdir):
         fail("demo (table): rc=%d out=%r err=%r" % (rc, out, err))
 
 
+# ---- MAT-VANS containers, read and decoded from docs/formats/vans.md alone --------------------
+
+def read_vans(path):
+    """The layers' int8 weights (row-major lists) of a report (Table 1) or pair-layout file."""
+    d = open(path, "rb").read()
+    off, flags = 0, 0
+    if d[:8] == b"ZSVANSX1":
+        flags, lanes = struct.unpack_from("<II", d, 8)
+        off = 16
+    n_layers, _, n0 = struct.unpack_from("<III", d, off)
+    off += 12 + n0 + (3 - (n0 + 3) % 4)
+    layers = []
+    for _ in range(n_layers):
+        rows, cols, _ = struct.unpack_from("<IIf", d, off)
+        off += 12
+        cursors = struct.unpack_from("<%dI" % rows, d, off)
+        off += 4 * rows
+        (words,) = struct.unpack_from("<I", d, off)
+        off += 4
+        if flags & 4:
+            (n_pairs,) = struct.unpack_from("<H", d, off)
+            pairs = [struct.unpack_from("<bbH", d, off + 2 + 4 * k) for k in range(n_pairs)]
+            off += 2 + 4 * n_pairs
+            payload = struct.unpack_from("<%dH" % words, d, off)
+            layers.append(decode_pair_rows(rows, cols, cursors, pairs, payload))
+        else:
+            w_min, grid = struct.unpack_from("<bB", d, off)
+            cdf = list(d[off + 2:off + 3 + grid])
+            off += 2 + grid + 1 + (grid + 1) % 2
+            ppf = d[off:off + 256]
+            off += 256
+            payload = struct.unpack_from("<%dH" % words, d, off)
+            assert not flags & 2, "interleaved layout not read here"
+            layers.append(decode_report_rows(rows, cols, cursors, w_min, cdf, ppf, payload))
+        off += 2 * words
+    return layers
+
+
+def decode_report_rows(rows, cols, cursors, w_min, cdf, ppf, payload):
+    out = []
+    for i in range(rows):
+        c = cursors[i]
+        x = payload[c] << 16 | payload[c + 1]
+        c += 2
+        for _ in range(cols):
+            q = x & 255
+            r = ppf[q]
+            out.append(w_min + r)
+            x = (x >> 8) * ((cdf[r + 1] - cdf[r]) % 256) + q - cdf[r]
+            if x < 1 << 16:
+                x = x << 16 | payload[c]
+                c += 1
+    return out
+
+
+def decode_pair_rows(rows, cols, cursors, pairs, payload):
+    owner, cum = [], []
+    for k, (_, _, f) in enumerate(pairs):
+        cum.append(len(owner))
+        owner += [k] * f
+    out = [None] * (rows * cols)
+    for i in range(rows):
+        c0 = cursors[i]
+
+        def word(t):
+            return payload[c0 + 2 * t] | payload[c0 + 2 * t + 1] << 16
+        st = [word(2 * l) << 32 | word(2 * l + 1) for l in range(32)]
+        t = 64
+        for ch in range((cols + 127) // 128):
+            for l in range(32):
+                j0 = 128 * ch + 4 * l
+                if j0 >= cols:
+                    break
+                for j in (j0, j0 + 2):
+                    if j >= cols:
+                        break
+                    q = st[l] & 4095
+                    k = owner[q]
+                    a, b, f = pairs[k]
+                    out[i * cols + j] = a
+                    if j + 1 < cols:
+                        out[i * cols + j + 1] = b
+                    st[l] = (st[l] >> 12) * f + q - cum[k]
+                if st[l] < 1 << 32:
+                    st[l] = st[l] << 32 | word(t)
+                    t += 1
+        if any(s != 1 << 32 for s in st) or c0 + 2 * t != (
+                cursors[i + 1] if i + 1 < rows else len(payload)):
+            raise ValueError("row %d does not end as docs/formats/vans.md says" % i)
+    return out
+
+
+def mode_vans(tool, mdir):
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = "n=300,k=2,seed=3,entropy=3.5,rows=170"
+        report, pairs = os.path.join(tmp, "r.vans"), os.path.join(tmp, "p.vans")
+        for path, extra in ((report, []), (pairs, ["--pairs"])):
+            rc, out, err = run(tool, "vans", "gen", spec, path, *extra)
+            if rc != 0:
+                fail("vans gen %s: rc=%d err=%r" % (" ".join(extra), rc, err))
+                return
+        try:
+            want, got = read_vans(report), read_vans(pairs)
+        except (ValueError, struct.error) as e:
+            fail("vans: reading the containers as documented: %s" % e)
+            return
+        if len(want) != 2 or want != got:
+            fail("vans: the pair layout decodes to other weights than the report's layout")
+        rc, obj, err = run_json(tool, "vans", "info", pairs, "--json")
+        if rc != 0 or not obj or obj.get("pairs") is not True or obj.get("interleaved"):
+            fail("vans info --json on a pair file: rc=%d %r %r" % (rc, obj, err))
+        hashes = []
+        for path in (report, pairs):
+            rc, out, err = run(tool, "vans", "run", path, "--backend", "cpu", "--reps", "1",
+                               "--json")
+            hashes.append(json.loads(out).get("hash") if rc == 0 and out.strip() else None)
+        if hashes[0] is None or hashes[0] != hashes[1]:
+            fail("vans run: output hashes %r differ between layouts" % hashes)
+        rc, out, err = run(tool, "vans", "gen", spec, os.path.join(tmp, "x.vans"), "--pairs",
+                           "--interleaved")
+        if rc == 0 or "two layouts" not in err:
+            fail("vans gen --pairs --interleaved: rc=%d err=%r" % (rc, err))
+
+
 def main():
     if len(sys.argv) != 4:
         print(__doc__)
         return 2
     mode, tool, mdir = sys.argv[1:]
-    if mode not in ("gen", "demo") and not os.path.exists(
+    if mode not in ("gen", "demo", "vans") and not os.path.exists(
             os.path.join(mdir, "MANIFEST.tsv")):
         print("no shared matrices at %s: skipping" % mdir)
         return 77
