@@ -98,7 +98,7 @@ zs_status zsi_vans_model(zsi_vans_layer *L, const uint64_t hist[256]) {
 
 /* Pair code of columns j, j + 1 of a row (a missing odd column counts as weight 0). */
 static inline uint32_t pair_code(const int8_t *row, uint32_t cols, uint64_t j) {
-  return (uint8_t)row[j] | (uint32_t)(uint8_t)(j + 1 < cols ? row[j + 1] : 0) << 8;
+  return zsi_vans_pair_code(row[j], j + 1 < cols ? row[j + 1] : 0);
 }
 
 zs_status zsi_vans_pairs_index(zsi_vans_pairs *P, int k) {
@@ -107,7 +107,7 @@ zs_status zsi_vans_pairs_index(zsi_vans_pairs *P, int k) {
                      ZSI_VANS_PAIR_SLOTS);
   uint32_t c = 0, prev = 0;
   for (uint32_t i = 0; i < P->n; i++) {
-    const uint32_t code = (uint8_t)P->a[i] | (uint32_t)(uint8_t)P->b[i] << 8;
+    const uint32_t code = zsi_vans_pair_code(P->a[i], P->b[i]);
     if (i && code <= prev)
       return zsi_error(ZS_ERR_CORRUPT,
                        "vans: layer %d: pair %u (%d, %d) does not follow pair %u in code order "
@@ -165,7 +165,7 @@ zs_status zsi_vans_pair_model(zsi_vans_layer *L, const int8_t *w, const uint64_t
     uint64_t counts[ZSI_VANS_PAIR_SLOTS];
     uint32_t m = 0, i = 0, added = P->n;
     for (uint32_t code = 0; code < 65536 && m < ZSI_VANS_PAIR_SLOTS; code++) {
-      const uint32_t have = i < P->n ? (uint8_t)P->a[i] | (uint32_t)(uint8_t)P->b[i] << 8 : 65536;
+      const uint32_t have = i < P->n ? zsi_vans_pair_code(P->a[i], P->b[i]) : 65536;
       if (code == have) {
         codes[m] = code, counts[m++] = P->count[i++];
       } else if (added < want) {
@@ -298,7 +298,7 @@ zs_status zsi_vans_encode(zsi_vans_layer *L, const int8_t *w, uint32_t lanes) {
   }
   if (index)
     for (uint32_t k = 0; k < L->pairs->n; k++)
-      index[(uint8_t)L->pairs->a[k] | (uint32_t)(uint8_t)L->pairs->b[k] << 8] = (uint16_t)k;
+      index[zsi_vans_pair_code(L->pairs->a[k], L->pairs->b[k])] = (uint16_t)k;
   const uint64_t scratch = L->pairs ? 64 + 32 * ((uint64_t)L->cols / ZSI_VANS_CHUNK + 1)
                                     : (uint64_t)L->cols + 2 * lane_n;
   int failed = 0;
@@ -361,10 +361,6 @@ static inline uint32_t rans_get(const zsi_vans_layer *L, uint32_t x, int8_t *w) 
   return (x >> ZSI_VANS_PREC) * p + q - L->cdf[r];
 }
 
-static inline uint32_t word32(const uint16_t *p, uint64_t c) {
-  return (uint32_t)p[c] | (uint32_t)p[c + 1] << 16;
-}
-
 /* Row i of the pair layout, every read checked (docs/formats/vans.md §3): into out when not
  * NULL, counting weights into hist and pairs into count when not NULL. Returns 0 with the reason
  * in why when the stream is not what the encoder writes. */
@@ -389,7 +385,7 @@ static int pairs_row(const zsi_vans_layer *L, uint32_t i, int8_t *out, uint64_t 
   }
   uint64_t st[ZS_VANS_LANES];
   for (uint32_t l = 0; l < ZS_VANS_LANES; l++, c += 4) {
-    st[l] = (uint64_t)word32(p, c) << 32 | word32(p, c + 2);
+    st[l] = (uint64_t)zsi_vans_word32(p, c) << 32 | zsi_vans_word32(p, c + 2);
     if (st[l] < ZSI_VANS_PAIR_LOW) {
       snprintf(why, why_len, "row %u: initial state %llu of lane %u is below 2^32", i,
                (unsigned long long)st[l], l);
@@ -418,7 +414,7 @@ static int pairs_row(const zsi_vans_layer *L, uint32_t i, int8_t *out, uint64_t 
                  (unsigned long long)end, (unsigned long long)ch);
         return 0;
       }
-      st[l] = st[l] << 32 | word32(p, c);
+      st[l] = st[l] << 32 | zsi_vans_word32(p, c);
       c += 2;
     }
   if (c != end) {

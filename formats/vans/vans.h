@@ -26,6 +26,16 @@ typedef struct zsi_vans_pairs {
   uint64_t count[ZSI_VANS_PAIR_SLOTS]; /* occurrences in the layer's streams */
 } zsi_vans_pairs;
 
+/* Code of the weight pair (a, b): a + 256 b, bytes unsigned (the pair table's order). */
+static inline uint32_t zsi_vans_pair_code(int8_t a, int8_t b) {
+  return (uint8_t)a | (uint32_t)(uint8_t)b << 8;
+}
+
+/* The pair layout's 32-bit word at 16-bit offset c of a payload: low half first. */
+static inline uint32_t zsi_vans_word32(const uint16_t *p, uint64_t c) {
+  return (uint32_t)p[c] | (uint32_t)p[c + 1] << 16;
+}
+
 typedef struct zsi_vans_layer {
   uint32_t rows, cols;
   float delta;

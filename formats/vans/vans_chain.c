@@ -334,7 +334,7 @@ static int32_t pairs_row_dot(const zsi_vans_layer *L, const uint64_t *tab, uint3
   const uint16_t *p = L->payload + L->cursors[i];
   uint64_t st[ZS_VANS_LANES];
   for (uint32_t l = 0; l < ZS_VANS_LANES; l++, p += 4)
-    st[l] = (uint64_t)(p[0] | (uint32_t)p[1] << 16) << 32 | (p[2] | (uint32_t)p[3] << 16);
+    st[l] = (uint64_t)zsi_vans_word32(p, 0) << 32 | zsi_vans_word32(p, 2);
   int32_t acc = 0;
   const uint32_t chunks = (L->cols + ZSI_VANS_CHUNK - 1) / ZSI_VANS_CHUNK;
   for (uint32_t ch = 0; ch < chunks; ch++)
@@ -347,7 +347,7 @@ static int32_t pairs_row_dot(const zsi_vans_layer *L, const uint64_t *tab, uint3
         acc += (int32_t)(int8_t)(e >> 32) * x[j + h] + (int32_t)(int8_t)(e >> 40) * x[j + h + 1];
       }
       if (ch + 1 < chunks && st[l] < ZSI_VANS_PAIR_LOW) {
-        st[l] = st[l] << 32 | (p[0] | (uint32_t)p[1] << 16);
+        st[l] = st[l] << 32 | zsi_vans_word32(p, 0);
         p += 2;
       }
     }
@@ -371,7 +371,7 @@ static void layer_cpu(zs_vans_chain *c, int k, const int8_t *x, int8_t *y) {
         c->z[i0 + r] = (int64_t)acc[r] * (L->row_mult ? L->row_mult[i0 + r] : 1);
     }
   } else if (L->pairs) {
-    /* x padded with zeros to whole chunks (c->x holds the widest layer's rows plus a chunk) */
+    /* x padded with zeros to whole chunks (c->xpad holds the widest layer's rows plus a chunk) */
     int8_t *xp = c->xpad;
     memcpy(xp, x, L->cols);
     memset(xp + L->cols, 0, ZSI_VANS_CHUNK);
