@@ -411,16 +411,111 @@ __device__ __forceinline__ uint32_t vans_pair(uint32_t &lo, uint32_t &hi, const 
  * one. A lookahead into L1 by cp.async.ca was slower (16384: 144 -> 154 us). */
 #define VANS_PAIR_AHEAD 256
 
+/* The lanes of a row whose state fell below 2^32 after a chunk: their ballot, and whether this
+ * lane is one of them. */
+__device__ __forceinline__ uint32_t vans_pair_need(uint32_t hi, bool &need, uint32_t shift) {
+  need = hi == 0;
+  return (uint32_t)((uint64_t)zs_ballot(need) >> shift);
+}
+
 /* The refill of a row's lanes after a chunk: lanes whose state fell below 2^32 take the next
- * words of the row's stream in lane order (every lane loads, the payload is padded). */
+ * words of the row's stream in lane order; q is the stream's next 32-bit word. Every lane loads
+ * (the payload is padded). */
 template <bool L2H>
-__device__ __forceinline__ void vans_pair_refill(uint32_t &lo, uint32_t &hi, const uint32_t *&pc,
-                                                 bool active, uint32_t below, uint32_t shift) {
-  const bool need = active && hi == 0;
-  const uint32_t m = (uint32_t)((uint64_t)zs_ballot(need) >> shift);
-  const uint32_t w = vans_word32<L2H>(pc + zs_popc(m & below));
+__device__ __forceinline__ void vans_pair_refill(uint32_t &lo, uint32_t &hi, uint32_t &q,
+                                                 const uint32_t *words, uint32_t below,
+                                                 uint32_t shift) {
+  bool need;
+  const uint32_t m = vans_pair_need(hi, need, shift);
+  const uint32_t w = vans_word32<L2H>(words + q + zs_popc(m & below));
   if (need) hi = lo, lo = w;
-  pc += zs_popc(m);
+  q += zs_popc(m);
+}
+
+/* The dynamic shared memory of the kernels, for helpers that need its address. */
+__device__ __forceinline__ char *vans_smem_base() {
+  extern __shared__ uint32_t vans_smem[];
+  return (char *)vans_smem;
+}
+
+/* An address for the pair ring's helpers: in the shared window on CUDA (for ld.shared and
+ * cp.async), elsewhere the offset from vans_smem_base(). */
+__device__ __forceinline__ uint32_t vans_shared_address(const void *p) {
+#if defined(__CUDA_ARCH__)
+  return (uint32_t)__cvta_generic_to_shared(p);
+#else
+  return (uint32_t)((const char *)p - vans_smem_base());
+#endif
+}
+
+#define VANS_PAIR_RING 2048 /* bytes of a row's stream ring in shared memory: four fills */
+#define VANS_PAIR_FILL 512  /* bytes of one fill: 16 for each lane */
+#define VANS_PAIR_TURN 4    /* chunks between ring turns: at most 4 * 128 bytes taken */
+/* Fills run up to 3 fills past a row's last word; the payload's zero padding covers them. */
+static_assert(3 * VANS_PAIR_FILL <= 2 * (VANS_RING + 64), "vans: pair ring fills past the padding");
+
+/* Ring of the pair kernel: the stream's byte b sits at ring + b mod 2048, ring being a shared
+ * address aligned to 2048 bytes, so that a word's address is one LOP3 of its stream offset. */
+__device__ __forceinline__ uint32_t vans_pair_slot(uint32_t ring, uint32_t b) {
+  return ring | (b & (VANS_PAIR_RING - 4));
+}
+
+/* The refill from a row's ring: qb is the byte offset of the stream's next word. */
+__device__ __forceinline__ void vans_pair_refill_ring(uint32_t &lo, uint32_t &hi, uint32_t &qb,
+                                                      uint32_t ring, uint32_t below,
+                                                      uint32_t shift) {
+  bool need;
+  const uint32_t m = vans_pair_need(hi, need, shift);
+  const uint32_t a = vans_pair_slot(ring, qb + 4 * zs_popc(m & below));
+  uint32_t w;
+#if defined(__CUDA_ARCH__)
+  asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(w) : "r"(a)); /* no branch */
+#else
+  w = *(volatile uint32_t *)(vans_smem_base() + a);
+#endif
+  if (need) hi = lo, lo = w;
+  qb += 4 * zs_popc(m);
+}
+
+/* Fill, if `go`: stream bytes [fb, fb + 512) into a row's ring, asynchronously on CUDA, as a
+ * predicated copy rather than a branch. */
+__device__ __forceinline__ void vans_pair_fill(uint32_t ring, const uint16_t *payload, uint32_t fb,
+                                               uint32_t lane, bool go) {
+  const uint32_t b = fb + 16 * lane;
+#if defined(__CUDA_ARCH__)
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
+      "@p cp.async.cg.shared.global [%0], [%1], 16;\n\t}" ::"r"(vans_pair_slot(ring, b)),
+      "l"((const char *)payload + b), "r"((uint32_t)go)
+      : "memory");
+#else
+  if (go)
+    *(uint4 *)(vans_smem_base() + vans_pair_slot(ring, b)) =
+        *(const uint4 *)((const char *)payload + b);
+#endif
+}
+
+/* A ring turn before at most 512 bytes of each of the ROWS streams are taken (four chunks),
+ * with fills issued up to fb >= qb + 512 (bytes): a row short of qb + 1024 gets one more fill,
+ * and if any did, every fill but the newest is waited for. Then the bytes below
+ * fb - 512 >= qb + 512 are in: the newest fill is past them, and a turn without fills finds
+ * fb >= qb + 1024. A fill overwrites bytes fb - 2048 .. fb - 1536, below qb - 512: taken before
+ * the previous turn. */
+template <int ROWS>
+__device__ __forceinline__ void vans_pair_turn(const uint32_t *ring, const uint16_t *payload,
+                                               const uint32_t *qb, uint32_t *fb, uint32_t lane) {
+  bool any = false;
+#pragma unroll
+  for (int r = 0; r < ROWS; r++) {
+    const bool go = fb[r] < qb[r] + 2 * VANS_PAIR_FILL; /* the same in every lane */
+    vans_pair_fill(ring[r], payload, fb[r], lane, go);
+    fb[r] += go ? VANS_PAIR_FILL : 0;
+    any |= go;
+  }
+#if defined(__CUDA_ARCH__)
+  if (any) asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 1;" ::: "memory");
+#endif
+  zs_syncwarp(); /* in every turn, so that the compiler knows the votes after it converged */
 }
 
 /* Both pairs of a chunk for each of ROWS rows, into their sums: xw is the chunk's x word of
@@ -436,6 +531,25 @@ __device__ __forceinline__ void vans_pair_chunk(uint32_t *lo, uint32_t *hi, cons
   }
 }
 
+/* A whole chunk of ROWS rows: every lane holds both pairs, and refills after them (from the
+ * row's ring, or from global memory with the L2 hint and lookahead options). */
+template <bool NARROW, int ROWS, bool L2H, bool PF, bool RING>
+__device__ __forceinline__ void vans_pair_whole(uint32_t *lo, uint32_t *hi, uint32_t *q, int *acc,
+                                                const uint32_t *tab, int xw, const uint32_t *words,
+                                                const uint32_t *ring, uint32_t below,
+                                                uint32_t shift) {
+  vans_pair_chunk<NARROW, ROWS>(lo, hi, tab, xw, acc);
+#pragma unroll
+  for (int r = 0; r < ROWS; r++) {
+    if (RING) {
+      vans_pair_refill_ring(lo[r], hi[r], q[r], ring[r], below, shift);
+    } else {
+      vans_pair_refill<L2H>(lo[r], hi[r], q[r], words, below, shift);
+      if (PF) vans_prefetch<true>(words + q[r] + VANS_PAIR_AHEAD);
+    }
+  }
+}
+
 template <bool SHARED_X>
 __device__ __forceinline__ int vans_x_word(const int8_t *p) {
   return SHARED_X ? *(const int *)p : (int)__ldg((const unsigned *)p);
@@ -448,8 +562,9 @@ __device__ __forceinline__ int vans_x_word(const int8_t *p) {
  * the 8-bit layouts need four steps and four refill checks for the same four weights. The
  * table (16 KiB, or 32 with 8-byte entries) and x stay in shared memory; rows come from the
  * counter, ROWS at a time: a group walks ROWS rows side by side, so one row's decode hides
- * another's refill latency. */
-template <bool SHARED_X, int ROWS, bool L2H, bool NARROW, bool PF>
+ * another's refill latency. RING: each row's stream is staged through a ring of shared memory
+ * filled ahead by cp.async, so that a refill is a shared load (vans_pair_turn). */
+template <bool SHARED_X, int ROWS, bool L2H, bool NARROW, bool PF, bool RING>
 __global__ void __launch_bounds__(VANS_LANES_THREADS)
     vans_layer_pairs(uint32_t rows, uint32_t cols, const uint32_t *__restrict__ cursors,
                      const uint16_t *__restrict__ payload, const uint32_t *__restrict__ tab_g,
@@ -460,6 +575,13 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
   const uint32_t *tab = vans_smem;
   int8_t *sx = (int8_t *)(vans_smem + tab_words);
   const uint32_t full = cols / VANS_CHUNK, chunks = (cols + VANS_CHUNK - 1) / VANS_CHUNK;
+  const uint32_t group = threadIdx.x / VANS_GROUP, groups = blockDim.x / VANS_GROUP;
+  uint32_t ring[ROWS]; /* the rings, past x, aligned to their size */
+  const uint32_t rings = vans_shared_address(sx + (SHARED_X ? chunks * VANS_CHUNK : 0));
+#pragma unroll
+  for (int r = 0; r < ROWS; r++)
+    ring[r] =
+        (rings + VANS_PAIR_RING - 1 & ~(VANS_PAIR_RING - 1)) + (group * ROWS + r) * VANS_PAIR_RING;
   for (uint32_t i = threadIdx.x; i < tab_words; i += blockDim.x) vans_smem[i] = tab_g[i];
   if (SHARED_X)
     for (uint32_t j = threadIdx.x; j < chunks * VANS_CHUNK; j += blockDim.x)
@@ -469,35 +591,52 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
   const uint32_t lane = threadIdx.x % VANS_GROUP;
   const uint32_t shift = threadIdx.x % ZS_WARP_SIZE - lane; /* the group's place in its warp */
   const uint32_t below = (1u << lane) - 1u;
-  const uint32_t groups_total = gridDim.x * (blockDim.x / VANS_GROUP);
+  const uint32_t groups_total = gridDim.x * groups;
   const uint32_t *words = (const uint32_t *)payload;
   const uint32_t tickets = (rows + ROWS - 1) / ROWS;
-  uint32_t ticket = blockIdx.x * (blockDim.x / VANS_GROUP) + threadIdx.x / VANS_GROUP;
+  uint32_t ticket = blockIdx.x * groups + group;
   while (ticket < tickets) {
     uint32_t next = 0;
     if (lane == 0) next = groups_total + atomicAdd(next_row, 1u);
-    uint32_t row[ROWS], lo[ROWS], hi[ROWS];
-    const uint32_t *pc[ROWS];
+    uint32_t row[ROWS], lo[ROWS], hi[ROWS], q[ROWS], fb[ROWS];
     int acc[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; r++) {
       row[r] = ticket * ROWS + r < rows ? ticket * ROWS + r : ticket * ROWS; /* spare: again */
-      pc[r] = words + cursors[row[r]] / 2;
-      hi[r] = pc[r][2 * lane], lo[r] = pc[r][2 * lane + 1];
-      pc[r] += 2 * VANS_GROUP;
+      /* the stream past the initial states; with RING, its first two fills, waited for below */
+      q[r] = cursors[row[r]] / 2 + 2 * VANS_GROUP;
+      if (RING) {
+        fb[r] = 4 * q[r] & ~15u;
+        vans_pair_fill(ring[r], payload, fb[r], lane, true);
+        vans_pair_fill(ring[r], payload, fb[r] + VANS_PAIR_FILL, lane, true);
+        fb[r] += 2 * VANS_PAIR_FILL;
+      }
+      hi[r] = words[q[r] - 2 * VANS_GROUP + 2 * lane];
+      lo[r] = words[q[r] - 2 * VANS_GROUP + 2 * lane + 1];
+      if (RING) q[r] *= 4; /* the ring kernel counts bytes */
       acc[r] = 0;
     }
-    for (uint32_t ch = 0; ch < full; ch++) { /* whole chunks: every lane holds both pairs */
-      vans_pair_chunk<NARROW, ROWS>(lo, hi, tab, vans_x_word<SHARED_X>(xv + ch * VANS_CHUNK), acc);
+    if (RING) vans_ring_wait(true);
+    uint32_t ch = 0;
+    if (RING) /* whole turns of four chunks, unrolled */
+      for (; ch + VANS_PAIR_TURN <= full; ch += VANS_PAIR_TURN) {
+        vans_pair_turn<ROWS>(ring, payload, q, fb, lane);
 #pragma unroll
-      for (int r = 0; r < ROWS; r++) {
-        vans_pair_refill<L2H>(lo[r], hi[r], pc[r], true, below, shift);
-        if (PF) vans_prefetch<true>(pc[r] + VANS_PAIR_AHEAD);
+        for (uint32_t j = 0; j < VANS_PAIR_TURN; j++)
+          vans_pair_whole<NARROW, ROWS, L2H, PF, RING>(
+              lo, hi, q, acc, tab, vans_x_word<SHARED_X>(xv + (ch + j) * VANS_CHUNK), words, ring,
+              below, shift);
       }
+    for (; ch < full; ch++) { /* the whole chunks left */
+      if (RING && ch % VANS_PAIR_TURN == 0) vans_pair_turn<ROWS>(ring, payload, q, fb, lane);
+      vans_pair_whole<NARROW, ROWS, L2H, PF, RING>(lo, hi, q, acc, tab,
+                                                   vans_x_word<SHARED_X>(xv + ch * VANS_CHUNK),
+                                                   words, ring, below, shift);
     }
     if (full < chunks) /* the last, partial chunk: x is zero past cols, and no refill follows */
       vans_pair_chunk<NARROW, ROWS>(lo, hi, tab, vans_x_word<SHARED_X>(xv + full * VANS_CHUNK),
                                     acc);
+    if (RING) vans_ring_wait(true); /* no fill of these rows may land in the next rows' rings */
 #pragma unroll
     for (int r = 0; r < ROWS; r++) {
       acc[r] = zs_group_sum(acc[r], VANS_GROUP);
@@ -685,25 +824,37 @@ zs_status vans_config_ring(vans_dev_layer *d, int sms) {
   return vans_fit_launch(d, vans_layer_ring<SX>, smem, sms, "ring");
 }
 
-/* The pair kernel: ROWS rows per group of lanes, L2H the L2 prefetch hint on refills, PF the
- * lookahead into L2. */
-template <bool SX, int ROWS, bool L2H, bool PF>
-zs_status vans_config_pairs(vans_dev_layer *d, int sms) {
-  const size_t smem =
-      (size_t)VANS_PAIR_SLOTS * (d->pair_narrow ? 4 : 8) + (SX ? vans_padded_cols(d) : 0);
-  return d->pair_narrow
-             ? vans_fit_launch(d, vans_layer_pairs<SX, ROWS, L2H, true, PF>, smem, sms, "pairs")
-             : vans_fit_launch(d, vans_layer_pairs<SX, ROWS, L2H, false, PF>, smem, sms, "pairs");
+/* Shared bytes of the pair kernel: its table, ROWS rings per group with the slack that aligns
+ * them (RING), and x (SX). */
+size_t vans_pairs_smem(const vans_dev_layer *d, bool sx, int rows, bool ring) {
+  const size_t rings =
+      ring ? (size_t)(VANS_LANES_THREADS / VANS_GROUP * rows + 1) * VANS_PAIR_RING : 0;
+  return (size_t)VANS_PAIR_SLOTS * (d->pair_narrow ? 4 : 8) + rings +
+         (sx ? vans_padded_cols(d) : 0);
 }
 
-/* Pair layers: two rows per group of lanes (one row's decode hides the other's refill) once
- * the rows fill the groups that fit at least 0.9 times over in pairs, with the L2 lookahead;
- * one row per group below that, where two would leave groups idle, without it. The L2 hint
- * always. H100, entropy-4 layers, us per layer (bench/notes/vans.md): N = 8192, one row 50,
- * two 62, one row with the lookahead 52 (and 58 -> 54 from the hint, with 8-byte entries);
- * N = 16384, one row 150, two 144, two with the lookahead 142; N = 32768, two 511, with the
- * lookahead 492. Variants for bench comparisons: 11, 12, 13 (one row: plain, the hint, hint
- * and lookahead), 21, 22, 23 (two rows, the same). */
+/* The pair kernel: ROWS rows per group of lanes; RING the stream through rings of shared
+ * memory, else refills from global memory with L2H, the L2 prefetch hint, and PF, the
+ * lookahead into L2. */
+template <bool SX, int ROWS, bool L2H, bool PF, bool RING = false>
+zs_status vans_config_pairs(vans_dev_layer *d, int sms) {
+  const size_t smem = vans_pairs_smem(d, SX, ROWS, RING);
+  return d->pair_narrow ? vans_fit_launch(d, vans_layer_pairs<SX, ROWS, L2H, true, PF, RING>, smem,
+                                          sms, "pairs")
+                        : vans_fit_launch(d, vans_layer_pairs<SX, ROWS, L2H, false, PF, RING>, smem,
+                                          sms, "pairs");
+}
+
+/* Pair layers: the ring kernel with two rows per group (one row's decode hides the other's
+ * refill) wherever its shared memory fits. H100, entropy-4 layers, us per layer with `zsparse
+ * vans run` (bench/notes/vans.md, run34): N = 8192, 44.7 against 50.3 for the best kernel
+ * without rings; 16384, 125 against 138; 32768 (x then read through L1), 478 against 483.
+ * Where the rings do not fit (64 KiB of LDS on AMD), the kernels that refill from global memory:
+ * two rows per group once the rows fill the groups that fit at least 0.9 times over in pairs,
+ * with the L2 lookahead; one row per group below that, where two would leave groups idle,
+ * without it. The L2 hint always. Variants for bench comparisons: 11, 12, 13 (one row: plain,
+ * the hint, hint and lookahead), 21, 22, 23 (two rows, the same), 14 and 24 (one and two rows,
+ * rings). */
 template <bool SX>
 zs_status vans_config_pairs_variant(vans_dev_layer *d, int sms, int variant) {
   switch (variant) {
@@ -713,7 +864,11 @@ zs_status vans_config_pairs_variant(vans_dev_layer *d, int sms, int variant) {
   case 21: return vans_config_pairs<SX, 2, false, false>(d, sms);
   case 22: return vans_config_pairs<SX, 2, true, false>(d, sms);
   case 23: return vans_config_pairs<SX, 2, true, true>(d, sms);
+  case 14: return vans_config_pairs<SX, 1, false, false, true>(d, sms);
+  case 24: return vans_config_pairs<SX, 2, false, false, true>(d, sms);
   default: {
+    if (vans_pairs_smem(d, SX, 2, true) <= g_state.smem_optin)
+      return vans_config_pairs<SX, 2, false, false, true>(d, sms);
     zs_status s = vans_config_pairs<SX, 1, true, false>(d, sms);
     const uint64_t fit = (uint64_t)d->fit_blocks * (VANS_LANES_THREADS / VANS_GROUP);
     if (s == ZS_OK && 10 * (uint64_t)d->rows >= 18 * fit)
@@ -800,7 +955,7 @@ zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
     /* A state starts >= 2^16 when its first word is not zero; the encoder always writes such
      * states, but a valid stream need not (docs/formats/vans.md §2). */
     d->pairs = true;
-    for (uint32_t i = 0; i < d->rows && d->lanes; i++)
+    for (uint32_t i = 0; i < d->rows && d->lanes && !d->pair_model; i++)
       for (uint32_t l = 0; l < d->lanes; l++)
         if (L[k].payload[L[k].cursors[i] + 2 * l] == 0) d->pairs = false;
     if (s == ZS_OK) s = upload_array(&d->tab, tab, tab_words, "vans decode table");
@@ -839,8 +994,19 @@ zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
     const uint32_t padded = vans_padded_cols(d);
     const size_t tab = d->pair_model ? (size_t)VANS_PAIR_SLOTS * (d->pair_narrow ? 4 : 8)
                                      : (size_t)256 * VANS_GROUP * 4;
-    const bool sx = c->variant == 3 && !d->pair_model ? padded <= VANS_SHARED_X_MAX
-                                                      : tab + padded + 1024 <= g_state.smem_optin;
+    bool sx;
+    if (d->pair_model) {
+      /* x in shared memory while two blocks with the rings of two-row groups still fit on an SM
+       * (the opt-in size and 1 KiB reserved per block): one block of 16 groups does not hide
+       * the refills (H100, N = 32768). Without the rings, while it fits at all. */
+      const size_t optin = g_state.smem_optin;
+      sx = vans_pairs_smem(d, false, 2, true) <= optin
+               ? 2 * (vans_pairs_smem(d, true, 2, true) + 1024) <= optin + 1024
+               : vans_pairs_smem(d, true, 2, false) + 1024 <= optin;
+    } else {
+      sx =
+          c->variant == 3 ? padded <= VANS_SHARED_X_MAX : tab + padded + 1024 <= g_state.smem_optin;
+    }
     s = sx ? vans_config_variant<true>(d, c->sms, c->variant)
            : vans_config_variant<false>(d, c->sms, c->variant);
   }
