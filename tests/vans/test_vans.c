@@ -70,14 +70,14 @@ static zs_vans *build(unsigned flags, int K, const int64_t *dims, int8_t **w, in
   return V;
 }
 
-/* K = 20 layers of random sizes (odd ones on purpose) from `least` to least + 159: every
- * layout and backend against a plain int8 chain. */
-static void check_chain(zs_context *ctx, unsigned flags, const char *gpu, int64_t least) {
-  enum { K = 20 };
-  int64_t dims[K + 1];
-  int8_t *w[K];
-  int32_t *mult[K];
-  for (int k = 0; k <= K; k++) dims[k] = least + (int64_t)(rnd() % 160);
+enum { CHAIN_MAX = 20 };
+
+/* K <= 20 layers of sizes dims (the last at most 1024): every layout and backend against a
+ * plain int8 chain. */
+static void check_chain_dims(zs_context *ctx, unsigned flags, const char *gpu, int K,
+                             const int64_t *dims) {
+  int8_t *w[CHAIN_MAX];
+  int32_t *mult[CHAIN_MAX];
   zs_vans *V = build(flags, K, dims, w, 31);
   if (!V) return;
   for (int k = 0; k < K; k++) mult[k] = V->layers[k].row_mult;
@@ -135,6 +135,13 @@ static void check_chain(zs_context *ctx, unsigned flags, const char *gpu, int64_
   zs_vans_destroy(&R);
   zs_vans_destroy(&V);
   for (int k = 0; k < K; k++) free(w[k]);
+}
+
+/* K = 20 layers of random sizes (odd ones on purpose) from `least` to least + 159. */
+static void check_chain(zs_context *ctx, unsigned flags, const char *gpu, int64_t least) {
+  int64_t dims[CHAIN_MAX + 1];
+  for (int k = 0; k <= CHAIN_MAX; k++) dims[k] = least + (int64_t)(rnd() % 160);
+  check_chain_dims(ctx, flags, gpu, CHAIN_MAX, dims);
 }
 
 static void expect_corrupt(const uint8_t *d, size_t n, const char *needle) {
@@ -509,6 +516,14 @@ int main(int argc, char **argv) {
   /* several whole chunks of 128 columns and a partial one: the GPU lanes kernels' two paths */
   check_chain(ctx, ZS_VANS_INTERLEAVED, gpu, 300);
   check_chain(ctx, ZS_VANS_PAIRS, gpu, 300);
+  /* Rows whose streams outgrow the GPU kernels' rings in shared memory (about 4.3 KiB a row
+   * at the 3.8 bits of entropy of these weights, against rings of 2 KiB), with 70 and 71 whole
+   * chunks and a partial one: the pair kernel's turns of four chunks, the whole chunks left
+   * after them, and the last chunk. */
+  const int64_t long_rows[] = {9000, 150, 9100, 130};
+  check_chain_dims(ctx, ZS_VANS_PAIRS, gpu, 3, long_rows);
+  check_chain_dims(ctx, ZS_VANS_PAIRS | ZS_VANS_PER_ROW, gpu, 3, long_rows);
+  check_chain_dims(ctx, ZS_VANS_INTERLEAVED, gpu, 3, long_rows);
   check_wide_pairs(ctx, gpu);
   if (!gpu) {
     check_corruption();
