@@ -419,17 +419,15 @@ __device__ __forceinline__ uint32_t vans_pair_need(uint32_t hi, bool &need, uint
 }
 
 /* The refill of a row's lanes after a chunk: lanes whose state fell below 2^32 take the next
- * words of the row's stream in lane order; q is the stream's next 32-bit word. Every lane loads
- * (the payload is padded). */
+ * words of the row's stream in lane order (every lane loads, the payload is padded). */
 template <bool L2H>
-__device__ __forceinline__ void vans_pair_refill(uint32_t &lo, uint32_t &hi, uint32_t &q,
-                                                 const uint32_t *words, uint32_t below,
-                                                 uint32_t shift) {
+__device__ __forceinline__ void vans_pair_refill(uint32_t &lo, uint32_t &hi, const uint32_t *&pc,
+                                                 uint32_t below, uint32_t shift) {
   bool need;
   const uint32_t m = vans_pair_need(hi, need, shift);
-  const uint32_t w = vans_word32<L2H>(words + q + zs_popc(m & below));
+  const uint32_t w = vans_word32<L2H>(pc + zs_popc(m & below));
   if (need) hi = lo, lo = w;
-  q += zs_popc(m);
+  pc += zs_popc(m);
 }
 
 /* The dynamic shared memory of the kernels, for helpers that need its address. */
@@ -531,23 +529,16 @@ __device__ __forceinline__ void vans_pair_chunk(uint32_t *lo, uint32_t *hi, cons
   }
 }
 
-/* A whole chunk of ROWS rows: every lane holds both pairs, and refills after them (from the
- * row's ring, or from global memory with the L2 hint and lookahead options). */
-template <bool NARROW, int ROWS, bool L2H, bool PF, bool RING>
-__device__ __forceinline__ void vans_pair_whole(uint32_t *lo, uint32_t *hi, uint32_t *q, int *acc,
-                                                const uint32_t *tab, int xw, const uint32_t *words,
-                                                const uint32_t *ring, uint32_t below,
-                                                uint32_t shift) {
+/* A whole chunk of ROWS rows with rings: every lane holds both pairs, and refills after them
+ * from its row's ring. */
+template <bool NARROW, int ROWS>
+__device__ __forceinline__ void vans_pair_whole_ring(uint32_t *lo, uint32_t *hi, uint32_t *qb,
+                                                     int *acc, const uint32_t *tab, int xw,
+                                                     const uint32_t *ring, uint32_t below,
+                                                     uint32_t shift) {
   vans_pair_chunk<NARROW, ROWS>(lo, hi, tab, xw, acc);
 #pragma unroll
-  for (int r = 0; r < ROWS; r++) {
-    if (RING) {
-      vans_pair_refill_ring(lo[r], hi[r], q[r], ring[r], below, shift);
-    } else {
-      vans_pair_refill<L2H>(lo[r], hi[r], q[r], words, below, shift);
-      if (PF) vans_prefetch<true>(words + q[r] + VANS_PAIR_AHEAD);
-    }
-  }
+  for (int r = 0; r < ROWS; r++) vans_pair_refill_ring(lo[r], hi[r], qb[r], ring[r], below, shift);
 }
 
 template <bool SHARED_X>
@@ -598,40 +589,50 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
   while (ticket < tickets) {
     uint32_t next = 0;
     if (lane == 0) next = groups_total + atomicAdd(next_row, 1u);
-    uint32_t row[ROWS], lo[ROWS], hi[ROWS], q[ROWS], fb[ROWS];
+    uint32_t row[ROWS], lo[ROWS], hi[ROWS], qb[ROWS], fb[ROWS];
+    const uint32_t *pc[ROWS];
     int acc[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; r++) {
       row[r] = ticket * ROWS + r < rows ? ticket * ROWS + r : ticket * ROWS; /* spare: again */
-      /* the stream past the initial states; with RING, its first two fills, waited for below */
-      q[r] = cursors[row[r]] / 2 + 2 * VANS_GROUP;
-      if (RING) {
-        fb[r] = 4 * q[r] & ~15u;
+      pc[r] = words + cursors[row[r]] / 2;
+      if (RING) { /* the stream past the initial states, in bytes, and its first two fills */
+        qb[r] = 2 * cursors[row[r]] + 8 * VANS_GROUP;
+        fb[r] = qb[r] & ~15u;
         vans_pair_fill(ring[r], payload, fb[r], lane, true);
         vans_pair_fill(ring[r], payload, fb[r] + VANS_PAIR_FILL, lane, true);
         fb[r] += 2 * VANS_PAIR_FILL;
       }
-      hi[r] = words[q[r] - 2 * VANS_GROUP + 2 * lane];
-      lo[r] = words[q[r] - 2 * VANS_GROUP + 2 * lane + 1];
-      if (RING) q[r] *= 4; /* the ring kernel counts bytes */
+      hi[r] = pc[r][2 * lane], lo[r] = pc[r][2 * lane + 1];
+      pc[r] += 2 * VANS_GROUP;
       acc[r] = 0;
     }
-    if (RING) vans_ring_wait(true);
-    uint32_t ch = 0;
-    if (RING) /* whole turns of four chunks, unrolled */
-      for (; ch + VANS_PAIR_TURN <= full; ch += VANS_PAIR_TURN) {
-        vans_pair_turn<ROWS>(ring, payload, q, fb, lane);
+    if (!RING) {
+      for (uint32_t ch = 0; ch < full; ch++) { /* whole chunks: every lane holds both pairs */
+        vans_pair_chunk<NARROW, ROWS>(lo, hi, tab, vans_x_word<SHARED_X>(xv + ch * VANS_CHUNK),
+                                      acc);
+#pragma unroll
+        for (int r = 0; r < ROWS; r++) {
+          vans_pair_refill<L2H>(lo[r], hi[r], pc[r], below, shift);
+          if (PF) vans_prefetch<true>(pc[r] + VANS_PAIR_AHEAD);
+        }
+      }
+    } else {
+      vans_ring_wait(true); /* the first fills */
+      uint32_t ch = 0;
+      for (; ch + VANS_PAIR_TURN <= full; ch += VANS_PAIR_TURN) { /* whole turns, unrolled */
+        vans_pair_turn<ROWS>(ring, payload, qb, fb, lane);
 #pragma unroll
         for (uint32_t j = 0; j < VANS_PAIR_TURN; j++)
-          vans_pair_whole<NARROW, ROWS, L2H, PF, RING>(
-              lo, hi, q, acc, tab, vans_x_word<SHARED_X>(xv + (ch + j) * VANS_CHUNK), words, ring,
-              below, shift);
+          vans_pair_whole_ring<NARROW, ROWS>(lo, hi, qb, acc, tab,
+                                             vans_x_word<SHARED_X>(xv + (ch + j) * VANS_CHUNK),
+                                             ring, below, shift);
       }
-    for (; ch < full; ch++) { /* the whole chunks left */
-      if (RING && ch % VANS_PAIR_TURN == 0) vans_pair_turn<ROWS>(ring, payload, q, fb, lane);
-      vans_pair_whole<NARROW, ROWS, L2H, PF, RING>(lo, hi, q, acc, tab,
-                                                   vans_x_word<SHARED_X>(xv + ch * VANS_CHUNK),
-                                                   words, ring, below, shift);
+      for (; ch < full; ch++) { /* the whole chunks left */
+        if (ch % VANS_PAIR_TURN == 0) vans_pair_turn<ROWS>(ring, payload, qb, fb, lane);
+        vans_pair_whole_ring<NARROW, ROWS>(
+            lo, hi, qb, acc, tab, vans_x_word<SHARED_X>(xv + ch * VANS_CHUNK), ring, below, shift);
+      }
     }
     if (full < chunks) /* the last, partial chunk: x is zero past cols, and no refill follows */
       vans_pair_chunk<NARROW, ROWS>(lo, hi, tab, vans_x_word<SHARED_X>(xv + full * VANS_CHUNK),
