@@ -8,10 +8,23 @@ import subprocess
 import sys
 import tempfile
 
-# The stand-in: folder "slow" takes 200 us, "fast" 100 us, "broken" fails, "wrong" fails --check;
-# every call is logged, so the order of the runs can be checked.
+# The stand-in: folder "slow" takes 200 us, "fast" 100 us, "broken" fails, "wrong" fails --check
+# (or gives a MAT-VANS chain another output hash than the cpu backend's); every call is logged
+# with the kernel variant asked for, so the order of the runs can be checked.
 FAKE = r"""#!/usr/bin/env bash
-echo "$(basename "$ZS_MODULE_DIR") $*" >>"$AB_LOG"
+echo "$(basename "$ZS_MODULE_DIR") V=${ZS_VANS_GPU_VARIANT:-unset} $*" >>"$AB_LOG"
+if [ "$1" = vans ]; then
+  case " $* " in *" --backend cpu "*) echo '{"hash": 7, "ms_per_layer": 9}'; exit 0 ;; esac
+  h=7
+  case $(basename "$ZS_MODULE_DIR") in
+    slow) t=0.2 ;;
+    fast) t=0.1 ;;
+    broken) echo "zsparse vans: backend 'cuda' is not usable: stand-in" >&2; exit 1 ;;
+    wrong) t=0.3 h=8 ;;
+  esac
+  echo "{\"hash\": $h, \"ms_per_layer\": $t}"
+  exit 0
+fi
 case $(basename "$ZS_MODULE_DIR") in
   slow) t=0.0002 ;;
   fast) t=0.0001 ;;
@@ -81,7 +94,27 @@ def main():
                rc == 1 and "CHECK FAILED" in err and out == "" and
                not any("--repeat 20" in c for c in calls), out + err)
 
+        chain = os.path.join(d, "p.vans")
+        open(chain, "w").close()
+        rc, out, err, calls = run("-r", "1", "-n", "5", slow, fast, "--", chain + ":24", chain)
+        lines = out.splitlines()
+        expect("chains: microseconds per layer, one line per case",
+               rc == 0 and lines == [f"{chain}:24: {slow} 200.0 {fast} 100.0",
+                                     f"{chain}: {slow} 200.0 {fast} 100.0"], out + err)
+        expect("chains: the variant and --reps passed on, 0 (the default) when none is given",
+               [c.split()[1] for c in calls] == ["V=24", "V=24", "V=0", "V=0"] and
+               all(" vans run " in f" {c} " and "--reps 5" in c for c in calls), "\n".join(calls))
+
+        rc, out, err, calls = run("-c", "-r", "1", slow, os.path.join(d, "wrong"), "--", chain + ":24")
+        expect("-c: a chain whose output hash differs from the cpu backend's stops the script",
+               rc == 1 and "CHECK FAILED" in err and out == "" and
+               any("--backend cpu" in c for c in calls), out + err)
+        rc, out, err, calls = run("-c", "-r", "1", slow, fast, "--", chain + ":24")
+        expect("-c: chains with the cpu backend's hash are timed", rc == 0 and out.count("\n") == 1,
+               out + err)
+
         for what, args in (("no case", [slow]),
+                           ("bad variant", [slow, "--", chain + ":x"]),
                            ("folder without the module", [os.path.join(d, "empty"), "--", blob + ":N"]),
                            ("bad op", [slow, "--", blob + ":X"]),
                            ("missing blob", [slow, "--", os.path.join(d, "none.zsm") + ":N"])):
