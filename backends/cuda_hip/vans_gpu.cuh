@@ -992,9 +992,6 @@ zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
   for (int k = 0; k < n && s == ZS_OK; k++) {
     vans_dev_layer *d = &c->layers[k];
     if (!d->lanes) continue;
-    const uint32_t padded = vans_padded_cols(d);
-    const size_t tab = d->pair_model ? (size_t)VANS_PAIR_SLOTS * (d->pair_narrow ? 4 : 8)
-                                     : (size_t)256 * VANS_GROUP * 4;
     bool sx;
     if (d->pair_model) {
       /* x in shared memory while two blocks with the rings of two-row groups still fit on an SM
@@ -1005,6 +1002,8 @@ zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
                ? 2 * (vans_pairs_smem(d, true, 2, true) + 1024) <= optin + 1024
                : vans_pairs_smem(d, true, 2, false) + 1024 <= optin;
     } else {
+      const uint32_t padded = vans_padded_cols(d);
+      const size_t tab = (size_t)256 * VANS_GROUP * 4;
       sx =
           c->variant == 3 ? padded <= VANS_SHARED_X_MAX : tab + padded + 1024 <= g_state.smem_optin;
     }
