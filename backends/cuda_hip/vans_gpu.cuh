@@ -67,15 +67,55 @@ __device__ __forceinline__ void vans_note_max(unsigned long long *amax, int64_t 
   atomicMax(amax, (unsigned long long)(z < 0 ? -z : z));
 }
 
+/* Bytes of a 16-byte piece of x at byte `base` that lie below `cols`, the rest zeroed. */
+__device__ __forceinline__ uint4 vans_x_below(uint4 v, uint32_t base, uint32_t cols) {
+  if (base + 16 <= cols) return v;
+  uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (uint32_t k = 0; k < 4; k++) {
+    const uint32_t b = base + 4 * k;
+    w[k] = b >= cols ? 0u : b + 4 <= cols ? w[k] : w[k] & ((1u << 8 * (cols - b)) - 1u);
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+#define VANS_COPY_AHEAD 4 /* 16-byte loads a thread issues before it stores them */
+
+/* Copy n 16-byte pieces from global to shared memory, each thread issuing its loads (up to
+ * VANS_COPY_AHEAD) before its stores, so that a block stages its table and x in about one round
+ * trip to L2. A loop of one load and store per trip, as before, took one round trip per word of
+ * the table and per byte of x a thread copied: ~8 + N / 512 trips per layer (bench/notes/vans.md,
+ * run38). X: pieces of x, bytes from `cols` on zeroed. */
+template <bool X>
+__device__ __forceinline__ void vans_copy16(uint4 *dst, const uint4 *__restrict__ src, uint32_t n,
+                                            uint32_t cols) {
+  for (uint32_t i = threadIdx.x; i < n; i += VANS_COPY_AHEAD * blockDim.x) {
+    uint4 v[VANS_COPY_AHEAD];
+#pragma unroll
+    for (uint32_t a = 0; a < VANS_COPY_AHEAD; a++)
+      if (i + a * blockDim.x < n) v[a] = src[i + a * blockDim.x];
+#pragma unroll
+    for (uint32_t a = 0; a < VANS_COPY_AHEAD; a++) {
+      const uint32_t k = i + a * blockDim.x;
+      if (k < n) dst[k] = X ? vans_x_below(v[a], 16 * k, cols) : v[a];
+    }
+  }
+}
+
 /* Stage x (zero-padded to `padded` bytes) and the decode table in shared memory: `copies`
  * copies of the table interleaved word by word, so that with 32 copies lane l reads only bank
- * l and the random quantiles of a warp never collide. */
+ * l and the random quantiles of a warp never collide. x and tab must be 16-byte aligned. */
 template <bool SHARED_X>
 __device__ __forceinline__ void vans_stage(const int8_t *x, uint32_t cols, uint32_t padded,
                                            const uint32_t *tab_g, uint32_t copies, uint32_t *tab,
                                            int8_t *sx) {
-  for (uint32_t i = threadIdx.x; i < 256 * copies; i += blockDim.x) tab[i] = tab_g[i / copies];
-  if (SHARED_X)
+  if (copies == 1)
+    vans_copy16<false>((uint4 *)tab, (const uint4 *)tab_g, 256 / 4, 0);
+  else
+    for (uint32_t i = threadIdx.x; i < 256 * copies; i += blockDim.x) tab[i] = tab_g[i / copies];
+  if (SHARED_X && padded % 16 == 0)
+    vans_copy16<true>((uint4 *)sx, (const uint4 *)x, padded / 16, cols);
+  else if (SHARED_X)
     for (uint32_t j = threadIdx.x; j < padded; j += blockDim.x) sx[j] = j < cols ? x[j] : 0;
   __syncthreads();
 }
@@ -150,7 +190,7 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
                      const uint16_t *__restrict__ payload, const uint32_t *__restrict__ tab_g,
                      const int32_t *__restrict__ mult, const int8_t *__restrict__ x,
                      int64_t *__restrict__ z, unsigned long long *amax, uint32_t *next_row) {
-  extern __shared__ uint32_t vans_smem[];
+  extern __shared__ __align__(16) uint32_t vans_smem[]; /* 16: vans_copy16 */
   const uint32_t copies = REP ? VANS_GROUP : 1;
   uint32_t *tab = vans_smem;
   int8_t *sx = (int8_t *)(vans_smem + 256 * copies);
@@ -290,7 +330,7 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
                     const uint16_t *__restrict__ payload, const uint32_t *__restrict__ tab_g,
                     const int32_t *__restrict__ mult, const int8_t *__restrict__ x,
                     int64_t *__restrict__ z, unsigned long long *amax, uint32_t *next_row) {
-  extern __shared__ uint32_t vans_smem[];
+  extern __shared__ __align__(16) uint32_t vans_smem[]; /* 16: vans_copy16 */
   const uint32_t groups = blockDim.x / VANS_GROUP, group = threadIdx.x / VANS_GROUP;
   uint16_t *ring = (uint16_t *)vans_smem + group * VANS_RING;
   uint32_t *tab = vans_smem + groups * VANS_RING / 2;
@@ -432,7 +472,7 @@ __device__ __forceinline__ void vans_pair_refill(uint32_t &lo, uint32_t &hi, con
 
 /* The dynamic shared memory of the kernels, for helpers that need its address. */
 __device__ __forceinline__ char *vans_smem_base() {
-  extern __shared__ uint32_t vans_smem[];
+  extern __shared__ __align__(16) uint32_t vans_smem[]; /* 16: vans_copy16 */
   return (char *)vans_smem;
 }
 
@@ -446,72 +486,98 @@ __device__ __forceinline__ uint32_t vans_shared_address(const void *p) {
 #endif
 }
 
-#define VANS_PAIR_RING 2048 /* bytes of a row's stream ring in shared memory: four fills */
-#define VANS_PAIR_FILL 512  /* bytes of one fill: 16 for each lane */
-#define VANS_PAIR_TURN 4    /* chunks between ring turns: at most 4 * 128 bytes taken */
-/* Fills run up to 3 fills past a row's last word; the payload's zero padding covers them. */
-static_assert(3 * VANS_PAIR_FILL <= 2 * (VANS_RING + 64), "vans: pair ring fills past the padding");
+/* Rings of the pair kernel: RB bytes of a row's stream in shared memory (2048 or 1024; 0 for
+ * the kernels without rings), four fills of RB / 4 bytes (RB / 128 from each lane), a turn
+ * every RB / 512 chunks, in which at most RB / 4 bytes are taken (128 per chunk). */
+template <int RB>
+struct vans_pair_ring_geometry {
+  static_assert(RB == 2048 || RB == 1024 || RB == 0, "vans: pair rings of 2 or 1 KiB");
+  static constexpr uint32_t fill = RB / 4, piece = RB / 128, turn = RB ? RB / 512 : 1;
+};
+#define VANS_PAIR_RING_MAX 2048
+/* Fills run up to 4 fills (a ring) past a row's last word; the payload's zero padding covers
+ * them. */
+static_assert(VANS_PAIR_RING_MAX <= 2 * (VANS_RING + 64), "vans: pair ring fills past the padding");
 
-/* Ring of the pair kernel: the stream's byte b sits at ring + b mod 2048, ring being a shared
- * address aligned to 2048 bytes, so that a word's address is one LOP3 of its stream offset. */
+/* Ring of the pair kernel: the stream's byte b sits at ring + b mod RB, ring being a shared
+ * address aligned to RB bytes, so that a word's address is one LOP3 of its stream offset. */
+template <int RB>
 __device__ __forceinline__ uint32_t vans_pair_slot(uint32_t ring, uint32_t b) {
-  return ring | (b & (VANS_PAIR_RING - 4));
+  return ring | (b & ((uint32_t)RB - 4u));
 }
 
-/* The refill from a row's ring: qb is the byte offset of the stream's next word. */
+/* The refill from a row's ring: qb is the byte offset of the stream's next word. On CUDA the
+ * lanes that refill load straight into lo (a predicated load: one select fewer). */
+template <int RB>
 __device__ __forceinline__ void vans_pair_refill_ring(uint32_t &lo, uint32_t &hi, uint32_t &qb,
                                                       uint32_t ring, uint32_t below,
                                                       uint32_t shift) {
   bool need;
   const uint32_t m = vans_pair_need(hi, need, shift);
-  const uint32_t a = vans_pair_slot(ring, qb + 4 * zs_popc(m & below));
-  uint32_t w;
+  const uint32_t a = vans_pair_slot<RB>(ring, qb + 4 * zs_popc(m & below));
 #if defined(__CUDA_ARCH__)
-  asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(w) : "r"(a)); /* no branch */
+  hi = need ? lo : hi;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
+      "@p ld.volatile.shared.u32 %0, [%1];\n\t}"
+      : "+r"(lo)
+      : "r"(a), "r"((uint32_t)need));
 #else
-  w = *(volatile uint32_t *)(vans_smem_base() + a);
-#endif
+  const uint32_t w = *(volatile uint32_t *)(vans_smem_base() + a);
   if (need) hi = lo, lo = w;
+#endif
   qb += 4 * zs_popc(m);
 }
 
-/* Fill, if `go`: stream bytes [fb, fb + 512) into a row's ring, asynchronously on CUDA, as a
- * predicated copy rather than a branch. */
+/* Fill, if `go`: stream bytes [fb, fb + RB / 4) into a row's ring, asynchronously on CUDA, as a
+ * predicated copy rather than a branch; every lane copies one aligned piece, which never wraps
+ * (fb is a multiple of 16). */
+template <int RB>
 __device__ __forceinline__ void vans_pair_fill(uint32_t ring, const uint16_t *payload, uint32_t fb,
                                                uint32_t lane, bool go) {
-  const uint32_t b = fb + 16 * lane;
+  constexpr uint32_t piece = vans_pair_ring_geometry<RB>::piece;
+  const uint32_t b = fb + piece * lane;
 #if defined(__CUDA_ARCH__)
-  asm volatile(
-      "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
-      "@p cp.async.cg.shared.global [%0], [%1], 16;\n\t}" ::"r"(vans_pair_slot(ring, b)),
-      "l"((const char *)payload + b), "r"((uint32_t)go)
-      : "memory");
+  if (piece == 16)
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
+        "@p cp.async.cg.shared.global [%0], [%1], 16;\n\t}" ::"r"(vans_pair_slot<RB>(ring, b)),
+        "l"((const char *)payload + b), "r"((uint32_t)go)
+        : "memory");
+  else /* .cg copies only 16 bytes */
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
+        "@p cp.async.ca.shared.global [%0], [%1], 8;\n\t}" ::"r"(vans_pair_slot<RB>(ring, b)),
+        "l"((const char *)payload + b), "r"((uint32_t)go)
+        : "memory");
 #else
-  if (go)
-    *(uint4 *)(vans_smem_base() + vans_pair_slot(ring, b)) =
-        *(const uint4 *)((const char *)payload + b);
+  char *dst = vans_smem_base() + vans_pair_slot<RB>(ring, b);
+  const char *src = (const char *)payload + b;
+  if (go && piece == 16) *(uint4 *)dst = *(const uint4 *)src;
+  if (go && piece == 8) *(uint2 *)dst = *(const uint2 *)src;
 #endif
 }
 
-/* A ring turn before at most 512 bytes of each of the ROWS streams are taken (four chunks),
- * with fills issued up to fb >= qb + 512 (bytes): a row short of qb + 1024 gets one more fill,
- * and if any did, every fill but the newest is waited for. Then the bytes below
- * fb - 512 >= qb + 512 are in: the newest fill is past them, and a turn without fills finds
- * fb >= qb + 1024. A fill overwrites bytes fb - 2048 .. fb - 1536, below qb - 512: taken before
- * the previous turn. */
-template <int ROWS>
+/* A ring turn before at most F = RB / 4 bytes of each of the ROWS streams are taken, with fills
+ * issued up to fb >= qb + 2F: a row short of qb + 3F gets one more fill, and if any did, every
+ * fill but the newest two is waited for. Then the bytes below fb - 2F >= qb + F are in: the two
+ * newest fills are past them, and a turn without fills finds fb >= qb + 3F with every older fill
+ * waited for at an earlier turn. A fill overwrites bytes fb - 4F .. fb - 3F, below qb: taken.
+ * Two fills in flight rather than one: H100, run38-39, 1-3 % faster. */
+template <int ROWS, int RB>
 __device__ __forceinline__ void vans_pair_turn(const uint32_t *ring, const uint16_t *payload,
                                                const uint32_t *qb, uint32_t *fb, uint32_t lane) {
+  constexpr uint32_t F = vans_pair_ring_geometry<RB>::fill;
   bool any = false;
 #pragma unroll
   for (int r = 0; r < ROWS; r++) {
-    const bool go = fb[r] < qb[r] + 2 * VANS_PAIR_FILL; /* the same in every lane */
-    vans_pair_fill(ring[r], payload, fb[r], lane, go);
-    fb[r] += go ? VANS_PAIR_FILL : 0;
+    const bool go = fb[r] < qb[r] + 3 * F; /* the same in every lane */
+    vans_pair_fill<RB>(ring[r], payload, fb[r], lane, go);
+    fb[r] += go ? F : 0;
     any |= go;
   }
 #if defined(__CUDA_ARCH__)
-  if (any) asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 1;" ::: "memory");
+  if (any) asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 2;" ::: "memory");
 #endif
   zs_syncwarp(); /* in every turn, so that the compiler knows the votes after it converged */
 }
@@ -531,14 +597,15 @@ __device__ __forceinline__ void vans_pair_chunk(uint32_t *lo, uint32_t *hi, cons
 
 /* A whole chunk of ROWS rows with rings: every lane holds both pairs, and refills after them
  * from its row's ring. */
-template <bool NARROW, int ROWS>
+template <bool NARROW, int ROWS, int RB>
 __device__ __forceinline__ void vans_pair_whole_ring(uint32_t *lo, uint32_t *hi, uint32_t *qb,
                                                      int *acc, const uint32_t *tab, int xw,
                                                      const uint32_t *ring, uint32_t below,
                                                      uint32_t shift) {
   vans_pair_chunk<NARROW, ROWS>(lo, hi, tab, xw, acc);
 #pragma unroll
-  for (int r = 0; r < ROWS; r++) vans_pair_refill_ring(lo[r], hi[r], qb[r], ring[r], below, shift);
+  for (int r = 0; r < ROWS; r++)
+    vans_pair_refill_ring<RB>(lo[r], hi[r], qb[r], ring[r], below, shift);
 }
 
 template <bool SHARED_X>
@@ -553,15 +620,16 @@ __device__ __forceinline__ int vans_x_word(const int8_t *p) {
  * the 8-bit layouts need four steps and four refill checks for the same four weights. The
  * table (16 KiB, or 32 with 8-byte entries) and x stay in shared memory; rows come from the
  * counter, ROWS at a time: a group walks ROWS rows side by side, so one row's decode hides
- * another's refill latency. RING: each row's stream is staged through a ring of shared memory
+ * another's refill latency. RB > 0: each row's stream is staged through a ring of RB bytes of
+ * shared memory
  * filled ahead by cp.async, so that a refill is a shared load (vans_pair_turn). */
-template <bool SHARED_X, int ROWS, bool L2H, bool NARROW, bool PF, bool RING>
+template <bool SHARED_X, int ROWS, bool L2H, bool NARROW, bool PF, int RB>
 __global__ void __launch_bounds__(VANS_LANES_THREADS)
     vans_layer_pairs(uint32_t rows, uint32_t cols, const uint32_t *__restrict__ cursors,
                      const uint16_t *__restrict__ payload, const uint32_t *__restrict__ tab_g,
                      const int32_t *__restrict__ mult, const int8_t *__restrict__ x,
                      int64_t *__restrict__ z, unsigned long long *amax, uint32_t *next_row) {
-  extern __shared__ uint32_t vans_smem[];
+  extern __shared__ __align__(16) uint32_t vans_smem[]; /* 16: vans_copy16 */
   const uint32_t tab_words = (NARROW ? 1 : 2) * VANS_PAIR_SLOTS;
   const uint32_t *tab = vans_smem;
   int8_t *sx = (int8_t *)(vans_smem + tab_words);
@@ -570,13 +638,9 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
   uint32_t ring[ROWS]; /* the rings, past x, aligned to their size */
   const uint32_t rings = vans_shared_address(sx + (SHARED_X ? chunks * VANS_CHUNK : 0));
 #pragma unroll
-  for (int r = 0; r < ROWS; r++)
-    ring[r] =
-        (rings + VANS_PAIR_RING - 1 & ~(VANS_PAIR_RING - 1)) + (group * ROWS + r) * VANS_PAIR_RING;
-  for (uint32_t i = threadIdx.x; i < tab_words; i += blockDim.x) vans_smem[i] = tab_g[i];
-  if (SHARED_X)
-    for (uint32_t j = threadIdx.x; j < chunks * VANS_CHUNK; j += blockDim.x)
-      sx[j] = j < cols ? x[j] : 0;
+  for (int r = 0; r < ROWS; r++) ring[r] = (rings + RB - 1 & ~(RB - 1)) + (group * ROWS + r) * RB;
+  vans_copy16<false>((uint4 *)vans_smem, (const uint4 *)tab_g, tab_words / 4, 0);
+  if (SHARED_X) vans_copy16<true>((uint4 *)sx, (const uint4 *)x, chunks * VANS_CHUNK / 16, cols);
   __syncthreads();
   const int8_t *xv = (SHARED_X ? sx : x) + 4 * (threadIdx.x % VANS_GROUP); /* zero-padded */
   const uint32_t lane = threadIdx.x % VANS_GROUP;
@@ -596,18 +660,19 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
     for (int r = 0; r < ROWS; r++) {
       row[r] = ticket * ROWS + r < rows ? ticket * ROWS + r : ticket * ROWS; /* spare: again */
       pc[r] = words + cursors[row[r]] / 2;
-      if (RING) { /* the stream past the initial states, in bytes, and its first two fills */
+      if (RB) { /* the stream past the initial states, in bytes, and its first three fills */
         qb[r] = 2 * cursors[row[r]] + 8 * VANS_GROUP;
         fb[r] = qb[r] & ~15u;
-        vans_pair_fill(ring[r], payload, fb[r], lane, true);
-        vans_pair_fill(ring[r], payload, fb[r] + VANS_PAIR_FILL, lane, true);
-        fb[r] += 2 * VANS_PAIR_FILL;
+        vans_pair_fill<RB>(ring[r], payload, fb[r], lane, true);
+        vans_pair_fill<RB>(ring[r], payload, fb[r] + RB / 4, lane, true);
+        vans_pair_fill<RB>(ring[r], payload, fb[r] + RB / 2, lane, true);
+        fb[r] += 3 * (RB / 4);
       }
       hi[r] = pc[r][2 * lane], lo[r] = pc[r][2 * lane + 1];
       pc[r] += 2 * VANS_GROUP;
       acc[r] = 0;
     }
-    if (!RING) {
+    if (!RB) {
       for (uint32_t ch = 0; ch < full; ch++) { /* whole chunks: every lane holds both pairs */
         vans_pair_chunk<NARROW, ROWS>(lo, hi, tab, vans_x_word<SHARED_X>(xv + ch * VANS_CHUNK),
                                       acc);
@@ -620,24 +685,25 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
     } else {
       vans_ring_wait(true); /* the first fills */
       uint32_t ch = 0;
-      for (; ch + VANS_PAIR_TURN <= full; ch += VANS_PAIR_TURN) { /* whole turns, unrolled */
-        vans_pair_turn<ROWS>(ring, payload, qb, fb, lane);
+      constexpr uint32_t turn = vans_pair_ring_geometry<RB>::turn;
+      for (; ch + turn <= full; ch += turn) { /* whole turns, unrolled */
+        vans_pair_turn<ROWS, RB>(ring, payload, qb, fb, lane);
 #pragma unroll
-        for (uint32_t j = 0; j < VANS_PAIR_TURN; j++)
-          vans_pair_whole_ring<NARROW, ROWS>(lo, hi, qb, acc, tab,
-                                             vans_x_word<SHARED_X>(xv + (ch + j) * VANS_CHUNK),
-                                             ring, below, shift);
+        for (uint32_t j = 0; j < turn; j++)
+          vans_pair_whole_ring<NARROW, ROWS, RB>(lo, hi, qb, acc, tab,
+                                                 vans_x_word<SHARED_X>(xv + (ch + j) * VANS_CHUNK),
+                                                 ring, below, shift);
       }
       for (; ch < full; ch++) { /* the whole chunks left */
-        if (ch % VANS_PAIR_TURN == 0) vans_pair_turn<ROWS>(ring, payload, qb, fb, lane);
-        vans_pair_whole_ring<NARROW, ROWS>(
+        if (ch % turn == 0) vans_pair_turn<ROWS, RB>(ring, payload, qb, fb, lane);
+        vans_pair_whole_ring<NARROW, ROWS, RB>(
             lo, hi, qb, acc, tab, vans_x_word<SHARED_X>(xv + ch * VANS_CHUNK), ring, below, shift);
       }
     }
     if (full < chunks) /* the last, partial chunk: x is zero past cols, and no refill follows */
       vans_pair_chunk<NARROW, ROWS>(lo, hi, tab, vans_x_word<SHARED_X>(xv + full * VANS_CHUNK),
                                     acc);
-    if (RING) vans_ring_wait(true); /* no fill of these rows may land in the next rows' rings */
+    if (RB) vans_ring_wait(true); /* no fill of these rows may land in the next rows' rings */
 #pragma unroll
     for (int r = 0; r < ROWS; r++) {
       acc[r] = zs_group_sum(acc[r], VANS_GROUP);
@@ -658,7 +724,7 @@ __global__ void __launch_bounds__(VANS_THREADS)
                          const uint16_t *__restrict__ payload, const uint32_t *__restrict__ tab_g,
                          const int32_t *__restrict__ mult, const int8_t *__restrict__ x,
                          int64_t *__restrict__ z, unsigned long long *amax, uint32_t *) {
-  extern __shared__ uint32_t vans_smem[];
+  extern __shared__ __align__(16) uint32_t vans_smem[]; /* 16: vans_copy16 */
   uint32_t *tab = vans_smem;
   int8_t *sx = (int8_t *)(vans_smem + 256);
   const uint32_t chunks = (cols + 4 * VANS_GROUP - 1) / (4 * VANS_GROUP);
@@ -714,7 +780,7 @@ __global__ void __launch_bounds__(VANS_THREADS)
                     const uint16_t *__restrict__ payload, const uint32_t *__restrict__ tab_g,
                     const int32_t *__restrict__ mult, const int8_t *__restrict__ x,
                     int64_t *__restrict__ z, unsigned long long *amax) {
-  extern __shared__ uint32_t vans_smem[];
+  extern __shared__ __align__(16) uint32_t vans_smem[]; /* 16: vans_copy16 */
   uint32_t *tab = vans_smem;
   int8_t *sx = (int8_t *)(vans_smem + 256);
   vans_stage<SHARED_X>(x, cols, cols, tab_g, 1, tab, sx);
@@ -757,6 +823,7 @@ struct vans_dev_layer {
   bool pairs;          /* every initial lane state >= 2^16: the lanes kernel may pair its steps */
   bool pair_model;     /* the pair layout: vans_layer_pairs */
   bool pair_narrow;    /* its table in 32-bit entries (every f <= 255), else 64-bit */
+  int pair_ring;       /* bytes of its stream rings (0: refills from global memory) */
   uint32_t fit_blocks; /* blocks of the kernel that fit on the device at once */
   uint32_t *cursors, *tab;
   uint16_t *payload;
@@ -825,37 +892,36 @@ zs_status vans_config_ring(vans_dev_layer *d, int sms) {
   return vans_fit_launch(d, vans_layer_ring<SX>, smem, sms, "ring");
 }
 
-/* Shared bytes of the pair kernel: its table, ROWS rings per group with the slack that aligns
- * them (RING), and x (SX). */
-size_t vans_pairs_smem(const vans_dev_layer *d, bool sx, int rows, bool ring) {
-  const size_t rings =
-      ring ? (size_t)(VANS_LANES_THREADS / VANS_GROUP * rows + 1) * VANS_PAIR_RING : 0;
+/* Shared bytes of the pair kernel: its table, ROWS rings of rb bytes per group with the slack
+ * that aligns them, and x (SX). */
+size_t vans_pairs_smem(const vans_dev_layer *d, bool sx, int rows, int rb) {
+  const size_t rings = rb ? (size_t)(VANS_LANES_THREADS / VANS_GROUP * rows + 1) * rb : 0;
   return (size_t)VANS_PAIR_SLOTS * (d->pair_narrow ? 4 : 8) + rings +
          (sx ? vans_padded_cols(d) : 0);
 }
 
-/* The pair kernel: ROWS rows per group of lanes; RING the stream through rings of shared
- * memory, else refills from global memory with L2H, the L2 prefetch hint, and PF, the
+/* The pair kernel: ROWS rows per group of lanes; RB > 0 the stream through rings of RB bytes
+ * of shared memory, else refills from global memory with L2H, the L2 prefetch hint, and PF, the
  * lookahead into L2. */
-template <bool SX, int ROWS, bool L2H, bool PF, bool RING = false>
+template <bool SX, int ROWS, bool L2H, bool PF, int RB = 0>
 zs_status vans_config_pairs(vans_dev_layer *d, int sms) {
-  const size_t smem = vans_pairs_smem(d, SX, ROWS, RING);
-  return d->pair_narrow ? vans_fit_launch(d, vans_layer_pairs<SX, ROWS, L2H, true, PF, RING>, smem,
-                                          sms, "pairs")
-                        : vans_fit_launch(d, vans_layer_pairs<SX, ROWS, L2H, false, PF, RING>, smem,
-                                          sms, "pairs");
+  const size_t smem = vans_pairs_smem(d, SX, ROWS, RB);
+  return d->pair_narrow
+             ? vans_fit_launch(d, vans_layer_pairs<SX, ROWS, L2H, true, PF, RB>, smem, sms, "pairs")
+             : vans_fit_launch(d, vans_layer_pairs<SX, ROWS, L2H, false, PF, RB>, smem, sms,
+                               "pairs");
 }
 
 /* Pair layers: the ring kernel with two rows per group (one row's decode hides the other's
- * refill) wherever its shared memory fits. H100, entropy-4 layers, us per layer with `zsparse
- * vans run` (bench/notes/vans.md, run34): N = 8192, 44.7 against 50.3 for the best kernel
- * without rings; 16384, 125 against 138; 32768 (x then read through L1), 478 against 483.
+ * refill) wherever its shared memory fits, with the ring size of vans_pair_plan. H100,
+ * entropy-4 layers, us per layer with `zsparse vans run` (bench/notes/vans.md): N = 8192, 44.7
+ * against 50.3 for the best kernel without rings (run34); 16384, 125 against 138.
  * Where the rings do not fit (64 KiB of LDS on AMD), the kernels that refill from global memory:
  * two rows per group once the rows fill the groups that fit at least 0.9 times over in pairs,
  * with the L2 lookahead; one row per group below that, where two would leave groups idle,
  * without it. The L2 hint always. Variants for bench comparisons: 11, 12, 13 (one row: plain,
  * the hint, hint and lookahead), 21, 22, 23 (two rows, the same), 14 and 24 (one and two rows,
- * rings). */
+ * rings of 2 KiB), 15 and 25 (the same, rings of 1 KiB). */
 template <bool SX>
 zs_status vans_config_pairs_variant(vans_dev_layer *d, int sms, int variant) {
   switch (variant) {
@@ -865,11 +931,13 @@ zs_status vans_config_pairs_variant(vans_dev_layer *d, int sms, int variant) {
   case 21: return vans_config_pairs<SX, 2, false, false>(d, sms);
   case 22: return vans_config_pairs<SX, 2, true, false>(d, sms);
   case 23: return vans_config_pairs<SX, 2, true, true>(d, sms);
-  case 14: return vans_config_pairs<SX, 1, false, false, true>(d, sms);
-  case 24: return vans_config_pairs<SX, 2, false, false, true>(d, sms);
+  case 14: return vans_config_pairs<SX, 1, false, false, 2048>(d, sms);
+  case 24: return vans_config_pairs<SX, 2, false, false, 2048>(d, sms);
+  case 15: return vans_config_pairs<SX, 1, false, false, 1024>(d, sms);
+  case 25: return vans_config_pairs<SX, 2, false, false, 1024>(d, sms);
   default: {
-    if (vans_pairs_smem(d, SX, 2, true) <= g_state.smem_optin)
-      return vans_config_pairs<SX, 2, false, false, true>(d, sms);
+    if (d->pair_ring == 2048) return vans_config_pairs<SX, 2, false, false, 2048>(d, sms);
+    if (d->pair_ring == 1024) return vans_config_pairs<SX, 2, false, false, 1024>(d, sms);
     zs_status s = vans_config_pairs<SX, 1, true, false>(d, sms);
     const uint64_t fit = (uint64_t)d->fit_blocks * (VANS_LANES_THREADS / VANS_GROUP);
     if (s == ZS_OK && 10 * (uint64_t)d->rows >= 18 * fit)
@@ -891,6 +959,29 @@ zs_status vans_config_variant(vans_dev_layer *d, int sms, int variant) {
   case 4: return vans_config<SX, false, true, true>(d, sms);
   default: return vans_config_ring<SX>(d, sms);
   }
+}
+
+/* The ring size of a pair layer's kernel (d->pair_ring) and whether x goes to shared memory.
+ * x is in shared memory while two blocks with the rings of two-row groups still fit on an SM
+ * (the opt-in size and 1 KiB reserved per block): one block of 16 groups does not hide the
+ * refills (H100, N = 32768: 0.62 ms against 0.48). By default the rings are 2 KiB; where x then
+ * no longer fits, 1 KiB where it does, else 2 KiB with x through L1. 1 KiB rings turn every 2
+ * chunks instead of 4 (13 % more instructions), and were 24 % slower at N = 16384 where both
+ * keep x; at 32768 they keep x where 2 KiB rings do not: 0.434 ms against 0.506 (run39). Without
+ * rings (variants 11-23, or no room for them), x is in shared memory while it fits at all. */
+bool vans_pair_plan(vans_dev_layer *d, int variant) {
+  const size_t optin = g_state.smem_optin;
+  const auto two_blocks = [&](int rb) {
+    return 2 * (vans_pairs_smem(d, true, 2, rb) + 1024) <= optin + 1024;
+  };
+  if (variant == 0)
+    d->pair_ring = two_blocks(2048) || !two_blocks(1024) ? 2048 : 1024;
+  else
+    d->pair_ring = variant == 15 || variant == 25   ? 1024
+                   : variant == 14 || variant == 24 ? 2048
+                                                    : 0;
+  if (d->pair_ring && vans_pairs_smem(d, false, 2, d->pair_ring) > optin) d->pair_ring = 0;
+  return d->pair_ring ? two_blocks(d->pair_ring) : vans_pairs_smem(d, true, 2, 0) + 1024 <= optin;
 }
 
 void vans_chain_free(vans_chain *c) {
@@ -994,13 +1085,7 @@ zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
     if (!d->lanes) continue;
     bool sx;
     if (d->pair_model) {
-      /* x in shared memory while two blocks with the rings of two-row groups still fit on an SM
-       * (the opt-in size and 1 KiB reserved per block): one block of 16 groups does not hide
-       * the refills (H100, N = 32768). Without the rings, while it fits at all. */
-      const size_t optin = g_state.smem_optin;
-      sx = vans_pairs_smem(d, false, 2, true) <= optin
-               ? 2 * (vans_pairs_smem(d, true, 2, true) + 1024) <= optin + 1024
-               : vans_pairs_smem(d, true, 2, false) + 1024 <= optin;
+      sx = vans_pair_plan(d, c->variant);
     } else {
       const uint32_t padded = vans_padded_cols(d);
       const size_t tab = (size_t)256 * VANS_GROUP * 4;
