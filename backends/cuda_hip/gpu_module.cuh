@@ -23,6 +23,7 @@ struct gpu_state {
   double *dot_partials; /* 2 ZS_DOT_BLOCKS + 2 doubles: two sums' partials, then the sums */
   int sm_count;         /* multiprocessors of device 0: grids of persistent kernels */
   size_t smem_optin;    /* the most shared memory a block may ask for */
+  size_t smem_reserved; /* shared bytes before a kernel's dynamic ones ((size_t)-1: unknown) */
   size_t l2_bytes;      /* L2 cache of device 0: how much of x a gathering product keeps */
   char name[ZS_GPU_NAME_LEN];
 };
@@ -425,6 +426,7 @@ zs_status gpu_init(void *self, zsb_error_fn error, char *why, size_t why_len) {
   snprintf(g_state.name, sizeof g_state.name, "%s", p.name);
   g_state.sm_count = p.multiProcessorCount;
   g_state.smem_optin = ZS_SMEM_OPTIN(p);
+  g_state.smem_reserved = ZS_SMEM_RESERVED(p);
   g_state.l2_bytes = (size_t)p.l2CacheSize;
   snprintf(why, why_len, "%s, cc %d.%d, %d SMs, %.1f GiB, pci %s (%d device%s)", p.name, p.major,
            p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / (1 << 30), bus, count,

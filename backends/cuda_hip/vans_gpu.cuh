@@ -867,6 +867,10 @@ struct vans_chain {
   int early; /* kernels launched early (vans_launch): 1 the layers', 2 the requantisations' */
 };
 
+/* Where a kernel's dynamic shared memory starts in the shared window, for the alignment slack
+ * of the pair rings (vans_pairs_smem). */
+__global__ void vans_smem_probe(uint32_t *base) { *base = vans_shared_address(vans_smem_base()); }
+
 /* Launch a kernel of the chain; `early`: it may start before the previous kernel in the stream
  * ends, and waits for it in vans_wait_previous (CUDA only). */
 template <typename... P, typename... A>
@@ -948,12 +952,19 @@ zs_status vans_config_ring(vans_dev_layer *d, int sms) {
   return vans_fit_launch(d, vans_layer_ring<SX>, smem, sms, "ring");
 }
 
-/* Shared bytes of the pair kernel: its table, ROWS rings of rb bytes per group with the slack
- * that aligns them, and x (SX). */
+/* Shared bytes of the pair kernel: its table, x (SX), then ROWS rings of rb bytes per group
+ * with the slack that aligns them to rb in the shared window. Where dynamic shared memory starts
+ * in that window is known on CUDA (past the driver's reserve: 1 KiB on the H100; checked by
+ * vans_smem_probe), so the slack is exact there; elsewhere it is a whole ring. At N = 32768 the
+ * exact slack lets two blocks with 2 KiB rings keep x in shared memory (113 KiB each): 0.393-0.396
+ * ms per layer against 0.436 with 1 KiB rings (H100, run46). */
 size_t vans_pairs_smem(const vans_dev_layer *d, bool sx, int rows, int rb) {
-  const size_t rings = rb ? (size_t)(VANS_LANES_THREADS / VANS_GROUP * rows + 1) * rb : 0;
-  return (size_t)VANS_PAIR_SLOTS * (d->pair_narrow ? 4 : 8) + rings +
-         (sx ? vans_padded_cols(d) : 0);
+  const size_t front =
+      (size_t)VANS_PAIR_SLOTS * (d->pair_narrow ? 4 : 8) + (sx ? vans_padded_cols(d) : 0);
+  if (!rb) return front;
+  const size_t base = g_state.smem_reserved;
+  const size_t slack = base == (size_t)-1 ? (size_t)rb : (rb - (base + front) % rb) % rb;
+  return front + slack + (size_t)(VANS_LANES_THREADS / VANS_GROUP * rows) * rb;
 }
 
 /* The pair kernel: ROWS rows per group of lanes; RB > 0 the stream through rings of RB bytes
@@ -1023,7 +1034,8 @@ zs_status vans_config_variant(vans_dev_layer *d, int sms, int variant) {
  * refills (H100, N = 32768: 0.62 ms against 0.48). By default the rings are 2 KiB; where x then
  * no longer fits, 1 KiB where it does, else 2 KiB with x through L1. 1 KiB rings turn every 2
  * chunks instead of 4 (13 % more instructions), and were 24 % slower at N = 16384 where both
- * keep x; at 32768 they keep x where 2 KiB rings do not: 0.434 ms against 0.506 (run39). Without
+ * keep x; where x fits beside them and not beside 2 KiB rings they win (before the exact slack,
+ * N = 32768: 0.434 ms against 0.506, run39). Without
  * rings (variants 11-23, or no room for them), x is in shared memory while it fits at all. */
 bool vans_pair_plan(vans_dev_layer *d, int variant) {
   const size_t optin = g_state.smem_optin;
@@ -1134,6 +1146,16 @@ zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
     return s;
   }
   c->sms = prop.multiProcessorCount;
+  /* The ring slack assumes dynamic shared memory starts past the driver's reserve: check. A
+   * kernel that cannot run here leaves the whole-ring slack. */
+  if (g_state.smem_reserved != (size_t)-1) {
+    uint32_t base = UINT32_MAX;
+    vans_smem_probe<<<1, 1, 16>>>((uint32_t *)c->z);
+    if (gpuGetLastError() != gpuSuccess ||
+        gpuMemcpy(&base, c->z, 4, gpuMemcpyDeviceToHost) != gpuSuccess ||
+        base != g_state.smem_reserved)
+      g_state.smem_reserved = (size_t)-1;
+  }
   const char *e = getenv("ZS_VANS_GPU_EARLY"); /* bench comparisons only */
   c->early = prop.major >= 9 ? (e ? atoi(e) : 3) : 0;
   const char *v = getenv("ZS_VANS_GPU_VARIANT"); /* bench comparisons only */

@@ -49,6 +49,8 @@ typedef hipStream_t gpuStream_t;
   hipFuncSetAttribute((const void *)(f), hipFuncAttributeMaxDynamicSharedMemorySize, (bytes))
 #define gpuOccupancyMaxActiveBlocksPerMultiprocessor hipOccupancyMaxActiveBlocksPerMultiprocessor
 #define ZS_SMEM_OPTIN(prop) ((prop).sharedMemPerBlock)
+/* Where dynamic shared memory starts in the shared window: not known here. */
+#define ZS_SMEM_RESERVED(prop) ((void)(prop), (size_t)-1)
 /* AMD's LDS is not carved out of the L1 cache: nothing to prefer. */
 #define gpuFuncPreferSharedPercent(f, percent) ((void)(f), (void)(percent))
 #define ZS_CARVEOUT_DEFAULT (-1)
@@ -96,6 +98,8 @@ typedef cudaStream_t gpuStream_t;
   cudaFuncSetAttribute((f), cudaFuncAttributeMaxDynamicSharedMemorySize, (bytes))
 #define gpuOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 #define ZS_SMEM_OPTIN(prop) ((prop).sharedMemPerBlockOptin)
+/* Where dynamic shared memory starts in the shared window: past the driver's reserve. */
+#define ZS_SMEM_RESERVED(prop) ((size_t)(prop).reservedSharedMemPerBlock)
 /* Shared memory and L1 share the SM's storage: the share of it a kernel prefers as shared. */
 #define gpuFuncPreferSharedPercent(f, percent) \
   ((void)cudaFuncSetAttribute((f), cudaFuncAttributePreferredSharedMemoryCarveout, (percent)))
