@@ -637,11 +637,10 @@ __device__ __forceinline__ int vans_x_word(const int8_t *p) {
  * (after both of its pairs) with a 32-bit word into a 64-bit state. Per lane and chunk of 128
  * columns: two lookups and multiply-adds, one ballot and refill, one byte permute and dp4a;
  * the 8-bit layouts need four steps and four refill checks for the same four weights. The
- * table (16 KiB, or 32 with 8-byte entries) and x stay in shared memory; rows come from the
- * counter, ROWS at a time: a group walks ROWS rows side by side, so one row's decode hides
- * another's refill latency. RB > 0: each row's stream is staged through a ring of RB bytes of
- * shared memory
- * filled ahead by cp.async, so that a refill is a shared load (vans_pair_turn). */
+ * table (16 KiB, or 32 with 8-byte entries) and, where it fits, x stay in shared memory; rows
+ * come from the counter, ROWS at a time: a group walks ROWS rows side by side, so one row's
+ * decode hides another's refill latency. RB > 0: each row's stream is staged through a ring of RB bytes of
+ * shared memory filled ahead by cp.async, so that a refill is a shared load (vans_pair_turn). */
 template <bool SHARED_X, int ROWS, bool L2H, bool NARROW, bool PF, int RB>
 __global__ void __launch_bounds__(VANS_LANES_THREADS)
     vans_layer_pairs(uint32_t rows, uint32_t cols, const uint32_t *__restrict__ cursors,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Device run 45 (H100): exact alignment slack for the pair rings (R10 = tree): at N = 32768 two
-#
+# Device run 46 (H100): R11 = e3382db, R10 = exact ring slack + a device-side check of the ring bounds,
+# R12 = R10 without the check (the kernels committed in c29a876).
 set -uo pipefail
 start=$SECONDS
 log() { printf '[run46 %4ds] %s\n' $((SECONDS - start)) "$*"; }
