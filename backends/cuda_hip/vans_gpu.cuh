@@ -119,18 +119,20 @@ __device__ __forceinline__ void vans_copy16(uint4 *dst, const uint4 *__restrict_
   }
 }
 
-/* Stage x (zero-padded to `padded` bytes) and the decode table in shared memory: `copies`
- * copies of the table interleaved word by word, so that with 32 copies lane l reads only bank
- * l and the random quantiles of a warp never collide. x and tab must be 16-byte aligned. */
+/* Stage x (zero-padded to `padded` bytes) and the decode table of `words` words in shared
+ * memory: `copies` copies of the table interleaved word by word, so that with 32 copies lane l
+ * reads only bank l and the random quantiles of a warp never collide. x and tab must be 16-byte
+ * aligned. The next kernel of the chain may launch from here on; x is read only after the
+ * previous one ended (vans_wait_previous). */
 template <bool SHARED_X>
 __device__ __forceinline__ void vans_stage(const int8_t *x, uint32_t cols, uint32_t padded,
-                                           const uint32_t *tab_g, uint32_t copies, uint32_t *tab,
-                                           int8_t *sx) {
+                                           const uint32_t *tab_g, uint32_t words, uint32_t copies,
+                                           uint32_t *tab, int8_t *sx) {
   vans_let_next_launch();
   if (copies == 1)
-    vans_copy16<false>((uint4 *)tab, (const uint4 *)tab_g, 256 / 4, 0);
+    vans_copy16<false>((uint4 *)tab, (const uint4 *)tab_g, words / 4, 0);
   else
-    for (uint32_t i = threadIdx.x; i < 256 * copies; i += blockDim.x) tab[i] = tab_g[i / copies];
+    for (uint32_t i = threadIdx.x; i < words * copies; i += blockDim.x) tab[i] = tab_g[i / copies];
   vans_wait_previous();
   if (SHARED_X && padded % 16 == 0)
     vans_copy16<true>((uint4 *)sx, (const uint4 *)x, padded / 16, cols);
@@ -214,7 +216,7 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
   uint32_t *tab = vans_smem;
   int8_t *sx = (int8_t *)(vans_smem + 256 * copies);
   const uint32_t full = cols / VANS_CHUNK, chunks = (cols + VANS_CHUNK - 1) / VANS_CHUNK;
-  vans_stage<SHARED_X>(x, cols, chunks * VANS_CHUNK, tab_g, copies, tab, sx);
+  vans_stage<SHARED_X>(x, cols, chunks * VANS_CHUNK, tab_g, 256, copies, tab, sx);
   const int8_t *xv = SHARED_X ? sx : x;
   const uint32_t lane = threadIdx.x % VANS_GROUP, lane4 = 4 * lane;
   const uint32_t shift = threadIdx.x % ZS_WARP_SIZE - lane; /* the group's place in its warp */
@@ -355,7 +357,7 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
   uint32_t *tab = vans_smem + groups * VANS_RING / 2;
   int8_t *sx = (int8_t *)(tab + 256);
   const uint32_t full = cols / VANS_CHUNK, chunks = (cols + VANS_CHUNK - 1) / VANS_CHUNK;
-  vans_stage<SHARED_X>(x, cols, chunks * VANS_CHUNK, tab_g, 1, tab, sx);
+  vans_stage<SHARED_X>(x, cols, chunks * VANS_CHUNK, tab_g, 256, 1, tab, sx);
   const int8_t *xv = SHARED_X ? sx : x;
   const uint32_t lane = threadIdx.x % VANS_GROUP;
   const uint32_t shift = threadIdx.x % ZS_WARP_SIZE - lane; /* the group's place in its warp */
@@ -639,8 +641,9 @@ __device__ __forceinline__ int vans_x_word(const int8_t *p) {
  * the 8-bit layouts need four steps and four refill checks for the same four weights. The
  * table (16 KiB, or 32 with 8-byte entries) and, where it fits, x stay in shared memory; rows
  * come from the counter, ROWS at a time: a group walks ROWS rows side by side, so one row's
- * decode hides another's refill latency. RB > 0: each row's stream is staged through a ring of RB bytes of
- * shared memory filled ahead by cp.async, so that a refill is a shared load (vans_pair_turn). */
+ * decode hides another's refill latency. RB > 0: each row's stream is staged through a ring of
+ * RB bytes of shared memory filled ahead by cp.async, so that a refill is a shared load
+ * (vans_pair_turn). */
 template <bool SHARED_X, int ROWS, bool L2H, bool NARROW, bool PF, int RB>
 __global__ void __launch_bounds__(VANS_LANES_THREADS)
     vans_layer_pairs(uint32_t rows, uint32_t cols, const uint32_t *__restrict__ cursors,
@@ -649,7 +652,7 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
                      int64_t *__restrict__ z, unsigned long long *amax, uint32_t *next_row) {
   extern __shared__ __align__(16) uint32_t vans_smem[]; /* 16: vans_copy16 */
   const uint32_t tab_words = (NARROW ? 1 : 2) * VANS_PAIR_SLOTS;
-  const uint32_t *tab = vans_smem;
+  uint32_t *tab = vans_smem;
   int8_t *sx = (int8_t *)(vans_smem + tab_words);
   const uint32_t full = cols / VANS_CHUNK, chunks = (cols + VANS_CHUNK - 1) / VANS_CHUNK;
   const uint32_t group = threadIdx.x / VANS_GROUP, groups = blockDim.x / VANS_GROUP;
@@ -657,11 +660,7 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
   const uint32_t rings = vans_shared_address(sx + (SHARED_X ? chunks * VANS_CHUNK : 0));
 #pragma unroll
   for (int r = 0; r < ROWS; r++) ring[r] = (rings + RB - 1 & ~(RB - 1)) + (group * ROWS + r) * RB;
-  vans_let_next_launch();
-  vans_copy16<false>((uint4 *)vans_smem, (const uint4 *)tab_g, tab_words / 4, 0);
-  vans_wait_previous();
-  if (SHARED_X) vans_copy16<true>((uint4 *)sx, (const uint4 *)x, chunks * VANS_CHUNK / 16, cols);
-  __syncthreads();
+  vans_stage<SHARED_X>(x, cols, chunks * VANS_CHUNK, tab_g, tab_words, 1, tab, sx);
   const int8_t *xv = (SHARED_X ? sx : x) + 4 * (threadIdx.x % VANS_GROUP); /* zero-padded */
   const uint32_t lane = threadIdx.x % VANS_GROUP;
   const uint32_t shift = threadIdx.x % ZS_WARP_SIZE - lane; /* the group's place in its warp */
@@ -748,7 +747,7 @@ __global__ void __launch_bounds__(VANS_THREADS)
   uint32_t *tab = vans_smem;
   int8_t *sx = (int8_t *)(vans_smem + 256);
   const uint32_t chunks = (cols + 4 * VANS_GROUP - 1) / (4 * VANS_GROUP);
-  vans_stage<SHARED_X>(x, cols, chunks * 4 * VANS_GROUP, tab_g, 1, tab, sx);
+  vans_stage<SHARED_X>(x, cols, chunks * 4 * VANS_GROUP, tab_g, 256, 1, tab, sx);
   const int8_t *xv = SHARED_X ? sx : x;
   const uint32_t lane = threadIdx.x % VANS_GROUP;
   const uint32_t shift = threadIdx.x % ZS_WARP_SIZE - lane;
@@ -803,7 +802,7 @@ __global__ void __launch_bounds__(VANS_THREADS)
   extern __shared__ __align__(16) uint32_t vans_smem[]; /* 16: vans_copy16 */
   uint32_t *tab = vans_smem;
   int8_t *sx = (int8_t *)(vans_smem + 256);
-  vans_stage<SHARED_X>(x, cols, cols, tab_g, 1, tab, sx);
+  vans_stage<SHARED_X>(x, cols, cols, tab_g, 256, 1, tab, sx);
   const int8_t *xv = SHARED_X ? sx : x;
   for (uint32_t row = blockIdx.x * blockDim.x + threadIdx.x; row < rows;
        row += gridDim.x * blockDim.x) {
@@ -899,14 +898,14 @@ uint32_t vans_padded_cols(const vans_dev_layer *d) {
   return (d->cols + VANS_CHUNK - 1) / VANS_CHUNK * VANS_CHUNK;
 }
 
-/* The launch of a kernel that takes its rows from a counter: as many blocks of
- * VANS_LANES_THREADS as fit on the device, no more than the layer has groups of rows. */
 /* Tickets of a layer: the row groups its kernel's groups of lanes take from the counter. */
 uint32_t vans_tickets(const vans_dev_layer *d) {
   const uint32_t per = d->group_rows ? d->group_rows : 1;
   return (d->rows + per - 1) / per;
 }
 
+/* The launch of a kernel that takes its rows from a counter, group_rows at a time: as many
+ * blocks of VANS_LANES_THREADS as fit on the device, no more than its tickets fill. */
 zs_status vans_fit_launch(vans_dev_layer *d, vans_kernel k, size_t smem, int sms, const char *name,
                           uint32_t group_rows = 1) {
   d->kern = k;
@@ -1034,8 +1033,8 @@ zs_status vans_config_variant(vans_dev_layer *d, int sms, int variant) {
  * no longer fits, 1 KiB where it does, else 2 KiB with x through L1. 1 KiB rings turn every 2
  * chunks instead of 4 (13 % more instructions), and were 24 % slower at N = 16384 where both
  * keep x; where x fits beside them and not beside 2 KiB rings they win (before the exact slack,
- * N = 32768: 0.434 ms against 0.506, run39). Without
- * rings (variants 11-23, or no room for them), x is in shared memory while it fits at all. */
+ * N = 32768: 0.434 ms against 0.506, run39). Without rings (variants 11-23, or no room for
+ * them), x is in shared memory while it fits at all. */
 bool vans_pair_plan(vans_dev_layer *d, int variant) {
   const size_t optin = g_state.smem_optin;
   const auto two_blocks = [&](int rb) {
@@ -1217,13 +1216,13 @@ zs_status vans_chain_launch(vans_chain *c, int8_t **out) {
       else
         vans_layer_rows<false><<<blocks, VANS_THREADS, smem>>>(
             d->rows, d->cols, d->cursors, d->payload, d->tab, d->mult, in, c->z, c->amax + k);
+      s = check_launch("vans layer");
     }
     if (s == ZS_OK)
       s = check(vans_launch((c->early & 2) != 0, vans_requant, grid_for(d->rows, VANS_THREADS),
                             VANS_THREADS, 0, d->rows, (const int64_t *)c->z,
                             (const unsigned long long *)c->amax + k, o),
                 "vans requantisation");
-    if (s == ZS_OK) s = check_launch("vans layer");
     in = o;
   }
   *out = (int8_t *)in;
