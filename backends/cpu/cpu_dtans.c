@@ -28,6 +28,7 @@ typedef struct dtans_op {
   void *long_values;
   int64_t *slice_words, *slice_desc, *slice_vesc;
   int32_t *delta_escapes;
+  int32_t *columns; /* raw columns (DTANS_COLUMNS_RAW), in the raw values' layout; else NULL */
   void *value_escapes, *values, *constant;
   delta_slot dtab[DTANS_K];
   void *vtab;    /* DTANS_K value slots of the type below, when values are coded */
@@ -68,7 +69,7 @@ static void cpu_dtans_destroy(void *state) {
   for (size_t i = 0; i < sizeof lp / sizeof *lp; i++) zsi_free(lp[i]);
   void *p[] = {A->row_nnz,    A->stream,        A->raw_start,     A->slice_words, A->slice_desc,
                A->slice_vesc, A->delta_escapes, A->value_escapes, A->values,      A->constant,
-               A->vtab,       A->part,          A->tbuf};
+               A->vtab,       A->part,          A->tbuf,          A->columns};
   for (size_t i = 0; i < sizeof p / sizeof *p; i++) zsi_free(p[i]);
   zsi_free(A);
 }
@@ -105,6 +106,13 @@ static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
       (s = zsi_view_copy_array(enc, "cpu", "delta_escapes", 4, desc->count,
                                (void **)&A->delta_escapes)))
     goto fail;
+  const zsb_array *cols = zsb_find_array(enc, "columns");
+  if (zsb_find_param(enc, "column_mode", DTANS_COLUMNS_DELTAS) == DTANS_COLUMNS_RAW &&
+      (!cols ||
+       (s = zsi_view_copy_array(enc, "cpu", "columns", 4, cols->count, (void **)&A->columns)))) {
+    if (s == ZS_OK) s = zsi_error(ZS_ERR_CORRUPT, "backend 'cpu': dtans columns missing");
+    goto fail;
+  }
   /* Tables with the symbols folded in. */
   {
     dtans_slot t[DTANS_K];

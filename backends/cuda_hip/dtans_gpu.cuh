@@ -10,9 +10,9 @@
  * H100: st27 random-valued f64 SpMV 973 → 741 µs; coded st27 f64 428 → 453 µs with 4). Raw
  * values have a second kernel cut for 3 (80 registers instead of 64: the raw SpMV spills 112–124
  * bytes at 64), taken where it needs no more rounds of slices (dtans_launch, dtans_rounds). */
-#define ZS_DT_MIN_BLOCKS(VMODE) ((VMODE) == 0 || (VMODE) == 3 ? 3 : 4)
+#define ZS_DT_MIN_BLOCKS(VMODE) ((VMODE) == 0 || (VMODE) >= 3 ? 3 : 4)
 #define ZS_DT_SUBS (ZS_WARP_SIZE / ZS_DT_LANES)             /* slices per warp */
-#define ZS_DT_DYNAMIC(VMODE) ((VMODE) == 0 || (VMODE) == 3) /* slices from a ticket counter */
+#define ZS_DT_DYNAMIC(VMODE) ((VMODE) == 0 || (VMODE) >= 3) /* slices from a ticket counter */
 
 /* Device arrays of an operator, as the kernel reads them. Slot tables are rebuilt for the GPU
  * (dtans_gpu_tables): a delta slot is {meta, delta}, a value slot is meta (zs_dt_meta); with
@@ -87,7 +87,7 @@ __device__ __forceinline__ bool zs_dt_half(uint32_t m0, uint32_t m1, uint32_t m2
 
 /* MODE: SPMV (y = alpha A x + beta y), SCATTER (y += alpha Aᵀ x; y scaled by beta before) or
  * WRITE (the decoded CSR into out_col/out_val at row_ptr). VMODE: 0 coded, 1 constant, 2 raw,
- * 3 joint. PERM: the rows are encoded in another order (a.row_perm); a template parameter
+ * 3 joint, 4 joint beside raw columns (a.raw holds the columns, pairs have delta 0). PERM: the rows are encoded in another order (a.row_perm); a template parameter
  * because the matrix's row kept beside the encoded one costs the 64-register raw kernel spills
  * (H100, random-valued 3-D stencil f64: 8 % slower in natural order). WIN: a column slab
  * (a.col_lo, a.col_span) limits the gathers or scatters; a template parameter because the
@@ -98,7 +98,8 @@ template <typename T, int VMODE, int MODE, bool PERM, bool WIN, int BLOCKS>
 __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
     zs_dtans_kernel(const zs_dt_args a, T constant, const T *__restrict__ x, T *__restrict__ y,
                     T alpha, T beta, const int64_t *row_ptr, int32_t *out_col, T *out_val) {
-  constexpr bool CODED = VMODE == 0, RAW = VMODE == 2, JOINT = VMODE == 3;
+  constexpr bool CODED = VMODE == 0, RAW = VMODE == 2, JOINT = VMODE == 3 || VMODE == 4;
+  constexpr bool RAWCOL = VMODE == 4;
   constexpr bool VSYM = CODED || JOINT; /* values from a dictionary in shared memory */
   constexpr int PER = CODED ? 4 : 8;    /* nonzeros per segment */
   extern __shared__ uint64_t zs_dt_smem64[];
@@ -147,6 +148,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
                                          : live && JOINT ? a.slice_desc[s]
                                                          : 0);
     const T *raw = (const T *)a.raw + (live && RAW ? a.slice_raw[s] : 0);
+    const int32_t *raw_col = (const int32_t *)a.raw + (live && RAWCOL ? a.slice_raw[s] : 0);
     int32_t n = 0;
     for (int32_t i = first; i < stop; i += ZS_DT_LANES) n += dtans_coded_len(a.row_nnz[i]);
     const int32_t segs = (n + PER - 1) / PER;
@@ -214,6 +216,27 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
       if (MODE == ZS_DT_WRITE) at = row_ptr[PERM ? orow : row];
     };
 
+    /* Raw values and raw columns of a segment step (dtans_raw_step): this lane's i-th at
+     * *off + i * *rs from the slice's cursor, which moves on by the returned count. A step in which
+     * every lane with a segment has a full one is position-major (rs = its lanes: each load is
+     * coalesced), any other lane-major. */
+    auto raw_step = [&](bool full_step, int todo, int *off, int *rs) {
+      if (full_step) { /* every lane of the warp: a full step */
+        *rs = ZS_DT_LANES, *off = l;
+        return PER * ZS_DT_LANES;
+      }
+      const zs_lane_mask act = zs_ballot(todo > 0) & half;
+      const zs_lane_mask partial = zs_ballot(todo > 0 && todo < PER);
+      int total;
+      *rs = 1;
+      if (partial == 0) { /* every slice of the warp: a full step */
+        *rs = zs_popc(act), *off = zs_popc(act & lt), total = PER * *rs;
+      } else { /* two slices per wavefront: each has its own kind of step */
+        *off = zs_dt_scan(todo, l, &total);
+        if ((partial & half) == 0) *rs = zs_popc(act), *off = zs_popc(act & lt);
+      }
+      return total;
+    };
     const bool has_beta = beta != T(0);
     /* Segment t. FULL: every lane of the warp decodes PER nonzeros and has a segment after
      * this one (most segments of a slice), so no lane-dependent bounds and an unconditional
@@ -222,6 +245,15 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
       constexpr bool FULL = decltype(full)::value;
       const int32_t rem = n - t * PER;
       const int todo = FULL ? PER : rem < 0 ? 0 : rem < PER ? rem : PER;
+      /* Raw columns are loaded first: the table lookups below hide their latency. */
+      int32_t rc[RAWCOL ? PER : 1];
+      if (RAWCOL) {
+        int off, rs;
+        const int total = raw_step(FULL, todo, &off, &rs);
+#pragma unroll
+        for (int i = 0; i < PER; i++) rc[i] = i < todo ? zs_load_stream(raw_col + off + i * rs) : 0;
+        raw_col += total;
+      }
       /* (a) Slots and their table entries. */
       uint32_t slot[8];
 #pragma unroll
@@ -261,29 +293,20 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
           if (i < todo) {
             if (zs_dt_escaped(meta[CODED ? 2 * i : i])) {
               if (JOINT) v[i] = jq[dp];
-              dl[i] = dq[dp++];
+              if (!RAWCOL) dl[i] = dq[dp]; /* raw columns: an escaped pair has its value alone */
+              dp++;
             }
             if (CODED && zs_dt_escaped(meta[2 * i + 1])) v[i] = vq[vp++];
           }
       }
       /* Raw values, loaded with the gathers (fewer registers live): value i of this lane's
-       * segment is rv[i * rs]. A step in which every lane with a segment has a full one stores
-       * them position-major (rs = its lanes: each load is coalesced), any other lane-major. */
+       * segment is rv[i * rs]. */
       const T *rv = raw;
       int rs = 1;
-      if (RAW && FULL) { /* every lane of the warp: a full step */
-        rs = ZS_DT_LANES, rv = raw + l, raw += PER * ZS_DT_LANES;
-      } else if (RAW) {
-        const zs_lane_mask act = zs_ballot(todo > 0) & half;
-        const zs_lane_mask partial = zs_ballot(todo > 0 && todo < PER);
-        int pos, total;
-        if (partial == 0) { /* every slice of the warp: a full step */
-          rs = zs_popc(act), pos = zs_popc(act & lt), total = PER * rs;
-        } else { /* two slices per wavefront: each has its own kind of step */
-          pos = zs_dt_scan(todo, l, &total);
-          if ((partial & half) == 0) rs = zs_popc(act), pos = zs_popc(act & lt);
-        }
-        rv = raw + pos, raw += total;
+      if (RAW) {
+        int off;
+        const int total = raw_step(FULL, todo, &off, &rs);
+        rv = raw + off, raw += total;
       }
 
       /* (c) Columns and rows of the segment's nonzeros; row ends marked in `fin`. Past `todo`
@@ -295,8 +318,12 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
       for (int i = 0; i < PER; i++) {
         const bool ok = i < todo;
         if (ok && left == 0) next_row();
-        col += dl[i];
-        c[i] = col;
+        if (RAWCOL) {
+          c[i] = rc[i];
+        } else {
+          col += dl[i];
+          c[i] = col;
+        }
         if (MODE == ZS_DT_SPMV) rw[i] = PERM ? orow : row;
         if (MODE == ZS_DT_WRITE) ats[i] = at, at += ok;
         if (MODE == ZS_DT_SCATTER)
@@ -493,8 +520,8 @@ zs_status dtans_gpu_tables(dtans_gpu_op *op, const zsb_encoded_view *v) {
   static uint2 entries[DTANS_K]; /* 32 KiB: not on the stack */
   dtans_table_words((const uint16_t *)dc->data, (int)dc->count, words);
   const int32_t *sym = (const int32_t *)ds->data;
-  const zsb_array *pv = op->vmode == 3 ? zsb_find_array(v, "pair_values") : NULL;
-  if (op->vmode == 3 && !pv)
+  const zsb_array *pv = op->vmode >= 3 ? zsb_find_array(v, "pair_values") : NULL;
+  if (op->vmode >= 3 && !pv)
     return fail(ZS_ERR_CORRUPT, "backend '%s': dtans pair_values missing", ZS_GPU_BACKEND_NAME);
   for (int k = 0; k < DTANS_K; k++) {
     const int id = (int)(words[k] >> 16);
@@ -590,12 +617,13 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   op->slabs = 1; /* until the stream is on the device (dtans_slab_count) */
   op->slices = zsb_find_param(v, "slices", 0);
   op->vmode = (int)zsb_find_param(v, "value_mode", 2);
+  if (zsb_find_param(v, "column_mode", DTANS_COLUMNS_DELTAS) == DTANS_COLUMNS_RAW) op->vmode = 4;
   op->dreal = (int)zsb_find_param(v, "delta_real", 0);
   op->vreal = (int)zsb_find_param(v, "value_real", 0);
   const size_t es = type_size(v->type);
   op->smem = 4 * (size_t)ZS_DT_SLICES_PER_BLOCK * ZS_DT_RING + sizeof(uint2) * DTANS_K;
   if (op->vmode == 0) op->smem += 4 * DTANS_K + es * (size_t)op->vreal;
-  if (op->vmode == 3) op->smem += es * (size_t)op->vreal;
+  if (op->vmode >= 3) op->smem += es * (size_t)op->vreal;
   if (op->smem > g_state.smem_optin) {
     dtans_gpu_destroy(op);
     return fail(ZS_ERR_UNSUPPORTED,
@@ -660,11 +688,15 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
     if (s == ZS_OK) s = check(gpuMalloc(&op->partial, (size_t)op->n_chunks * es), "partials");
     free(cptr), free(owner);
   }
-  if (s == ZS_OK && (op->vmode == 0 || op->vmode == 3)) {
+  if (s == ZS_OK && (op->vmode == 0 || op->vmode >= 3)) {
     s = dtans_upload(&op->vsym, v, "value_symbols");
     if (s == ZS_OK && op->vmode == 0)
       s = dtans_upload((void **)&op->slice_vesc, v, "slice_value_escapes");
     if (s == ZS_OK) s = dtans_upload(&op->vesc, v, "value_escapes");
+    if (s == ZS_OK && op->vmode == 4) /* raw columns, laid out as raw values */
+      s = dtans_upload(&op->raw, v, "columns");
+    if (s == ZS_OK && op->vmode == 4)
+      s = upload_array(&op->slice_raw, coded_before, (uint64_t)op->slices + 1, "offsets");
   } else if (s == ZS_OK && op->vmode == 1) {
     const void *c = zsb_find_array(v, "value_symbols")->data;
     op->constant = v->type == ZS_F64 ? *(const double *)c : (double)*(const float *)c;
@@ -676,7 +708,7 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   free(coded_before);
   if (s == ZS_OK) {
     op->host_row_ptr = row_ptr, row_ptr = NULL;
-    op->far = dtans_far_deltas(v, op->dreal);
+    op->far = op->vmode == 4 || dtans_far_deltas(v, op->dreal); /* raw columns: deltas too far */
     op->slabs = dtans_slab_count(op, slabs, op->far);
     if (atomic) free(op->host_row_ptr), op->host_row_ptr = NULL;
   }
@@ -714,7 +746,7 @@ zs_status dtans_launch(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, T 
                        const int64_t *row_ptr, int32_t *out_col, T *out_val) {
   if (op->slices == 0) return ZS_OK;
   auto kernel = zs_dtans_kernel<T, VMODE, MODE, PERM, WIN, ZS_DT_MIN_BLOCKS(VMODE)>;
-  if (VMODE == 0 || VMODE == 3)
+  if (VMODE == 0 || VMODE >= 3)
     /* Coded and joint tables fill 41–57 KiB a block, so 3 blocks leave L1 about 60 KiB. Rows that
      * gather at random from an x whose hot part fits the L2 in one slab hit L1 more often with
      * half the storage kept for it (2 blocks): R-MAT's hubs (H100, few-valued, f64 SpMV 836 →
@@ -771,6 +803,9 @@ zs_status dtans_by_mode(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, T
                                                out_val);
   if (op->vmode == 3)
     return dtans_launch<T, 3, MODE, PERM, WIN>(op, slab, x, y, alpha, beta, row_ptr, out_col,
+                                               out_val);
+  if (op->vmode == 4)
+    return dtans_launch<T, 4, MODE, PERM, WIN>(op, slab, x, y, alpha, beta, row_ptr, out_col,
                                                out_val);
   return dtans_launch<T, 2, MODE, PERM, WIN>(op, slab, x, y, alpha, beta, row_ptr, out_col,
                                              out_val);

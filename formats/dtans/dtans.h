@@ -71,7 +71,8 @@ typedef struct dtans_view {
   const int32_t *delta_symbols, *delta_escapes;
   const uint16_t *pair_values; /* joint: value id of each delta-table id below delta_real */
   const void *value_symbols, *value_escapes, *values; /* of type */
-  int64_t n_long;                                     /* long rows */
+  const int32_t *columns; /* raw columns (DTANS_COLUMNS_RAW), else NULL */
+  int64_t n_long;         /* long rows */
   const int32_t *long_rows, *long_cols;
   const int64_t *long_ptr;
   const void *long_values;

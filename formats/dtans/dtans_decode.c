@@ -78,6 +78,14 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
     return s;
   if (mode == DTANS_VALUES_JOINT && (s = need_param(E, "value_real", 0, DTANS_SYMBOLS, &vr)))
     return s;
+  const int64_t column_mode = param(E, "column_mode", DTANS_COLUMNS_DELTAS);
+  if (column_mode != DTANS_COLUMNS_DELTAS &&
+      (column_mode != DTANS_COLUMNS_RAW || mode != DTANS_VALUES_JOINT))
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "dtans: parameter 'column_mode' = %" PRId64
+                     " (0: deltas; 1: raw, only with value_mode 3, joint)",
+                     column_mode);
+  const int raw_columns = column_mode == DTANS_COLUMNS_RAW;
   v->slices = rpl;
   if ((s = zsi_encoded_need(E, "slice_rows", 8, (uint64_t)rpl + 1, (const void **)&v->slice_rows)))
     return s;
@@ -113,9 +121,22 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
   if (!(a = zsi_encoded_array(E, "delta_escapes")) || a->elem_size != 4)
     return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'delta_escapes' is missing");
   v->delta_escapes = a->data;
-  if ((s = check_offsets("slice_delta_escapes", v->slice_delta_esc, v->slices, a->count))) return s;
-  if (!de && a->count)
+  /* Raw columns: no deltas are stored; the offsets count the escaped pairs' values. */
+  const zsi_array *pair_esc = raw_columns ? zsi_encoded_array(E, "value_escapes") : a;
+  if (raw_columns && a->count)
+    return zsi_error(ZS_ERR_CORRUPT, "dtans: raw columns, but delta_escapes holds %" PRIu64,
+                     a->count);
+  if (!pair_esc || pair_esc->elem_size != (raw_columns ? es : 4))
+    return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'value_escapes' is missing");
+  if ((s = check_offsets("slice_delta_escapes", v->slice_delta_esc, v->slices, pair_esc->count)))
+    return s;
+  if (!de && pair_esc->count)
     return zsi_error(ZS_ERR_CORRUPT, "dtans: delta escapes stored but the table has none");
+  for (int64_t j = 0; raw_columns && j < dr; j++)
+    if (v->delta_symbols[j] != 0)
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "dtans: raw columns, but delta_symbols[%" PRId64 "] = %" PRId32 ", not 0", j,
+                       v->delta_symbols[j]);
   if (mode == DTANS_VALUES_CODED) {
     if (!(a = zsi_encoded_array(E, "value_counts")) || a->elem_size != 2 || a->count < 1 ||
         a->count > DTANS_SYMBOLS || a->count < (uint64_t)(vr + ve))
@@ -136,7 +157,7 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
     if ((s = zsi_encoded_need(E, "value_symbols", es, 1, &v->value_symbols))) return s;
   } else if (mode == DTANS_VALUES_JOINT) {
     /* Pairs: each delta id names a value; an escaped pair has an entry in both escape arrays. */
-    const uint64_t n_esc = a->count; /* still delta_escapes */
+    const uint64_t n_esc = pair_esc->count;
     if ((s = zsi_encoded_need(E, "pair_values", 2, (uint64_t)dr, (const void **)&v->pair_values)) ||
         (s = zsi_encoded_need(E, "value_symbols", es, (uint64_t)vr, &v->value_symbols)) ||
         (s = zsi_encoded_need(E, "value_escapes", es, n_esc, &v->value_escapes)))
@@ -193,6 +214,8 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
                      "dtans: %" PRIu64 " coded and %" PRIu64 " long nonzeros, nnz is %" PRId64,
                      coded, long_nnz, E->nnz);
   if (mode == DTANS_VALUES_RAW && (s = zsi_encoded_need(E, "values", es, coded, &v->values)))
+    return s;
+  if (raw_columns && (s = zsi_encoded_need(E, "columns", 4, coded, (const void **)&v->columns)))
     return s;
   /* Version 3: a permutation of the rows (version 2 has none). */
   if (version == DTANS_VERSION) {
@@ -279,7 +302,7 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
   const int raw = v->value_mode == DTANS_VALUES_RAW;
   for (int64_t t = 0; t < max_segs; t++) {
     int lanes = 0, rank = 0;
-    const int full = raw ? dtans_raw_step(n, t, &lanes) : 0;
+    const int full = raw || v->columns ? dtans_raw_step(n, t, &lanes) : 0;
     int64_t before = 0; /* raw values of the step's earlier lanes */
     for (int l = 0; l < DTANS_LANES; l++) {
       lane *x = &L[l];
@@ -295,14 +318,16 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
           if (joint) src = (const char *)v->value_symbols + (size_t)v->pair_values[e.id] * es;
         } else if (e.id == v->delta_real && v->delta_escape && desc < dend) {
           if (joint) src = (const char *)v->value_escapes + (size_t)desc * es;
-          delta = v->delta_escapes[desc++];
+          delta = v->columns ? 0 : v->delta_escapes[desc];
+          desc++;
         } else
           return CORRUPT("dtans: slice %" PRId64 " row %" PRId64
                          ": a column delta decodes to a filler or a missing escape",
                          s, x->row);
         const int first = x->at == row_ptr[x->row];
-        const int64_t c = first ? x->row + delta : x->col + delta;
-        if ((!first && delta < 1) || c < 0 || c >= v->cols)
+        const int64_t at = raw_at + (full ? i * lanes + rank : before + i); /* raw layout */
+        const int64_t c = v->columns ? v->columns[at] : first ? x->row + delta : x->col + delta;
+        if ((!first && c <= x->col) || c < 0 || c >= v->cols)
           return CORRUPT("dtans: slice %" PRId64 " row %" PRId64 ": column %" PRId64
                          " is out of range or not ascending",
                          s, x->row, c);
@@ -321,7 +346,6 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
                            ": a value decodes to a filler or a missing escape",
                            s, x->row);
         } else {
-          const int64_t at = raw_at + (full ? i * lanes + rank : before + i);
           src = raw ? (const char *)v->values + (size_t)at * es : v->value_symbols;
         }
         memcpy((char *)val + (size_t)x->at * es, src, es);
@@ -433,7 +457,7 @@ static zs_status dtans_validate(const zs_encoded *E) { return decode_all(E, NULL
 static zs_status dtans_decode(const zs_encoded *E, zs_matrix **out) { return decode_all(E, out); }
 
 static void dtans_stats(const zs_encoded *E, zs_stat_fn emit, void *ctx) {
-  uint64_t table = 0, rows = 0, esc = 0, stream = 0, raw = 0, offsets = 0;
+  uint64_t table = 0, rows = 0, esc = 0, stream = 0, raw = 0, offsets = 0, columns = 0;
   for (int i = 0; i < E->n_arrays; i++) {
     const zsi_array *a = &E->arrays[i];
     const uint64_t b = a->count * a->elem_size;
@@ -450,24 +474,28 @@ static void dtans_stats(const zs_encoded *E, zs_stat_fn emit, void *ctx) {
       esc += b;
     else if (strcmp(a->name, "stream") == 0)
       stream += b;
+    else if (strcmp(a->name, "columns") == 0)
+      columns += b;
     else
       raw += b;
   }
   const double symbols = (double)param(E, "coded_symbols", 0);
   const double bound = (double)param(E, "bound_bits", 0);
   emit(ctx, "value_mode", (double)param(E, "value_mode", -1));
+  emit(ctx, "column_mode", (double)param(E, "column_mode", DTANS_COLUMNS_DELTAS));
   emit(ctx, "coded_symbols", symbols);
   emit(ctx, "cross_entropy_bits_per_symbol", symbols > 0 ? bound / symbols : 0);
   emit(ctx, "stream_bound_bytes", bound / 8);
   emit(ctx, "stream_bytes", (double)stream);
   emit(ctx, "stream_over_bound", bound > 0 ? 8.0 * (double)stream / bound : 0);
   emit(ctx, "predicted_bytes", (double)param(E, "predicted_bytes", 0));
-  emit(ctx, "actual_bytes", (double)(table + rows + esc + stream + raw + offsets));
+  emit(ctx, "actual_bytes", (double)(table + rows + esc + stream + raw + offsets + columns));
   emit(ctx, "table_bytes", (double)table);
   emit(ctx, "row_length_bytes", (double)rows);
   emit(ctx, "slice_offset_bytes", (double)offsets);
   emit(ctx, "escape_bytes", (double)esc);
   emit(ctx, "raw_value_bytes", (double)raw); /* raw values and the long rows' plain CSR */
+  emit(ctx, "raw_column_bytes", (double)columns);
   const zsi_array *lr = zsi_encoded_array(E, "long_rows"), *lc = zsi_encoded_array(E, "long_cols");
   emit(ctx, "long_rows", lr ? (double)lr->count : 0);
   emit(ctx, "long_row_nonzeros", lc ? (double)lc->count : 0);

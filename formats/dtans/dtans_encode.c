@@ -128,13 +128,14 @@ static inline uint64_t value_key(const zs_matrix *A, int64_t k) {
 }
 
 /* The joint symbol of nonzero k of row i: its delta's 32 bits above its value's rank among the
- * most frequent values (`vrank`: key -> rank + 1). 0 when the value has no rank: such a nonzero
- * is always escaped. */
-static inline int pair_key(const zs_matrix *A, const hist *vrank, int64_t i, int64_t k,
-                           uint64_t *key) {
+ * most frequent values (`vrank`: key -> rank + 1); with raw columns the rank alone (the column is
+ * stored apart, the pair's delta is 0). 0 when the value has no rank: such a nonzero is always
+ * escaped. */
+static inline int pair_key(const zs_matrix *A, const hist *vrank, int raw_columns, int64_t i,
+                           int64_t k, uint64_t *key) {
   const int rank = id_of(vrank, value_key(A, k), -1);
   if (rank < 0) return 0;
-  *key = delta_key(A, i, k) << 32 | (uint64_t)rank;
+  *key = (raw_columns ? 0 : delta_key(A, i, k) << 32) | (uint64_t)rank;
   return 1;
 }
 
@@ -203,6 +204,17 @@ static zs_status domain_choose(domain *d, double raw_bits, double dict_bytes) {
   return ZS_OK;
 }
 
+/* The domain of the first `head` ranks of v's symbols, keyed by rank (raw columns' pairs): the
+ * rest of v's occurrences are unseen. */
+static zs_status domain_of_ranks(const domain *v, int64_t head, domain *d) {
+  d->distinct = head, d->unseen = v->unseen;
+  d->sorted = malloc((size_t)(head ? head : 1) * sizeof *d->sorted);
+  if (!d->sorted) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: value ranks");
+  for (int64_t r = 0; r < head; r++) d->sorted[r] = (sym_freq){(uint64_t)r, v->sorted[r].n};
+  for (int64_t r = head; r < v->distinct; r++) d->unseen += v->sorted[r].n;
+  return ZS_OK;
+}
+
 static void domain_free(domain *d) {
   free(d->sorted);
   hist_free(&d->ids);
@@ -215,6 +227,7 @@ typedef struct encoder {
   const int64_t *raw_start;  /* per slice: its first raw value */
   int coded;                 /* values coded: 4 nonzeros per segment, else 8 */
   int joint;                 /* the delta domain holds (delta, value) pairs */
+  int raw_columns;           /* joint pairs of delta 0; columns stored like raw values */
   const int64_t *slice_rows; /* slice s: rows [slice_rows[s], slice_rows[s + 1]) */
   domain *dd, *vd;
   const uint16_t *did, *vid; /* ids per nonzero */
@@ -373,7 +386,7 @@ static int slice_size(const encoder *e, int64_t s, slice_scratch *sc, slice_out 
 
 /* Writing pass: the interleaved words and the escapes of slice s, at the cursors in o. */
 static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out *o,
-                       uint32_t *stream, int32_t *desc, void *vesc, void *raw) {
+                       uint32_t *stream, int32_t *desc, void *vesc, void *raw, int32_t *columns) {
   const zs_matrix *A = e->A;
   lane_work w[DTANS_LANES];
   int64_t max_segs;
@@ -392,19 +405,21 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
   for (int l = 0; l < DTANS_LANES; l++) n[l] = w[l].n;
   for (int64_t t = 0; t < max_segs; t++) {
     int lanes = 0, rank = 0;
-    const int full = raw ? dtans_raw_step(n, t, &lanes) : 0;
+    const int full = raw || columns ? dtans_raw_step(n, t, &lanes) : 0;
     int64_t before = 0; /* raw values of the step's earlier lanes */
     for (int l = 0; l < DTANS_LANES; l++) {
       const int64_t lo = t * per, hi = lo + per < w[l].n ? lo + per : w[l].n;
       for (int64_t i = lo; i < hi; i++) {
         const int64_t k = w[l].pos[i];
-        if (e->did[k] == esc_d) desc[o->desc++] = (int32_t)delta_key(A, w[l].row[i], k);
+        /* raw columns: an escaped pair counts in the offsets but has no delta stored */
+        if (e->did[k] == esc_d && !e->raw_columns)
+          desc[o->desc] = (int32_t)delta_key(A, w[l].row[i], k);
+        o->desc += e->did[k] == esc_d;
         if ((e->coded && e->vid[k] == esc_v) || (e->joint && e->did[k] == esc_d))
           memcpy((char *)vesc + (size_t)(o->vesc++) * es, (const char *)A->values + k * es, es);
-        if (raw) {
-          const int64_t at = raw_at + (full ? (i - lo) * lanes + rank : before + (i - lo));
-          memcpy((char *)raw + (size_t)at * es, (const char *)A->values + k * es, es);
-        }
+        const int64_t at = raw_at + (full ? (i - lo) * lanes + rank : before + (i - lo));
+        if (raw) memcpy((char *)raw + (size_t)at * es, (const char *)A->values + k * es, es);
+        if (columns) columns[at] = A->col_idx[k];
       }
       if (hi > lo) rank++, before += hi - lo;
     }
@@ -422,14 +437,14 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
 /* ---- the encoder ---- */
 /* The encoder's options, parsed once (-1: the default, chosen from the matrix later). */
 typedef struct enc_opts {
-  int mode, progress, row_order;
+  int mode, progress, row_order, columns;
   int64_t rpl, lane_symbols, long_min, guided, guided_floor;
 } enc_opts;
 
 static zs_status parse_options(const char *options, enc_opts *o) {
-  static const char *const known[] = {"values",       "progress",     "rows_per_lane",
-                                      "lane_symbols", "long_rows",    "guided",
-                                      "row_order",    "guided_floor", NULL};
+  static const char *const known[] = {"values",    "progress", "rows_per_lane", "lane_symbols",
+                                      "long_rows", "guided",   "row_order",     "guided_floor",
+                                      "columns",   NULL};
   zs_status s = zsi_option_check(options, known, "dtans");
   if (s != ZS_OK) return s;
   char buf[16];
@@ -475,6 +490,19 @@ static zs_status parse_options(const char *options, enc_opts *o) {
   /* row_order=natural|length|auto: rows encoded in their order, or ordered by length (version 3,
    * with row_perm) so that a slice's lanes get equal work; auto: by length when that cuts the
    * lockstep steps by a third or more (lockstep_cost). */
+  /* columns=deltas|raw|auto: columns coded as deltas, or stored raw beside a stream that codes the
+   * values alone (joint pairs of delta 0); auto: raw when that is at most as large. */
+  o->columns = -1;
+  if ((s = zsi_option_str(options, "columns", buf, sizeof buf, &found)) != ZS_OK) return s;
+  if (found) {
+    if (strcmp(buf, "deltas") == 0)
+      o->columns = 0;
+    else if (strcmp(buf, "raw") == 0)
+      o->columns = 1;
+    else if (strcmp(buf, "auto") != 0)
+      return zsi_error(ZS_ERR_INVALID_ARGUMENT, "dtans: columns=%s (known: auto, deltas, raw)",
+                       buf);
+  }
   o->row_order = -1;
   if ((s = zsi_option_str(options, "row_order", buf, sizeof buf, &found)) != ZS_OK) return s;
   if (found) {
@@ -561,7 +589,7 @@ static int values_look_distinct(const zs_matrix *A) {
 /* Histograms of both domains over a nonzero-balanced split of the rows, merged in split order;
  * with `vrank`, the histogram of pair keys (pair_key) into hd alone. */
 static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want_values,
-                            const hist *vrank, hist *hd, hist *hv) {
+                            const hist *vrank, int raw_columns, hist *hd, hist *hv) {
   const int nt = dt_threads();
   hist *part = calloc((size_t)nt * 2, sizeof *part);
   if (!part) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: histograms");
@@ -592,7 +620,7 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
         if (from >= hi_nz) break;
         for (int64_t k = from; k < to && !is_long[r] && vrank; k++) {
           uint64_t key;
-          if (pair_key(A, vrank, r, k, &key))
+          if (pair_key(A, vrank, raw_columns, r, k, &key))
             hist_add(d, key, 1);
           else
             d->unseen++;
@@ -643,7 +671,7 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
   zs_status s = ZS_OK;
   const size_t es = zs_type_size(A->type);
   hist hd = {0}, hv = {0}, hp = {0}, vrank = {0};
-  domain dd = {0}, vd = {0}, pd = {0};
+  domain dd = {0}, vd = {0}, pd = {0}, cd = {0};
   uint16_t *did = NULL, *vid = NULL;
   uint8_t *is_long = NULL;
   int64_t *raw_start = NULL, *slice_rows = NULL;
@@ -664,7 +692,7 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     }
   const int64_t coded_nnz = A->nnz - long_nnz;
   if (mode < 0 && values_look_distinct(A)) mode = DTANS_VALUES_RAW;
-  if ((s = histograms(A, is_long, mode != DTANS_VALUES_RAW, NULL, &hd, &hv)) != ZS_OK) goto done;
+  if ((s = histograms(A, is_long, mode != DTANS_VALUES_RAW, NULL, 0, &hd, &hv)) != ZS_OK) goto done;
   if ((s = domain_sorted(&hd, &dd)) != ZS_OK) goto done;
   if ((s = domain_choose(&dd, 32, 4)) != ZS_OK) goto done;
   if (mode != DTANS_VALUES_RAW) {
@@ -685,16 +713,34 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
   int64_t n_pair_values = 0; /* value_symbols of the joint mode: ranks 0 .. n - 1 */
   double joint_bits = INFINITY;
   const int constant_values = coded_nnz > 0 && vd.distinct == 1 && vd.unseen == 0;
-  if (mode == DTANS_VALUES_JOINT ||
+  const int64_t head = vd.distinct < DTANS_SYMBOLS ? vd.distinct : DTANS_SYMBOLS;
+  const int try_joint =
+      mode == DTANS_VALUES_JOINT ||
       (mode < 0 && coded_nnz > 0 && !constant_values && vd.unseen == 0 &&
-       vd.distinct <= DTANS_SYMBOLS && dd.unseen == 0 && dd.distinct <= DTANS_SYMBOLS)) {
-    const int64_t head = vd.distinct < DTANS_SYMBOLS ? vd.distinct : DTANS_SYMBOLS;
+       vd.distinct <= DTANS_SYMBOLS && dd.unseen == 0 && dd.distinct <= DTANS_SYMBOLS);
+  /* Raw columns: joint pairs of delta 0 (the values alone) beside the columns as they are, tried
+   * where values are not raw and not one constant. Rows that step to random columns escape nearly
+   * every delta (Erdős–Rényi, R-MAT): 32 raw bits behind an escape symbol, 4 nonzeros a segment
+   * with coded values, against 32 bits and 8 nonzeros a segment here. */
+  const int try_raw_columns =
+      o->columns != 0 && coded_nnz > 0 && vd.unseen == 0 && head > 0 &&
+      (mode == DTANS_VALUES_JOINT || (mode < 0 && !constant_values && o->columns == 1) ||
+       (mode < 0 && !constant_values && vd.choice.bits < 8.0 * (double)es * (double)coded_nnz));
+  if (o->columns == 1 && coded_nnz > 0 && !try_raw_columns) {
+    s = zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                  "dtans: columns=raw needs values a table can code (values=auto or joint, "
+                  "not raw or constant, and a value histogram that kept every value)");
+    goto done;
+  }
+  if (try_joint || try_raw_columns) {
     if (!hist_init(&vrank, 4 * DTANS_SYMBOLS)) {
       s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: value ranks");
       goto done;
     }
     for (int64_t r = 0; r < head; r++) hist_place(&vrank, vd.sorted[r].key, (uint64_t)r + 1);
-    if ((s = histograms(A, is_long, 0, &vrank, &hp, NULL)) != ZS_OK) goto done;
+  }
+  if (try_joint && o->columns != 1) {
+    if ((s = histograms(A, is_long, 0, &vrank, 0, &hp, NULL)) != ZS_OK) goto done;
     if ((s = domain_sorted(&hp, &pd)) != ZS_OK) goto done;
     if ((s = domain_choose(&pd, 32 + 8.0 * (double)es, 4 + 2)) != ZS_OK) goto done;
     for (int i = 0; i < pd.choice.coded; i++) {
@@ -703,7 +749,33 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     }
     joint_bits = pd.choice.bits + 8.0 * (double)es * (double)n_pair_values;
   }
-  if (mode < 0) {
+  /* The raw-column pairs' histogram is the value histogram by rank: no pass over the matrix. An
+   * escaped pair stores its value alone; each coded nonzero adds its 32-bit column. */
+  int64_t n_column_values = 0;
+  double raw_columns_bits = INFINITY;
+  if (try_raw_columns) {
+    if ((s = domain_of_ranks(&vd, head, &cd)) != ZS_OK ||
+        (s = domain_choose(&cd, 8.0 * (double)es, 4 + 2)) != ZS_OK)
+      goto done;
+    for (int i = 0; i < cd.choice.coded; i++)
+      if ((int64_t)cd.sorted[i].key >= n_column_values)
+        n_column_values = (int64_t)cd.sorted[i].key + 1;
+    raw_columns_bits =
+        cd.choice.bits + 8.0 * (double)es * (double)n_column_values + 32.0 * (double)coded_nnz;
+  }
+  int raw_columns = o->columns == 1 && coded_nnz > 0;
+  if (mode < 0 || (mode == DTANS_VALUES_JOINT && o->columns < 0)) {
+    const double raw_bits = 8.0 * (double)es * (double)coded_nnz;
+    const double split = dd.choice.bits + (vd.choice.bits < raw_bits ? vd.choice.bits : raw_bits);
+    const double best = mode == DTANS_VALUES_JOINT  ? joint_bits
+                        : constant_values           ? dd.choice.bits
+                        : joint_bits <= split * 1.1 ? joint_bits
+                                                    : split;
+    if (!raw_columns && o->columns < 0 && raw_columns_bits <= best) raw_columns = 1;
+  }
+  if (raw_columns) {
+    mode = DTANS_VALUES_JOINT;
+  } else if (mode < 0) {
     const double raw_bits = 8.0 * (double)es * (double)coded_nnz;
     const double split = dd.choice.bits + (vd.choice.bits < raw_bits ? vd.choice.bits : raw_bits);
     if (constant_values)
@@ -720,7 +792,8 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
   if ((mode == DTANS_VALUES_CONSTANT || mode == DTANS_VALUES_JOINT) && coded_nnz == 0)
     mode = DTANS_VALUES_RAW;
   const int coded = mode == DTANS_VALUES_CODED, joint = mode == DTANS_VALUES_JOINT;
-  domain *dom = joint ? &pd : &dd; /* the table of the stream's delta slots */
+  if (raw_columns) n_pair_values = n_column_values;
+  domain *dom = raw_columns ? &cd : joint ? &pd : &dd; /* the table of the stream's delta slots */
   /* Slices: 32 rows at a time until a lane has about lane_symbols symbols (or rows_per_lane=R
    * rows each), which spreads a lane's fixed costs (three initial words, the unused state at
    * its end) over many rows and keeps the lanes of dense and sparse regions equally busy. In a
@@ -767,8 +840,9 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1] && !is_long[i]; k++) {
       uint64_t key;
       if (joint)
-        did[k] = (uint16_t)(pair_key(A, &vrank, i, k, &key) ? id_of(&pd.ids, key, pd.choice.coded)
-                                                            : pd.choice.coded);
+        did[k] = (uint16_t)(pair_key(A, &vrank, raw_columns, i, k, &key)
+                                ? id_of(&dom->ids, key, dom->choice.coded)
+                                : dom->choice.coded);
       else
         did[k] = (uint16_t)id_of(&dd.ids, delta_key(A, i, k), dd.choice.coded);
       if (coded) vid[k] = (uint16_t)id_of(&vd.ids, value_key(A, k), vd.choice.coded);
@@ -786,7 +860,8 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     for (int64_t i = slice_rows[sl]; i < slice_rows[sl + 1]; i++)
       if (!is_long[i]) raw_start[sl + 1] += A->row_ptr[i + 1] - A->row_ptr[i];
   }
-  encoder e = {A, is_long, raw_start, coded, joint, slice_rows, dom, coded ? &vd : NULL, did, vid};
+  encoder e = {A,          is_long, raw_start,          coded, joint, raw_columns,
+               slice_rows, dom,     coded ? &vd : NULL, did,   vid};
   so = calloc((size_t)slices + 1, sizeof *so);
   if (!so) {
     s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice sizes");
@@ -837,7 +912,12 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
       (s = zsi_encoded_add_array(E, "delta_symbols", 4, (uint64_t)dom->choice.coded,
                                  (void **)&dsym)) ||
       (s = zsi_encoded_add_array(E, "slice_delta_escapes", 8, (uint64_t)ns + 1, (void **)&sd)) ||
-      (s = zsi_encoded_add_array(E, "delta_escapes", 4, (uint64_t)so[ns].desc, (void **)&desc)))
+      (s = zsi_encoded_add_array(E, "delta_escapes", 4, raw_columns ? 0 : (uint64_t)so[ns].desc,
+                                 (void **)&desc)))
+    goto done;
+  int32_t *columns = NULL;
+  if (raw_columns &&
+      (s = zsi_encoded_add_array(E, "columns", 4, (uint64_t)coded_nnz, (void **)&columns)))
     goto done;
   if (coded) {
     if ((s = zsi_encoded_add_array(E, "value_counts", 2, (uint64_t)vd.choice.entries,
@@ -852,12 +932,13 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
       memcpy((char *)vsym + (size_t)i * es, &vd.sorted[i].key, es); /* little-endian low bytes */
   } else if (joint) {
     uint16_t *pv;
-    if ((s = zsi_encoded_add_array(E, "pair_values", 2, (uint64_t)pd.choice.coded, (void **)&pv)) ||
+    if ((s = zsi_encoded_add_array(E, "pair_values", 2, (uint64_t)dom->choice.coded,
+                                   (void **)&pv)) ||
         (s = zsi_encoded_add_array(E, "value_symbols", (uint32_t)es, (uint64_t)n_pair_values,
                                    &vsym)) ||
         (s = zsi_encoded_add_array(E, "value_escapes", (uint32_t)es, (uint64_t)so[ns].vesc, &vesc)))
       goto done;
-    for (int i = 0; i < pd.choice.coded; i++) pv[i] = (uint16_t)(pd.sorted[i].key & UINT32_MAX);
+    for (int i = 0; i < dom->choice.coded; i++) pv[i] = (uint16_t)(dom->sorted[i].key & UINT32_MAX);
     for (int64_t r = 0; r < n_pair_values; r++)
       memcpy((char *)vsym + (size_t)r * es, &vd.sorted[r].key, es);
   } else if (mode == DTANS_VALUES_CONSTANT) {
@@ -899,7 +980,7 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     DT_OMP(omp for schedule(dynamic, 64))
     for (int64_t sl = 0; sl < slices; sl++) {
       slice_out cur = so[sl];
-      if (!slice_write(&e, sl, &sc, &cur, stream, desc, vesc, raw)) {
+      if (!slice_write(&e, sl, &sc, &cur, stream, desc, vesc, raw, columns)) {
         DT_OMP(omp atomic write)
         failed = 1;
       }
@@ -923,6 +1004,7 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
   if (coded) predicted += vd.choice.bits / 8 + 8.0 * (double)(ns + 1);
   if (joint) predicted += (double)n_pair_values * (double)es;
   if (mode == DTANS_VALUES_RAW) predicted += (double)coded_nnz * (double)es;
+  if (raw_columns) predicted += 4.0 * (double)coded_nnz;
   predicted += (double)long_nnz * (4.0 + (double)es) + 12.0 * (double)n_long;
   int32_t *rperm;
   if (perm && (s = zsi_encoded_add_array(E, "row_perm", 4, (uint64_t)A->rows, (void **)&rperm)))
@@ -938,6 +1020,7 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
       (s = zsi_encoded_add_param(E, "slices", slices)) ||
       (s = zsi_encoded_add_param(E, "first_column", 1)) ||
       (s = zsi_encoded_add_param(E, "value_mode", mode)) ||
+      (raw_columns && (s = zsi_encoded_add_param(E, "column_mode", DTANS_COLUMNS_RAW))) ||
       (s = zsi_encoded_add_param(E, "delta_real", dom->choice.coded)) ||
       (s = zsi_encoded_add_param(E, "delta_escape", dom->choice.escape)) ||
       (coded && (s = zsi_encoded_add_param(E, "value_real", vd.choice.coded))) ||
@@ -951,7 +1034,7 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
 
 done:
   hist_free(&hd), hist_free(&hv), hist_free(&hp), hist_free(&vrank);
-  domain_free(&dd), domain_free(&vd), domain_free(&pd);
+  domain_free(&dd), domain_free(&vd), domain_free(&pd), domain_free(&cd);
   free(did), free(vid), free(so), free(is_long), free(raw_start), free(slice_rows);
   if (s != ZS_OK) {
     zs_encoded_destroy(&E);

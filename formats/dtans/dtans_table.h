@@ -23,6 +23,11 @@ DTANS_HD static inline uint32_t dtans_coded_len(uint32_t row_nnz) {
   return row_nnz == DTANS_LONG ? 0 : row_nnz;
 }
 
+/* How columns are stored (parameter column_mode; absent: deltas). Raw: value_mode is joint, every
+ * pair's delta is 0, and `columns` holds each coded nonzero's column in the raw values' layout
+ * (dtans_raw_step); delta_escapes is empty and slice_delta_escapes counts the escaped pairs. */
+enum { DTANS_COLUMNS_DELTAS = 0, DTANS_COLUMNS_RAW = 1 };
+
 /* Slot of the digit-th copy of the symbol whose copies start at rank `start`. */
 DTANS_HD static inline uint32_t dtans_slot_of(uint32_t start, uint32_t digit) {
   return ((start + digit) * (uint32_t)DTANS_SPREAD) & (DTANS_K - 1);

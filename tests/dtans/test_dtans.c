@@ -21,6 +21,7 @@ static uint64_t next(void) {
 typedef struct stat_ctx {
   double stream, bound, long_rows;
   int mode;
+  double raw_columns; /* bytes */
 } stat_ctx;
 
 static void grab(void *ctx, const char *name, double value) {
@@ -29,6 +30,7 @@ static void grab(void *ctx, const char *name, double value) {
   if (!strcmp(name, "stream_bound_bytes")) c->bound = value;
   if (!strcmp(name, "value_mode")) c->mode = (int)value;
   if (!strcmp(name, "long_rows")) c->long_rows = value;
+  if (!strcmp(name, "raw_column_bytes")) c->raw_columns = value;
 }
 
 /* Encode, validate, decode, compare; returns the value mode used (or -1). */
@@ -49,7 +51,7 @@ static int round_trip(const char *label, const zs_matrix *A, const char *options
     fprintf(stderr, "%s: decoded matrix differs from the input\n", label);
     check_failures++;
   }
-  stat_ctx local = {0, 0, 0, -1};
+  stat_ctx local = {0, 0, 0, -1, 0};
   if (!st) st = &local;
   CHECK(zs_encoded_stats(E, grab, st) == ZS_OK);
   zs_matrix_destroy(&B);
@@ -110,7 +112,8 @@ static void edge_cases(void) {
     } cases[] = {
         {"mixed lengths, empty rows", 1000, 800, len_mixed, val_few, DTANS_VALUES_CODED},
         {"rows shorter than a segment", 333, 5000, len_short, val_random, -1},
-        {"one huge row", 100, 70000, len_one_huge, val_few, DTANS_VALUES_CODED},
+        /* random columns: every delta escapes, so raw columns are smaller (joint values) */
+        {"one huge row", 100, 70000, len_one_huge, val_few, DTANS_VALUES_JOINT},
         {"more than 4096 distinct values", 3000, 3000, len_mixed, val_many, -1},
         {"random values", 2000, 100000, len_mixed, val_random, DTANS_VALUES_RAW},
     };
@@ -127,12 +130,16 @@ static void edge_cases(void) {
       round_trip(label, A, "values=coded", NULL);
       round_trip(label, A, "values=raw", NULL);
       round_trip(label, A, "values=joint", NULL); /* values past the 4096 most frequent escape */
+      stat_ctx rc = {0, 0, 0, -1, 0};
+      round_trip(label, A, "columns=raw", &rc); /* every value escapes when they are random */
+      CHECK(rc.mode == DTANS_VALUES_JOINT && rc.raw_columns > 0);
+      round_trip(label, A, "columns=raw,long_rows=6,rows_per_lane=2", NULL);
       round_trip(label, A, "long_rows=0", NULL);
-      stat_ctx st = {0, 0, 0, -1};
+      stat_ctx st = {0, 0, 0, -1, 0};
       round_trip(label, A, "long_rows=6,rows_per_lane=2", &st);
       if (cases[c].len == len_one_huge || cases[c].len == len_mixed) CHECK(st.long_rows > 0);
       if (cases[c].len == len_one_huge) {
-        stat_ctx dflt = {0, 0, 0, -1};
+        stat_ctx dflt = {0, 0, 0, -1, 0};
         round_trip(label, A, NULL, &dflt);
         CHECK(dflt.long_rows == 1); /* the 30000-nonzero row, by default */
       }
@@ -147,6 +154,9 @@ static void edge_cases(void) {
       }
       round_trip("pattern, coded", P, "values=coded", NULL);
       round_trip("pattern, joint", P, "values=joint", NULL);
+      round_trip("pattern, joint, raw columns", P, "values=joint,columns=raw", NULL);
+      zs_encoded *E = NULL; /* one constant: nothing for a stream of values to code */
+      CHECK_STATUS(zs_encode(&E, P, ZS_FORMAT_DTANS, "columns=raw"), ZS_ERR_INVALID_ARGUMENT);
       zs_matrix_destroy(&P);
     } else {
       fprintf(stderr, "erdos_renyi: %s\n", zs_last_error());
@@ -174,6 +184,9 @@ static void edge_cases(void) {
   zs_encoded *E = NULL;
   CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, "values=constant"), ZS_ERR_INVALID_ARGUMENT);
   CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, "values=zip"), ZS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, "columns=zip"), ZS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, "values=raw,columns=raw"),
+               ZS_ERR_INVALID_ARGUMENT);
   CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, "k=4096"), ZS_ERR_INVALID_ARGUMENT);
   zs_matrix_destroy(&A);
 }
@@ -191,7 +204,7 @@ static void size_against_bound(void) {
     }
     const char *opts[] = {NULL, "lane_symbols=2048"};
     for (int o = 0; o < 2; o++) {
-      stat_ctx st = {0, 0, 0, -1};
+      stat_ctx st = {0, 0, 0, -1, 0};
       round_trip(specs[i], A, opts[o], &st);
       const double ratio = st.bound > 0 ? st.stream / st.bound : 0;
       printf("%-60s %-18s stream %.0f B, bound %.0f B, ratio %.4f\n", specs[i],
@@ -217,7 +230,7 @@ static void joint_pairs(void) {
       check_failures++;
       continue;
     }
-    stat_ctx joint = {0, 0, 0, -1}, coded = {0, 0, 0, -1};
+    stat_ctx joint = {0, 0, 0, -1, 0}, coded = {0, 0, 0, -1, 0};
     CHECK(round_trip("stencil, auto", A, NULL, &joint) == DTANS_VALUES_JOINT);
     round_trip("stencil, coded", A, "values=coded", &coded);
     printf("%s (%s): joint stream %.0f B, coded %.0f B\n", spec, zs_type_name(types[ti]),
@@ -238,7 +251,7 @@ static void joint_preferred(void) {
     check_failures++;
     return;
   }
-  stat_ctx joint = {0, 0, 0, -1}, coded = {0, 0, 0, -1};
+  stat_ctx joint = {0, 0, 0, -1, 0}, coded = {0, 0, 0, -1, 0};
   CHECK(round_trip("banded, auto", A, NULL, &joint) == DTANS_VALUES_JOINT);
   CHECK(round_trip("banded, coded", A, "values=coded", &coded) == DTANS_VALUES_CODED);
   printf("%s: joint stream %.0f B, coded %.0f B\n", spec, joint.stream, coded.stream);

@@ -94,6 +94,8 @@ static int spec_decode(const zs_encoded *E, csr *out) {
   const unsigned char *vesc = coded || joint ? array(E, "value_escapes")->data : NULL;
   const uint16_t *pair_values = joint ? array(E, "pair_values")->data : NULL;
   const unsigned char *raw = mode == 2 ? array(E, "values")->data : NULL;
+  /* "column_mode 1: each coded nonzero's column is read from `columns`, laid out as raw values" */
+  const int32_t *columns = param(E, "column_mode") == 1 ? array(E, "columns")->data : NULL;
   const unsigned vreal = coded ? (unsigned)param(E, "value_real") : 0;
   if (coded) build_table(array(E, "value_counts"), vt);
   const zsi_array *long_rows = optional_array(E, "long_rows");
@@ -151,8 +153,11 @@ static int spec_decode(const zs_encoded *E, csr *out) {
         for (int i = 0; i < per && t * per + i < n[l]; i++) {
           const int64_t q = t * per + i, p = pos[l][q], rw = row[l][q];
           const entry e = dt[slot[l][coded ? 2 * i : i]];
-          const int64_t delta = e.id < dreal ? dsym[e.id] : desc[de];
-          out->col[p] = (int32_t)(p == rp[rw] ? rw + delta : out->col[p - 1] + delta);
+          const int64_t at = raw_at + (full ? i * step_lanes + r_lane : r_before + i);
+          const int64_t delta = e.id < dreal ? dsym[e.id] : columns ? 0 : desc[de];
+          out->col[p] = columns       ? columns[at]
+                        : p == rp[rw] ? (int32_t)(rw + delta)
+                                      : (int32_t)(out->col[p - 1] + delta);
           const unsigned char *src;
           if (joint) { /* "an escaped pair has an entry in both escape arrays" */
             src = e.id < dreal ? vsym + pair_values[e.id] * es : vesc + de * es;
@@ -160,7 +165,6 @@ static int spec_decode(const zs_encoded *E, csr *out) {
             const entry f = vt[slot[l][2 * i + 1]];
             src = f.id < vreal ? vsym + f.id * es : vesc + (ve++) * es;
           } else {
-            const int64_t at = raw_at + (full ? i * step_lanes + r_lane : r_before + i);
             src = mode == 1 ? vsym : raw + at * es;
           }
           de += e.id >= dreal;
@@ -168,7 +172,7 @@ static int spec_decode(const zs_encoded *E, csr *out) {
         }
         r_lane++, r_before += coded ? 0 : (n[l] - 8 * t < 8 ? n[l] - 8 * t : 8);
       }
-      if (mode == 2) raw_at += step_values;
+      if (mode == 2 || columns) raw_at += step_values;
       for (int step = 0; step < 3; step++)
         for (int l = 0; l < 32; l++) {
           if (t + 1 >= segs[l]) continue;
@@ -241,16 +245,22 @@ static void random_cases(void) {
                                      "lane_symbols=8,guided=4",
                                      "row_order=length",
                                      "values=raw,row_order=length,long_rows=5",
-                                     "values=joint,row_order=length,rows_per_lane=2"};
+                                     "values=joint,row_order=length,rows_per_lane=2",
+                                     "columns=raw",
+                                     "values=joint,columns=raw,long_rows=9,rows_per_lane=2",
+                                     "columns=raw,row_order=length,lane_symbols=8"};
   const int n_opts = (int)(sizeof opts / sizeof *opts);
   /* coded, constant, raw; several slices; delta escapes; value escapes; chained rows; long rows;
    * slices of different lengths (not counting the last) */
-  int seen[12] = {0};
+  int seen[14] = {0};
   for (int trial = 0; trial < 96; trial++) {
     const int o = trial % n_opts;
-    const int kind = opts[o] && strstr(opts[o], "constant") ? 2 : (trial + trial / n_opts) % 3;
+    int kind = opts[o] && strstr(opts[o], "constant") ? 2 : (trial + trial / n_opts) % 3;
+    if (kind == 2 && opts[o] && strstr(opts[o], "columns") && !strstr(opts[o], "joint"))
+      kind = 1; /* columns=raw is refused on one constant value */
     /* Joint pairs escape when their value is not among the 4096 most frequent: many values. */
-    const int many = kind == 1 && opts[o] && strstr(opts[o], "joint");
+    const int many =
+        kind == 1 && opts[o] && (strstr(opts[o], "joint") || strstr(opts[o], "columns"));
     const int64_t rows = many ? 2000 : 1 + (int64_t)(next() % 300);
     const int64_t cols = 1 + (int64_t)(next() % 500);
     int64_t cap = rows * 40 + 1, n = 0;
@@ -295,6 +305,8 @@ static void random_cases(void) {
       free(bounds);
       seen[7] |= optional_array(E, "long_rows") && optional_array(E, "long_rows")->count > 0;
       seen[11] |= optional_array(E, "row_perm") != NULL;
+      seen[12] |= param(E, "column_mode") == 1;
+      seen[13] |= param(E, "column_mode") == 1 && array(E, "value_escapes")->count > 0;
     }
     csr got = {NULL, NULL, NULL};
     if (B && spec_decode(E, &got) != 0) {
@@ -331,8 +343,10 @@ static void random_cases(void) {
                                      "slices of different lengths",
                                      "joint (delta, value) pairs",
                                      "escaped pairs",
-                                     "rows in another order (version 3)"};
-  for (int k = 0; k < 12; k++)
+                                     "rows in another order (version 3)",
+                                     "raw columns",
+                                     "escaped pairs beside raw columns"};
+  for (int k = 0; k < 14; k++)
     if (!seen[k]) {
       fprintf(stderr, "the random cases never produced %s\n", what[k]);
       check_failures++;
