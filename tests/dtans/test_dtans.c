@@ -411,9 +411,9 @@ static void corruption(const char *options) {
   }
   const zsi_format_ops *f = zsi_format_lookup(ZS_FORMAT_DTANS);
   CHECK_STATUS(f->validate(E), ZS_OK);
-  const char *arrays[] = {"row_nnz",      "slice_words", "delta_counts",  "slice_delta_escapes",
-                          "value_counts", "pair_values", "value_escapes", "stream",
-                          "row_perm"};
+  const char *arrays[] = {"row_nnz",      "slice_words",   "delta_counts",  "slice_delta_escapes",
+                          "value_counts", "pair_values",   "value_escapes", "stream",
+                          "row_perm",     "delta_symbols", "columns"};
   for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++) {
     zsi_array *arr = (zsi_array *)zsi_encoded_array(E, arrays[a]);
     if (!arr || arr->count == 0) continue;
@@ -423,9 +423,10 @@ static void corruption(const char *options) {
     const unsigned char old = p[0];
     p[0] ^= 1;
     const zs_status s = f->validate(E);
-    /* A nudged pair value or escaped value may still be a valid one. */
+    /* A nudged pair value, escaped value, delta or raw column may still be a valid one. */
     if (strcmp(arrays[a], "stream") != 0 && strcmp(arrays[a], "pair_values") != 0 &&
-        strcmp(arrays[a], "value_escapes") != 0) {
+        strcmp(arrays[a], "value_escapes") != 0 && strcmp(arrays[a], "columns") != 0 &&
+        (strcmp(arrays[a], "delta_symbols") != 0 || zsi_encoded_array(E, "columns"))) {
       if (s != ZS_ERR_CORRUPT) {
         fprintf(stderr, "corrupt %s: validate gave %s\n", arrays[a], zs_status_name(s));
         check_failures++;
@@ -445,6 +446,24 @@ static void corruption(const char *options) {
     CHECK_STATUS(f->validate(E), ZS_ERR_CORRUPT);
     p[0] = old;
   }
+  zsi_array *rc = (zsi_array *)zsi_encoded_array(E, "columns");
+  for (uint64_t k = 0; rc && k < rc->count; k += rc->count / 7 + 1) {
+    int32_t *c = rc->data; /* a raw column out of range */
+    const int32_t old = c[k];
+    c[k] = -1;
+    CHECK_STATUS(f->validate(E), ZS_ERR_CORRUPT);
+    c[k] = (int32_t)zs_matrix_cols(A);
+    CHECK_STATUS(f->validate(E), ZS_ERR_CORRUPT);
+    c[k] = old;
+  }
+  for (int i = 0; rc && i < E->n_params; i++) /* column_mode 2 is unknown, 0 misreads the blob */
+    if (!strcmp(E->params[i].name, "column_mode")) {
+      E->params[i].value = 2;
+      CHECK_STATUS(f->validate(E), ZS_ERR_CORRUPT);
+      E->params[i].value = 0;
+      CHECK_STATUS(f->validate(E), ZS_ERR_CORRUPT);
+      E->params[i].value = 1;
+    }
   zsi_array *st = (zsi_array *)zsi_encoded_array(E, "stream");
   for (int trial = 0; trial < 500 && st; trial++) {
     uint32_t *w = st->data;
@@ -571,6 +590,7 @@ int main(int argc, char **argv) {
   corruption(NULL);
   corruption("values=joint");     /* pair_values, and value escapes beside the delta escapes */
   corruption("row_order=length"); /* row_perm: a repeated or missing row */
+  corruption("columns=raw");      /* raw columns out of range, deltas other than 0, modes */
   row_order();
   if (argc > 1) shared_matrices(argv[1]);
   CHECK_DONE();

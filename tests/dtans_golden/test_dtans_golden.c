@@ -97,6 +97,9 @@ static const golden goldens[] = {
      150, fill_raw, 2, 1},
     {"dtans_144x144_joint_f64.zsm", NULL, ZS_F64, 144, 144, fill_joint, 3, 0},
     {"dtans_70x150_raw_steps_f64.zsm", "values=raw", ZS_F64, 70, 150, fill_raw_steps, 2, 0},
+    /* column_mode 1: raw columns beside joint values, escaped pairs and a long row among them */
+    {"dtans_100x150_raw_columns_long9_f64.zsm", "columns=raw,long_rows=9", ZS_F64, 100, 150,
+     fill_raw, 3, 1},
     /* version 3: rows encoded longest first (row_perm), a long row among them */
     {"dtans_100x150_rows_by_length_f64.zsm", "values=raw,long_rows=9,row_order=length", ZS_F64, 100,
      150, fill_raw, 2, 1},
@@ -145,7 +148,8 @@ static const golden corpus[] = {
     {"long-row-f64.zsm", NULL, ZS_F64, 3, 301, fill_long_row, 0, 0},
     {"long-row-apart-f64.zsm", "long_rows=40", ZS_F64, 3, 301, fill_long_row, 0, 1},
     {"slices-by-symbols-f64.zsm", "lane_symbols=16", ZS_F64, 400, 300, fill_dense_sparse, 3, 0},
-    {"joint-escapes-f64.zsm", "values=joint", ZS_F64, 900, 300, fill_many_values, 3, 0},
+    {"joint-escapes-f64.zsm", "values=joint,columns=deltas", ZS_F64, 900, 300, fill_many_values, 3,
+     0},
 };
 
 static zs_matrix *golden_matrix(const golden *g) {
