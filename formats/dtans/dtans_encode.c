@@ -1,6 +1,7 @@
 /* dtans_encode.c — the CSR-dtANS encoder: histograms, tables, base and digit passes, interleave. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -441,29 +442,32 @@ typedef struct enc_opts {
   int64_t rpl, lane_symbols, long_min, guided, guided_floor;
 } enc_opts;
 
+/* Option `key` as the index of its word in names (NULL-terminated); -1 when absent or "auto". */
+static zs_status option_keyword(const char *options, const char *key, const char *const *names,
+                                int *out) {
+  char buf[16], known[96] = "auto";
+  int found;
+  zs_status s = zsi_option_str(options, key, buf, sizeof buf, &found);
+  *out = -1;
+  if (s != ZS_OK || !found || strcmp(buf, "auto") == 0) return s;
+  for (int i = 0; names[i]; i++) {
+    if (strcmp(buf, names[i]) == 0) return *out = i, ZS_OK;
+    snprintf(known + strlen(known), sizeof known - strlen(known), ", %s", names[i]);
+  }
+  return zsi_error(ZS_ERR_INVALID_ARGUMENT, "dtans: %s=%s (known: %s)", key, buf, known);
+}
+
 static zs_status parse_options(const char *options, enc_opts *o) {
   static const char *const known[] = {"values",    "progress", "rows_per_lane", "lane_symbols",
                                       "long_rows", "guided",   "row_order",     "guided_floor",
                                       "columns",   NULL};
   zs_status s = zsi_option_check(options, known, "dtans");
   if (s != ZS_OK) return s;
-  char buf[16];
   int found;
-  o->mode = -1, o->progress = 0;
-  if ((s = zsi_option_str(options, "values", buf, sizeof buf, &found)) != ZS_OK) return s;
-  if (found) {
-    if (strcmp(buf, "coded") == 0)
-      o->mode = DTANS_VALUES_CODED;
-    else if (strcmp(buf, "constant") == 0)
-      o->mode = DTANS_VALUES_CONSTANT;
-    else if (strcmp(buf, "raw") == 0)
-      o->mode = DTANS_VALUES_RAW;
-    else if (strcmp(buf, "joint") == 0)
-      o->mode = DTANS_VALUES_JOINT;
-    else if (strcmp(buf, "auto") != 0)
-      return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                       "dtans: values=%s (known: auto, coded, constant, raw, joint)", buf);
-  }
+  o->progress = 0;
+  /* in the order of DTANS_VALUES_* */
+  static const char *const value_modes[] = {"coded", "constant", "raw", "joint", NULL};
+  if ((s = option_keyword(options, "values", value_modes, &o->mode)) != ZS_OK) return s;
   int64_t p = 0;
   if ((s = zsi_option_int(options, "progress", 0, 1, &p, &found)) != ZS_OK) return s;
   o->progress = (int)p;
@@ -487,33 +491,16 @@ static zs_status parse_options(const char *options, enc_opts *o) {
    * the few-valued 2-D stencil's stream was 2.24 % over its bound, bench/NOTES.md). */
   o->guided_floor = 3;
   if ((s = zsi_option_int(options, "guided_floor", 1, 1024, &o->guided_floor, &found))) return s;
+  /* columns=deltas|raw|auto: columns coded as deltas, or stored raw beside a stream that codes the
+   * values alone (joint pairs of delta 0); auto: raw when that is at most as large (8-byte values
+   * only, encode_rows). */
+  static const char *const column_modes[] = {"deltas", "raw", NULL};
+  if ((s = option_keyword(options, "columns", column_modes, &o->columns)) != ZS_OK) return s;
   /* row_order=natural|length|auto: rows encoded in their order, or ordered by length (version 3,
    * with row_perm) so that a slice's lanes get equal work; auto: by length when that cuts the
    * lockstep steps by a third or more (lockstep_cost). */
-  /* columns=deltas|raw|auto: columns coded as deltas, or stored raw beside a stream that codes the
-   * values alone (joint pairs of delta 0); auto: raw when that is at most as large. */
-  o->columns = -1;
-  if ((s = zsi_option_str(options, "columns", buf, sizeof buf, &found)) != ZS_OK) return s;
-  if (found) {
-    if (strcmp(buf, "deltas") == 0)
-      o->columns = 0;
-    else if (strcmp(buf, "raw") == 0)
-      o->columns = 1;
-    else if (strcmp(buf, "auto") != 0)
-      return zsi_error(ZS_ERR_INVALID_ARGUMENT, "dtans: columns=%s (known: auto, deltas, raw)",
-                       buf);
-  }
-  o->row_order = -1;
-  if ((s = zsi_option_str(options, "row_order", buf, sizeof buf, &found)) != ZS_OK) return s;
-  if (found) {
-    if (strcmp(buf, "natural") == 0)
-      o->row_order = 0;
-    else if (strcmp(buf, "length") == 0)
-      o->row_order = 1;
-    else if (strcmp(buf, "auto") != 0)
-      return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                       "dtans: row_order=%s (known: auto, natural, length)", buf);
-  }
+  static const char *const row_orders[] = {"natural", "length", NULL};
+  if ((s = option_keyword(options, "row_order", row_orders, &o->row_order)) != ZS_OK) return s;
   return ZS_OK;
 }
 
