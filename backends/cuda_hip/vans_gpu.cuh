@@ -876,21 +876,19 @@ gpuError_t vans_launch(bool early, void (*k)(P...), uint32_t blocks, uint32_t th
                        A... args) {
 #if defined(__HIPCC__)
   (void)early;
+#else
+  if (early) {
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(blocks), cfg.blockDim = dim3(threads), cfg.dynamicSmemBytes = smem;
+    cfg.attrs = &attr, cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, k, args...);
+  }
+#endif
   k<<<blocks, threads, smem>>>(args...);
   return gpuGetLastError();
-#else
-  if (!early) {
-    k<<<blocks, threads, smem>>>(args...);
-    return gpuGetLastError();
-  }
-  cudaLaunchAttribute attr;
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(blocks), cfg.blockDim = dim3(threads), cfg.dynamicSmemBytes = smem;
-  cfg.attrs = &attr, cfg.numAttrs = 1;
-  return cudaLaunchKernelEx(&cfg, k, args...);
-#endif
 }
 
 /* Columns of x as the lanes kernels stage them: whole chunks, zero-padded. */
