@@ -228,6 +228,18 @@ def info_encoded(tool, mdir):
         rc, _, err = run(tool, "info", "--format", "dtans", zsm)
         if rc != 2 or "--format" not in err:
             fail("info --format on a .zsm: rc=%d err=%r" % (rc, err))
+    # Raw columns: the columns array in the figures, no escaped deltas (docs/formats/dtans.md).
+    rc, obj, err = run_json(tool, "info", "--json", "--format", "dtans:values=joint,columns=raw",
+                            path)
+    st = (obj or {}).get("stats") or {}
+    arrays = {a["name"]: a["bytes"] for a in (obj or {}).get("arrays") or []}
+    coded = nnz - st.get("long_row_nonzeros", 0)
+    if rc != 0 or (obj.get("params") or {}).get("column_mode") != 1 or \
+            st.get("column_mode") != 1 or st.get("raw_column_bytes") != arrays.get("columns") or \
+            arrays.get("columns") != 4 * coded or arrays.get("delta_escapes") != 0 or \
+            st.get("actual_bytes") != obj.get("bytes"):
+        fail("info --format dtans:values=joint,columns=raw %s: rc=%d %r %s" %
+             (row["file"], rc, obj, err.strip()))
     # CSR has no figures of its own and is its own baseline.
     rc, obj, err = run_json(tool, "info", "--json", "-f", "csr", path)
     if rc != 0 or obj is None or obj.get("stats") != {} or obj.get("bytes_vs_csr") != 1 or \
