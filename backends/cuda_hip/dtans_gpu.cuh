@@ -87,9 +87,10 @@ __device__ __forceinline__ bool zs_dt_half(uint32_t m0, uint32_t m1, uint32_t m2
 
 /* MODE: SPMV (y = alpha A x + beta y), SCATTER (y += alpha Aᵀ x; y scaled by beta before) or
  * WRITE (the decoded CSR into out_col/out_val at row_ptr). VMODE: 0 coded, 1 constant, 2 raw,
- * 3 joint, 4 joint beside raw columns (a.raw holds the columns, pairs have delta 0). PERM: the rows are encoded in another order (a.row_perm); a template parameter
- * because the matrix's row kept beside the encoded one costs the 64-register raw kernel spills
- * (H100, random-valued 3-D stencil f64: 8 % slower in natural order). WIN: a column slab
+ * 3 joint, 4 joint beside raw columns (a.raw holds the columns; pairs have delta 0). PERM: the
+ * rows are encoded in another order (a.row_perm); a template parameter because the matrix's
+ * row kept beside the encoded one costs the 64-register raw kernel spills (H100, random-valued
+ * 3-D stencil f64: 8 % slower in natural order). WIN: a column slab
  * (a.col_lo, a.col_span) limits the gathers or scatters; a template parameter because the
  * test costs the few-valued 3-D stencil 3 % when every column is in (H100, f64 SpMV).
  * Offsets inside a slice are 32-bit (dtans_gpu_create checks the slices' sizes). BLOCKS: blocks
