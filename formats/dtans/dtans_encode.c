@@ -216,6 +216,16 @@ static zs_status domain_of_ranks(const domain *v, int64_t head, domain *d) {
   return ZS_OK;
 }
 
+/* Values a joint domain's coded pairs name: their largest value rank (the low 32 bits of a pair
+ * key) plus one. */
+static int64_t pair_value_count(const domain *d) {
+  int64_t n = 0;
+  for (int i = 0; i < d->choice.coded; i++)
+    if ((int64_t)(d->sorted[i].key & UINT32_MAX) >= n)
+      n = (int64_t)(d->sorted[i].key & UINT32_MAX) + 1;
+  return n;
+}
+
 static void domain_free(domain *d) {
   free(d->sorted);
   hist_free(&d->ids);
@@ -733,10 +743,7 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     if ((s = histograms(A, is_long, 0, &vrank, 0, &hp, NULL)) != ZS_OK) goto done;
     if ((s = domain_sorted(&hp, &pd)) != ZS_OK) goto done;
     if ((s = domain_choose(&pd, 32 + 8.0 * (double)es, 4 + 2)) != ZS_OK) goto done;
-    for (int i = 0; i < pd.choice.coded; i++) {
-      const int64_t rank = (int64_t)(pd.sorted[i].key & UINT32_MAX);
-      if (rank >= n_pair_values) n_pair_values = rank + 1;
-    }
+    n_pair_values = pair_value_count(&pd);
     joint_bits = pd.choice.bits + 8.0 * (double)es * (double)n_pair_values;
   }
   /* The raw-column pairs' histogram is the value histogram by rank: no pass over the matrix. An
@@ -747,38 +754,29 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     if ((s = domain_of_ranks(&vd, head, &cd)) != ZS_OK ||
         (s = domain_choose(&cd, 8.0 * (double)es, 4 + 2)) != ZS_OK)
       goto done;
-    for (int i = 0; i < cd.choice.coded; i++)
-      if ((int64_t)cd.sorted[i].key >= n_column_values)
-        n_column_values = (int64_t)cd.sorted[i].key + 1;
+    n_column_values = pair_value_count(&cd);
     raw_columns_bits =
         cd.choice.bits + 8.0 * (double)es * (double)n_column_values + 32.0 * (double)coded_nnz;
   }
   int raw_columns = o->columns == 1 && coded_nnz > 0;
-  if (mode < 0 || (mode == DTANS_VALUES_JOINT && o->columns < 0)) {
-    const double raw_bits = 8.0 * (double)es * (double)coded_nnz;
-    const double split = dd.choice.bits + (vd.choice.bits < raw_bits ? vd.choice.bits : raw_bits);
-    const double best = mode == DTANS_VALUES_JOINT  ? joint_bits
-                        : constant_values           ? dd.choice.bits
-                        : joint_bits <= split * 1.1 ? joint_bits
-                                                    : split;
-    if (!raw_columns && o->columns < 0 && raw_columns_bits <= best) raw_columns = 1;
-  }
-  if (raw_columns) {
-    mode = DTANS_VALUES_JOINT;
-  } else if (mode < 0) {
+  double chosen_bits = joint_bits; /* of the value mode taken (values=joint: the joint table) */
+  if (mode < 0 && !raw_columns) {
     const double raw_bits = 8.0 * (double)es * (double)coded_nnz;
     const double split = dd.choice.bits + (vd.choice.bits < raw_bits ? vd.choice.bits : raw_bits);
     if (constant_values)
-      mode = DTANS_VALUES_CONSTANT;
+      mode = DTANS_VALUES_CONSTANT, chosen_bits = dd.choice.bits;
     else if (joint_bits <= split * 1.1)
       /* Joint even when a little larger: a joint segment decodes 8 nonzeros where a coded one
        * decodes 4, and the kernels are bound by decoding (H100, few-valued banded matrix, 5.4 %
        * larger as joint in f64, 6.6 % predicted, 4.0 % in f32: SpMV 541 -> 521 us in f64,
        * 493 -> 454 in f32; its SpMVT is unchanged). */
-      mode = DTANS_VALUES_JOINT;
+      mode = DTANS_VALUES_JOINT, chosen_bits = joint_bits;
     else
-      mode = vd.choice.bits < raw_bits ? DTANS_VALUES_CODED : DTANS_VALUES_RAW;
+      mode = vd.choice.bits < raw_bits ? DTANS_VALUES_CODED : DTANS_VALUES_RAW, chosen_bits = split;
   }
+  /* columns=auto: raw columns when they are at most as large as that mode */
+  if (try_raw_columns && o->columns < 0 && raw_columns_bits <= chosen_bits) raw_columns = 1;
+  if (raw_columns) mode = DTANS_VALUES_JOINT;
   if ((mode == DTANS_VALUES_CONSTANT || mode == DTANS_VALUES_JOINT) && coded_nnz == 0)
     mode = DTANS_VALUES_RAW;
   const int coded = mode == DTANS_VALUES_CODED, joint = mode == DTANS_VALUES_JOINT;
