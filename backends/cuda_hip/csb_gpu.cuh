@@ -36,20 +36,42 @@ struct zs_csb_task {
   int32_t brow, bcol;
 };
 
+/* A block as the f64 warp walk reads it: its elements are contiguous (stride 1), and only the
+ * block index on the input side is needed (bcol for SpMV, brow for SpMVT). 16 bytes, one load,
+ * against 24 for zs_csb_task: the 27-point stencil reads 27 tasks beside 432 elements of 10
+ * bytes per output block (H100: f64 1-7 % faster; the f32 kernels took 8 more registers and lost
+ * 4-5 %, so they keep zs_csb_task; bench/NOTES.md). */
+struct alignas(16) zs_csb_wtask {
+  int64_t first;
+  int32_t count, seg;
+};
+template <typename T>
+using zs_csb_walk_task = typename std::conditional<sizeof(T) == 8, zs_csb_wtask, zs_csb_task>::type;
+
+__host__ __device__ __forceinline__ int32_t zs_csb_in_block(const zs_csb_wtask &t, bool) {
+  return t.seg;
+}
+__host__ __device__ __forceinline__ int32_t zs_csb_in_block(const zs_csb_task &t, bool trans) {
+  return trans ? t.brow : t.bcol;
+}
+
 struct csb_gpu_op {
   zs_type type;
   int64_t rows, cols, nb, nbr, nbc, beta;
+  int64_t elements; /* real elements, padding not counted */
   int lb;
   bool idx16, atomic_n, atomic_t;
   bool stage[2];          /* the atomic kernel stages x, [0] SpMV, [1] SpMVT (csb_choose_staging) */
   bool warp_walk;         /* deterministic kernels: zs_csb_warp_kernel (csb_choose_walk) */
   int splits[2];          /* warp walk: warps per output block, [0] SpMV, [1] SpMVT */
+  int teams[2];           /* warp walk: output blocks per warp (1, 2 or 4; csb_choose_teams) */
   void *partial;          /* their sums when a split is over 1 (csb_choose_splits) */
   void *val, *idx;        /* the format's layout (atomic kernels; every CSB kernel) */
   void *cval, *cidx;      /* GCSB: blocks contiguous in block-row order (deterministic) */
   zs_csb_task *blocks;    /* format order (atomic kernel) */
   int64_t *n_ptr, *t_ptr; /* per block row / column: its range of n_task / t_task */
-  zs_csb_task *n_task, *t_task; /* blocks by row (ascending column) and by column */
+  zs_csb_task *n_task, *t_task;    /* blocks by row (ascending column) and by column (lanes walk) */
+  zs_csb_wtask *n_wtask, *t_wtask; /* the same, for the f64 warp walk */
 };
 
 template <typename T>
@@ -127,19 +149,26 @@ __device__ __forceinline__ void zs_csb_stage_x(const T *x, int64_t n_in, int64_t
   zs_syncwarp();
 }
 
-/* The lane whose block holds element base + lane of the elements of the lanes' blocks laid end
- * to end, lane j's block holding [end_j - count_j, end_j) (end: an inclusive scan of the counts;
- * blocks are never empty, lanes past the last block have count 0): the lanes whose blocks end by
- * base, plus the blocks that start after base and by base + lane. One ballot and one OR over the
- * warp, instead of a binary search of five dependent shuffles. */
+/* The lane whose block holds element base + tl of the elements of its team's blocks laid end to
+ * end: a team is L lanes (the whole warp, or a part of it walking an output block of its own,
+ * TEAMS of zs_csb_warp_kernel), tl a lane's place in it, and team lane j's block holds [end_j - count_j, end_j)
+ * (end: an inclusive scan of the counts within the team; blocks are never empty, lanes past the
+ * last block have count 0). The answer is the team's lanes whose blocks end by base, plus the
+ * blocks that start after base and by base + tl: one ballot and one OR over the warp, instead of
+ * a binary search of five dependent shuffles. Returned as a lane of the warp. */
+template <int L>
 __device__ __forceinline__ int zs_csb_run_owner(int end, int count, int base) {
-  const int lane = threadIdx.x % ZS_WARP_SIZE;
-  const int before = (int)zs_popc(zs_ballot(end <= base)), start = end - count;
-  const bool inside = count > 0 && start > base && start - base < ZS_WARP_SIZE;
-  const zs_lane_mask starts = zs_reduce_or(inside ? (zs_lane_mask)1 << (start - base) : 0);
-  const zs_lane_mask upto = ((zs_lane_mask)2 << lane) - 2; /* bits 1 .. lane */
+  const int lane = threadIdx.x % ZS_WARP_SIZE, tl = lane % L;
+  const int tb = L == ZS_WARP_SIZE ? 0 : lane - tl; /* the team's first lane */
+  const zs_lane_mask team =
+      L == ZS_WARP_SIZE ? ~(zs_lane_mask)0 : (((zs_lane_mask)1 << L) - 1) << tb;
+  const int before = (int)zs_popc(zs_ballot(end <= base) & team), start = end - count;
+  const bool inside = count > 0 && start > base && start - base < L;
+  const zs_lane_mask starts =
+      zs_reduce_or(inside ? (zs_lane_mask)1 << (tb + start - base) : 0) >> tb;
+  const zs_lane_mask upto = ((zs_lane_mask)2 << tl) - 2; /* bits 1 .. tl */
   const int owner = before + (int)zs_popc(starts & upto);
-  return owner < ZS_WARP_SIZE ? owner : ZS_WARP_SIZE - 1; /* past the last element: any lane */
+  return tb + (owner < L ? owner : L - 1); /* past the team's last element: any of its lanes */
 }
 
 /* Deterministic: a warp per output block o. With beta > ZS_CSB_SHARED_BETA (PART) a warp per
@@ -221,49 +250,75 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
  * load), and small blocks share a piece (the 27-point stencil's block rows hold 9 blocks of 46
  * elements and 18 of one). ZS_CSB_PIECES pieces are loaded before any is used. Each lane adds
  * into its own sums in a fixed order and lane r sums row r over the lanes as above: no atomics,
- * the same bits every run. */
+ * the same bits every run.
+ * TEAMS > 1 (2 or 4): the warp's lanes form TEAMS teams, each walking an output block of its own
+ * in the same way (pieces of ZS_WARP_SIZE / TEAMS elements). An output block of a few dozen
+ * elements (the 2-D stencil's hold 80) is a chain of dependent loads (offsets, tasks, elements,
+ * x) and a tail with little work in each link; TEAMS chains per warp keep TEAMS times the loads
+ * in flight for the same sums in shared memory (the 2-D stencil f64 on the H100: 849 µs with one
+ * team, 630 with two, 525 with four). The loops run as often as the warp's longest team needs,
+ * since every lane takes part in the ballots and shuffles. */
 #ifndef ZS_CSB_PIECES /* overridable for A/B builds of the module */
 #define ZS_CSB_PIECES 4
 #endif
-template <typename T, typename I, bool TRANS, bool SPLIT>
+/* Pieces in flight per lane when TEAMS > 1: 5 (the 2-D stencil f64 with two teams: 4 pieces
+ * 657 µs, 5 614, 8 748; more registers cost more warps per SM than the loads gained). */
+#ifndef ZS_CSB_TEAM_PIECES
+#define ZS_CSB_TEAM_PIECES 5
+#endif
+template <typename T, typename I, bool TRANS, bool SPLIT, int TEAMS>
 __global__ void __launch_bounds__(ZS_CSB_THREADS)
     zs_csb_warp_kernel(int64_t n_blocks_out, int64_t n_out, int lb, int splits, const int64_t *ptr,
-                       const zs_csb_task *task, const T *val, const I *idx, const T *x, T *y,
-                       T alpha, T beta, T *partial) {
+                       const zs_csb_walk_task<T> *task, const T *val, const I *idx, const T *x,
+                       T *y, T alpha, T beta, T *partial) {
+  static_assert(!(SPLIT && TEAMS > 1), "a split output block has the whole warp");
+  constexpr int L = ZS_WARP_SIZE / TEAMS; /* lanes per output block */
+  constexpr int PIECES = TEAMS > 1 ? ZS_CSB_TEAM_PIECES : ZS_CSB_PIECES;
   extern __shared__ unsigned char zs_csb_smem[];
   T *acc = (T *)zs_csb_smem + threadIdx.x;
   const int lane = threadIdx.x % ZS_WARP_SIZE, bsz = 1 << lb;
+  const int tl = lane % L, tb = TEAMS > 1 ? lane - tl : 0; /* place in the team, team's lane 0 */
   const uint32_t mask = (uint32_t)bsz - 1;
   const int64_t w = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / ZS_WARP_SIZE;
   /* output block, and its part (a template parameter: the divisions cost the 27-point stencil
    * 3-4 % when every output block is one part) */
-  const int64_t o = SPLIT ? w / splits : w, k = SPLIT ? w % splits : 0;
-  if (o >= n_blocks_out) return; /* the whole warp */
+  const int64_t o = SPLIT ? w / splits : TEAMS > 1 ? w * TEAMS + lane / L : w;
+  const int64_t k = SPLIT ? w % splits : 0;
+  if ((SPLIT ? o : w * TEAMS) >= n_blocks_out) return; /* the whole warp */
+  const bool mine = TEAMS == 1 || o < n_blocks_out;    /* a team past the last one walks nothing */
   for (int r = 0; r < bsz; r++) acc[r * ZS_CSB_ROW] = T(0);
-  const int64_t n_tasks = ptr[o + 1] - ptr[o];
-  const int64_t p_end = SPLIT ? ptr[o] + n_tasks * (k + 1) / splits : ptr[o + 1];
-  for (int64_t p0 = SPLIT ? ptr[o] + n_tasks * k / splits : ptr[o]; p0 < p_end;
-       p0 += ZS_WARP_SIZE) {
-    zs_csb_task t = {0, 0, 0, 0, 0};
-    if (p0 + lane < p_end) t = task[p0 + lane];
+  const int64_t n_tasks = mine ? ptr[o + 1] - ptr[o] : 0;
+  const int64_t p_begin = mine ? (SPLIT ? ptr[o] + n_tasks * k / splits : ptr[o]) : 0;
+  const int64_t p_end = SPLIT ? ptr[o] + n_tasks * (k + 1) / splits : p_begin + n_tasks;
+  int64_t p_stop = p_end; /* teams: as many turns of L blocks as the warp's longest team takes */
+  if (TEAMS > 1) {
+    int turns = (int)((p_end - p_begin + L - 1) / L);
+    for (int d = L; d < ZS_WARP_SIZE; d *= 2) turns = max(turns, zs_shfl_xor(turns, d));
+    p_stop = p_begin + (int64_t)turns * L;
+  }
+  for (int64_t p0 = p_begin; p0 < p_stop; p0 += L) {
+    zs_csb_walk_task<T> t = {};
+    if (p0 + tl < p_end) t = task[p0 + tl];
     int end = t.count; /* inclusive scan: this lane's block holds elements [end - count, end) */
-    for (int d = 1; d < ZS_WARP_SIZE; d *= 2) {
+    for (int d = 1; d < L; d *= 2) {
       const int u = zs_shfl_up(end, d);
-      if (lane >= d) end += u;
+      if (tl >= d) end += u;
     }
-    const int total = zs_shfl(end, ZS_WARP_SIZE - 1);
+    const int total = zs_shfl(end, tb + L - 1);
+    int longest = total;
+    for (int d = L; d < ZS_WARP_SIZE; d *= 2) longest = max(longest, zs_shfl_xor(longest, d));
     /* first - start: slot of element e of the run is e + skew of its block */
     const int64_t skew = t.first - (end - t.count);
-    const int32_t seg = TRANS ? t.brow : t.bcol;
-    for (int e0 = 0; e0 < total; e0 += ZS_CSB_PIECES * ZS_WARP_SIZE) {
-      uint32_t i[ZS_CSB_PIECES];
-      T v[ZS_CSB_PIECES], xv[ZS_CSB_PIECES];
-      int32_t sg[ZS_CSB_PIECES];
-      bool live[ZS_CSB_PIECES];
+    const int32_t seg = zs_csb_in_block(t, TRANS);
+    for (int e0 = 0; e0 < longest; e0 += PIECES * L) {
+      uint32_t i[PIECES];
+      T v[PIECES], xv[PIECES];
+      int32_t sg[PIECES];
+      bool live[PIECES];
 #pragma unroll
-      for (int u = 0; u < ZS_CSB_PIECES; u++) {
-        const int e = e0 + u * ZS_WARP_SIZE + lane;
-        const int owner = zs_csb_run_owner(end, t.count, e0 + u * ZS_WARP_SIZE);
+      for (int u = 0; u < PIECES; u++) {
+        const int e = e0 + u * L + tl;
+        const int owner = zs_csb_run_owner<L>(end, t.count, e0 + u * L);
         const int64_t slot = e + zs_shfl(skew, owner);
         sg[u] = zs_shfl(seg, owner);
         live[u] = e < total;
@@ -271,24 +326,27 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
         v[u] = live[u] ? val[slot] : T(0);
       }
 #pragma unroll
-      for (int u = 0; u < ZS_CSB_PIECES; u++)
+      for (int u = 0; u < PIECES; u++)
         xv[u] = live[u] ? x[((int64_t)sg[u] << lb) + (TRANS ? i[u] >> lb : i[u] & mask)] : T(0);
 #pragma unroll
-      for (int u = 0; u < ZS_CSB_PIECES; u++)
+      for (int u = 0; u < PIECES; u++)
         if (live[u]) acc[(TRANS ? i[u] & mask : i[u] >> lb) * ZS_CSB_ROW] += v[u] * xv[u];
     }
   }
   zs_syncwarp();
   const int64_t o0 = o << lb;
-  const int no = (int)(n_out - o0 < bsz ? n_out - o0 : bsz);
-  if (lane < no) { /* lane r adds row r of the lanes' sums, as in zs_csb_owner_kernel */
-    const T *row = (const T *)zs_csb_smem + lane * ZS_CSB_ROW + (threadIdx.x - lane);
+  const int no = mine ? (int)(n_out - o0 < bsz ? n_out - o0 : bsz) : 0;
+  /* Lane r of the team adds row r of the team's sums (and r + L, ... when beta > L), starting at
+   * its own lane as in zs_csb_owner_kernel: a fixed order, so the same bits every run. */
+  for (int r = tl; r < no; r += L) {
+    const T *row = (const T *)zs_csb_smem + r * ZS_CSB_ROW + (threadIdx.x - lane) + tb;
     T s = T(0);
-    for (int l = 0; l < ZS_WARP_SIZE; l++) s += row[(l + lane) & (ZS_WARP_SIZE - 1)];
+    for (int l = 0; l < L; l++) s += row[(l + tl) & (L - 1)];
     if (SPLIT)
-      partial[w * bsz + lane] = s; /* zs_csb_split_sum adds the parts */
+      partial[w * bsz + r] = s; /* zs_csb_split_sum adds the parts */
     else
-      y[o0 + lane] = zs_csb_finish(alpha, s, beta, &y[o0 + lane]);
+      y[o0 + r] = zs_csb_finish(alpha, s, beta, &y[o0 + r]);
+    if (TEAMS == 1) break; /* beta <= ZS_WARP_SIZE: one row per lane */
   }
 }
 
@@ -384,8 +442,8 @@ uint32_t csb_morton(uint32_t i, int lb) {
 void csb_gpu_destroy(void *state) {
   csb_gpu_op *op = (csb_gpu_op *)state;
   if (!op) return;
-  void *ptrs[] = {op->val,   op->idx,   op->cval,   op->cidx,   op->blocks,
-                  op->n_ptr, op->t_ptr, op->n_task, op->t_task, op->partial};
+  void *ptrs[] = {op->val,   op->idx,    op->cval,   op->cidx,    op->blocks,  op->n_ptr,
+                  op->t_ptr, op->n_task, op->t_task, op->n_wtask, op->t_wtask, op->partial};
   for (void *p : ptrs) release(p);
   free(op);
 }
@@ -494,10 +552,29 @@ int csb_splits(const csb_gpu_op *op, int64_t n_blocks_out, int forced) {
 void csb_choose_walk(csb_gpu_op *op, const zs_csb_task *blocks, int walk_opt) {
   int64_t elements = 0;
   for (int64_t b = 0; b < op->nb; b++) elements += blocks[b].count;
+  op->elements = elements;
   const bool small_blocks = elements < 48 * op->nb;
   const bool few = csb_auto_splits(op, op->nbr) > 1 || csb_auto_splits(op, op->nbc) > 1;
   op->warp_walk = op->beta <= ZS_CSB_SHARED_BETA &&
                   (walk_opt < 0 ? op->type == ZS_F64 || small_blocks || few : walk_opt == 1);
+}
+
+/* Output blocks per warp of the warp walk (forced: det_teams=1|2|4), for unsplit output blocks
+ * by the elements they average, in turns of the whole warp (ZS_CSB_PIECES pieces of
+ * ZS_WARP_SIZE, 128 elements on CUDA): under 2 turns four teams, under 3 two. Measured on the
+ * H100 (module A/B, bench/NOTES.md), SpMV µs with 1 / 2 / 4 teams: the 2-D stencil f64 (80 per
+ * output block) 849 / 630 / 525, f32 (158) 548 / 428 / 390; the banded matrix f64 (320) 840 /
+ * 797; the 27-point stencil f64 (432) 551 / 618 (two teams lose). */
+void csb_choose_teams(csb_gpu_op *op, int forced) {
+  const int64_t turn = (int64_t)ZS_CSB_PIECES * ZS_WARP_SIZE;
+  for (int w = 0; w < 2; w++) {
+    const int64_t n_blocks_out = w ? op->nbc : op->nbr;
+    const int auto_teams = op->elements < 2 * turn * n_blocks_out   ? 4
+                           : op->elements < 3 * turn * n_blocks_out ? 2
+                                                                    : 1;
+    const bool can = op->warp_walk && op->splits[w] == 1;
+    op->teams[w] = !can ? 1 : forced ? forced : auto_teams;
+  }
 }
 
 zs_status csb_choose_splits(csb_gpu_op *op, int forced) {
@@ -545,6 +622,21 @@ zs_status csb_contiguous_copy(const zsb_array *va, const zsb_array *ia, zs_csb_t
   return s;
 }
 
+/* The deterministic kernels' tasks in row order (n_task) or column order (t_task, trans), as
+ * the chosen walk reads them (zs_csb_walk_task). */
+zs_status csb_upload_tasks(csb_gpu_op *op, const zs_csb_task *tasks, bool trans) {
+  const char *what = trans ? "CSB column order" : "CSB row order";
+  if (!op->warp_walk || op->type != ZS_F64)
+    return upload_array(trans ? &op->t_task : &op->n_task, tasks, op->nb, what);
+  zs_csb_wtask *w = (zs_csb_wtask *)malloc((size_t)(op->nb ? op->nb : 1) * sizeof *w);
+  if (!w) return fail(ZS_ERR_OUT_OF_MEMORY, "%s", what);
+  for (int64_t b = 0; b < op->nb; b++)
+    w[b] = {tasks[b].first, tasks[b].count, zs_csb_in_block(tasks[b], trans)};
+  const zs_status s = upload_array(trans ? &op->t_wtask : &op->n_wtask, w, op->nb, what);
+  free(w);
+  return s;
+}
+
 zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
   csb_gpu_op *op = (csb_gpu_op *)calloc(1, sizeof(csb_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "CSB operator");
@@ -552,6 +644,7 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   int stage_opt = -1; /* x_stage: -1 auto, 0 off, 1 on */
   int walk_opt = -1;  /* det_walk: -1 auto, 0 lanes, 1 warp */
   int split_opt = 0;  /* det_splits: 0 auto */
+  int team_opt = 0;   /* det_teams: 0 auto */
   for (const char *p = options; p && *p && s == ZS_OK;) {
     const char *end = strchr(p, ',');
     const int len = (int)(end ? (size_t)(end - p) : strlen(p));
@@ -568,13 +661,16 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
       walk_opt = strcmp(opt, "det_walk=warp") == 0;
     else if (sscanf(opt, "det_splits=%d%c", &k, &extra) == 1 && k >= 1 && k <= ZS_CSB_MAX_SPLITS)
       split_opt = k;
+    else if (strcmp(opt, "det_teams=1") == 0 || strcmp(opt, "det_teams=2") == 0 ||
+             strcmp(opt, "det_teams=4") == 0)
+      team_opt = opt[10] - '0';
     else if (strcmp(opt, "transpose=deterministic") != 0 &&
              strcmp(opt, "spmv=deterministic") != 0 && strcmp(opt, "x_stage=auto") != 0 &&
-             strcmp(opt, "det_walk=auto") != 0)
+             strcmp(opt, "det_walk=auto") != 0 && strcmp(opt, "det_teams=auto") != 0)
       s = fail(ZS_ERR_INVALID_ARGUMENT,
                "backend '%s': option '%s' unknown for %s (known: transpose=deterministic|atomic, "
                "spmv=deterministic|atomic, x_stage=auto|on|off, det_walk=auto|warp|lanes, "
-               "det_splits=1..%d)",
+               "det_splits=1..%d, det_teams=auto|1|2|4)",
                ZS_GPU_BACKEND_NAME, opt, v->format == ZS_FORMAT_CSB ? "csb" : "gcsb",
                ZS_CSB_MAX_SPLITS);
     p = end ? end + 1 : p + len;
@@ -643,15 +739,16 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   if (s == ZS_OK && !csb_sort_tasks(by_col, nb, op->nbr, true, ptr, sorted))
     s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB block order");
   if (s == ZS_OK && contiguous) s = csb_contiguous_copy(va, ia, sorted, nb, &op->cval, &op->cidx);
+  if (s == ZS_OK) csb_choose_walk(op, host, walk_opt);
   if (s == ZS_OK) s = upload_array(&op->n_ptr, ptr, (uint64_t)op->nbr + 1, "CSB row order");
-  if (s == ZS_OK) s = upload_array(&op->n_task, sorted, (uint64_t)nb, "CSB row order");
+  if (s == ZS_OK) s = csb_upload_tasks(op, sorted, false);
   if (s == ZS_OK && !csb_sort_tasks(sorted, nb, op->nbc, false, ptr, by_col))
     s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB block order");
   if (s == ZS_OK) s = upload_array(&op->t_ptr, ptr, (uint64_t)op->nbc + 1, "CSB column order");
-  if (s == ZS_OK) s = upload_array(&op->t_task, by_col, (uint64_t)nb, "CSB column order");
+  if (s == ZS_OK) s = csb_upload_tasks(op, by_col, true);
   if (s == ZS_OK) csb_choose_staging(op, host, stage_opt);
-  if (s == ZS_OK) csb_choose_walk(op, host, walk_opt);
   if (s == ZS_OK) s = csb_choose_splits(op, split_opt);
+  if (s == ZS_OK) csb_choose_teams(op, team_opt);
   free(host), free(sorted), free(ptr), free(by_col);
   if (s == ZS_OK) {
     if (op->type == ZS_F64)
@@ -696,17 +793,25 @@ zs_status csb_apply_typed(csb_gpu_op *op, zs_op which, T alpha, const T *x, T be
   const unsigned grid = (unsigned)((warps + per_cta - 1) / per_cta);
   const int64_t *ptr = t ? op->t_ptr : op->n_ptr;
   const zs_csb_task *task = t ? op->t_task : op->n_task;
+  const zs_csb_walk_task<T> *wtask =
+      (const zs_csb_walk_task<T> *)(sizeof(T) == 8 ? (const void *)(t ? op->t_wtask : op->n_wtask)
+                                                   : (const void *)task);
   const T *val = (const T *)(op->cval ? op->cval : op->val);
   const I *idx = (const I *)(op->cidx ? op->cidx : op->idx);
   if (op->warp_walk) {
-    const int splits = op->splits[t];
-    const unsigned g = (unsigned)((n_blocks_out * splits + per_cta - 1) / per_cta);
-    auto kernel = t ? (splits > 1 ? zs_csb_warp_kernel<T, I, true, true>
-                                  : zs_csb_warp_kernel<T, I, true, false>)
-                    : (splits > 1 ? zs_csb_warp_kernel<T, I, false, true>
-                                  : zs_csb_warp_kernel<T, I, false, false>);
-    kernel<<<g, ZS_CSB_THREADS, smem>>>(n_blocks_out, n_out, op->lb, splits, ptr, task, val, idx, x,
-                                        y, alpha, beta, (T *)op->partial);
+    const int splits = op->splits[t], teams = op->teams[t];
+    const int64_t walk_warps = (n_blocks_out + teams - 1) / teams * splits;
+    const unsigned g = (unsigned)((walk_warps + per_cta - 1) / per_cta);
+    auto kernel = t ? (splits > 1   ? zs_csb_warp_kernel<T, I, true, true, 1>
+                       : teams == 4 ? zs_csb_warp_kernel<T, I, true, false, 4>
+                       : teams == 2 ? zs_csb_warp_kernel<T, I, true, false, 2>
+                                    : zs_csb_warp_kernel<T, I, true, false, 1>)
+                    : (splits > 1   ? zs_csb_warp_kernel<T, I, false, true, 1>
+                       : teams == 4 ? zs_csb_warp_kernel<T, I, false, false, 4>
+                       : teams == 2 ? zs_csb_warp_kernel<T, I, false, false, 2>
+                                    : zs_csb_warp_kernel<T, I, false, false, 1>);
+    kernel<<<g, ZS_CSB_THREADS, smem>>>(n_blocks_out, n_out, op->lb, splits, ptr, wtask, val, idx,
+                                        x, y, alpha, beta, (T *)op->partial);
     if (splits > 1)
       zs_csb_split_sum<T><<<grid_for(n_out, 256), 256>>>(n_out, op->lb, splits,
                                                          (const T *)op->partial, y, alpha, beta);

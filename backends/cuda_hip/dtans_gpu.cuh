@@ -576,7 +576,7 @@ zs_status dtans_check_sizes(const dtans_gpu_op *op, const zsb_encoded_view *v,
                     "backend '%s': dtans slice %lld holds %lld entries of %s (the GPU kernel takes "
                     "< 2^31 per slice; encode with a smaller lane_symbols)",
                     ZS_GPU_BACKEND_NAME, (long long)s, (long long)(off[s + 1] - off[s]),
-                    k < 3 ? names[k] : "values");
+                    k < 3 ? names[k] : op->vmode == 4 ? "columns" : "values");
   }
   return ZS_OK;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "backends/cuda_hip/blas1_kernels.cuh"
 #include "backends/cuda_hip/coo_kernels.cuh"
 #include "backends/cuda_hip/csr_kernels.cuh"

@@ -82,7 +82,7 @@ static void find_variants(zs_context *ctx, const char *require) {
       }
       have_required = 1;
     }
-    if (!bi.usable || n_variants + 12 > 32) continue;
+    if (!bi.usable || n_variants + 14 > 32) continue;
     if (strcmp(bi.name, "ref") == 0) have_ref = 1;
     variant *v = &variants[n_variants++];
     *v = (variant){.backend = bi.name, .deterministic_n = 1, .deterministic_t = 1};
@@ -140,6 +140,22 @@ static void find_variants(zs_context *ctx, const char *require) {
                      .deterministic_t = 1,
                      .blocked_only = 1};
       snprintf(v->label, sizeof v->label, "%s[warp-walk-split]", bi.name);
+      /* the warp walk with two and four output blocks per warp (auto: two for unsplit output
+       * blocks of under 128 elements; the split forced off, as these matrices are small) */
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "det_walk=warp,det_splits=1,det_teams=2",
+                     .deterministic_n = 1,
+                     .deterministic_t = 1,
+                     .blocked_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[warp-walk-teams]", bi.name);
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "det_walk=warp,det_splits=1,det_teams=4",
+                     .deterministic_n = 1,
+                     .deterministic_t = 1,
+                     .blocked_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[warp-walk-4-teams]", bi.name);
       /* CSR and dtANS in column slabs (chosen only for large scattered matrices): forced here */
       v = &variants[n_variants++];
       *v = (variant){.backend = bi.name,
@@ -637,6 +653,9 @@ static void gpu_option_cases(zs_context *ctx, const char *backend) {
       {ZS_FORMAT_GCSB, "det_splits=3x", ZS_ERR_INVALID_ARGUMENT},
       {ZS_FORMAT_GCSB, "det_walk=sideways", ZS_ERR_INVALID_ARGUMENT},
       {ZS_FORMAT_GCSB, "det_walk=warp,det_splits=64", ZS_OK},
+      {ZS_FORMAT_GCSB, "det_teams=3", ZS_ERR_INVALID_ARGUMENT},
+      {ZS_FORMAT_GCSB, "det_teams=4,det_splits=1", ZS_OK},
+      {ZS_FORMAT_GCSB, "det_teams=2,det_walk=warp", ZS_OK},
       {ZS_FORMAT_CSB, "det_splits=-1", ZS_ERR_INVALID_ARGUMENT},
       {ZS_FORMAT_CSB, "det_walk=warp,det_splits=1", ZS_OK},
       {ZS_FORMAT_DTANS, "raw_blocks=2", ZS_ERR_INVALID_ARGUMENT},

@@ -17,7 +17,7 @@
   "                        dtANS: raw_blocks=3|4 (default: chosen from the slice count);\n"      \
   "                        CSB, GCSB on cuda, hip: spmv=deterministic|atomic,\n"                 \
   "                        x_stage=auto|on|off, det_walk=auto|warp|lanes,\n"                     \
-  "                        det_splits=1..64\n"
+  "                        det_splits=1..64, det_teams=auto|1|2|4\n"
 
 /* Exit codes of every subcommand. */
 enum { ZS_CLI_OK = 0, ZS_CLI_FAIL = 1, ZS_CLI_USAGE = 2 };
