@@ -567,6 +567,7 @@ zs_status dtans_check_sizes(const dtans_gpu_op *op, const zsb_encoded_view *v,
                 "backend '%s': dtans with %lld rows (the GPU kernel takes < 2^31)",
                 ZS_GPU_BACKEND_NAME, (long long)op->rows);
   const char *names[] = {"slice_words", "slice_delta_escapes", "slice_value_escapes"};
+  const char *raw = op->vmode == 4 ? "columns" : "values"; /* what raw_start counts */
   for (int k = 0; k < 4; k++) {
     const zsb_array *a = k < 3 ? zsb_find_array(v, names[k]) : NULL;
     const int64_t *off = k < 3 ? (a ? (const int64_t *)a->data : NULL) : raw_start;
@@ -576,7 +577,7 @@ zs_status dtans_check_sizes(const dtans_gpu_op *op, const zsb_encoded_view *v,
                     "backend '%s': dtans slice %lld holds %lld entries of %s (the GPU kernel takes "
                     "< 2^31 per slice; encode with a smaller lane_symbols)",
                     ZS_GPU_BACKEND_NAME, (long long)s, (long long)(off[s + 1] - off[s]),
-                    k < 3 ? names[k] : op->vmode == 4 ? "columns" : "values");
+                    k < 3 ? names[k] : raw);
   }
   return ZS_OK;
 }
