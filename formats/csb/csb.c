@@ -7,7 +7,7 @@
 
 static zs_status csb_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
   int64_t beta;
-  zs_status s = zsi_csb_options(options, "csb", A->type, &beta, NULL);
+  zs_status s = zsi_csb_options(options, "csb", A, &beta, NULL);
   if (s != ZS_OK) return s;
   zsi_csb_geom g;
   zsi_csb_geom_init(&g, A->rows, A->cols, beta);

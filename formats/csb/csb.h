@@ -54,8 +54,9 @@ ZSI_HIDDEN zs_status zsi_csb_blocks_build(const zs_matrix *A, const zsi_csb_geom
                                           zsi_csb_blocks *out);
 ZSI_HIDDEN void zsi_csb_blocks_free(zsi_csb_blocks *b);
 
-/* Encoder options: beta (both formats) and group (GCSB only; group == NULL refuses it). */
-ZSI_HIDDEN zs_status zsi_csb_options(const char *options, const char *fmt, zs_type type,
+/* Encoder options for A: beta (both formats) and group (GCSB only; group == NULL refuses it).
+ * The default beta depends on the value type and, for 8-byte values, on how A fills blocks. */
+ZSI_HIDDEN zs_status zsi_csb_options(const char *options, const char *fmt, const zs_matrix *A,
                                      int64_t *beta, int64_t *group);
 
 /* A parameter of E in [lo, hi], or ZS_ERR_CORRUPT naming it. */

@@ -16,7 +16,40 @@ void zsi_csb_geom_init(zsi_csb_geom *g, int64_t rows, int64_t cols, int64_t beta
   g->bidx_size = (uint64_t)g->nbr * (uint64_t)g->nbc <= (UINT64_C(1) << 32) ? 4 : 8;
 }
 
-zs_status zsi_csb_options(const char *options, const char *fmt, zs_type type, int64_t *beta,
+/* Nonempty 2^lb x 2^lb blocks of A: a stamp per block column, one pass over the nonzeros. -1
+ * when the stamps cannot be allocated. */
+static int64_t csb_count_blocks(const zs_matrix *A, int lb) {
+  const int64_t nbc = (A->cols + (INT64_C(1) << lb) - 1) >> lb;
+  const int64_t nbr = (A->rows + (INT64_C(1) << lb) - 1) >> lb;
+  int64_t *stamp = zsi_alloc_array((uint64_t)(nbc ? nbc : 1), 8), blocks = 0;
+  if (!stamp) return -1;
+  for (int64_t c = 0; c < nbc; c++) stamp[c] = -1;
+  for (int64_t br = 0; br < nbr; br++) {
+    const int64_t r0 = br << lb, r1 = (br + 1) << lb < A->rows ? (br + 1) << lb : A->rows;
+    for (int64_t k = A->row_ptr[r0]; k < A->row_ptr[r1]; k++) {
+      const int64_t bc = A->col_idx[k] >> lb;
+      if (stamp[bc] != br) stamp[bc] = br, blocks++;
+    }
+  }
+  zsi_free(stamp);
+  return blocks;
+}
+
+/* The default beta for 8-byte values: 16 fills a 128-byte line with a block row's values, but
+ * a matrix whose 16 x 16 blocks hold fewer than 4 nonzeros on average while its 32 x 32 blocks
+ * hold at least 4 gets 32 (the 1 %-dense random layer 16384^2: 2.6 and 10.5 per block). There
+ * the per-block costs outweigh the line: H100 deterministic SpMV / SpMVT 37 / 48-50 us at 16,
+ * 33 / 39-40 at 32; cpu, 2 threads, 6.7 / 7.6 ms against 3.1 / 4.3 (bench/NOTES.md). Blocks of
+ * 12.8 at 16 (the 5 %-dense layer) lost 20 % on the H100 at 32, and blocks that stay sparse at
+ * 32 (Erdos-Renyi and R-MAT with 16 nonzeros per row) gain little from it: both keep 16. */
+static int64_t csb_default_beta_f64(const zs_matrix *A) {
+  const int64_t b16 = csb_count_blocks(A, 4);
+  if (b16 < 0 || A->nnz >= 4 * b16) return 16;
+  const int64_t b32 = csb_count_blocks(A, 5);
+  return b32 >= 0 && A->nnz >= 4 * b32 ? 32 : 16;
+}
+
+zs_status zsi_csb_options(const char *options, const char *fmt, const zs_matrix *A, int64_t *beta,
                           int64_t *group) {
   static const char *const known_csb[] = {"beta", NULL}, *const known_gcsb[] = {"beta", "group",
                                                                                 NULL};
@@ -25,8 +58,9 @@ zs_status zsi_csb_options(const char *options, const char *fmt, zs_type type, in
   /* Defaults: beta values of one row of a block fill a 128-byte line (the thesis' rule for y
    * locality), and a group's k-th elements fill the same line (coalesced loads). */
   int found;
-  *beta = 128 / (int64_t)zs_type_size(type);
+  *beta = 128 / (int64_t)zs_type_size(A->type);
   if ((s = zsi_option_int(options, "beta", 2, ZSI_CSB_BETA_MAX, beta, &found)) != ZS_OK) return s;
+  if (!found && A->type == ZS_F64) *beta = csb_default_beta_f64(A);
   if (*beta & (*beta - 1))
     return zsi_error(ZS_ERR_INVALID_ARGUMENT,
                      "%s: option 'beta': %" PRId64 " is not a power of two", fmt, *beta);

@@ -24,7 +24,7 @@ static int u64_cmp(const void *a, const void *b) {
 
 static zs_status gcsb_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
   int64_t beta, group;
-  zs_status s = zsi_csb_options(options, "gcsb", A->type, &beta, &group);
+  zs_status s = zsi_csb_options(options, "gcsb", A, &beta, &group);
   if (s != ZS_OK) return s;
   zsi_csb_geom g;
   zsi_csb_geom_init(&g, A->rows, A->cols, beta);

@@ -114,6 +114,17 @@ static int array_is(const zs_encoded *E, const char *name, uint32_t es, uint64_t
   return 1;
 }
 
+/* The beta that encoding A in format f with options opts records; -1 on failure. */
+static int64_t default_beta(const zs_matrix *A, zs_format f, const char *opts) {
+  zs_encoded *E = NULL;
+  int64_t beta = -1;
+  CHECK_STATUS(zs_encode(&E, A, f, opts), ZS_OK);
+  for (int i = 0; E && i < E->n_params; i++)
+    if (!strcmp(E->params[i].name, "beta")) beta = E->params[i].value;
+  zs_encoded_destroy(&E);
+  return beta;
+}
+
 static void layout_cases(void) {
   zs_matrix *A = small_matrix(ZS_F64);
   zs_encoded *E = NULL;
@@ -157,6 +168,24 @@ static void layout_cases(void) {
   for (int i = 0; E && i < E->n_params; i++)
     if (!strcmp(E->params[i].name, "beta")) CHECK(E->params[i].value == 32);
   zs_encoded_destroy(&E);
+  zs_matrix_destroy(&A);
+  /* 8-byte values: 32 when blocks of 16 hold under 4 nonzeros on average and blocks of 32 at
+   * least 4 (a 1 %-dense random matrix: ~2.6 and ~10), else 16; an explicit beta wins. */
+  A = random_matrix(ZS_F64, 2048, 2048, 41943, 7);
+  CHECK(default_beta(A, ZS_FORMAT_GCSB, NULL) == 32);
+  CHECK(default_beta(A, ZS_FORMAT_CSB, NULL) == 32);
+  CHECK(default_beta(A, ZS_FORMAT_GCSB, "beta=16") == 16);
+  zs_matrix_destroy(&A);
+  A = random_matrix(ZS_F32, 2048, 2048, 41943, 7);
+  CHECK(default_beta(A, ZS_FORMAT_GCSB, NULL) == 32);
+  zs_matrix_destroy(&A);
+  A = random_matrix(ZS_F64, 512, 512, 13107, 8); /* 5 %: ~12 per block of 16 */
+  CHECK(default_beta(A, ZS_FORMAT_GCSB, NULL) == 16);
+  zs_matrix_destroy(&A);
+  A = random_matrix(ZS_F64, 4096, 4096, 4096, 9); /* ~1 per block at 16 and at 32 */
+  CHECK(default_beta(A, ZS_FORMAT_GCSB, NULL) == 16);
+  zs_matrix_destroy(&A);
+  A = small_matrix(ZS_F32);
   /* Options are checked. */
   CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_CSB, "beta=12"), ZS_ERR_INVALID_ARGUMENT);
   CHECK(strstr(zs_last_error(), "power of two") != NULL);
