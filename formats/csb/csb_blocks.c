@@ -16,21 +16,33 @@ void zsi_csb_geom_init(zsi_csb_geom *g, int64_t rows, int64_t cols, int64_t beta
   g->bidx_size = (uint64_t)g->nbr * (uint64_t)g->nbc <= (UINT64_C(1) << 32) ? 4 : 8;
 }
 
-/* Nonempty 2^lb x 2^lb blocks of A: a stamp per block column, one pass over the nonzeros. -1
- * when the stamps cannot be allocated. */
+/* Rows [r0, r1) of block row br of A at 2^lb. */
+static void csb_block_rows(const zs_matrix *A, int lb, int64_t br, int64_t *r0, int64_t *r1) {
+  *r0 = br << lb;
+  *r1 = *r0 + (INT64_C(1) << lb) < A->rows ? *r0 + (INT64_C(1) << lb) : A->rows;
+}
+
+/* Nonempty blocks of block row br at 2^lb: stamp (one entry per block column, never br before
+ * this call) marks the block columns seen. */
+static int64_t csb_block_row_count(const zs_matrix *A, int lb, int64_t br, int64_t *stamp) {
+  int64_t r0, r1, n = 0;
+  csb_block_rows(A, lb, br, &r0, &r1);
+  for (int64_t k = A->row_ptr[r0]; k < A->row_ptr[r1]; k++) {
+    const int64_t bc = A->col_idx[k] >> lb;
+    if (stamp[bc] != br) stamp[bc] = br, n++;
+  }
+  return n;
+}
+
+/* Nonempty 2^lb x 2^lb blocks of A, one pass over the nonzeros. -1 when the stamps cannot be
+ * allocated. */
 static int64_t csb_count_blocks(const zs_matrix *A, int lb) {
   const int64_t nbc = (A->cols + (INT64_C(1) << lb) - 1) >> lb;
   const int64_t nbr = (A->rows + (INT64_C(1) << lb) - 1) >> lb;
   int64_t *stamp = zsi_alloc_array((uint64_t)(nbc ? nbc : 1), 8), blocks = 0;
   if (!stamp) return -1;
   for (int64_t c = 0; c < nbc; c++) stamp[c] = -1;
-  for (int64_t br = 0; br < nbr; br++) {
-    const int64_t r0 = br << lb, r1 = (br + 1) << lb < A->rows ? (br + 1) << lb : A->rows;
-    for (int64_t k = A->row_ptr[r0]; k < A->row_ptr[r1]; k++) {
-      const int64_t bc = A->col_idx[k] >> lb;
-      if (stamp[bc] != br) stamp[bc] = br, blocks++;
-    }
-  }
+  for (int64_t br = 0; br < nbr; br++) blocks += csb_block_row_count(A, lb, br, stamp);
   zsi_free(stamp);
   return blocks;
 }
@@ -148,13 +160,9 @@ zs_status zsi_csb_blocks_build(const zs_matrix *A, const zsi_csb_geom *g, zsi_cs
   for (int64_t c = 0; c < nbc; c++) stamp[c] = -1;
   int64_t widest = 0;
   for (int64_t br = 0; br < nbr; br++) {
-    const int64_t r0 = br << lb, r1 = r0 + g->beta < A->rows ? r0 + g->beta : A->rows;
-    int64_t n = 0;
-    for (int64_t k = rp[r0]; k < rp[r1]; k++) {
-      const int64_t bc = ci[k] >> lb;
-      if (stamp[bc] != br) stamp[bc] = br, n++;
-    }
-    out->block_ptr[br + 1] = out->block_ptr[br] + n;
+    int64_t r0, r1;
+    csb_block_rows(A, lb, br, &r0, &r1);
+    out->block_ptr[br + 1] = out->block_ptr[br] + csb_block_row_count(A, lb, br, stamp);
     if (rp[r1] - rp[r0] > widest) widest = rp[r1] - rp[r0];
   }
   zsi_free(stamp);
@@ -171,7 +179,8 @@ zs_status zsi_csb_blocks_build(const zs_matrix *A, const zsi_csb_geom *g, zsi_cs
   }
   const uint32_t mask = (uint32_t)g->beta - 1;
   for (int64_t br = 0; br < nbr; br++) {
-    const int64_t r0 = br << lb, r1 = r0 + g->beta < A->rows ? r0 + g->beta : A->rows;
+    int64_t r0, r1;
+    csb_block_rows(A, lb, br, &r0, &r1);
     const int64_t k0 = rp[r0], n = rp[r1] - k0;
     for (int64_t r = r0; r < r1; r++)
       for (int64_t k = rp[r]; k < rp[r + 1]; k++) {
