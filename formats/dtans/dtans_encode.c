@@ -586,7 +586,7 @@ static int values_look_distinct(const zs_matrix *A) {
 /* Histograms of both domains over a nonzero-balanced split of the rows, merged in split order;
  * with `vrank`, the histogram of pair keys (pair_key) into hd alone. */
 static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want_values,
-                            const hist *vrank, int raw_columns, hist *hd, hist *hv) {
+                            const hist *vrank, hist *hd, hist *hv) {
   const int nt = dt_threads();
   hist *part = calloc((size_t)nt * 2, sizeof *part);
   if (!part) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: histograms");
@@ -617,7 +617,7 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
         if (from >= hi_nz) break;
         for (int64_t k = from; k < to && !is_long[r] && vrank; k++) {
           uint64_t key;
-          if (pair_key(A, vrank, raw_columns, r, k, &key))
+          if (pair_key(A, vrank, 0, r, k, &key))
             hist_add(d, key, 1);
           else
             d->unseen++;
@@ -689,7 +689,7 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     }
   const int64_t coded_nnz = A->nnz - long_nnz;
   if (mode < 0 && values_look_distinct(A)) mode = DTANS_VALUES_RAW;
-  if ((s = histograms(A, is_long, mode != DTANS_VALUES_RAW, NULL, 0, &hd, &hv)) != ZS_OK) goto done;
+  if ((s = histograms(A, is_long, mode != DTANS_VALUES_RAW, NULL, &hd, &hv)) != ZS_OK) goto done;
   if ((s = domain_sorted(&hd, &dd)) != ZS_OK) goto done;
   if ((s = domain_choose(&dd, 32, 4)) != ZS_OK) goto done;
   if (mode != DTANS_VALUES_RAW) {
@@ -740,7 +740,7 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     for (int64_t r = 0; r < head; r++) hist_place(&vrank, vd.sorted[r].key, (uint64_t)r + 1);
   }
   if (try_joint && o->columns != 1) {
-    if ((s = histograms(A, is_long, 0, &vrank, 0, &hp, NULL)) != ZS_OK) goto done;
+    if ((s = histograms(A, is_long, 0, &vrank, &hp, NULL)) != ZS_OK) goto done;
     if ((s = domain_sorted(&hp, &pd)) != ZS_OK) goto done;
     if ((s = domain_choose(&pd, 32 + 8.0 * (double)es, 4 + 2)) != ZS_OK) goto done;
     n_pair_values = pair_value_count(&pd);
