@@ -151,9 +151,9 @@ __device__ __forceinline__ void zs_csb_stage_x(const T *x, int64_t n_in, int64_t
 
 /* The lane whose block holds element base + tl of the elements of its team's blocks laid end to
  * end: a team is L lanes (the whole warp, or a part of it walking an output block of its own,
- * TEAMS of zs_csb_warp_kernel), tl a lane's place in it, and team lane j's block holds [end_j - count_j, end_j)
- * (end: an inclusive scan of the counts within the team; blocks are never empty, lanes past the
- * last block have count 0). The answer is the team's lanes whose blocks end by base, plus the
+ * TEAMS of zs_csb_warp_kernel), tl a lane's place in it, and team lane j's block holds
+ * [end_j - count_j, end_j) (end: an inclusive scan of the counts within the team; blocks are
+ * never empty, lanes past the last block have count 0). The answer is the team's lanes whose blocks end by base, plus the
  * blocks that start after base and by base + tl: one ballot and one OR over the warp, instead of
  * a binary search of five dependent shuffles. Returned as a lane of the warp. */
 template <int L>
