@@ -476,21 +476,30 @@ void csb_prefer_l1_for_spmv() {
 }
 
 /* With x staged, L1 holds nothing the kernels reuse: all of it goes to shared memory, which
- * the segments double (256 bytes per thread with the sums). */
+ * the segments double (256 bytes per thread with the sums). At f64 and beta 32 that is 64 KiB
+ * per block, past the 48 KiB a launch gets without asking: the limit is raised (a requirement,
+ * not a hint). */
 template <typename T, typename I>
-void csb_prefer_shared_for_staging() {
+zs_status csb_prefer_shared_for_staging() {
   void (*k[2])(int64_t, int, int64_t, const zs_csb_task *, const T *, const I *, const T *, T *,
                T) = {zs_csb_atomic_kernel<T, I, false, true>,
                      zs_csb_atomic_kernel<T, I, true, true>};
-  for (auto f : k) gpuFuncPreferSharedPercent(f, 100);
-  (void)gpuGetLastError(); /* a hint, as above */
+  const int bytes = 2 * ZS_CSB_SHARED_BETA * ZS_CSB_ROW * (int)sizeof(T);
+  for (auto f : k) {
+    zs_status s = check(gpuFuncSetMaxDynamicShared(f, bytes), "CSB staged shared memory");
+    if (s != ZS_OK) return s;
+    gpuFuncPreferSharedPercent(f, 100);
+    (void)gpuGetLastError(); /* the carve-out is a hint, as above */
+  }
+  return ZS_OK;
 }
 
-/* The carve-outs the operator's atomic kernels ask for (the two hints above). */
+/* What the operator's atomic kernels ask for: the shared memory staging needs, and the
+ * carve-out hints above. */
 template <typename T, typename I>
-void csb_set_carveouts(const csb_gpu_op *op) {
-  if (op->stage[0] || op->stage[1]) csb_prefer_shared_for_staging<T, I>();
+zs_status csb_set_carveouts(const csb_gpu_op *op) {
   if (op->atomic_n && !op->stage[0]) csb_prefer_l1_for_spmv<T, I>();
+  return op->stage[0] || op->stage[1] ? csb_prefer_shared_for_staging<T, I>() : ZS_OK;
 }
 
 /* Whether the atomic (format-order) kernels stage x: for beta <= ZS_CSB_SHARED_BETA, forced by
@@ -752,9 +761,11 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   free(host), free(sorted), free(ptr), free(by_col);
   if (s == ZS_OK) {
     if (op->type == ZS_F64)
-      op->idx16 ? csb_set_carveouts<double, uint16_t>(op) : csb_set_carveouts<double, uint32_t>(op);
+      s = op->idx16 ? csb_set_carveouts<double, uint16_t>(op)
+                    : csb_set_carveouts<double, uint32_t>(op);
     else
-      op->idx16 ? csb_set_carveouts<float, uint16_t>(op) : csb_set_carveouts<float, uint32_t>(op);
+      s = op->idx16 ? csb_set_carveouts<float, uint16_t>(op)
+                    : csb_set_carveouts<float, uint32_t>(op);
   }
   if (s != ZS_OK) {
     csb_gpu_destroy(op);
