@@ -59,6 +59,7 @@ struct csb_gpu_op {
   zs_type type;
   int64_t rows, cols, nb, nbr, nbc, beta;
   int64_t elements; /* real elements, padding not counted */
+  int64_t wave;     /* warps of the split warp walk the device holds at once (csb_measure_wave) */
   int lb;
   bool idx16, atomic_n, atomic_t;
   bool stage[2];          /* the atomic kernel stages x, [0] SpMV, [1] SpMVT (csb_choose_staging) */
@@ -526,19 +527,41 @@ void csb_choose_staging(csb_gpu_op *op, const zs_csb_task *blocks, int stage_opt
 /* Warps per output block of the warp walk, when it runs and nothing is forced. A warp per output
  * block leaves most of the GPU idle when output blocks are few: a 16384-row pruned layer at beta
  * 16 has 1024, i.e. 8 warps per H100 SM each walking ~1000 blocks in a chain of loads. Split
- * each output block's blocks into parts of at least a piece's worth (32 blocks) until there are
- * about 32 warps per SM, rounded down to a power of two so that a block of 4 warps holds whole
- * output blocks or whole parts of one: H100, f64 SpMV of the 16384^2 layers, 1 % / 5 %, 4 parts
- * 38.6 / 84.8 us against 46.2 / 109.1 with the 5 that 32 warps per SM give (bench/NOTES.md). */
+ * each output block's blocks into parts of at least a piece's worth (32 blocks) while all the
+ * warps still fit in one wave of the split kernel (op->wave), rounded down to a power of two so
+ * that a block of 4 warps holds whole output blocks or whole parts of one. Past one wave, the
+ * warps of the second run after the first, a whole walk later. H100, f64 SpMV of the 16384^2
+ * 1 % layer at beta 32 (24 warps per SM fit: 512 output blocks): 2 / 4 / 6 / 8 / 12 / 16 parts
+ * 33.5 / 24.1 / 24.2 / 28.0 / 26.2 / 27.2 us; at beta 16 (32 per SM fit) 4 parts 38.6 us
+ * against 46.2 with 5 (bench/NOTES.md). */
 int csb_auto_splits(const csb_gpu_op *op, int64_t n_blocks_out) {
   if (n_blocks_out == 0) return 1;
-  const int64_t want = (int64_t)g_state.sm_count * 32, per_block = op->nb / n_blocks_out;
-  int64_t k = (want + n_blocks_out - 1) / n_blocks_out;
+  const int64_t per_block = op->nb / n_blocks_out;
+  int64_t k = op->wave / n_blocks_out;
   if (k > per_block / ZS_WARP_SIZE) k = per_block / ZS_WARP_SIZE;
   if (k > ZS_CSB_MAX_SPLITS) k = ZS_CSB_MAX_SPLITS;
   int p = 1;
   while (2 * p <= k) p *= 2;
   return p;
+}
+
+/* op->wave: the warps the split kernels hold at once over the device, from the thread blocks per
+ * SM the runtime reports for their registers and the beta sums in shared memory (the lesser of
+ * SpMV's and SpMVT's). */
+template <typename T, typename I>
+zs_status csb_measure_wave(csb_gpu_op *op) {
+  const int rows = (int)(op->beta < ZS_CSB_SHARED_BETA ? op->beta : ZS_CSB_SHARED_BETA);
+  const size_t smem = (size_t)rows * ZS_CSB_ROW * sizeof(T);
+  int n = 0, t = 0;
+  zs_status s = check(gpuOccupancyMaxActiveBlocksPerMultiprocessor(
+                          &n, zs_csb_warp_kernel<T, I, false, true, 1>, ZS_CSB_THREADS, smem),
+                      "CSB split occupancy");
+  if (s == ZS_OK)
+    s = check(gpuOccupancyMaxActiveBlocksPerMultiprocessor(
+                  &t, zs_csb_warp_kernel<T, I, true, true, 1>, ZS_CSB_THREADS, smem),
+              "CSB split occupancy");
+  op->wave = (int64_t)g_state.sm_count * (n < t ? n : t) * (ZS_CSB_THREADS / ZS_WARP_SIZE);
+  return s;
 }
 
 /* The split the operator runs: one unless the warp walk runs; a second kernel adds the parts
@@ -748,6 +771,10 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   if (s == ZS_OK && !csb_sort_tasks(by_col, nb, op->nbr, true, ptr, sorted))
     s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB block order");
   if (s == ZS_OK && contiguous) s = csb_contiguous_copy(va, ia, sorted, nb, &op->cval, &op->cidx);
+  if (s == ZS_OK && op->type == ZS_F64)
+    s = op->idx16 ? csb_measure_wave<double, uint16_t>(op) : csb_measure_wave<double, uint32_t>(op);
+  else if (s == ZS_OK)
+    s = op->idx16 ? csb_measure_wave<float, uint16_t>(op) : csb_measure_wave<float, uint32_t>(op);
   if (s == ZS_OK) csb_choose_walk(op, host, walk_opt);
   if (s == ZS_OK) s = upload_array(&op->n_ptr, ptr, (uint64_t)op->nbr + 1, "CSB row order");
   if (s == ZS_OK) s = csb_upload_tasks(op, sorted, false);
