@@ -67,6 +67,7 @@ struct csb_gpu_op {
   int splits[2];          /* warp walk: warps per output block, [0] SpMV, [1] SpMVT */
   int teams[2];           /* warp walk: output blocks per warp (1, 2 or 4; csb_choose_teams) */
   void *partial;          /* their sums when a split is over 1 (csb_choose_splits) */
+  unsigned *done;         /* per output block: its split warps finished (zs_csb_split_last) */
   void *val, *idx;        /* the format's layout (atomic kernels; every CSB kernel) */
   void *cval, *cidx;      /* GCSB: blocks contiguous in block-row order (deterministic) */
   zs_csb_task *blocks;    /* format order (atomic kernel) */
@@ -267,11 +268,36 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
 #ifndef ZS_CSB_TEAM_PIECES
 #define ZS_CSB_TEAM_PIECES 5
 #endif
+/* Called by every lane of a split warp walk's warp once its parts are written: the output
+ * block's last warp to finish (counted in done[o], which it sets back to 0 for the next product)
+ * adds the parts in part order, the same bits every run for a given split count. A second
+ * kernel did this before; its launch and ramp cost more than the fence and the counter (H100,
+ * bench/NOTES.md). The parts of other warps are read through volatile loads, past this SM's L1. */
+template <typename T>
+__device__ __forceinline__ void zs_csb_split_last(int64_t o, int splits, int lb, int no, int lane,
+                                                  const T *partial, unsigned *done, T *y, T alpha,
+                                                  T beta) {
+  __threadfence(); /* this lane's parts are visible before the warp counts itself */
+  zs_syncwarp();
+  unsigned before = 0;
+  if (lane == 0) before = atomicAdd(&done[o], 1u);
+  if (zs_shfl(before, 0) != (unsigned)splits - 1) return;
+  __threadfence();
+  if (lane == 0) done[o] = 0;
+  const volatile T *parts = partial + ((o * splits) << lb);
+  for (int r = lane; r < no; r += ZS_WARP_SIZE) {
+    T s = T(0);
+    for (int k = 0; k < splits; k++) s += parts[((int64_t)k << lb) + r];
+    const int64_t i = (o << lb) + r;
+    y[i] = zs_csb_finish(alpha, s, beta, &y[i]);
+  }
+}
+
 template <typename T, typename I, bool TRANS, bool SPLIT, int TEAMS>
 __global__ void __launch_bounds__(ZS_CSB_THREADS)
     zs_csb_warp_kernel(int64_t n_blocks_out, int64_t n_out, int lb, int splits, const int64_t *ptr,
                        const zs_csb_walk_task<T> *task, const T *val, const I *idx, const T *x,
-                       T *y, T alpha, T beta, T *partial) {
+                       T *y, T alpha, T beta, T *partial, unsigned *done) {
   static_assert(!(SPLIT && TEAMS > 1), "a split output block has the whole warp");
   constexpr int L = ZS_WARP_SIZE / TEAMS; /* lanes per output block */
   constexpr int PIECES = TEAMS > 1 ? ZS_CSB_TEAM_PIECES : ZS_CSB_PIECES;
@@ -344,24 +370,12 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
     T s = T(0);
     for (int l = 0; l < L; l++) s += row[(l + tl) & (L - 1)];
     if (SPLIT)
-      partial[w * bsz + r] = s; /* zs_csb_split_sum adds the parts */
+      partial[w * bsz + r] = s; /* zs_csb_split_last adds the parts */
     else
       y[o0 + r] = zs_csb_finish(alpha, s, beta, &y[o0 + r]);
     if (TEAMS == 1) break; /* beta <= ZS_WARP_SIZE: one row per lane */
   }
-}
-
-/* Output i of a split warp walk: its output block's parts added in part order (the same bits
- * every run for a given split count). */
-template <typename T>
-__global__ void zs_csb_split_sum(int64_t n_out, int lb, int splits, const T *partial, T *y, T alpha,
-                                 T beta) {
-  const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (i >= n_out) return;
-  const int64_t bsz = (int64_t)1 << lb, o = i >> lb, r = i & (bsz - 1);
-  T s = T(0);
-  for (int k = 0; k < splits; k++) s += partial[(o * splits + k) * bsz + r];
-  y[i] = zs_csb_finish(alpha, s, beta, &y[i]);
+  if (SPLIT) zs_csb_split_last(o, splits, lb, no, lane, partial, done, y, alpha, beta);
 }
 
 /* y was scaled by beta before. STAGE (beta <= ZS_CSB_SHARED_BETA only): the lanes' segments of
@@ -443,8 +457,9 @@ uint32_t csb_morton(uint32_t i, int lb) {
 void csb_gpu_destroy(void *state) {
   csb_gpu_op *op = (csb_gpu_op *)state;
   if (!op) return;
-  void *ptrs[] = {op->val,   op->idx,    op->cval,   op->cidx,    op->blocks,  op->n_ptr,
-                  op->t_ptr, op->n_task, op->t_task, op->n_wtask, op->t_wtask, op->partial};
+  void *ptrs[] = {op->val,     op->idx,     op->cval,   op->cidx,   op->blocks,
+                  op->n_ptr,   op->t_ptr,   op->n_task, op->t_task, op->n_wtask,
+                  op->t_wtask, op->partial, op->done};
   for (void *p : ptrs) release(p);
   free(op);
 }
@@ -564,8 +579,8 @@ zs_status csb_measure_wave(csb_gpu_op *op) {
   return s;
 }
 
-/* The split the operator runs: one unless the warp walk runs; a second kernel adds the parts
- * (forced: det_splits=N). */
+/* The split the operator runs: one unless the warp walk runs; each output block's last warp to
+ * finish adds the parts (forced: det_splits=N). */
 int csb_splits(const csb_gpu_op *op, int64_t n_blocks_out, int forced) {
   if (!op->warp_walk || n_blocks_out == 0) return 1;
   return forced > 0 ? forced : csb_auto_splits(op, n_blocks_out);
@@ -615,7 +630,12 @@ zs_status csb_choose_splits(csb_gpu_op *op, int forced) {
   const int64_t n1 = op->splits[1] > 1 ? op->nbc * op->splits[1] : 0;
   const int64_t n = (n0 > n1 ? n0 : n1) << op->lb;
   if (n == 0) return ZS_OK;
-  return check(gpuMalloc(&op->partial, (size_t)n * type_size(op->type)), "CSB split sums");
+  const int64_t n_done = op->nbr > op->nbc ? op->nbr : op->nbc;
+  zs_status s = check(gpuMalloc(&op->partial, (size_t)n * type_size(op->type)), "CSB split sums");
+  if (s == ZS_OK) s = check(gpuMalloc(&op->done, (size_t)n_done * sizeof(unsigned)), "CSB splits");
+  if (s == ZS_OK)
+    s = check(gpuMemset(op->done, 0, (size_t)n_done * sizeof(unsigned)), "CSB splits");
+  return s;
 }
 
 /* The deterministic kernels walk an output block's blocks one after another, and GCSB's slots
@@ -849,10 +869,7 @@ zs_status csb_apply_typed(csb_gpu_op *op, zs_op which, T alpha, const T *x, T be
                        : teams == 2 ? zs_csb_warp_kernel<T, I, false, false, 2>
                                     : zs_csb_warp_kernel<T, I, false, false, 1>);
     kernel<<<g, ZS_CSB_THREADS, smem>>>(n_blocks_out, n_out, op->lb, splits, ptr, wtask, val, idx,
-                                        x, y, alpha, beta, (T *)op->partial);
-    if (splits > 1)
-      zs_csb_split_sum<T><<<grid_for(n_out, 256), 256>>>(n_out, op->lb, splits,
-                                                         (const T *)op->partial, y, alpha, beta);
+                                        x, y, alpha, beta, (T *)op->partial, op->done);
     return check_launch("CSB kernel");
   }
   auto kernel =
