@@ -323,9 +323,19 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
     for (int d = L; d < ZS_WARP_SIZE; d *= 2) turns = max(turns, zs_shfl_xor(turns, d));
     p_stop = p_begin + (int64_t)turns * L;
   }
+  /* A split part walks several turns: the next turn's tasks are loaded before this turn's
+   * elements, one dependent load less per turn in the walk's chain. */
+  zs_csb_walk_task<T> ahead = {};
+  if (SPLIT && p_begin + tl < p_end) ahead = task[p_begin + tl];
   for (int64_t p0 = p_begin; p0 < p_stop; p0 += L) {
     zs_csb_walk_task<T> t = {};
-    if (p0 + tl < p_end) t = task[p0 + tl];
+    if (SPLIT) {
+      t = ahead;
+      ahead = {};
+      if (p0 + L + tl < p_end) ahead = task[p0 + L + tl];
+    } else if (p0 + tl < p_end) {
+      t = task[p0 + tl];
+    }
     int end = t.count; /* inclusive scan: this lane's block holds elements [end - count, end) */
     for (int d = 1; d < L; d *= 2) {
       const int u = zs_shfl_up(end, d);
