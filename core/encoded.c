@@ -1,5 +1,6 @@
 /* encoded.c — zs_encoded: a format id, sizes, named typed arrays and integer parameters. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,9 +99,11 @@ zs_status zsi_view_copy_array(const zsb_encoded_view *view, const char *backend,
 
 zs_status zsi_view_decode(const zsb_encoded_view *view, const char *backend, zs_matrix **out) {
   const zsi_format_ops *f = zsi_format_lookup(view->format);
-  if (!f)
-    return zsi_error(ZS_ERR_UNSUPPORTED, "backend '%s': format %d is not built in", backend,
-                     (int)view->format);
+  if (!f) {
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "backend '%.40s': ", backend);
+    return zsi_format_absent(view->format, prefix);
+  }
   zs_encoded *E;
   zs_status s = zsi_encoded_new(&E, view->format, view->type, view->rows, view->cols, view->nnz);
   for (int i = 0; s == ZS_OK && i < view->n_arrays; i++) {
@@ -152,14 +155,14 @@ zs_status zs_encoded_param_info(const zs_encoded *E, int i, const char **name, i
 zs_status zs_encode(zs_encoded **out, const zs_matrix *A, zs_format format, const char *options) {
   if (!out || !A) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encode: NULL argument");
   const zsi_format_ops *f = zsi_format_lookup(format);
-  if (!f) return zsi_error(ZS_ERR_UNSUPPORTED, "format %d is not built in", (int)format);
+  if (!f) return zsi_format_absent(format, "");
   return f->encode(A, options, out);
 }
 
 zs_status zs_encoded_stats(const zs_encoded *E, zs_stat_fn fn, void *ctx) {
   if (!E || !fn) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encoded_stats: NULL argument");
   const zsi_format_ops *f = zsi_format_lookup(E->format);
-  if (!f) return zsi_error(ZS_ERR_UNSUPPORTED, "format %d is not built in", (int)E->format);
+  if (!f) return zsi_format_absent(E->format, "");
   if (f->stats) f->stats(E, fn, ctx);
   return ZS_OK;
 }
@@ -167,6 +170,6 @@ zs_status zs_encoded_stats(const zs_encoded *E, zs_stat_fn fn, void *ctx) {
 zs_status zs_decode(zs_matrix **out, const zs_encoded *E) {
   if (!out || !E) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_decode: NULL argument");
   const zsi_format_ops *f = zsi_format_lookup(E->format);
-  if (!f) return zsi_error(ZS_ERR_UNSUPPORTED, "format %d is not built in", (int)E->format);
+  if (!f) return zsi_format_absent(E->format, "");
   return f->decode(E, out);
 }

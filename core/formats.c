@@ -25,6 +25,20 @@ const zsi_format_ops *zsi_format_lookup(zs_format id) {
   return NULL;
 }
 
+/* Named where the id has a name. MAT-VANS is named with its own route: its layers are dense int8
+ * matrices coded through zs_vans_*, never a zs_encoded, so the table has no entry for it. */
+zs_status zsi_format_absent(zs_format id, const char *prefix) {
+  const char *name = zs_format_name(id);
+  if (id == ZS_FORMAT_VANS)
+    return zsi_error(
+        ZS_ERR_UNSUPPORTED,
+        "%sformat 'vans' codes dense int8 layers through zs_vans_* (zsparse vans), not "
+        "sparse matrices",
+        prefix);
+  if (name) return zsi_error(ZS_ERR_UNSUPPORTED, "%sformat '%s' is not built in", prefix, name);
+  return zsi_error(ZS_ERR_UNSUPPORTED, "%sformat %d is not built in", prefix, (int)id);
+}
+
 const char *zs_format_name(zs_format f) {
   if ((int)f <= 0 || (size_t)f >= sizeof names / sizeof *names) return NULL;
   return names[f];

@@ -120,6 +120,8 @@ typedef struct zsi_format_ops {
   void (*stats)(const zs_encoded *E, zs_stat_fn emit, void *ctx);
 } zsi_format_ops;
 ZSI_HIDDEN const zsi_format_ops *zsi_format_lookup(zs_format id);
+/* ZS_ERR_UNSUPPORTED for a format with no entry in the table, prefix (may be "") first. */
+ZSI_HIDDEN zs_status zsi_format_absent(zs_format id, const char *prefix);
 
 /* ---- "key=value,key=value" option strings (core/options.c) ---- */
 /* Find `key` in opts and parse it as an integer in [lo, hi]; *found = 0 when absent. */

@@ -110,7 +110,11 @@ typedef struct zsm_layout {
 /* Refuse to write what a reader would refuse, so every saved file loads. */
 static zs_status check_for_save(const zs_encoded *E, const char *path, zsm_layout *L) {
   const zsi_format_ops *f = zsi_format_lookup(E->format);
-  if (!f) return zsi_error(ZS_ERR_UNSUPPORTED, "%s: format %d is not built in", path, E->format);
+  if (!f) {
+    char prefix[300];
+    snprintf(prefix, sizeof prefix, "%.280s: ", path);
+    return zsi_format_absent(E->format, prefix);
+  }
   if (zs_type_size(E->type) == 0)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: invalid value type %d", path, (int)E->type);
   if (E->rows < 0 || E->rows > ZS_MAX_DIM || E->cols < 0 || E->cols > ZS_MAX_DIM || E->nnz < 0 ||

@@ -55,6 +55,11 @@ int main(void) {
       CHECK(E == NULL);
       CHECK_STATUS(zs_encode(&E, A, formats[f], "no_such_key=1"), ZS_ERR_INVALID_ARGUMENT);
       CHECK(strstr(zs_last_error(), "no_such_key") != NULL);
+      /* Formats without a sparse encoder are refused by name: MAT-VANS with its own route. */
+      CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_VANS, NULL), ZS_ERR_UNSUPPORTED);
+      CHECK(E == NULL && strstr(zs_last_error(), "'vans'") && strstr(zs_last_error(), "zs_vans_"));
+      CHECK_STATUS(zs_encode(&E, A, (zs_format)99, NULL), ZS_ERR_UNSUPPORTED);
+      CHECK(E == NULL && strstr(zs_last_error(), "format 99") != NULL);
       zs_matrix_destroy(&A);
     }
   zs_format f;
