@@ -464,6 +464,104 @@ static void golden_cases(const char *dir, int write) {
   }
 }
 
+/* ---- the cpu kernels give the same bits for every thread count ----
+ * Both ops of CSB and GCSB, f32 and f64, with 1, 2, 3 and 5 threads, on a matrix of small blocks
+ * and many nonzeros per column (its SpMVT walks block rows into per-chunk buffers) and on one of
+ * dense blocks (block columns); the products are also compared with a double reference. */
+static int cpu_product(const zs_encoded *E, int threads, zs_op which, const double *hx,
+                       double *out) {
+  zs_context *ctx = NULL;
+  zs_operator *op = NULL;
+  zs_vector *x = NULL, *y = NULL;
+  const zs_type t = E->type;
+  const int64_t nx = which == ZS_OP_T ? E->rows : E->cols,
+                ny = which == ZS_OP_T ? E->cols : E->rows;
+  void *bx = malloc((size_t)(nx ? nx : 1) * 8), *by = malloc((size_t)(ny ? ny : 1) * 8);
+  for (int64_t i = 0; i < nx; i++) {
+    if (t == ZS_F64)
+      ((double *)bx)[i] = hx[i];
+    else
+      ((float *)bx)[i] = (float)hx[i];
+  }
+  int ok = zs_context_create(&ctx) == ZS_OK;
+  zsi_backend_cpu_set_threads(threads);
+  ok = ok && zs_operator_create(&op, ctx, E, "cpu", NULL) == ZS_OK &&
+       zs_vector_create(&x, ctx, "cpu", t, nx) == ZS_OK &&
+       zs_vector_create(&y, ctx, "cpu", t, ny) == ZS_OK && zs_vector_upload(x, bx) == ZS_OK &&
+       zs_spmv(op, which, 1.0, x, 0.0, y) == ZS_OK && zs_vector_download(y, by) == ZS_OK;
+  if (!ok) fprintf(stderr, "cpu product: %s\n", zs_last_error());
+  for (int64_t i = 0; ok && i < ny; i++)
+    out[i] = t == ZS_F64 ? ((double *)by)[i] : ((float *)by)[i];
+  zs_vector_destroy(&x), zs_vector_destroy(&y), zs_operator_destroy(&op), zs_context_destroy(&ctx);
+  zsi_backend_cpu_set_threads(0);
+  free(bx), free(by);
+  return ok;
+}
+
+static void thread_cases(void) {
+  /* 20000 x 128, 20000 nonzeros: ~8 per 32 x 32 block (beta 32 in both types), 156 per column. */
+  static const struct { int64_t rows, cols, nnz; } shapes[] = {{20000, 128, 20000}, {600, 600, 0}};
+  for (size_t m = 0; m < 2; m++)
+    for (int k = 0; k < 2; k++) {
+      const zs_type t = k ? ZS_F64 : ZS_F32;
+      zs_matrix *A = NULL;
+      if (shapes[m].nnz)
+        A = random_matrix(t, shapes[m].rows, shapes[m].cols, shapes[m].nnz, 31);
+      else
+        CHECK_STATUS(zs_matrix_generate(&A, "banded:rows=600,width=16,per_row=12", t, 0), ZS_OK);
+      if (!A) continue;
+      const int64_t rows = zs_matrix_rows(A), cols = zs_matrix_cols(A);
+      const int64_t *rp;
+      const int32_t *ci;
+      const void *va;
+      zs_matrix_csr(A, &rp, &ci, &va);
+      double *hx = malloc((size_t)(rows > cols ? rows : cols) * 8);
+      double *ref = malloc((size_t)(rows > cols ? rows : cols) * 8);
+      double *y1 = malloc((size_t)(rows > cols ? rows : cols) * 8);
+      double *yt = malloc((size_t)(rows > cols ? rows : cols) * 8);
+      uint64_t seed = 77;
+      for (int64_t i = 0; i < (rows > cols ? rows : cols); i++)
+        hx[i] = (double)rng(&seed) / 140737488355328.0 - 0.5; /* 47 random bits: sums round */
+      for (int f = 0; f < 2; f++) {
+        zs_encoded *E = NULL;
+        CHECK_STATUS(zs_encode(&E, A, f ? ZS_FORMAT_GCSB : ZS_FORMAT_CSB, NULL), ZS_OK);
+        for (int w = 0; E && w < 2; w++) {
+          const zs_op which = w ? ZS_OP_T : ZS_OP_N;
+          const int64_t ny = w ? cols : rows;
+          for (int64_t i = 0; i < ny; i++) ref[i] = 0;
+          for (int64_t r = 0; r < rows; r++)
+            for (int64_t p = rp[r]; p < rp[r + 1]; p++) {
+              const double a = t == ZS_F64 ? ((const double *)va)[p] : ((const float *)va)[p];
+              if (w)
+                ref[ci[p]] += a * (t == ZS_F64 ? hx[r] : (double)(float)hx[r]);
+              else
+                ref[r] += a * (t == ZS_F64 ? hx[ci[p]] : (double)(float)hx[ci[p]]);
+            }
+          CHECK(cpu_product(E, 1, which, hx, y1));
+          const double eps = t == ZS_F64 ? 1e-12 : 1e-3;
+          for (int64_t i = 0; i < ny; i++)
+            if (fabs(y1[i] - ref[i]) > eps * (1 + fabs(ref[i]))) {
+              fprintf(stderr, "thread case %zu %s %s op %d: y[%" PRId64 "] %g, reference %g\n", m,
+                      f ? "gcsb" : "csb", k ? "f64" : "f32", w, i, y1[i], ref[i]);
+              CHECK(0);
+              break;
+            }
+          for (int threads = 2; threads <= 5; threads += threads == 3 ? 2 : 1) {
+            CHECK(cpu_product(E, threads, which, hx, yt));
+            if (memcmp(y1, yt, (size_t)ny * 8)) {
+              fprintf(stderr, "thread case %zu %s %s op %d: %d threads give other bits\n", m,
+                      f ? "gcsb" : "csb", k ? "f64" : "f32", w, threads);
+              CHECK(0);
+            }
+          }
+        }
+        zs_encoded_destroy(&E);
+      }
+      free(hx), free(ref), free(y1), free(yt);
+      zs_matrix_destroy(&A);
+    }
+}
+
 int main(int argc, char **argv) {
   const char *part = argc > 1 ? argv[1] : "";
   if (!strcmp(part, "layout"))
@@ -476,11 +574,14 @@ int main(int argc, char **argv) {
     corrupt_cases();
   else if (!strcmp(part, "memory"))
     memory_cases();
+  else if (!strcmp(part, "threads"))
+    thread_cases();
   else if ((!strcmp(part, "golden") || !strcmp(part, "golden-write")) && argc > 2)
     golden_cases(argv[2], !strcmp(part, "golden-write"));
   else {
     fprintf(stderr,
-            "usage: test-csb layout|generated|corrupt|memory | shared MATRICES_DIR | golden DIR |"
+            "usage: test-csb layout|generated|corrupt|memory|threads | shared MATRICES_DIR | "
+            "golden DIR |"
             " golden-write DIR\n");
     return 2;
   }
