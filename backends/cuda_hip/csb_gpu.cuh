@@ -58,8 +58,7 @@ __host__ __device__ __forceinline__ int32_t zs_csb_in_block(const zs_csb_task &t
 struct csb_gpu_op {
   zs_type type;
   int64_t rows, cols, nb, nbr, nbc, beta;
-  int64_t elements; /* real elements, padding not counted */
-  int64_t wave;     /* warps of the split warp walk the device holds at once (csb_measure_wave) */
+  int64_t wave; /* warps of the split warp walk the device holds at once (csb_measure_wave) */
   int lb;
   bool idx16, atomic_n, atomic_t;
   bool stage[2];          /* the atomic kernel stages x, [0] SpMV, [1] SpMVT (csb_choose_staging) */
@@ -606,10 +605,7 @@ int csb_splits(const csb_gpu_op *op, int64_t n_blocks_out, int forced) {
  * 448 / 500 against 421 / 415), and for any type when the warp walk would split its output
  * blocks: few output blocks leave the lanes walk as idle as the unsplit warp walk (the same
  * 5 % layer: 62 / 60 us split). */
-void csb_choose_walk(csb_gpu_op *op, const zs_csb_task *blocks, int walk_opt) {
-  int64_t elements = 0;
-  for (int64_t b = 0; b < op->nb; b++) elements += blocks[b].count;
-  op->elements = elements;
+void csb_choose_walk(csb_gpu_op *op, int64_t elements, int walk_opt) {
   const bool small_blocks = elements < 48 * op->nb;
   const bool few = csb_auto_splits(op, op->nbr) > 1 || csb_auto_splits(op, op->nbc) > 1;
   op->warp_walk = op->beta <= ZS_CSB_SHARED_BETA &&
@@ -622,13 +618,13 @@ void csb_choose_walk(csb_gpu_op *op, const zs_csb_task *blocks, int walk_opt) {
  * H100 (module A/B, bench/NOTES.md), SpMV µs with 1 / 2 / 4 teams: the 2-D stencil f64 (80 per
  * output block) 849 / 630 / 525, f32 (158) 548 / 428 / 390; the banded matrix f64 (320) 840 /
  * 797; the 27-point stencil f64 (432) 551 / 618 (two teams lose). */
-void csb_choose_teams(csb_gpu_op *op, int forced) {
+void csb_choose_teams(csb_gpu_op *op, int64_t elements, int forced) {
   const int64_t turn = (int64_t)ZS_CSB_PIECES * ZS_WARP_SIZE;
   for (int w = 0; w < 2; w++) {
     const int64_t n_blocks_out = w ? op->nbc : op->nbr;
-    const int auto_teams = op->elements < 2 * turn * n_blocks_out   ? 4
-                           : op->elements < 3 * turn * n_blocks_out ? 2
-                                                                    : 1;
+    const int auto_teams = elements < 2 * turn * n_blocks_out   ? 4
+                           : elements < 3 * turn * n_blocks_out ? 2
+                                                                : 1;
     const bool can = op->warp_walk && op->splits[w] == 1;
     op->teams[w] = !can ? 1 : forced ? forced : auto_teams;
   }
@@ -805,7 +801,9 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
     s = op->idx16 ? csb_measure_wave<double, uint16_t>(op) : csb_measure_wave<double, uint32_t>(op);
   else if (s == ZS_OK)
     s = op->idx16 ? csb_measure_wave<float, uint16_t>(op) : csb_measure_wave<float, uint32_t>(op);
-  if (s == ZS_OK) csb_choose_walk(op, host, walk_opt);
+  int64_t elements = 0; /* real elements, padding not counted */
+  for (int64_t b = 0; s == ZS_OK && b < nb; b++) elements += host[b].count;
+  if (s == ZS_OK) csb_choose_walk(op, elements, walk_opt);
   if (s == ZS_OK) s = upload_array(&op->n_ptr, ptr, (uint64_t)op->nbr + 1, "CSB row order");
   if (s == ZS_OK) s = csb_upload_tasks(op, sorted, false);
   if (s == ZS_OK && !csb_sort_tasks(sorted, nb, op->nbc, false, ptr, by_col))
@@ -814,7 +812,7 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   if (s == ZS_OK) s = csb_upload_tasks(op, by_col, true);
   if (s == ZS_OK) csb_choose_staging(op, host, stage_opt);
   if (s == ZS_OK) s = csb_choose_splits(op, split_opt);
-  if (s == ZS_OK) csb_choose_teams(op, team_opt);
+  if (s == ZS_OK) csb_choose_teams(op, elements, team_opt);
   free(host), free(sorted), free(ptr), free(by_col);
   if (s == ZS_OK) {
     if (op->type == ZS_F64)
