@@ -300,6 +300,11 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
   static_assert(!(SPLIT && TEAMS > 1), "a split output block has the whole warp");
   constexpr int L = ZS_WARP_SIZE / TEAMS; /* lanes per output block */
   constexpr int PIECES = TEAMS > 1 ? ZS_CSB_TEAM_PIECES : ZS_CSB_PIECES;
+  /* Slots of the values and indices: 32-bit for teams (csb_choose_teams: fewer than 2^31
+   * elements), one shuffle per block skew and fewer registers (H100, random values: the 2-D
+   * stencil's SpMVT 532 -> 517 us in f64, 396 -> 344 in f32); 64-bit for one team, where the
+   * 32-bit ones cost the 27-point stencil's SpMVT 5-11 % in f64 and 2 % in f32 (bench/NOTES.md). */
+  using slot_t = typename std::conditional<(TEAMS > 1), int32_t, int64_t>::type;
   extern __shared__ unsigned char zs_csb_smem[];
   T *acc = (T *)zs_csb_smem + threadIdx.x;
   const int lane = threadIdx.x % ZS_WARP_SIZE, bsz = 1 << lb;
@@ -343,8 +348,11 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
     const int total = zs_shfl(end, tb + L - 1);
     int longest = total;
     for (int d = L; d < ZS_WARP_SIZE; d *= 2) longest = max(longest, zs_shfl_xor(longest, d));
-    /* first - start: slot of element e of the run is e + skew of its block */
-    const int64_t skew = t.first - (end - t.count);
+    /* first - start: slot of element e of the run is e + skew of its block. In SpMV an output
+     * block's blocks lie end to end in row order (csb_row_runs), so every block has the skew of
+     * the team's first: one shuffle per turn instead of two per piece. */
+    const slot_t skew = (slot_t)(t.first - (end - t.count));
+    const slot_t run_skew = TRANS ? 0 : zs_shfl(skew, tb);
     const int32_t seg = zs_csb_in_block(t, TRANS);
     for (int e0 = 0; e0 < longest; e0 += PIECES * L) {
       uint32_t i[PIECES];
@@ -355,7 +363,7 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
       for (int u = 0; u < PIECES; u++) {
         const int e = e0 + u * L + tl;
         const int owner = zs_csb_run_owner<L>(end, t.count, e0 + u * L);
-        const int64_t slot = e + zs_shfl(skew, owner);
+        const slot_t slot = e + (TRANS ? zs_shfl(skew, owner) : run_skew);
         sg[u] = zs_shfl(seg, owner);
         live[u] = e < total;
         i[u] = live[u] ? (uint32_t)idx[slot] : 0u;
@@ -625,7 +633,8 @@ void csb_choose_teams(csb_gpu_op *op, int64_t elements, int forced) {
     const int auto_teams = elements < 2 * turn * n_blocks_out   ? 4
                            : elements < 3 * turn * n_blocks_out ? 2
                                                                 : 1;
-    const bool can = op->warp_walk && op->splits[w] == 1;
+    const bool can =
+        op->warp_walk && op->splits[w] == 1 && elements <= INT32_MAX; /* 32-bit slots */
     op->teams[w] = !can ? 1 : forced ? forced : auto_teams;
   }
 }
@@ -693,6 +702,18 @@ zs_status csb_upload_tasks(csb_gpu_op *op, const zs_csb_task *tasks, bool trans)
   const zs_status s = upload_array(trans ? &op->t_wtask : &op->n_wtask, w, op->nb, what);
   free(w);
   return s;
+}
+
+/* Whether each block row's blocks (row order: ptr, tasks) lie end to end, as SpMV's warp walk
+ * reads them (one skew per turn: H100, random values, SpMV 2-D stencil f64 523 -> 477 us, f32
+ * 388 -> 336, 27-point stencil f64 552 -> 531, f32 398 -> 340, from the registers freed):
+ * the format's row-major blocks for CSB, the contiguous copy for GCSB. */
+bool csb_row_runs(const zs_csb_task *tasks, const int64_t *ptr, int64_t nbr) {
+  for (int64_t r = 0; r < nbr; r++)
+    for (int64_t b = ptr[r] + 1; b < ptr[r + 1]; b++)
+      if (tasks[b].stride != 1 || tasks[b].first != tasks[b - 1].first + tasks[b - 1].count)
+        return false;
+  return true;
 }
 
 zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
@@ -804,6 +825,8 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   int64_t elements = 0; /* real elements, padding not counted */
   for (int64_t b = 0; s == ZS_OK && b < nb; b++) elements += host[b].count;
   if (s == ZS_OK) csb_choose_walk(op, elements, walk_opt);
+  if (s == ZS_OK && op->warp_walk && !op->atomic_n && !csb_row_runs(sorted, ptr, op->nbr))
+    s = fail(ZS_ERR_INTERNAL, "CSB warp walk: a block row's blocks are not end to end");
   if (s == ZS_OK) s = upload_array(&op->n_ptr, ptr, (uint64_t)op->nbr + 1, "CSB row order");
   if (s == ZS_OK) s = csb_upload_tasks(op, sorted, false);
   if (s == ZS_OK && !csb_sort_tasks(sorted, nb, op->nbc, false, ptr, by_col))
