@@ -300,7 +300,7 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
   static_assert(!(SPLIT && TEAMS > 1), "a split output block has the whole warp");
   constexpr int L = ZS_WARP_SIZE / TEAMS; /* lanes per output block */
   constexpr int PIECES = TEAMS > 1 ? ZS_CSB_TEAM_PIECES : ZS_CSB_PIECES;
-  /* Slots of the values and indices: 32-bit for teams (csb_choose_teams: fewer than 2^31
+  /* Slots of the values and indices: 32-bit for teams (csb_choose_teams: fewer than 2^30
    * elements), one shuffle per block skew and fewer registers (H100, random values: the 2-D
    * stencil's SpMVT 532 -> 517 us in f64, 396 -> 344 in f32); 64-bit for one team, where the
    * 32-bit ones cost the 27-point stencil's SpMVT 5-11 % in f64 and 2 % in f32 (bench/NOTES.md). */
@@ -633,8 +633,9 @@ void csb_choose_teams(csb_gpu_op *op, int64_t elements, int forced) {
     const int auto_teams = elements < 2 * turn * n_blocks_out   ? 4
                            : elements < 3 * turn * n_blocks_out ? 2
                                                                 : 1;
-    const bool can =
-        op->warp_walk && op->splits[w] == 1 && elements <= INT32_MAX; /* 32-bit slots */
+    /* 32-bit slots (slot_t), with room for the slots that lanes past a block's last element
+     * compute and never read */
+    const bool can = op->warp_walk && op->splits[w] == 1 && elements < (INT64_C(1) << 30);
     op->teams[w] = !can ? 1 : forced ? forced : auto_teams;
   }
 }
