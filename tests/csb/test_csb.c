@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/zs_internal.h"
+#include "tests/common/backend_test.h"
 #include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
 #include "tests/unit/check.h"
@@ -490,8 +491,7 @@ static int cpu_product(const zs_encoded *E, int threads, zs_op which, const doub
        zs_vector_create(&y, ctx, "cpu", t, ny) == ZS_OK && zs_vector_upload(x, bx) == ZS_OK &&
        zs_spmv(op, which, 1.0, x, 0.0, y) == ZS_OK && zs_vector_download(y, by) == ZS_OK;
   if (!ok) fprintf(stderr, "cpu product: %s\n", zs_last_error());
-  for (int64_t i = 0; ok && i < ny; i++)
-    out[i] = t == ZS_F64 ? ((double *)by)[i] : ((float *)by)[i];
+  for (int64_t i = 0; ok && i < ny; i++) out[i] = zs_test_element(by, t, i);
   zs_vector_destroy(&x), zs_vector_destroy(&y), zs_operator_destroy(&op), zs_context_destroy(&ctx);
   zsi_backend_cpu_set_threads(0);
   free(bx), free(by);
@@ -531,7 +531,7 @@ static void thread_cases(void) {
           for (int64_t i = 0; i < ny; i++) ref[i] = 0;
           for (int64_t r = 0; r < rows; r++)
             for (int64_t p = rp[r]; p < rp[r + 1]; p++) {
-              const double a = t == ZS_F64 ? ((const double *)va)[p] : ((const float *)va)[p];
+              const double a = zs_test_element(va, t, p);
               if (w)
                 ref[ci[p]] += a * (t == ZS_F64 ? hx[r] : (double)(float)hx[r]);
               else
