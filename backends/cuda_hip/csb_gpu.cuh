@@ -245,8 +245,10 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
 
 /* Deterministic, the whole warp on the elements of its output block (beta <= ZS_CSB_SHARED_BETA):
  * a warp per output block o, as above, but the elements of up to 32 of o's blocks are laid end to
- * end and read in pieces of 32, lane l taking element l of a piece and finding its block with
- * zs_csb_run_owner. Every load of values and indices is then one or a few
+ * end and read in pieces of 32, lane l taking element l of a piece. SpMVT finds the element's
+ * block with zs_csb_run_owner before loading it; SpMV reads an output block's blocks as one run
+ * and learns the block from the element's index, whose tag (csb_tag_blocks) names the lane that
+ * holds it. Every load of values and indices is then one or a few
  * contiguous runs instead of 32 lanes each walking a chunk of their own (a sector per lane and
  * load), and small blocks share a piece (the 27-point stencil's block rows hold 9 blocks of 46
  * elements and 18 of one). ZS_CSB_PIECES pieces are loaded before any is used. Each lane adds
@@ -266,6 +268,15 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
  * 657 µs, 5 614, 8 748; more registers cost more warps per SM than the loads gained). */
 #ifndef ZS_CSB_TEAM_PIECES
 #define ZS_CSB_TEAM_PIECES 5
+#endif
+/* SpMV's pieces: without the block search (csb_tag_blocks) one team loads one more (H100, the
+ * 27-point stencil f64: 4 pieces 474 µs, 5 465), teams as many as SpMVT (6: the 2-D stencil f64
+ * 440 -> 459 µs). */
+#ifndef ZS_CSB_PIECES_N
+#define ZS_CSB_PIECES_N 5
+#endif
+#ifndef ZS_CSB_TEAM_PIECES_N
+#define ZS_CSB_TEAM_PIECES_N ZS_CSB_TEAM_PIECES
 #endif
 /* Called by every lane of a split warp walk's warp once its parts are written: the output
  * block's last warp to finish (counted in done[o], which it sets back to 0 for the next product)
@@ -299,7 +310,8 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
                        T *y, T alpha, T beta, T *partial, unsigned *done) {
   static_assert(!(SPLIT && TEAMS > 1), "a split output block has the whole warp");
   constexpr int L = ZS_WARP_SIZE / TEAMS; /* lanes per output block */
-  constexpr int PIECES = TEAMS > 1 ? ZS_CSB_TEAM_PIECES : ZS_CSB_PIECES;
+  constexpr int PIECES = TEAMS > 1 ? (TRANS ? ZS_CSB_TEAM_PIECES : ZS_CSB_TEAM_PIECES_N)
+                                   : (TRANS ? ZS_CSB_PIECES : ZS_CSB_PIECES_N);
   /* Slots of the values and indices: 32-bit for teams (csb_choose_teams: fewer than 2^30
    * elements), one shuffle per block skew and fewer registers (H100, random values: the 2-D
    * stencil's SpMVT 532 -> 517 us in f64, 396 -> 344 in f32); 64-bit for one team, where the
@@ -321,6 +333,9 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
   const int64_t n_tasks = mine ? ptr[o + 1] - ptr[o] : 0;
   const int64_t p_begin = mine ? (SPLIT ? ptr[o] + n_tasks * k / splits : ptr[o]) : 0;
   const int64_t p_end = SPLIT ? ptr[o] + n_tasks * (k + 1) / splits : p_begin + n_tasks;
+  /* SpMV: tags count an output block's blocks from its first, turns a split part's from p_begin */
+  const int tag_shift = 2 * lb;
+  const uint32_t tag_first = SPLIT && !TRANS ? (uint32_t)(p_begin - ptr[o]) : 0u;
   int64_t p_stop = p_end; /* teams: as many turns of L blocks as the warp's longest team takes */
   if (TEAMS > 1) {
     int turns = (int)((p_end - p_begin + L - 1) / L);
@@ -362,19 +377,29 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
 #pragma unroll
       for (int u = 0; u < PIECES; u++) {
         const int e = e0 + u * L + tl;
-        const int owner = zs_csb_run_owner<L>(end, t.count, e0 + u * L);
-        const slot_t slot = e + (TRANS ? zs_shfl(skew, owner) : run_skew);
-        sg[u] = zs_shfl(seg, owner);
+        slot_t slot = e + run_skew;
+        if (TRANS) {
+          const int owner = zs_csb_run_owner<L>(end, t.count, e0 + u * L);
+          slot = e + zs_shfl(skew, owner);
+          sg[u] = zs_shfl(seg, owner);
+        }
         live[u] = e < total;
         i[u] = live[u] ? (uint32_t)idx[slot] : 0u;
         v[u] = live[u] ? val[slot] : T(0);
       }
+      /* SpMV: the element's tag names its block's lane (csb_tag_blocks), no search */
 #pragma unroll
       for (int u = 0; u < PIECES; u++)
-        xv[u] = live[u] ? x[((int64_t)sg[u] << lb) + (TRANS ? i[u] >> lb : i[u] & mask)] : T(0);
+        if (!TRANS) sg[u] = zs_shfl(seg, tb + (int)(((i[u] >> tag_shift) - tag_first) & (L - 1)));
 #pragma unroll
       for (int u = 0; u < PIECES; u++)
-        if (live[u]) acc[(TRANS ? i[u] & mask : i[u] >> lb) * ZS_CSB_ROW] += v[u] * xv[u];
+        xv[u] =
+            live[u]
+                ? x[(int64_t)((uint64_t)(int64_t)sg[u] << lb) + (TRANS ? i[u] >> lb : i[u] & mask)]
+                : T(0); /* unsigned: SpMVT's block rows may be below 0 (csb_untag_rows) */
+#pragma unroll
+      for (int u = 0; u < PIECES; u++)
+        if (live[u]) acc[(TRANS ? i[u] & mask : (i[u] >> lb) & mask) * ZS_CSB_ROW] += v[u] * xv[u];
     }
   }
   zs_syncwarp();
@@ -541,11 +566,11 @@ zs_status csb_set_carveouts(const csb_gpu_op *op) {
  * lanes take blocks in format order: on the 27-point stencil 32 neighbouring blocks of a group
  * come from ~4 block rows, so the SpMVT's lanes share 4 segments of x, which L1 serves well
  * (staging them cost 16 %), while the SpMV's lanes all read different ones. */
-void csb_choose_staging(csb_gpu_op *op, const zs_csb_task *blocks, int stage_opt) {
-  int64_t total = 0, own[2] = {0, 0};
+void csb_choose_staging(csb_gpu_op *op, const zs_csb_task *blocks, int64_t elements,
+                        int stage_opt) {
+  int64_t own[2] = {0, 0};
   for (int64_t b = 0; b < op->nb; b++) {
     const zs_csb_task &t = blocks[b];
-    total += t.count;
     if (!ZS_CSB_STAGE_WORTH(t.count, op->beta)) continue;
     const bool first = b % ZS_WARP_SIZE == 0;
     if (first || blocks[b - 1].bcol != t.bcol) own[0] += t.count; /* SpMV reads x by column */
@@ -553,7 +578,7 @@ void csb_choose_staging(csb_gpu_op *op, const zs_csb_task *blocks, int stage_opt
   }
   for (int w = 0; w < 2; w++)
     op->stage[w] = op->beta <= ZS_CSB_SHARED_BETA &&
-                   (stage_opt < 0 ? total > 0 && 2 * own[w] >= total : stage_opt == 1);
+                   (stage_opt < 0 ? elements > 0 && 2 * own[w] >= elements : stage_opt == 1);
 }
 
 /* Warps per output block of the warp walk, when it runs and nothing is forced. A warp per output
@@ -577,13 +602,20 @@ int csb_auto_splits(const csb_gpu_op *op, int64_t n_blocks_out) {
   return p;
 }
 
+/* Shared memory of the deterministic kernels: a warp's sums of min(beta, ZS_CSB_SHARED_BETA)
+ * outputs per lane. */
+template <typename T>
+size_t csb_sums_bytes(const csb_gpu_op *op) {
+  const int64_t rows = op->beta < ZS_CSB_SHARED_BETA ? op->beta : ZS_CSB_SHARED_BETA;
+  return (size_t)rows * ZS_CSB_ROW * sizeof(T);
+}
+
 /* op->wave: the warps the split kernels hold at once over the device, from the thread blocks per
  * SM the runtime reports for their registers and the beta sums in shared memory (the lesser of
  * SpMV's and SpMVT's). */
 template <typename T, typename I>
 zs_status csb_measure_wave(csb_gpu_op *op) {
-  const int rows = (int)(op->beta < ZS_CSB_SHARED_BETA ? op->beta : ZS_CSB_SHARED_BETA);
-  const size_t smem = (size_t)rows * ZS_CSB_ROW * sizeof(T);
+  const size_t smem = csb_sums_bytes<T>(op);
   int n = 0, t = 0;
   zs_status s = check(gpuOccupancyMaxActiveBlocksPerMultiprocessor(
                           &n, zs_csb_warp_kernel<T, I, false, true, 1>, ZS_CSB_THREADS, smem),
@@ -661,32 +693,56 @@ zs_status csb_choose_splits(csb_gpu_op *op, int forced) {
  * order without padding, as the cpu backend does, and points the row- and column-order tasks at
  * the copy: both formats then run these kernels at the same speed (bench/NOTES.md). */
 zs_status csb_contiguous_copy(const zsb_array *va, const zsb_array *ia, zs_csb_task *tasks,
-                              int64_t nb, void **dval, void **didx) {
-  int64_t n = 0;
-  for (int64_t b = 0; b < nb; b++) n += tasks[b].count;
-  const size_t vs = va->elem_size, is = ia->elem_size;
-  unsigned char *hv = (unsigned char *)malloc((size_t)(n ? n : 1) * vs);
-  unsigned char *hi = (unsigned char *)malloc((size_t)(n ? n : 1) * is);
-  zs_status s = hv && hi ? ZS_OK : fail(ZS_ERR_OUT_OF_MEMORY, "GCSB contiguous copy");
+                              int64_t nb, int64_t elements, unsigned char **hv,
+                              unsigned char **hi) {
+  const size_t vs = va->elem_size, is = ia->elem_size, n = (size_t)(elements ? elements : 1);
+  *hv = (unsigned char *)malloc(n * vs), *hi = (unsigned char *)malloc(n * is);
+  if (!*hv || !*hi) return fail(ZS_ERR_OUT_OF_MEMORY, "GCSB contiguous copy");
   int64_t off = 0;
-  for (int64_t b = 0; s == ZS_OK && b < nb; b++) {
+  for (int64_t b = 0; b < nb; b++) {
     zs_csb_task &t = tasks[b];
     for (int32_t j = 0; j < t.count; j++) {
       const int64_t k = t.first + (int64_t)j * t.stride;
-      memcpy(hv + (size_t)(off + j) * vs, (const unsigned char *)va->data + (size_t)k * vs, vs);
-      memcpy(hi + (size_t)(off + j) * is, (const unsigned char *)ia->data + (size_t)k * is, is);
+      memcpy(*hv + (size_t)(off + j) * vs, (const unsigned char *)va->data + (size_t)k * vs, vs);
+      memcpy(*hi + (size_t)(off + j) * is, (const unsigned char *)ia->data + (size_t)k * is, is);
     }
     t.first = off, t.stride = 1, off += t.count;
   }
-  if (s == ZS_OK && n) s = check(gpuMalloc(dval, (size_t)n * vs), "GCSB contiguous values");
-  if (s == ZS_OK && n) s = check(gpuMalloc(didx, (size_t)n * is), "GCSB contiguous indices");
-  if (s == ZS_OK && n)
-    s = check(gpuMemcpy(*dval, hv, (size_t)n * vs, gpuMemcpyHostToDevice),
-              "GCSB contiguous values");
-  if (s == ZS_OK && n)
-    s = check(gpuMemcpy(*didx, hi, (size_t)n * is, gpuMemcpyHostToDevice),
-              "GCSB contiguous indices");
-  free(hv), free(hi);
+  return ZS_OK;
+}
+
+/* SpMV's warp walk reads a block row's blocks as one run (csb_row_runs) and must know each
+ * element's block: the position of the element's block among its block row's blocks, modulo
+ * ZS_WARP_SIZE, is stored in bits 2 lb .. 2 lb + 4 of its 16-bit index (free while beta <= 32),
+ * and names the lane holding the block in the walk's turn. This saved the search of
+ * zs_csb_run_owner per piece (bench/NOTES.md). Only the deterministic kernels' indices are
+ * tagged, in the operator's device copy; the format is not changed. */
+void csb_tag_blocks(uint16_t *idx, const zs_csb_task *sorted, const int64_t *ptr, int64_t nbr,
+                    int lb) {
+  for (int64_t r = 0; r < nbr; r++)
+    for (int64_t b = ptr[r]; b < ptr[r + 1]; b++) {
+      const uint16_t tag = (uint16_t)(((b - ptr[r]) & (ZS_WARP_SIZE - 1)) << (2 * lb));
+      for (int32_t j = 0; j < sorted[b].count; j++) idx[sorted[b].first + j] |= tag;
+    }
+}
+
+/* SpMVT reads tagged indices too, and a local row then comes with its block's tag above it:
+ * i >> lb is tag * beta + row. Lowering the block row of the column-order tasks by the tag
+ * makes (brow - tag) * beta + (i >> lb) the row of x, with no mask (one more instruction that
+ * cost SpMVT's f32 kernels 8 registers). Called on the row-order tasks once SpMV's are uploaded. */
+void csb_untag_rows(zs_csb_task *sorted, const int64_t *ptr, int64_t nbr) {
+  for (int64_t r = 0; r < nbr; r++)
+    for (int64_t b = ptr[r]; b < ptr[r + 1]; b++)
+      sorted[b].brow -= (int32_t)((b - ptr[r]) & (ZS_WARP_SIZE - 1));
+}
+
+/* Uploads n elements of host (elem_size each) to *dst. */
+zs_status csb_upload_bytes(void **dst, const void *host, int64_t n, size_t elem_size,
+                           const char *what) {
+  if (n == 0) return ZS_OK;
+  zs_status s = check(gpuMalloc(dst, (size_t)n * elem_size), what);
+  if (s == ZS_OK)
+    s = check(gpuMemcpy(*dst, host, (size_t)n * elem_size, gpuMemcpyHostToDevice), what);
   return s;
 }
 
@@ -799,18 +855,22 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
     }
   }
   const size_t vs = v->type == ZS_F64 ? 8 : 4;
-  /* GCSB's own layout serves only the atomic kernels; the deterministic ones get the copy. */
-  const bool format_layout = !gcsb || op->atomic_n || op->atomic_t;
+  int64_t elements = 0; /* real elements, padding not counted */
+  for (int64_t b = 0; s == ZS_OK && b < nb; b++) elements += host[b].count;
+  if (s == ZS_OK && op->type == ZS_F64)
+    s = op->idx16 ? csb_measure_wave<double, uint16_t>(op) : csb_measure_wave<double, uint32_t>(op);
+  else if (s == ZS_OK)
+    s = op->idx16 ? csb_measure_wave<float, uint16_t>(op) : csb_measure_wave<float, uint32_t>(op);
+  if (s == ZS_OK) csb_choose_walk(op, elements, walk_opt);
+  /* The format's layout serves the atomic kernels, and CSB's values every kernel; the
+   * deterministic ones read GCSB's contiguous copy, and tagged indices where SpMV walks warps. */
+  const bool atomic = op->atomic_n || op->atomic_t;
   const bool contiguous = gcsb && !(op->atomic_n && op->atomic_t);
-  if (s == ZS_OK && format_layout && va->count) {
-    s = check(gpuMalloc(&op->val, va->count * vs), "CSB values");
-    if (s == ZS_OK)
-      s = check(gpuMemcpy(op->val, va->data, va->count * vs, gpuMemcpyHostToDevice), "CSB values");
-  }
-  if (s == ZS_OK && format_layout && op->idx16)
-    s = upload_array((uint16_t **)&op->idx, ia->data, ia->count, "CSB local_idx");
-  else if (s == ZS_OK && format_layout)
-    s = upload_array((uint32_t **)&op->idx, ia->data, ia->count, "CSB local_idx");
+  const bool tagged = op->warp_walk && !op->atomic_n; /* the walk implies beta <= 32: idx16 */
+  if (s == ZS_OK && (!gcsb || atomic))
+    s = csb_upload_bytes(&op->val, va->data, (int64_t)va->count, vs, "CSB values");
+  if (s == ZS_OK && (atomic || (!gcsb && !tagged)))
+    s = csb_upload_bytes(&op->idx, ia->data, (int64_t)ia->count, ia->elem_size, "CSB local_idx");
   if (s == ZS_OK) s = upload_array(&op->blocks, host, (uint64_t)nb, "CSB blocks");
   /* Blocks by row: a stable sort by column first makes the row order ascend in column. */
   zs_csb_task *by_col = (zs_csb_task *)malloc((size_t)(nb ? nb : 1) * sizeof(zs_csb_task));
@@ -818,23 +878,27 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
     s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB block order");
   if (s == ZS_OK && !csb_sort_tasks(by_col, nb, op->nbr, true, ptr, sorted))
     s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB block order");
-  if (s == ZS_OK && contiguous) s = csb_contiguous_copy(va, ia, sorted, nb, &op->cval, &op->cidx);
-  if (s == ZS_OK && op->type == ZS_F64)
-    s = op->idx16 ? csb_measure_wave<double, uint16_t>(op) : csb_measure_wave<double, uint32_t>(op);
-  else if (s == ZS_OK)
-    s = op->idx16 ? csb_measure_wave<float, uint16_t>(op) : csb_measure_wave<float, uint32_t>(op);
-  int64_t elements = 0; /* real elements, padding not counted */
-  for (int64_t b = 0; s == ZS_OK && b < nb; b++) elements += host[b].count;
-  if (s == ZS_OK) csb_choose_walk(op, elements, walk_opt);
-  if (s == ZS_OK && op->warp_walk && !op->atomic_n && !csb_row_runs(sorted, ptr, op->nbr))
+  unsigned char *hv = NULL, *hi = NULL; /* the deterministic kernels' host copies */
+  if (s == ZS_OK && contiguous) s = csb_contiguous_copy(va, ia, sorted, nb, elements, &hv, &hi);
+  if (s == ZS_OK && tagged && !csb_row_runs(sorted, ptr, op->nbr))
     s = fail(ZS_ERR_INTERNAL, "CSB warp walk: a block row's blocks are not end to end");
+  if (s == ZS_OK && tagged && !hi && !(hi = (unsigned char *)malloc((size_t)ia->count * 2 + 2)))
+    s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB tagged indices");
+  if (s == ZS_OK && tagged && !contiguous) memcpy(hi, ia->data, (size_t)ia->count * 2);
+  if (s == ZS_OK && tagged) csb_tag_blocks((uint16_t *)hi, sorted, ptr, op->nbr, op->lb);
+  if (s == ZS_OK && hv) s = csb_upload_bytes(&op->cval, hv, elements, vs, "GCSB contiguous values");
+  if (s == ZS_OK && hi)
+    s = csb_upload_bytes(&op->cidx, hi, contiguous ? elements : (int64_t)ia->count, ia->elem_size,
+                         "CSB deterministic indices");
+  free(hv), free(hi);
   if (s == ZS_OK) s = upload_array(&op->n_ptr, ptr, (uint64_t)op->nbr + 1, "CSB row order");
   if (s == ZS_OK) s = csb_upload_tasks(op, sorted, false);
+  if (s == ZS_OK && tagged) csb_untag_rows(sorted, ptr, op->nbr);
   if (s == ZS_OK && !csb_sort_tasks(sorted, nb, op->nbc, false, ptr, by_col))
     s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB block order");
   if (s == ZS_OK) s = upload_array(&op->t_ptr, ptr, (uint64_t)op->nbc + 1, "CSB column order");
   if (s == ZS_OK) s = csb_upload_tasks(op, by_col, true);
-  if (s == ZS_OK) csb_choose_staging(op, host, stage_opt);
+  if (s == ZS_OK) csb_choose_staging(op, host, elements, stage_opt);
   if (s == ZS_OK) s = csb_choose_splits(op, split_opt);
   if (s == ZS_OK) csb_choose_teams(op, elements, team_opt);
   free(host), free(sorted), free(ptr), free(by_col);
@@ -860,7 +924,7 @@ zs_status csb_apply_typed(csb_gpu_op *op, zs_op which, T alpha, const T *x, T be
   const int64_t n_out = t ? op->cols : op->rows, n_blocks_out = t ? op->nbc : op->nbr;
   if (n_out == 0) return ZS_OK;
   const bool part = op->beta > ZS_CSB_SHARED_BETA;
-  const size_t smem = (size_t)(part ? ZS_CSB_SHARED_BETA : op->beta) * ZS_CSB_ROW * sizeof(T);
+  const size_t smem = csb_sums_bytes<T>(op);
   if (t ? op->atomic_t : op->atomic_n) {
     zs_scale_kernel<T><<<grid_for(n_out, 256), 256>>>(n_out, beta, y);
     if (op->nb > 0) {
