@@ -5,36 +5,21 @@
 # whole suite against .ab/BS16 (both searches run there), the pruned layers' bench with .ab/c1
 # (split walks, one team: no change), and the 2-D stencil's bench with the faster module on it.
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r3 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
-(meson setup build-gpu -Dcuda=enabled -Dhip=disabled -Dbuildtype=release > $OUT/gpu-build.log 2>&1
- targets=$(ninja -C build-gpu -t targets all | grep -E ': (c_LINKER|cpp_LINKER|CUSTOM_COMMAND)$' | cut -d: -f1 | grep -v -E '^(backends/|meson-internal)')
- ninja -C build-gpu $targets >> $OUT/gpu-build.log 2>&1; echo "build (no module) rc $?" >> $OUT/gpu-build.log) &
-bp=$!
-meson setup build-host -Dcuda=disabled -Dhip=disabled -Dbuildtype=release >/dev/null 2>&1 && ninja -C build-host tools/zsparse/zsparse >/dev/null 2>&1 || { echo host build failed; exit 1; }
-Z=build-host/tools/zsparse/zsparse
-B=/tmp/blobs; mkdir -p $B
+. bench/device-lib.sh
+dev_begin r3
+dev_build_bg
+dev_host_tool
 R=values=random,seed=42
-g=()
-for t in f64 f32; do
-  $Z gen stencil2d:n=4096,points=5,$R --type $t -f gcsb -o $B/lap2d-$t.zsm >/dev/null & g+=($!)
-done
-$Z gen banded:rows=8388608,width=128,per_row=20,$R --type f64 -f gcsb -o $B/band-f64.zsm >/dev/null & g+=($!)
-wait "${g[@]}"
+L2=stencil2d:n=4096,points=5,$R
+dev_gen gcsb lap2d-f64 f64 $L2 lap2d-f32 f32 $L2 band-f64 f64 banded:rows=8388608,width=128,per_row=20,$R
 log "blobs done"
 C=($B/lap2d-f64.zsm:T $B/lap2d-f32.zsm:T $B/band-f64.zsm:T)
 timeout 200 bash bench/ab-modules.sh -r 2 -n 20 .ab/c1 .ab/BS8 .ab/BS16 -- "${C[@]}" > $OUT/ab.txt 2>&1
 echo "ab rc $?"; grep -v "^ok" $OUT/ab.txt | tail -6
 PICK=$(grep lap2d $OUT/ab.txt | awk '{for (i = 2; i < NF; i += 2) s[$i] += $(i + 1)} END {for (m in s) print s[m], m}' | sort -n | head -1 | cut -d' ' -f2)
 log "A/B done, faster on the 2-D stencil: ${PICK:=.ab/c1}"
-wait $bp
-tail -1 $OUT/gpu-build.log
-ZS_MODULE_DIR=$PWD/.ab/BS16 timeout 150 meson test -C build-gpu --no-rebuild --num-processes 8 > $OUT/tests.txt 2>&1
-echo "tests rc $?"
-grep -E '^(Ok|Fail|Skipped|Expected|Unexpected|Timeout)|FAIL' $OUT/tests.txt
+dev_build_wait
+dev_tests .ab/BS16 150
 log "tests done"
 ZS_MODULE_DIR=$PWD/.ab/c1 timeout 60 build-gpu/bench/gpu/zs-bench-gpu --no-cold --reps 20 --format gcsb --csv $OUT/layers.csv --md $OUT/layers.md \
   gen:erdos_renyi:rows=16384,p=0.01,$R gen:erdos_renyi:rows=16384,p=0.05,$R \

@@ -3,21 +3,13 @@
 # 206fe21's kernels) on the 2-D stencil, f64 and f32 SpMVT (four teams), random values, with
 # per-instruction SASS counters; then SpMVT with two teams forced against the default four.
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r4 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
-meson setup build-host -Dcuda=disabled -Dhip=disabled -Dbuildtype=release >/dev/null 2>&1 && ninja -C build-host tools/zsparse/zsparse >/dev/null 2>&1 || { echo host build failed; exit 1; }
-Z=build-host/tools/zsparse/zsparse
+. bench/device-lib.sh
+dev_begin r4
+dev_host_tool
 export ZS_MODULE_DIR=$PWD/.ab/c1
-B=/tmp/blobs; mkdir -p $B
 R=values=random,seed=42
-g=()
-for t in f64 f32; do
-  $Z gen stencil2d:n=4096,points=5,$R --type $t -f gcsb -o $B/lap2d-$t.zsm >/dev/null & g+=($!)
-done
-wait "${g[@]}"
+L2=stencil2d:n=4096,points=5,$R
+dev_gen gcsb lap2d-f64 f64 $L2 lap2d-f32 f32 $L2
 log "blobs done"
 for f in lap2d-f64 lap2d-f32; do
   timeout 120 ncu --kernel-name regex:zs_csb_warp_kernel --launch-skip 1 --launch-count 1 --set full \

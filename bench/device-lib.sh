@@ -1,0 +1,75 @@
+# device-lib.sh — the steps that one-off device runs (bench/results/*/rN.sh) share. Source it
+# from the repository root on the GPU machine, with OUT set, then call:
+#
+#   dev_begin NAME       log() prints "[NAME  SECONDSs] ..."; ../shared is linked when missing
+#                        (only shared/ inside the checkout travels); $OUT is made; the GPU listed
+#   dev_build_bg         configures build-gpu (cuda on, hip off, release) and builds every target
+#                        but the GPU modules, in the background ($OUT/gpu-build.log): the modules
+#                        come from folders built on the development machine (ZS_MODULE_DIR)
+#   dev_build_wait       waits for dev_build_bg and prints its last line
+#   dev_host_tool        builds the zsparse tool without GPU modules (seconds) and sets Z
+#   dev_gen FORMAT NAME TYPE SPEC [NAME TYPE SPEC ...]
+#                        writes $B/NAME.zsm (B=/tmp/blobs) for each generator SPEC in FORMAT and
+#                        TYPE, all at once
+#   dev_tests DIR [SECONDS]
+#                        the whole meson suite in build-gpu with the cuda module from DIR
+#                        (default timeout 200 s), $OUT/tests.txt, summary printed
+#
+# Module A/B runs go through bench/ab-modules.sh; whole builds, tests and benches through
+# bench/device-run.sh.
+
+dev_begin() {
+  DEV_NAME=$1
+  DEV_START=$SECONDS
+  [ -e ../shared ] || ln -s "$PWD/shared" ../shared
+  mkdir -p "$OUT"
+  nvidia-smi -L
+}
+
+log() { printf '[%s %4ds] %s\n' "$DEV_NAME" $((SECONDS - DEV_START)) "$*"; }
+
+dev_build_bg() {
+  (
+    meson setup build-gpu -Dcuda=enabled -Dhip=disabled -Dbuildtype=release >"$OUT/gpu-build.log" 2>&1
+    targets=$(ninja -C build-gpu -t targets all | grep -E ': (c_LINKER|cpp_LINKER|CUSTOM_COMMAND)$' |
+      cut -d: -f1 | grep -v -E '^(backends/|meson-internal)')
+    # shellcheck disable=SC2086 # one target per word
+    ninja -C build-gpu $targets >>"$OUT/gpu-build.log" 2>&1
+    echo "build (no module) rc $?" >>"$OUT/gpu-build.log"
+  ) &
+  DEV_BUILD=$!
+}
+
+dev_build_wait() {
+  wait "$DEV_BUILD"
+  tail -1 "$OUT/gpu-build.log"
+}
+
+dev_host_tool() {
+  { meson setup build-host -Dcuda=disabled -Dhip=disabled -Dbuildtype=release &&
+    ninja -C build-host tools/zsparse/zsparse; } >/dev/null 2>&1 || {
+    echo "host build failed"
+    exit 1
+  }
+  Z=build-host/tools/zsparse/zsparse
+}
+
+dev_gen() {
+  local format=$1 pids=()
+  shift
+  B=/tmp/blobs
+  mkdir -p "$B"
+  while [ $# -ge 3 ]; do
+    "$Z" gen "$3" --type "$2" -f "$format" -o "$B/$1.zsm" >/dev/null &
+    pids+=($!)
+    shift 3
+  done
+  wait "${pids[@]}"
+}
+
+dev_tests() {
+  ZS_MODULE_DIR=$PWD/$1 timeout "${2:-200}" meson test -C build-gpu --no-rebuild --num-processes 8 \
+    >"$OUT/tests.txt" 2>&1
+  echo "tests rc $?"
+  grep -E '^(Ok|Fail|Skipped|Expected|Unexpected|Timeout)|FAIL' "$OUT/tests.txt"
+}
