@@ -691,7 +691,8 @@ zs_status csb_choose_splits(csb_gpu_op *op, int forced) {
  * f64 deterministic SpMVT on the H100: 1.75 ms, against CSB-baseline's 0.86 on the same blocks).
  * So a GCSB operator whose deterministic kernels run copies its blocks contiguous, in block-row
  * order without padding, as the cpu backend does, and points the row- and column-order tasks at
- * the copy: both formats then run these kernels at the same speed (bench/NOTES.md). */
+ * the copy: both formats then run these kernels at the same speed (bench/NOTES.md). The copy is
+ * made on the host (*hv, *hi: `elements` entries each; the caller tags and uploads them). */
 zs_status csb_contiguous_copy(const zsb_array *va, const zsb_array *ia, zs_csb_task *tasks,
                               int64_t nb, int64_t elements, unsigned char **hv,
                               unsigned char **hi) {
