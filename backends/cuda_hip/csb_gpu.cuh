@@ -714,10 +714,10 @@ zs_status csb_contiguous_copy(const zsb_array *va, const zsb_array *ia, zs_csb_t
 
 /* SpMV's warp walk reads a block row's blocks as one run (csb_row_runs) and must know each
  * element's block: the position of the element's block among its block row's blocks, modulo
- * ZS_WARP_SIZE, is stored in bits 2 lb .. 2 lb + 4 of its 16-bit index (free while beta <= 32),
- * and names the lane holding the block in the walk's turn. This saved the search of
- * zs_csb_run_owner per piece (bench/NOTES.md). Only the deterministic kernels' indices are
- * tagged, in the operator's device copy; the format is not changed. */
+ * ZS_WARP_SIZE, is stored from bit 2 lb of its 16-bit index (5 bits, 6 on a 64-lane wavefront:
+ * free while beta <= 32), and names the lane holding the block in the walk's turn. This saved
+ * the search of zs_csb_run_owner per piece (bench/NOTES.md). Only the deterministic kernels'
+ * indices are tagged, in the operator's device copy; the format is not changed. */
 void csb_tag_blocks(uint16_t *idx, const zs_csb_task *sorted, const int64_t *ptr, int64_t nbr,
                     int lb) {
   for (int64_t r = 0; r < nbr; r++)
