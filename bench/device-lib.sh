@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # device-lib.sh — the steps that one-off device runs (bench/results/*/rN.sh) share. Source it
 # from the repository root on the GPU machine, with OUT set, then call:
 #
@@ -7,6 +8,9 @@
 #                        but the GPU modules, in the background ($OUT/gpu-build.log): the modules
 #                        come from folders built on the development machine (ZS_MODULE_DIR)
 #   dev_build_wait       waits for dev_build_bg and prints its last line
+#   dev_targets_but_modules BUILD
+#                        prints the configured BUILD's executables and custom targets, one a line,
+#                        but the GPU modules (backends/) and meson's own (also bench/device-run.sh)
 #   dev_host_tool        builds the zsparse tool without GPU modules (seconds) and sets Z
 #   dev_gen FORMAT NAME TYPE SPEC [NAME TYPE SPEC ...]
 #                        writes $B/NAME.zsm (B=/tmp/blobs) for each generator SPEC in FORMAT and
@@ -28,11 +32,15 @@ dev_begin() {
 
 log() { printf '[%s %4ds] %s\n' "$DEV_NAME" $((SECONDS - DEV_START)) "$*"; }
 
+dev_targets_but_modules() {
+  ninja -C "$1" -t targets all | grep -E ': (c_LINKER|cpp_LINKER|CUSTOM_COMMAND)$' | cut -d: -f1 |
+    grep -vE '^(backends/|meson-internal)'
+}
+
 dev_build_bg() {
   (
     meson setup build-gpu -Dcuda=enabled -Dhip=disabled -Dbuildtype=release >"$OUT/gpu-build.log" 2>&1
-    targets=$(ninja -C build-gpu -t targets all | grep -E ': (c_LINKER|cpp_LINKER|CUSTOM_COMMAND)$' |
-      cut -d: -f1 | grep -v -E '^(backends/|meson-internal)')
+    targets=$(dev_targets_but_modules build-gpu)
     # shellcheck disable=SC2086 # one target per word
     ninja -C build-gpu $targets >>"$OUT/gpu-build.log" 2>&1
     echo "build (no module) rc $?" >>"$OUT/gpu-build.log"

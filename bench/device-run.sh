@@ -18,6 +18,8 @@
 # bench load the module through ZS_MODULE_DIR).
 set -euo pipefail
 
+# shellcheck source=bench/device-lib.sh
+. "$(dirname "$0")/device-lib.sh" # dev_targets_but_modules
 OUT=${OUT:-$PWD/device-out}
 BUILD=${BUILD:-build-gpu}
 BUDGET_S=${BUDGET_S:-540}
@@ -69,10 +71,7 @@ if [ -n "${MODULE_DIR:-}" ]; then
   fi
   ZS_MODULE_DIR=$(cd "$MODULE_DIR" && pwd)
   export ZS_MODULE_DIR
-  # Every executable and custom target but the modules (backends/) and meson's own.
-  mapfile -t targets < <(ninja -C "$BUILD" -t targets all |
-    grep -E ': (c_LINKER|cpp_LINKER|CUSTOM_COMMAND)$' | cut -d: -f1 |
-    grep -vE '^(backends/|meson-internal)')
+  mapfile -t targets < <(dev_targets_but_modules "$BUILD")
   log "ninja -C $BUILD: ${#targets[@]} targets, not the GPU modules (cuda module: $ZS_MODULE_DIR)"
   ninja -C "$BUILD" "${targets[@]}" >"$OUT/build.log" 2>&1 || fail_tail "$OUT/build.log" 60
   test_args=(--no-rebuild)

@@ -3,11 +3,8 @@
 # fbedc8f, never run on a GPU before) built here with CUDA; the whole test suite; one bench run of
 # GCSB with cuSPARSE beside on the three pruned-layer matrices, f64 and f32.
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r1 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
+. bench/device-lib.sh
+dev_begin r1
 meson setup build-gpu -Dcuda=enabled -Dhip=disabled -Dbuildtype=release > $OUT/gpu-build.log 2>&1 && ninja -C build-gpu >> $OUT/gpu-build.log 2>&1; echo "gpu build rc $?"
 log "build done"
 timeout 200 meson test -C build-gpu --num-processes 8 > $OUT/tests.txt 2>&1

@@ -5,11 +5,8 @@
 # (beta 32 by default now) with the warp walk's split count forced to 2, 4, 6, 8 (auto), 12, 16,
 # and at beta 16 (auto and 4), zsparse only.
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r2 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
+. bench/device-lib.sh
+dev_begin r2
 meson setup build-gpu -Dcuda=enabled -Dhip=disabled -Dbuildtype=release > $OUT/gpu-build.log 2>&1 && ninja -C build-gpu >> $OUT/gpu-build.log 2>&1; echo "gpu build rc $?"
 log "build done"
 timeout 200 meson test -C build-gpu --num-processes 8 > $OUT/tests.txt 2>&1

@@ -6,11 +6,8 @@
 # ZS_MODULE_DIR. The whole test suite, then one bench run with cuSPARSE beside on the three
 # pruned-layer matrices, f64 and f32.
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r3 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
+. bench/device-lib.sh
+dev_begin r3
 export ZS_MODULE_DIR=$PWD/.ab/new
 meson setup build-gpu -Dcuda=enabled -Dhip=disabled -Dbuildtype=release > $OUT/gpu-build.log 2>&1
 targets=$(ninja -C build-gpu -t targets all | grep -E ': (c_LINKER|cpp_LINKER|CUSTOM_COMMAND)$' | cut -d: -f1 | grep -v -E '^(backends/|meson-internal)')

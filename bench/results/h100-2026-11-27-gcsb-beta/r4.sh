@@ -5,17 +5,10 @@
 # nvcc sm_90), on the three pruned-layer matrices, f64 and f32, N and T; every product checked
 # first. Then the whole test suite against .ab/last (everything but the module built here).
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r4 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
-(meson setup build-gpu -Dcuda=enabled -Dhip=disabled -Dbuildtype=release > $OUT/gpu-build.log 2>&1
- targets=$(ninja -C build-gpu -t targets all | grep -E ': (c_LINKER|cpp_LINKER|CUSTOM_COMMAND)$' | cut -d: -f1 | grep -v -E '^(backends/|meson-internal)')
- ninja -C build-gpu $targets >> $OUT/gpu-build.log 2>&1; echo "build (no module) rc $?" >> $OUT/gpu-build.log) &
-bp=$!
-meson setup build-host -Dcuda=disabled -Dhip=disabled -Dbuildtype=release >/dev/null 2>&1 && ninja -C build-host tools/zsparse/zsparse >/dev/null 2>&1 || { echo host build failed; exit 1; }
-Z=build-host/tools/zsparse/zsparse
+. bench/device-lib.sh
+dev_begin r4
+dev_build_bg
+dev_host_tool
 B=/tmp/blobs; mkdir -p $B
 R=values=random,seed=42
 C=()
@@ -29,9 +22,6 @@ log "blobs done"
 bash bench/ab-modules.sh -c -r 2 -n 100 .ab/d016 .ab/last -- "${C[@]}" > $OUT/ab.txt 2>&1
 echo "ab rc $?"; cat $OUT/ab.txt
 log "A/B done"
-wait $bp
-tail -1 $OUT/gpu-build.log
-ZS_MODULE_DIR=$PWD/.ab/last timeout 200 meson test -C build-gpu --no-rebuild --num-processes 8 > $OUT/tests.txt 2>&1
-echo "tests rc $?"
-grep -E '^(Ok|Fail|Skipped|Expected|Unexpected|Timeout)|FAIL' $OUT/tests.txt
+dev_build_wait
+dev_tests .ab/last
 log done

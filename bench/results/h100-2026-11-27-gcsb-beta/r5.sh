@@ -4,11 +4,8 @@
 # built here. One bench run with cuSPARSE beside on the three pruned-layer matrices, f64 and f32
 # (r4 ran the whole test suite on the same kernels).
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r5 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
+. bench/device-lib.sh
+dev_begin r5
 export ZS_MODULE_DIR=$PWD/.ab/final
 meson setup build-gpu -Dcuda=enabled -Dhip=disabled -Dbuildtype=release > $OUT/gpu-build.log 2>&1
 ninja -C build-gpu bench/gpu/zs-bench-gpu >> $OUT/gpu-build.log 2>&1; echo "build (bench only) rc $?"

@@ -5,17 +5,10 @@
 # checked first. Then one bench run with cuSPARSE beside on the layers with .ab/pf, and the whole
 # test suite against .ab/pf (everything but the module built here).
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r6 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
-(meson setup build-gpu -Dcuda=enabled -Dhip=disabled -Dbuildtype=release > $OUT/gpu-build.log 2>&1
- targets=$(ninja -C build-gpu -t targets all | grep -E ': (c_LINKER|cpp_LINKER|CUSTOM_COMMAND)$' | cut -d: -f1 | grep -v -E '^(backends/|meson-internal)')
- ninja -C build-gpu $targets >> $OUT/gpu-build.log 2>&1; echo "build (no module) rc $?" >> $OUT/gpu-build.log) &
-bp=$!
-meson setup build-host -Dcuda=disabled -Dhip=disabled -Dbuildtype=release >/dev/null 2>&1 && ninja -C build-host tools/zsparse/zsparse >/dev/null 2>&1 || { echo host build failed; exit 1; }
-Z=build-host/tools/zsparse/zsparse
+. bench/device-lib.sh
+dev_begin r6
+dev_build_bg
+dev_host_tool
 B=/tmp/blobs; mkdir -p $B
 R=values=random,seed=42
 C=()
@@ -29,8 +22,7 @@ log "blobs done"
 bash bench/ab-modules.sh -c -r 2 -n 100 .ab/final .ab/pf -- "${C[@]}" > $OUT/ab.txt 2>&1
 echo "ab rc $?"; cat $OUT/ab.txt
 log "A/B done"
-wait $bp
-tail -1 $OUT/gpu-build.log
+dev_build_wait
 export ZS_MODULE_DIR=$PWD/.ab/pf
 timeout 100 build-gpu/bench/gpu/zs-bench-gpu --no-cold --reps 20 --format gcsb --csv $OUT/bench.csv --md $OUT/bench.md \
   gen:erdos_renyi:rows=16384,p=0.01,$R gen:erdos_renyi:rows=16384,p=0.05,$R \

@@ -6,13 +6,9 @@
 # .ab/pl (persistent, registers cut for 7 blocks of 128 threads per SM: ZS_CSB_WALK_MIN_BLOCKS);
 # nvcc sm_90 on the development machine.
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r1 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
-meson setup build-host -Dcuda=disabled -Dhip=disabled -Dbuildtype=release >/dev/null 2>&1 && ninja -C build-host tools/zsparse/zsparse >/dev/null 2>&1 || { echo host build failed; exit 1; }
-Z=build-host/tools/zsparse/zsparse
+. bench/device-lib.sh
+dev_begin r1
+dev_host_tool
 B=/tmp/blobs; mkdir -p $B
 R=values=random,seed=42
 g=()

@@ -3,17 +3,10 @@
 # 2-D stencil (four teams) and the 27-point stencil (one team), f64 SpMV, random values; then
 # the whole test suite against that module (everything but the module built here).
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r2 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
-(meson setup build-gpu -Dcuda=enabled -Dhip=disabled -Dbuildtype=release > $OUT/gpu-build.log 2>&1
- targets=$(ninja -C build-gpu -t targets all | grep -E ': (c_LINKER|cpp_LINKER|CUSTOM_COMMAND)$' | cut -d: -f1 | grep -v -E '^(backends/|meson-internal)')
- ninja -C build-gpu $targets >> $OUT/gpu-build.log 2>&1; echo "build (no module) rc $?" >> $OUT/gpu-build.log) &
-bp=$!
-meson setup build-host -Dcuda=disabled -Dhip=disabled -Dbuildtype=release >/dev/null 2>&1 && ninja -C build-host tools/zsparse/zsparse >/dev/null 2>&1 || { echo host build failed; exit 1; }
-Z=build-host/tools/zsparse/zsparse
+. bench/device-lib.sh
+dev_begin r2
+dev_build_bg
+dev_host_tool
 export ZS_MODULE_DIR=$PWD/.ab/base
 B=/tmp/blobs; mkdir -p $B
 R=values=random,seed=42
@@ -33,8 +26,7 @@ for f in lap2d-f64 st27-f64; do
   log "ncu $f"
 done
 rm -f $OUT/*.ncu-rep
-wait $bp
-tail -1 $OUT/gpu-build.log
+dev_build_wait
 timeout 240 meson test -C build-gpu --no-rebuild --num-processes 8 > $OUT/tests.txt 2>&1
 echo "tests rc $?"
 grep -E '^(Ok|Fail|Skipped|Expected|Unexpected|Timeout)|FAIL' $OUT/tests.txt

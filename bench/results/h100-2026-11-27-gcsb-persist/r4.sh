@@ -4,13 +4,9 @@
 # with HEAD's tail), .ab/t2 (the run skew and the XOR tail fully unrolled for R = L and L / 2),
 # nvcc sm_90 on the development machine.
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r4 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
-meson setup build-host -Dcuda=disabled -Dhip=disabled -Dbuildtype=release >/dev/null 2>&1 && ninja -C build-host tools/zsparse/zsparse >/dev/null 2>&1 || { echo host build failed; exit 1; }
-Z=build-host/tools/zsparse/zsparse
+. bench/device-lib.sh
+dev_begin r4
+dev_host_tool
 B=/tmp/blobs; mkdir -p $B
 R=values=random,seed=42
 g=()

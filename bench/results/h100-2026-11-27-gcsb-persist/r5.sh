@@ -4,17 +4,10 @@
 # .ab/base (HEAD c1f11b9), .ab/rs (r4's run skew for SpMV), .ab/s32 (the run skew and 32-bit
 # slots), nvcc sm_90 on the development machine. Then the whole test suite against .ab/s32.
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r5 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
-(meson setup build-gpu -Dcuda=enabled -Dhip=disabled -Dbuildtype=release > $OUT/gpu-build.log 2>&1
- targets=$(ninja -C build-gpu -t targets all | grep -E ': (c_LINKER|cpp_LINKER|CUSTOM_COMMAND)$' | cut -d: -f1 | grep -v -E '^(backends/|meson-internal)')
- ninja -C build-gpu $targets >> $OUT/gpu-build.log 2>&1; echo "build (no module) rc $?" >> $OUT/gpu-build.log) &
-bp=$!
-meson setup build-host -Dcuda=disabled -Dhip=disabled -Dbuildtype=release >/dev/null 2>&1 && ninja -C build-host tools/zsparse/zsparse >/dev/null 2>&1 || { echo host build failed; exit 1; }
-Z=build-host/tools/zsparse/zsparse
+. bench/device-lib.sh
+dev_begin r5
+dev_build_bg
+dev_host_tool
 B=/tmp/blobs; mkdir -p $B
 R=values=random,seed=42
 g=()
@@ -29,10 +22,7 @@ C=($B/lap2d-f64.zsm:T $B/st27-f64.zsm:T $B/lap2d-f32.zsm:T $B/st27-f32.zsm:T $B/
 timeout 330 bash bench/ab-modules.sh -r 2 -n 20 .ab/base .ab/rs .ab/s32 -- "${C[@]}" > $OUT/ab.txt 2>&1
 echo "ab rc $?"; grep -v "^ok" $OUT/ab.txt | tail -16
 log "A/B done"
-wait $bp
-tail -1 $OUT/gpu-build.log
+dev_build_wait
 export ZS_MODULE_DIR=$PWD/.ab/s32
-timeout 200 meson test -C build-gpu --no-rebuild --num-processes 8 > $OUT/tests.txt 2>&1
-echo "tests rc $?"
-grep -E '^(Ok|Fail|Skipped|Expected|Unexpected|Timeout)|FAIL' $OUT/tests.txt
+dev_tests .ab/s32
 log done

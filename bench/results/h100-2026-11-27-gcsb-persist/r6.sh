@@ -3,18 +3,13 @@
 # the whole test suite, then one bench run of GCSB with cuSPARSE beside on the stencils, the
 # banded matrix and the pruned layers (issue 6's matrices), random values, f64 and f32.
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r6 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
+. bench/device-lib.sh
+dev_begin r6
 meson setup build-gpu -Dcuda=enabled -Dhip=disabled -Dbuildtype=release > $OUT/gpu-build.log 2>&1
 targets=$(ninja -C build-gpu -t targets all | grep -E ': (c_LINKER|cpp_LINKER|CUSTOM_COMMAND)$' | cut -d: -f1 | grep -v -E '^(backends/|meson-internal)')
 ninja -C build-gpu $targets >> $OUT/gpu-build.log 2>&1; echo "build (no module) rc $?"
 export ZS_MODULE_DIR=$PWD/.ab/fin
-timeout 200 meson test -C build-gpu --no-rebuild --num-processes 8 > $OUT/tests.txt 2>&1
-echo "tests rc $?"
-grep -E '^(Ok|Fail|Skipped|Expected|Unexpected|Timeout)|FAIL' $OUT/tests.txt
+dev_tests .ab/fin
 log "tests done"
 R=values=random,seed=42
 timeout 250 build-gpu/bench/gpu/zs-bench-gpu --no-cold --reps 10 --format gcsb --csv $OUT/bench.csv --md $OUT/bench.md \

@@ -4,13 +4,9 @@
 # (the committed tree, meson build) against .ab/lb9 (that change, nvcc sm_90), both built on the
 # development machine; the 2-D stencil (four teams) and the banded matrix (two teams), f64.
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r7 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
-meson setup build-host -Dcuda=disabled -Dhip=disabled -Dbuildtype=release >/dev/null 2>&1 && ninja -C build-host tools/zsparse/zsparse >/dev/null 2>&1 || { echo host build failed; exit 1; }
-Z=build-host/tools/zsparse/zsparse
+. bench/device-lib.sh
+dev_begin r7
+dev_host_tool
 B=/tmp/blobs; mkdir -p $B
 R=values=random,seed=42
 g=()

@@ -5,14 +5,10 @@
 # one output block per warp), .ab/teams (this tree), .ab/tp5 (this tree, 5 pieces per team lane);
 # every product checked before its timing.
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r1 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
+. bench/device-lib.sh
+dev_begin r1
 (meson setup build-gpu -Dcuda=enabled -Dhip=disabled -Dbuildtype=release > $OUT/gpu-build.log 2>&1 && ninja -C build-gpu >> $OUT/gpu-build.log 2>&1; echo "gpu build rc $?" >> $OUT/gpu-build.log) &
-meson setup build-host -Dcuda=disabled -Dhip=disabled -Dbuildtype=release >/dev/null 2>&1 && ninja -C build-host tools/zsparse/zsparse >/dev/null 2>&1 || { echo host build failed; exit 1; }
-Z=build-host/tools/zsparse/zsparse
+dev_host_tool
 B=/tmp/blobs; mkdir -p $B
 R=values=random,seed=42
 g=()

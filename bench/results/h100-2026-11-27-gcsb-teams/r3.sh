@@ -4,11 +4,8 @@
 # with cuSPARSE beside on the 2-D and 27-point stencils and the banded matrix, f64 and f32; the
 # banded matrix f64 again with four teams forced (auto takes two).
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r3 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
+. bench/device-lib.sh
+dev_begin r3
 meson setup build-gpu -Dcuda=enabled -Dhip=disabled -Dbuildtype=release > $OUT/gpu-build.log 2>&1 && ninja -C build-gpu >> $OUT/gpu-build.log 2>&1; echo "gpu build rc $?"
 log "build done"
 timeout 200 meson test -C build-gpu --num-processes 8 > $OUT/tests.txt 2>&1

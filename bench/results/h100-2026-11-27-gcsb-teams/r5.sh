@@ -3,13 +3,9 @@
 # f64 70 -> 64 registers, 4 bytes spilled; 8 blocks of 4 warps per SM instead of 7), .ab/lb8,
 # against the same tree without the bound, .ab/t48; every product checked before its timing.
 set -uo pipefail
-start=$SECONDS
-log() { printf '[r5 %4ds] %s\n' $((SECONDS - start)) "$*"; }
-[ -e ../shared ] || ln -s "$PWD/shared" ../shared
-mkdir -p $OUT
-nvidia-smi -L
-meson setup build-host -Dcuda=disabled -Dhip=disabled -Dbuildtype=release >/dev/null 2>&1 && ninja -C build-host tools/zsparse/zsparse >/dev/null 2>&1 || { echo host build failed; exit 1; }
-Z=build-host/tools/zsparse/zsparse
+. bench/device-lib.sh
+dev_begin r5
+dev_host_tool
 B=/tmp/blobs; mkdir -p $B
 R=values=random,seed=42
 g=()
