@@ -101,9 +101,9 @@ if [ -s "$OUT/skipped.txt" ]; then
 fi
 
 log "zsparse devices"
-"./$BUILD/tools/zsparse/zsparse" devices 2>&1 | tee "$OUT/devices.txt" || true
+"$BUILD/tools/zsparse/zsparse" devices 2>&1 | tee "$OUT/devices.txt" || true
 
-bench=./$BUILD/bench/gpu/zs-bench-gpu
+bench=$BUILD/bench/gpu/zs-bench-gpu
 read -r -a bench_args <<<"${BENCH_ARGS:-suite}"
 left=$((BUDGET_S - (SECONDS - start) - 10))
 [ "$left" -lt 60 ] && left=60
