@@ -396,7 +396,7 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
         xv[u] =
             live[u]
                 ? x[(int64_t)((uint64_t)(int64_t)sg[u] << lb) + (TRANS ? i[u] >> lb : i[u] & mask)]
-                : T(0); /* unsigned: SpMVT's block rows may be below 0 (csb_untag_rows) */
+                : T(0); /* unsigned: SpMVT's block rows may be below 0 (csb_tag_blocks) */
 #pragma unroll
       for (int u = 0; u < PIECES; u++)
         if (live[u]) acc[(TRANS ? i[u] & mask : (i[u] >> lb) & mask) * ZS_CSB_ROW] += v[u] * xv[u];
@@ -717,34 +717,19 @@ zs_status csb_contiguous_copy(const zsb_array *va, const zsb_array *ia, zs_csb_t
  * ZS_WARP_SIZE, is stored from bit 2 lb of its 16-bit index (5 bits, 6 on a 64-lane wavefront:
  * free while beta <= 32), and names the lane holding the block in the walk's turn. This saved
  * the search of zs_csb_run_owner per piece (bench/NOTES.md). Only the deterministic kernels'
- * indices are tagged, in the operator's device copy; the format is not changed. */
-void csb_tag_blocks(uint16_t *idx, const zs_csb_task *sorted, const int64_t *ptr, int64_t nbr,
-                    int lb) {
+ * indices are tagged, in the operator's device copy; the format is not changed.
+ * SpMVT reads the same indices, and a local row then comes with its block's tag above it:
+ * i >> lb is tag * beta + row. So the block row of each task (in `sorted`, row order) is lowered
+ * by its tag: (brow - tag) * beta + (i >> lb) is the row of x, with no mask (one more
+ * instruction that cost SpMVT's f32 kernels 8 registers). Call once SpMV's tasks are uploaded. */
+void csb_tag_blocks(uint16_t *idx, zs_csb_task *sorted, const int64_t *ptr, int64_t nbr, int lb) {
   for (int64_t r = 0; r < nbr; r++)
     for (int64_t b = ptr[r]; b < ptr[r + 1]; b++) {
-      const uint16_t tag = (uint16_t)(((b - ptr[r]) & (ZS_WARP_SIZE - 1)) << (2 * lb));
-      for (int32_t j = 0; j < sorted[b].count; j++) idx[sorted[b].first + j] |= tag;
+      const int32_t tag = (int32_t)((b - ptr[r]) & (ZS_WARP_SIZE - 1));
+      for (int32_t j = 0; j < sorted[b].count; j++)
+        idx[sorted[b].first + j] |= (uint16_t)(tag << (2 * lb));
+      sorted[b].brow -= tag;
     }
-}
-
-/* SpMVT reads tagged indices too, and a local row then comes with its block's tag above it:
- * i >> lb is tag * beta + row. Lowering the block row of the column-order tasks by the tag
- * makes (brow - tag) * beta + (i >> lb) the row of x, with no mask (one more instruction that
- * cost SpMVT's f32 kernels 8 registers). Called on the row-order tasks once SpMV's are uploaded. */
-void csb_untag_rows(zs_csb_task *sorted, const int64_t *ptr, int64_t nbr) {
-  for (int64_t r = 0; r < nbr; r++)
-    for (int64_t b = ptr[r]; b < ptr[r + 1]; b++)
-      sorted[b].brow -= (int32_t)((b - ptr[r]) & (ZS_WARP_SIZE - 1));
-}
-
-/* Uploads n elements of host (elem_size each) to *dst. */
-zs_status csb_upload_bytes(void **dst, const void *host, int64_t n, size_t elem_size,
-                           const char *what) {
-  if (n == 0) return ZS_OK;
-  zs_status s = check(gpuMalloc(dst, (size_t)n * elem_size), what);
-  if (s == ZS_OK)
-    s = check(gpuMemcpy(*dst, host, (size_t)n * elem_size, gpuMemcpyHostToDevice), what);
-  return s;
 }
 
 /* The deterministic kernels' tasks in row order (n_task) or column order (t_task, trans), as
@@ -869,9 +854,10 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   const bool contiguous = gcsb && !(op->atomic_n && op->atomic_t);
   const bool tagged = op->warp_walk && !op->atomic_n; /* the walk implies beta <= 32: idx16 */
   if (s == ZS_OK && (!gcsb || atomic))
-    s = csb_upload_bytes(&op->val, va->data, (int64_t)va->count, vs, "CSB values");
+    s = upload_array((unsigned char **)&op->val, va->data, va->count * vs, "CSB values");
   if (s == ZS_OK && (atomic || (!gcsb && !tagged)))
-    s = csb_upload_bytes(&op->idx, ia->data, (int64_t)ia->count, ia->elem_size, "CSB local_idx");
+    s = upload_array((unsigned char **)&op->idx, ia->data, ia->count * ia->elem_size,
+                     "CSB local_idx");
   if (s == ZS_OK) s = upload_array(&op->blocks, host, (uint64_t)nb, "CSB blocks");
   /* Blocks by row: a stable sort by column first makes the row order ascend in column. */
   zs_csb_task *by_col = (zs_csb_task *)malloc((size_t)(nb ? nb : 1) * sizeof(zs_csb_task));
@@ -886,15 +872,17 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   if (s == ZS_OK && tagged && !hi && !(hi = (unsigned char *)malloc((size_t)ia->count * 2 + 2)))
     s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB tagged indices");
   if (s == ZS_OK && tagged && !contiguous) memcpy(hi, ia->data, (size_t)ia->count * 2);
-  if (s == ZS_OK && tagged) csb_tag_blocks((uint16_t *)hi, sorted, ptr, op->nbr, op->lb);
-  if (s == ZS_OK && hv) s = csb_upload_bytes(&op->cval, hv, elements, vs, "GCSB contiguous values");
-  if (s == ZS_OK && hi)
-    s = csb_upload_bytes(&op->cidx, hi, contiguous ? elements : (int64_t)ia->count, ia->elem_size,
-                         "CSB deterministic indices");
-  free(hv), free(hi);
   if (s == ZS_OK) s = upload_array(&op->n_ptr, ptr, (uint64_t)op->nbr + 1, "CSB row order");
   if (s == ZS_OK) s = csb_upload_tasks(op, sorted, false);
-  if (s == ZS_OK && tagged) csb_untag_rows(sorted, ptr, op->nbr);
+  if (s == ZS_OK && tagged) csb_tag_blocks((uint16_t *)hi, sorted, ptr, op->nbr, op->lb);
+  if (s == ZS_OK && hv)
+    s = upload_array((unsigned char **)&op->cval, hv, (uint64_t)elements * vs,
+                     "GCSB contiguous values");
+  if (s == ZS_OK && hi)
+    s = upload_array((unsigned char **)&op->cidx, hi,
+                     (uint64_t)(contiguous ? elements : (int64_t)ia->count) * ia->elem_size,
+                     "CSB deterministic indices");
+  free(hv), free(hi);
   if (s == ZS_OK && !csb_sort_tasks(sorted, nb, op->nbc, false, ptr, by_col))
     s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB block order");
   if (s == ZS_OK) s = upload_array(&op->t_ptr, ptr, (uint64_t)op->nbc + 1, "CSB column order");
