@@ -17,7 +17,8 @@
 #         or timed chains (zsparse vans run --reps; the mean per layer is printed)
 # -b      backend (default cuda)
 # -c      first check every module on every case against the host: zsparse spmv --check, or a
-#         chain's output hash against the cpu backend's; a failed check stops the script
+#         chain's output hash against the cpu backend's; a failed check stops the script, a
+#         passed one prints a line "ok CASE: DIR: ..." on stderr
 #
 # The zsparse tool is $ZSPARSE, else build-host/tools/zsparse/zsparse, built here with the GPU
 # modules disabled when missing (seconds, against minutes for a build with nvcc): the modules
@@ -99,6 +100,7 @@ for c in "${cases[@]}"; do
         echo "$c: $d: CHECK FAILED: output hash ${got:-none}, cpu ${want:-none}" >&2
         exit 1
       fi
+      echo "ok $c: $d: output hash equals the cpu backend's" >&2
     done
   elif [ $check = 1 ]; then
     for d in "${dirs[@]}"; do
@@ -106,6 +108,7 @@ for c in "${cases[@]}"; do
         echo "$c: $d: CHECK FAILED: $out" >&2
         exit 1
       fi
+      echo "ok $c: $d: max_rel_err $(python3 -c 'import json, sys; j = json.loads(sys.argv[1]); print("%.3g <= tolerance %.3g" % (j["max_rel_err"], j["tolerance"]))' "$out" 2>/dev/null)" >&2
     done
   fi
   for ((k = 1; k <= rounds; k++)); do

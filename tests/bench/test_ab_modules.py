@@ -31,7 +31,7 @@ case $(basename "$ZS_MODULE_DIR") in
   broken) echo "zsparse spmv: backend 'cuda' is not usable: stand-in" >&2; exit 1 ;;
   wrong) case " $* " in *" --check "*) echo "check: max_rel_err 1 > tolerance" >&2; exit 1 ;; esac; t=0.0003 ;;
 esac
-echo "{\"time_median_s\": $t}"
+echo "{\"time_median_s\": $t, \"max_rel_err\": 2.5e-16, \"tolerance\": 2e-14}"
 """
 
 
@@ -94,6 +94,11 @@ def main():
                rc == 1 and "CHECK FAILED" in err and out == "" and
                not any("--repeat 20" in c for c in calls), out + err)
 
+        rc, out, err, calls = run("-c", "-r", "1", slow, fast, "--", blob + ":N")
+        expect("-c: modules passing their checks are timed, each check's error on stderr",
+               rc == 0 and out.count("\n") == 1 and
+               err.count("max_rel_err 2.5e-16 <= tolerance 2e-14") == 2, out + err)
+
         chain = os.path.join(d, "p.vans")
         open(chain, "w").close()
         rc, out, err, calls = run("-r", "1", "-n", "5", slow, fast, "--", chain + ":24", chain)
@@ -110,7 +115,8 @@ def main():
                rc == 1 and "CHECK FAILED" in err and out == "" and
                any("--backend cpu" in c for c in calls), out + err)
         rc, out, err, calls = run("-c", "-r", "1", slow, fast, "--", chain + ":24")
-        expect("-c: chains with the cpu backend's hash are timed", rc == 0 and out.count("\n") == 1,
+        expect("-c: chains with the cpu backend's hash are timed",
+               rc == 0 and out.count("\n") == 1 and err.count("equals the cpu backend's") == 2,
                out + err)
 
         for what, args in (("no case", [slow]),
