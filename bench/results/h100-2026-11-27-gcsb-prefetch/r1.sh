@@ -5,6 +5,9 @@
 # .ab/pf2 (the whole block), .ab/ah8 / .ab/ah16 (a team loads the tasks of the output block
 # 8192 / 16384 ahead and prefetches their elements), .ab/pf1ah8 (both). Then zsparse spmv --check
 # with .ab/pf1ah8 (a prefetch is a hint: it cannot change a result, but a bad address could fault).
+# Modules: bash bench/module-variant.sh NAME bench/results/h100-2026-11-27-gcsb-prefetch/l2-prefetch-tried.diff
+# -- FLAGS, with pf1: -DZS_CSB_PF=1, pf2: -DZS_CSB_PF=2, ah8: -DZS_CSB_AHEAD=8192, ah16:
+# -DZS_CSB_AHEAD=16384, pf1ah8: -DZS_CSB_PF=1 -DZS_CSB_AHEAD=8192; base: no diff, no flags.
 set -uo pipefail
 . bench/device-lib.sh
 dev_begin r1

@@ -3,6 +3,8 @@
 # at the default β (f64 16, f32 32) and at the other one (f64 32, f32 16); module A/B of
 # .ab/base (HEAD), .ab/tp4 and .ab/tp6 (ZS_CSB_TEAM_PIECES 4 and 6 instead of 5, for both
 # ops), nvcc sm_90 on the development machine.
+# Modules: bash bench/module-variant.sh NAME -- FLAGS (no diff), with tp4: -DZS_CSB_TEAM_PIECES=4,
+# tp6: -DZS_CSB_TEAM_PIECES=6; base: no flags.
 set -uo pipefail
 . bench/device-lib.sh
 dev_begin r2

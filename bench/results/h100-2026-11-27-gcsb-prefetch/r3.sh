@@ -4,6 +4,9 @@
 # shared window's base recomputed). Module A/B, nvcc sm_90 on the development machine:
 # .ab/base (HEAD), .ab/va (every piece adds to the sums, lanes past the end add 0: no branch),
 # .ab/vac (va, and 32-bit x indices in the team kernels), .ab/vc (32-bit x indices alone).
+# Modules (at e99e31e): bash bench/module-variant.sh NAME
+# bench/results/h100-2026-11-27-gcsb-prefetch/piece-instructions-tried.diff -- FLAGS, with va:
+# -DZS_V_A=1, vac: -DZS_V_A=1 -DZS_V_C=1, vc: -DZS_V_C=1; base: no diff, no flags.
 set -uo pipefail
 . bench/device-lib.sh
 dev_begin r3

@@ -3,6 +3,9 @@
 # elements copied into shared memory by cp.async a group ahead (and the next tasks and ranges
 # loaded ahead), persistent warps (`staged-spmv-prototype.diff`). Module A/B with every product
 # checked first (-c): .ab/c2 (HEAD ce6fac5's module) against .ab/stg.
+# Modules: bash bench/module-variant.sh stg
+# bench/results/h100-2026-11-27-gcsb-prefetch/staged-spmv-prototype.diff -- -DZS_CSB_STAGED=1;
+# .ab/c2: `ninja -C build` at ce6fac5, backends/cuda/libzsparse-cuda.so copied.
 set -uo pipefail
 . bench/device-lib.sh
 dev_begin r6
