@@ -53,11 +53,12 @@ for d in "${dirs[@]}"; do
   fi
 done
 
-Z=${ZSPARSE:-build-host/tools/zsparse/zsparse}
-if [ ! -x "$Z" ]; then
-  { meson setup build-host -Dcuda=disabled -Dhip=disabled -Dbuildtype=release &&
-    ninja -C build-host tools/zsparse/zsparse; } >build-host.log 2>&1 ||
-    { echo "ab-modules.sh: building $Z failed (build-host.log):" >&2; tail -n 20 build-host.log >&2; exit 1; }
+if [ -n "${ZSPARSE:-}" ]; then
+  Z=$ZSPARSE
+else
+  # shellcheck source=bench/device-lib.sh
+  . "$(dirname "${BASH_SOURCE[0]}")/device-lib.sh"
+  dev_host_tool
 fi
 
 # run DIR FILE OP OPTIONS EXTRA...: zsparse spmv with DIR's module; prints its JSON

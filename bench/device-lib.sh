@@ -11,7 +11,8 @@
 #   dev_targets_but_modules BUILD
 #                        prints the configured BUILD's executables and custom targets, one a line,
 #                        but the GPU modules (backends/) and meson's own (also bench/device-run.sh)
-#   dev_host_tool        builds the zsparse tool without GPU modules (seconds) and sets Z
+#   dev_host_tool        sets Z to the zsparse tool of build-host, built without GPU modules
+#                        (seconds) when missing; bench/ab-modules.sh uses it too
 #   dev_gen FORMAT NAME TYPE SPEC [NAME TYPE SPEC ...]
 #                        writes $B/NAME.zsm (B=/tmp/blobs) for each generator SPEC in FORMAT and
 #                        TYPE, all at once
@@ -54,12 +55,14 @@ dev_build_wait() {
 }
 
 dev_host_tool() {
+  Z=build-host/tools/zsparse/zsparse
+  [ -x "$Z" ] && return 0
   { meson setup build-host -Dcuda=disabled -Dhip=disabled -Dbuildtype=release &&
-    ninja -C build-host tools/zsparse/zsparse; } >/dev/null 2>&1 || {
-    echo "host build failed"
+    ninja -C build-host tools/zsparse/zsparse; } >build-host.log 2>&1 || {
+    echo "building $Z failed (build-host.log):" >&2
+    tail -n 20 build-host.log >&2
     exit 1
   }
-  Z=build-host/tools/zsparse/zsparse
 }
 
 dev_gen() {
