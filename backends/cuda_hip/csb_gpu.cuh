@@ -869,7 +869,8 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   if (s == ZS_OK && contiguous) s = csb_contiguous_copy(va, ia, sorted, nb, elements, &hv, &hi);
   if (s == ZS_OK && tagged && !csb_row_runs(sorted, ptr, op->nbr))
     s = fail(ZS_ERR_INTERNAL, "CSB warp walk: a block row's blocks are not end to end");
-  if (s == ZS_OK && tagged && !hi && !(hi = (unsigned char *)malloc((size_t)ia->count * 2 + 2)))
+  if (s == ZS_OK && tagged && !hi &&
+      !(hi = (unsigned char *)malloc((size_t)(ia->count ? ia->count : 1) * 2)))
     s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB tagged indices");
   if (s == ZS_OK && tagged && !contiguous) memcpy(hi, ia->data, (size_t)ia->count * 2);
   if (s == ZS_OK) s = upload_array(&op->n_ptr, ptr, (uint64_t)op->nbr + 1, "CSB row order");
