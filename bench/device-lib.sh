@@ -3,7 +3,8 @@
 # from the repository root on the GPU machine, with OUT set, then call:
 #
 #   dev_begin NAME       log() prints "[NAME  SECONDSs] ..."; ../shared is linked when missing
-#                        (only shared/ inside the checkout travels); $OUT is made; the GPU listed
+#                        (only shared/ inside the checkout travels: a warning when it holds no
+#                        matrices); $OUT is made; the GPU listed
 #   dev_build_bg         configures build-gpu (cuda on, hip off, release) and builds every target
 #                        but the GPU modules, in the background ($OUT/gpu-build.log): the modules
 #                        come from folders built on the development machine (ZS_MODULE_DIR)
@@ -27,6 +28,9 @@ dev_begin() {
   DEV_NAME=$1
   DEV_START=$SECONDS
   [ -e ../shared ] || ln -s "$PWD/shared" ../shared
+  # without them the suite's shared-matrix tests fail (six of them), not the code under test
+  [ -d ../shared/matrices ] ||
+    echo "warning: no ../shared/matrices here: copy ../shared/matrices into shared/ (git-ignored) before the call" >&2
   mkdir -p "$OUT"
   nvidia-smi -L
 }
