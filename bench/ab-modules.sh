@@ -77,10 +77,11 @@ run_vans() {
     --json "$@"
 }
 
-# field JSON KEY SCALE: the number KEY of a JSON object times SCALE, to one decimal
+# field JSON KEY SCALE [FORMAT]: the number KEY of a JSON object times SCALE, printed with FORMAT
+# (default %.1f: one decimal)
 field() {
-  python3 -c 'import json, sys; print("%.1f" % (json.loads(sys.argv[1])[sys.argv[2]] * float(sys.argv[3])))' \
-    "$1" "$2" "$3" 2>/dev/null
+  python3 -c 'import json, sys; print(sys.argv[4] % (json.loads(sys.argv[1])[sys.argv[2]] * float(sys.argv[3])))' \
+    "$1" "$2" "$3" "${4:-%.1f}" 2>/dev/null
 }
 
 status=0
@@ -109,7 +110,7 @@ for c in "${cases[@]}"; do
         echo "$c: $d: CHECK FAILED: $out" >&2
         exit 1
       fi
-      echo "ok $c: $d: max_rel_err $(python3 -c 'import json, sys; j = json.loads(sys.argv[1]); print("%.3g <= tolerance %.3g" % (j["max_rel_err"], j["tolerance"]))' "$out" 2>/dev/null)" >&2
+      echo "ok $c: $d: max_rel_err $(field "$out" max_rel_err 1 %.3g) <= tolerance $(field "$out" tolerance 1 %.3g)" >&2
     done
   fi
   for ((k = 1; k <= rounds; k++)); do
