@@ -13,6 +13,10 @@
 #define ZS_DT_MIN_BLOCKS(VMODE) ((VMODE) == 0 || (VMODE) >= 3 ? 3 : 4)
 #define ZS_DT_SUBS (ZS_WARP_SIZE / ZS_DT_LANES)             /* slices per warp */
 #define ZS_DT_DYNAMIC(VMODE) ((VMODE) == 0 || (VMODE) >= 3) /* slices from a ticket counter */
+/* Raw values take tickets too where their slices fill this many rounds of the 4-block kernel
+ * (small lanes, e.g. lane_symbols=256): the last round is then a small part of the work (H100,
+ * random-valued 3-D stencil f64 in 12699 slices: 486 -> 422 us with the 3-block kernel). */
+#define ZS_DT_RAW_DYNAMIC_ROUNDS 3
 
 /* Device arrays of an operator, as the kernel reads them. Slot tables are rebuilt for the GPU
  * (dtans_gpu_tables): a delta slot is {meta, delta}, a value slot is meta (zs_dt_meta); with
@@ -31,6 +35,7 @@ struct zs_dt_args {
   uint32_t col_lo, col_span;
   unsigned long long *tickets;    /* slice-group tickets: a counter that only grows */
   unsigned long long ticket_base; /* this launch's first ticket */
+  int dynamic;                    /* slices from the tickets (always for ZS_DT_DYNAMIC modes) */
 };
 
 enum { ZS_DT_SPMV = 0, ZS_DT_SCATTER = 1, ZS_DT_WRITE = 2 };
@@ -126,11 +131,11 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
   /* Coded and joint values: warps take slice groups in order as they finish (the encoder makes
    * the last slices smaller, so they run out of work together); each warp takes one ticket per
    * group and one that ends its loop, so a launch uses groups + warps tickets (dtans_launch moves
-   * the base on). Raw and constant values: a fixed stride, measured faster for them (their
-   * slices are equal and mostly fit one round). */
+   * the base on). Raw and constant values: a fixed stride, measured faster for them where their
+   * equal slices fit one or two rounds (a.dynamic: raw slices filling more, tickets). */
   const int wpb = blockDim.x / ZS_WARP_SIZE;
   auto next_group = [&](int64_t g) {
-    if (!ZS_DT_DYNAMIC(VMODE))
+    if (!ZS_DT_DYNAMIC(VMODE) && !(RAW && a.dynamic))
       return g < 0 ? (int64_t)blockIdx.x * wpb + threadIdx.x / ZS_WARP_SIZE
                    : g + (int64_t)gridDim.x * wpb;
     unsigned long long t = 0;
@@ -478,10 +483,11 @@ struct dtans_gpu_op {
   int64_t *host_row_ptr; /* kept for the deterministic SpMVT's CSR (NULL with transpose=atomic) */
   unsigned long long *tickets; /* the kernel's slice-group counter (zs_dt_args) */
   unsigned long long ticket_base;
-  int slabs;      /* column slabs: x (SpMV) or y (atomic SpMVT) in passes */
-  int raw_blocks; /* raw values: the kernel cut for 3 or 4 blocks per SM; 0: by dtans_rounds */
-  bool far;       /* rows gather x at random (dtans_far_deltas) */
-  gpu_op *t_csr;  /* Aᵀ as CSR, built on the first deterministic SpMVT */
+  int slabs; /* column slabs: x (SpMV) or y (atomic SpMVT) in passes */
+  /* raw values: the kernel and the slices' order, forced by options (else 0) */
+  raw_choice raw_kernel;
+  bool far;      /* rows gather x at random (dtans_far_deltas) */
+  gpu_op *t_csr; /* Aᵀ as CSR, built on the first deterministic SpMVT */
 };
 
 void dtans_gpu_destroy(void *state) {
@@ -608,12 +614,13 @@ bool dtans_far_deltas(const zsb_encoded_view *v, int dreal) {
 
 zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
   bool atomic = false;
-  int items = 0, slabs = 0, raw_blocks = 0;
-  zs_status s = parse_options(options, &atomic, &items, &slabs, &raw_blocks);
+  int items = 0, slabs = 0;
+  raw_choice raw = {0, 0};
+  zs_status s = parse_options(options, &atomic, &items, &slabs, &raw);
   if (s != ZS_OK) return s;
   dtans_gpu_op *op = (dtans_gpu_op *)calloc(1, sizeof(dtans_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans operator");
-  op->raw_blocks = raw_blocks;
+  op->raw_kernel = raw;
   op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
   op->atomic = atomic;
   op->slabs = 1; /* until the stream is on the device (dtans_slab_count) */
@@ -757,17 +764,23 @@ zs_status dtans_launch(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, T 
     gpuFuncPreferSharedPercent(kernel, op->far && op->slabs == 1 ? 50 : ZS_CARVEOUT_DEFAULT);
   int per_sm = 1;
   zs_status s = dtans_occupancy(op, kernel, &per_sm);
+  bool dynamic = ZS_DT_DYNAMIC(VMODE);
   if constexpr (VMODE == 2) {
-    /* Raw values: the kernel cut for 3 blocks (no spills) unless it takes more rounds of slices
-     * than the one for 4. Raw slices are equal and handed out at a fixed stride, so a round more
-     * is a slice's time more (H100, random values, f64 SpMV: 3-D stencil, 3257 slices, one round
-     * of 4224 warps or two of 3168: 513 µs with 4 blocks, 658 with 3; banded, 5042 slices, two
-     * rounds either way: 774 and 686 µs; bench/NOTES.md). */
+    /* Raw values at a fixed stride: the kernel cut for 3 blocks (no spills) unless it takes more
+     * rounds of slices than the one for 4, since a round more is a slice's time more (H100,
+     * random values, f64 SpMV: 3-D stencil, 3257 slices, one round of 4224 warps or two of 3168:
+     * 513 µs with 4 blocks, 658 with 3; banded, 5042 slices, two rounds either way: 774 and
+     * 686 µs). Slices filling ZS_DT_RAW_DYNAMIC_ROUNDS rounds or more go by tickets, and then f64
+     * takes the 3-block kernel, f32 the 4-block one (H100, lane_symbols=256: 3-D stencil f64 464
+     * and 422 µs with 4 and 3 blocks, f32 272 and 287; bench/NOTES.md). */
     auto lean = zs_dtans_kernel<T, 2, MODE, PERM, WIN, 3>;
     int lean_sm = 1;
     if (s == ZS_OK) s = dtans_occupancy(op, lean, &lean_sm);
-    if (op->raw_blocks == 3 ||
-        (op->raw_blocks == 0 && dtans_rounds(op, lean_sm) <= dtans_rounds(op, per_sm)))
+    dynamic = op->raw_kernel.tickets ? op->raw_kernel.tickets > 0
+                                     : dtans_rounds(op, per_sm) >= ZS_DT_RAW_DYNAMIC_ROUNDS;
+    const bool take_lean =
+        dynamic ? sizeof(T) == 8 : dtans_rounds(op, lean_sm) <= dtans_rounds(op, per_sm);
+    if (op->raw_kernel.blocks == 3 || (op->raw_kernel.blocks == 0 && take_lean))
       kernel = lean, per_sm = lean_sm;
   }
   if (s != ZS_OK) return s;
@@ -783,12 +796,13 @@ zs_status dtans_launch(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, T 
   a.slice_raw = op->slice_raw, a.slice_rows = op->slice_rows, a.desc = op->desc;
   a.vsym = op->vsym, a.vesc = op->vesc, a.raw = op->raw, a.slices = op->slices;
   a.vreal = op->vreal, a.tickets = op->tickets, a.ticket_base = op->ticket_base;
+  a.dynamic = dynamic;
   const int64_t w = (op->cols + op->slabs - 1) / op->slabs;
   a.col_lo = WIN ? (uint32_t)(slab * w) : 0u, a.col_span = WIN ? (uint32_t)w : UINT32_MAX;
   kernel<<<(unsigned)grid, ZS_DT_THREADS, op->smem>>>(a, (T)op->constant, x, y, alpha, beta,
                                                       row_ptr, out_col, out_val);
   const zs_status st = check_launch("dtans kernel");
-  if (st == ZS_OK && ZS_DT_DYNAMIC(VMODE))
+  if (st == ZS_OK && dynamic)
     op->ticket_base +=
         (unsigned long long)((op->slices + ZS_DT_SUBS - 1) / ZS_DT_SUBS + grid * wpb);
   return st;

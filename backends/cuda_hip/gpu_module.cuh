@@ -558,14 +558,20 @@ bool rows_scattered(const int64_t *ptr, const int32_t *col, int64_t rows) {
   return seen > 0 && 2 * far > seen;
 }
 
+/* CSR-dtANS's raw-value kernel as an operator option forces it; 0: the operator chooses. */
+struct raw_choice {
+  int blocks;  /* 3 or 4: the kernel cut for that many blocks per multiprocessor */
+  int tickets; /* 1: slices taken from the ticket counter, -1: at a fixed stride */
+};
+
 /* "transpose=deterministic|atomic", "block_nnz=1024|2048" (0 in *items: choose),
- * "col_slabs=1..ZS_MAX_SLABS" (0 in *slabs: choose), and where raw_blocks is not NULL (CSR-dtANS)
- * "raw_blocks=3|4" (0: choose). */
+ * "col_slabs=1..ZS_MAX_SLABS" (0 in *slabs: choose), and where raw is not NULL (CSR-dtANS)
+ * "raw_blocks=3|4" and "raw_slices=stride|tickets". */
 zs_status parse_options(const char *options, bool *atomic, int *items, int *slabs,
-                        int *raw_blocks) {
+                        raw_choice *raw) {
   *atomic = false;
   *items = 0, *slabs = 0;
-  if (raw_blocks) *raw_blocks = 0;
+  if (raw) *raw = raw_choice{0, 0};
   for (const char *p = options; p && *p;) {
     const char *end = strchr(p, ',');
     const int len = (int)(end ? (size_t)(end - p) : strlen(p));
@@ -582,13 +588,18 @@ zs_status parse_options(const char *options, bool *atomic, int *items, int *slab
       *items = 8;
     else if (sscanf(opt, "col_slabs=%d%c", &k, &extra) == 1 && k >= 1 && k <= ZS_MAX_SLABS)
       *slabs = k;
-    else if (raw_blocks && (strcmp(opt, "raw_blocks=3") == 0 || strcmp(opt, "raw_blocks=4") == 0))
-      *raw_blocks = opt[11] - '0';
+    else if (raw && (strcmp(opt, "raw_blocks=3") == 0 || strcmp(opt, "raw_blocks=4") == 0))
+      raw->blocks = opt[11] - '0';
+    else if (raw && strcmp(opt, "raw_slices=stride") == 0)
+      raw->tickets = -1;
+    else if (raw && strcmp(opt, "raw_slices=tickets") == 0)
+      raw->tickets = 1;
     else
       return fail(ZS_ERR_INVALID_ARGUMENT,
                   "backend '%s': option '%s' unknown (known: transpose=deterministic|atomic, "
                   "block_nnz=1024|2048, col_slabs=1..%d%s)",
-                  ZS_GPU_BACKEND_NAME, opt, ZS_MAX_SLABS, raw_blocks ? ", raw_blocks=3|4" : "");
+                  ZS_GPU_BACKEND_NAME, opt, ZS_MAX_SLABS,
+                  raw ? ", raw_blocks=3|4, raw_slices=stride|tickets" : "");
     p = end ? end + 1 : p + len;
   }
   return ZS_OK;

@@ -63,7 +63,7 @@ typedef struct variant {
   int slabs_only;      /* only for CSR and dtANS (the formats with column slabs) */
   int dtans_only;      /* only for dtANS */
 } variant;
-static variant variants[32];
+static variant variants[48];
 static int n_variants;
 
 /* Every usable backend, or with `require` only ref and that one (exit 77 when it is not
@@ -82,7 +82,7 @@ static void find_variants(zs_context *ctx, const char *require) {
       }
       have_required = 1;
     }
-    if (!bi.usable || n_variants + 14 > 32) continue;
+    if (!bi.usable || n_variants + 15 > 48) continue; /* 15: the most one backend adds */
     if (strcmp(bi.name, "ref") == 0) have_ref = 1;
     variant *v = &variants[n_variants++];
     *v = (variant){.backend = bi.name, .deterministic_n = 1, .deterministic_t = 1};
@@ -176,6 +176,14 @@ static void find_variants(zs_context *ctx, const char *require) {
                      .deterministic_t = 1,
                      .dtans_only = 1};
       snprintf(v->label, sizeof v->label, "%s[raw-blocks-4]", bi.name);
+      /* raw values from the ticket counter, as many-slice blobs take them (f64: 3 blocks) */
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "raw_slices=tickets",
+                     .deterministic_n = 1,
+                     .deterministic_t = 1,
+                     .dtans_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[raw-tickets]", bi.name);
     }
   }
   if (require && !have_required) {
@@ -661,6 +669,9 @@ static void gpu_option_cases(zs_context *ctx, const char *backend) {
       {ZS_FORMAT_DTANS, "raw_blocks=2", ZS_ERR_INVALID_ARGUMENT},
       {ZS_FORMAT_DTANS, "col_slabs=9", ZS_ERR_INVALID_ARGUMENT},
       {ZS_FORMAT_DTANS, "raw_blocks=3,col_slabs=8", ZS_OK},
+      {ZS_FORMAT_DTANS, "raw_slices=dynamic", ZS_ERR_INVALID_ARGUMENT},
+      {ZS_FORMAT_DTANS, "raw_slices=tickets,raw_blocks=4", ZS_OK},
+      {ZS_FORMAT_CSR, "raw_slices=tickets", ZS_ERR_INVALID_ARGUMENT},
   };
   for (size_t i = 0; i < sizeof gpu_cases / sizeof *gpu_cases; i++) {
     zs_encoded *E = NULL;

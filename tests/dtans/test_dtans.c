@@ -552,10 +552,16 @@ static int test_slabs(const char *backend) {
   const char *const specs[] = {
       "erdos_renyi:rows=4194304,per_row=3,values=random,seed=11",           /* raw values */
       "erdos_renyi:rows=4194304,per_row=3,values=set,distinct=16,seed=12"}; /* coded */
-  /* raw_blocks: both raw-value kernels (the rule picks 3 blocks for these few slices) */
-  const char *const ops[] = {NULL,           "col_slabs=2",
-                             "col_slabs=5",  "transpose=atomic",
-                             "raw_blocks=4", "col_slabs=3,transpose=atomic,raw_blocks=4"};
+  /* raw_blocks: both raw-value kernels (the rule picks 3 blocks for these few slices);
+   * raw_slices=tickets: the order many-slice blobs take */
+  const char *const ops[] = {NULL,
+                             "col_slabs=2",
+                             "col_slabs=5",
+                             "transpose=atomic",
+                             "raw_blocks=4",
+                             "col_slabs=3,transpose=atomic,raw_blocks=4",
+                             "raw_slices=tickets",
+                             "col_slabs=2,transpose=atomic,raw_slices=tickets,raw_blocks=4"};
   for (int m = 0; m < 2; m++)
     for (int ti = 0; ti < 2; ti++) {
       const zs_type t = ti ? ZS_F32 : ZS_F64;
