@@ -13,8 +13,8 @@
 #define ZS_DT_MIN_BLOCKS(VMODE) ((VMODE) == 0 || (VMODE) >= 3 ? 3 : 4)
 #define ZS_DT_SUBS (ZS_WARP_SIZE / ZS_DT_LANES)             /* slices per warp */
 #define ZS_DT_DYNAMIC(VMODE) ((VMODE) == 0 || (VMODE) >= 3) /* slices from a ticket counter */
-/* Raw values take tickets too where their slices fill this many rounds of the 4-block kernel
- * (small lanes, e.g. lane_symbols=256): the last round is then a small part of the work (H100,
+/* Raw values take tickets too where their slices need this many rounds of the 4-block kernel or
+ * more (small lanes, e.g. lane_symbols=256): the last round is then a small part of the work (H100,
  * random-valued 3-D stencil f64 in 12699 slices: 486 -> 422 us with the 3-block kernel). */
 #define ZS_DT_RAW_DYNAMIC_ROUNDS 3
 
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
    * the last slices smaller, so they run out of work together); each warp takes one ticket per
    * group and one that ends its loop, so a launch uses groups + warps tickets (dtans_launch moves
    * the base on). Raw and constant values: a fixed stride, measured faster for them where their
-   * equal slices fit one or two rounds (a.dynamic: raw slices filling more, tickets). */
+   * equal slices fit one or two rounds (a.dynamic: raw slices that need more take tickets). */
   const int wpb = blockDim.x / ZS_WARP_SIZE;
   auto next_group = [&](int64_t g) {
     if (!ZS_DT_DYNAMIC(VMODE) && !(RAW && a.dynamic))
@@ -770,7 +770,7 @@ zs_status dtans_launch(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, T 
      * rounds of slices than the one for 4, since a round more is a slice's time more (H100,
      * random values, f64 SpMV: 3-D stencil, 3257 slices, one round of 4224 warps or two of 3168:
      * 513 µs with 4 blocks, 658 with 3; banded, 5042 slices, two rounds either way: 774 and
-     * 686 µs). Slices filling ZS_DT_RAW_DYNAMIC_ROUNDS rounds or more go by tickets, and then f64
+     * 686 µs). Slices needing ZS_DT_RAW_DYNAMIC_ROUNDS rounds or more go by tickets, and then f64
      * takes the 3-block kernel, f32 the 4-block one (H100, lane_symbols=256: 3-D stencil f64 464
      * and 422 µs with 4 and 3 blocks, f32 272 and 287; bench/NOTES.md). */
     auto lean = zs_dtans_kernel<T, 2, MODE, PERM, WIN, 3>;
