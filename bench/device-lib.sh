@@ -14,9 +14,12 @@
 #                        but the GPU modules (backends/) and meson's own (also bench/device-run.sh)
 #   dev_host_tool        sets Z to the zsparse tool of build-host, built without GPU modules
 #                        (seconds) when missing; bench/ab-modules.sh uses it too
-#   dev_gen FORMAT NAME TYPE SPEC [NAME TYPE SPEC ...]
+#   dev_gen FORMAT[:OPTIONS] NAME TYPE SPEC [NAME TYPE SPEC ...]
 #                        writes $B/NAME.zsm (B=/tmp/blobs) for each generator SPEC in FORMAT and
-#                        TYPE, all at once
+#                        TYPE, all at once; OPTIONS are the encoder's (zsparse gen --options), as
+#                        in zs-bench-gpu's --format, e.g. dtans:lane_symbols=256,guided=4096.
+#                        Blobs of several encoder settings: one dev_gen per setting, each with &,
+#                        then wait
 #   dev_tests DIR [SECONDS]
 #                        the whole meson suite in build-gpu with the cuda module from DIR
 #                        (default timeout 200 s), $OUT/tests.txt, summary printed
@@ -70,12 +73,13 @@ dev_host_tool() {
 }
 
 dev_gen() {
-  local format=$1 pids=()
+  local format=${1%%:*} options='' pids=()
+  [ "$format" = "$1" ] || options=${1#*:}
   shift
   B=/tmp/blobs
   mkdir -p "$B"
   while [ $# -ge 3 ]; do
-    "$Z" gen "$3" --type "$2" -f "$format" -o "$B/$1.zsm" >/dev/null &
+    "$Z" gen "$3" --type "$2" -f "$format" ${options:+--options "$options"} -o "$B/$1.zsm" >/dev/null &
     pids+=($!)
     shift 3
   done

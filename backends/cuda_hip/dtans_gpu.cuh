@@ -15,7 +15,9 @@
 #define ZS_DT_DYNAMIC(VMODE) ((VMODE) == 0 || (VMODE) >= 3) /* slices from a ticket counter */
 /* Raw values take tickets too where their slices need this many rounds of the 4-block kernel or
  * more (small lanes, e.g. lane_symbols=256): the last round is then a small part of the work (H100,
- * random-valued 3-D stencil f64 in 12699 slices: 486 -> 422 us with the 3-block kernel). */
+ * random-valued 3-D stencil f64 in 12699 slices: 486 -> 422 us with the 3-block kernel); and
+ * where the encoder shrank them (guided): at a stride, a warp's small slices would not make up
+ * for another's full ones. */
 #define ZS_DT_RAW_DYNAMIC_ROUNDS 3
 
 /* Device arrays of an operator, as the kernel reads them. Slot tables are rebuilt for the GPU
@@ -486,6 +488,7 @@ struct dtans_gpu_op {
   int slabs; /* column slabs: x (SpMV) or y (atomic SpMVT) in passes */
   /* raw values: the kernel and the slices' order, forced by options (else 0) */
   raw_choice raw_kernel;
+  bool guided;   /* the encoder shrank the slices (parameter guided): raw ones take tickets */
   bool far;      /* rows gather x at random (dtans_far_deltas) */
   gpu_op *t_csr; /* Aᵀ as CSR, built on the first deterministic SpMVT */
 };
@@ -625,6 +628,7 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   op->atomic = atomic;
   op->slabs = 1; /* until the stream is on the device (dtans_slab_count) */
   op->slices = zsb_find_param(v, "slices", 0);
+  op->guided = zsb_find_param(v, "guided", 0) > 0;
   op->vmode = (int)zsb_find_param(v, "value_mode", 2);
   if (zsb_find_param(v, "column_mode", DTANS_COLUMNS_DELTAS) == DTANS_COLUMNS_RAW) op->vmode = 4;
   op->dreal = (int)zsb_find_param(v, "delta_real", 0);
@@ -776,8 +780,9 @@ zs_status dtans_launch(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, T 
     auto lean = zs_dtans_kernel<T, 2, MODE, PERM, WIN, 3>;
     int lean_sm = 1;
     if (s == ZS_OK) s = dtans_occupancy(op, lean, &lean_sm);
-    dynamic = op->raw_kernel.tickets ? op->raw_kernel.tickets > 0
-                                     : dtans_rounds(op, per_sm) >= ZS_DT_RAW_DYNAMIC_ROUNDS;
+    dynamic = op->raw_kernel.tickets
+                  ? op->raw_kernel.tickets > 0
+                  : op->guided || dtans_rounds(op, per_sm) >= ZS_DT_RAW_DYNAMIC_ROUNDS;
     const bool take_lean =
         dynamic ? sizeof(T) == 8 : dtans_rounds(op, lean_sm) <= dtans_rounds(op, per_sm);
     if (op->raw_kernel.blocks == 3 || (op->raw_kernel.blocks == 0 && take_lean))

@@ -446,6 +446,8 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
 }
 
 /* ---- the encoder ---- */
+#define DTANS_GUIDED_START (-2) /* option guided=start */
+
 /* The encoder's options, parsed once (-1: the default, chosen from the matrix later). */
 typedef struct enc_opts {
   int mode, progress, row_order, columns;
@@ -493,10 +495,16 @@ static zs_status parse_options(const char *options, enc_opts *o) {
   if (!found) o->long_min = -1;
   /* guided=P: in a matrix of at least P full slices, the last slices shrink to the symbols left
    * over P (at least 1/guided_floor of a full slice), so that warps taking slices as they finish run
-   * out of work together; 0: off. Default (-1): 2048 for coded and joint values, else off. */
+   * out of work together; 0: off; start (DTANS_GUIDED_START): P is the count of slices an equal
+   * cut makes, so they shrink from the first. Default (-1): 2048 for coded and joint values, else
+   * off. */
+  char word[64];
   o->guided = -1;
-  if ((s = zsi_option_int(options, "guided", 0, INT64_C(1) << 40, &o->guided, &found))) return s;
-  if (!found) o->guided = -1;
+  if ((s = zsi_option_str(options, "guided", word, sizeof word, &found))) return s;
+  if (found && strcmp(word, "start") == 0)
+    o->guided = DTANS_GUIDED_START;
+  else if (found && zsi_option_int(options, "guided", 0, INT64_C(1) << 40, &o->guided, &found))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "dtans: guided=%s (0 to 2^40, or start)", word);
   /* guided_floor=D: the shrinking slices keep at least 1/D of a full one (default 3: with 4,
    * the few-valued 2-D stencil's stream was 2.24 % over its bound, bench/NOTES.md). */
   o->guided_floor = 3;
@@ -657,6 +665,33 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
   return s;
 }
 
+/* Cuts A's rows into slices (slice_rows[0 .. return value]): 32 rows at a time until the slice
+ * holds `full` symbols (per_nz a nonzero, long rows none) or R rows a lane (R > 0). With guided
+ * = P > 0, a slice wants only the symbols left over P, down to full / floor. */
+static int64_t cut_slices(const zs_matrix *A, const uint8_t *is_long, int64_t per_nz, int64_t full,
+                          int64_t R, int64_t guided, int64_t floor, int64_t *slice_rows) {
+  int64_t slices = 0, left = 0;
+  for (int64_t i = 0; i < A->rows; i++)
+    if (!is_long[i]) left += (A->row_ptr[i + 1] - A->row_ptr[i]) * per_nz;
+  slice_rows[0] = 0;
+  for (int64_t r = 0; r < A->rows;) {
+    const int64_t from = r;
+    int64_t symbols = 0, want = full;
+    if (guided > 0 && left / guided < want)
+      want = left / guided > full / floor ? left / guided : full / floor;
+    do {
+      const int64_t end = r + DTANS_LANES < A->rows ? r + DTANS_LANES : A->rows;
+      for (; r < end; r++)
+        if (!is_long[r]) symbols += (A->row_ptr[r + 1] - A->row_ptr[r]) * per_nz;
+    } while (r < A->rows &&
+             (R ? r - from < DTANS_LANES * R
+                : symbols < want && r - from < DTANS_LANES * DTANS_MAX_ROWS_PER_LANE));
+    left -= symbols;
+    slice_rows[++slices] = r;
+  }
+  return slices;
+}
+
 /* Encode A's rows in their order; perm (NULL: none) says which row of the caller's matrix each
  * one is, and goes into the blob as row_perm (version 3). */
 static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_t *perm,
@@ -793,28 +828,16 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     goto done;
   }
   const int64_t per_nz = coded ? 2 : 1, full = DTANS_LANES * lane_symbols;
-  int64_t slices = 0, left = coded_nnz * per_nz;
   /* Raw and constant values: the GPU kernel runs a quarter more warps and reads the raw values
    * beside the stream; measured on the H100, smaller last slices only slowed it (random-valued
    * Erdős–Rényi f64 1309 -> 1597 us), while coded and joint ones gained (st27 408 -> 309 us). */
-  if (guided < 0) guided = coded || joint ? 2048 : 0;
-  if (guided > 0 && left / guided < full) guided = 0; /* too small to fill a GPU anyway */
-  slice_rows[0] = 0;
-  for (int64_t r = 0; r < A->rows;) {
-    const int64_t from = r;
-    int64_t symbols = 0, want = full;
-    if (guided > 0 && left / guided < want)
-      want = left / guided > full / o->guided_floor ? left / guided : full / o->guided_floor;
-    do {
-      const int64_t end = r + DTANS_LANES < A->rows ? r + DTANS_LANES : A->rows;
-      for (; r < end; r++)
-        if (!is_long[r]) symbols += (A->row_ptr[r + 1] - A->row_ptr[r]) * per_nz;
-    } while (r < A->rows &&
-             (R ? r - from < DTANS_LANES * R
-                : symbols < want && r - from < DTANS_LANES * DTANS_MAX_ROWS_PER_LANE));
-    left -= symbols;
-    slice_rows[++slices] = r;
-  }
+  if (guided == -1) guided = coded || joint ? 2048 : 0;
+  if (guided == DTANS_GUIDED_START) /* as many as the equal cut: they shrink from the first */
+    guided = cut_slices(A, is_long, per_nz, full, R, 0, 1, slice_rows);
+  else if (guided > 0 && coded_nnz * per_nz / guided < full)
+    guided = 0; /* too small to fill a GPU anyway */
+  const int64_t slices =
+      cut_slices(A, is_long, per_nz, full, R, guided, o->guided_floor, slice_rows);
 
   /* Ids per nonzero (the escape id is `coded`, one past the coded symbols). */
   did = malloc((size_t)(A->nnz ? A->nnz : 1) * 2);
@@ -1016,6 +1039,7 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
       (coded && (s = zsi_encoded_add_param(E, "value_escape", vd.choice.escape))) ||
       (s = zsi_encoded_add_param(E, "coded_symbols", coded_nnz * (coded ? 2 : 1))) ||
       (s = zsi_encoded_add_param(E, "long_min", long_min)) ||
+      (guided > 0 && (s = zsi_encoded_add_param(E, "guided", guided))) ||
       (s = zsi_encoded_add_param(E, "bound_bits", (int64_t)ceil(bound))) ||
       (s = zsi_encoded_add_param(E, "predicted_bytes", (int64_t)ceil(predicted))))
     goto done;

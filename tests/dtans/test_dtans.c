@@ -330,7 +330,44 @@ static void guided_slices(void) {
   zs_encoded_destroy(&E);
   CHECK(zs_encode(&E, A, ZS_FORMAT_DTANS, "guided_floor=0") == ZS_ERR_INVALID_ARGUMENT);
   CHECK(strstr(zs_last_error(), "guided_floor") != NULL);
+  CHECK(zs_encode(&E, A, ZS_FORMAT_DTANS, "guided=first") == ZS_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(zs_last_error(), "guided=first") != NULL);
   zs_encoded_destroy(&E);
+  zs_matrix_destroy(&A);
+}
+
+/* The `guided` parameter the blob records (-1 when missing: equal slices). */
+static int64_t guided_param(const zs_encoded *E) {
+  for (int i = 0; i < E->n_params; i++)
+    if (!strcmp(E->params[i].name, "guided")) return E->params[i].value;
+  return -1;
+}
+
+/* guided=start: P is the equal cut's count of slices, so slices shrink from the first one, on
+ * random values too (which default to equal slices); the blob records P. */
+static void guided_from_start(void) {
+  zs_matrix *A = NULL;
+  zs_encoded *E = NULL, *G = NULL;
+  const char *spec = "stencil3d:n=24,points=27,values=random,seed=5";
+  if (zs_matrix_generate(&A, spec, ZS_F64, 0) != ZS_OK ||
+      zs_encode(&E, A, ZS_FORMAT_DTANS, "lane_symbols=64") != ZS_OK ||
+      zs_encode(&G, A, ZS_FORMAT_DTANS, "lane_symbols=64,guided=start") != ZS_OK) {
+    fprintf(stderr, "guided=start: %s\n", zs_last_error());
+    check_failures++;
+  } else {
+    const zsi_array *er = zsi_encoded_array(E, "slice_rows"),
+                    *gr = zsi_encoded_array(G, "slice_rows");
+    const int64_t *e = er->data, *g = gr->data, n = (int64_t)er->count - 1;
+    const int64_t m = (int64_t)gr->count - 1;
+    CHECK(guided_param(E) == -1 && guided_param(G) == n);
+    /* P (1 + ln 3) slices: they shrink from a full one to a third */
+    CHECK(m > 2 * n - n / 4 && m < 2 * n + n / 4);
+    int64_t least = g[1] - g[0];
+    for (int64_t k = 1; k + 1 < m; k++) least = g[k + 1] - g[k] < least ? g[k + 1] - g[k] : least;
+    CHECK(g[1] - g[0] <= e[1] - e[0] && least <= (e[1] - e[0]) / 2);
+    round_trip("guided=start", A, "lane_symbols=64,guided=start", NULL);
+  }
+  zs_encoded_destroy(&E), zs_encoded_destroy(&G);
   zs_matrix_destroy(&A);
 }
 
@@ -625,6 +662,7 @@ int main(int argc, char **argv) {
   joint_preferred();
   raw_columns_auto();
   guided_slices();
+  guided_from_start();
   distinct_values_shortcut();
   corruption(NULL);
   corruption("values=joint");     /* pair_values, and value escapes beside the delta escapes */

@@ -15,7 +15,7 @@
   "                        CSR, dtANS on cuda, hip: col_slabs=1..8 (default: chosen from\n"      \
   "                        x's hot columns and the L2 size); CSR: block_nnz=1024|2048;\n"        \
   "                        dtANS: raw_blocks=3|4, raw_slices=stride|tickets (default:\n"         \
-  "                        chosen from the slice count);\n"                                      \
+  "                        chosen from the slice count and the blob's guided slices);\n"         \
   "                        CSB, GCSB on cuda, hip: spmv=deterministic|atomic,\n"                 \
   "                        x_stage=auto|on|off, det_walk=auto|warp|lanes,\n"                     \
   "                        det_splits=1..64, det_teams=auto|1|2|4\n"
