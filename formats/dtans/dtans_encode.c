@@ -832,9 +832,11 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
    * beside the stream; measured on the H100, smaller last slices only slowed it (random-valued
    * Erdős–Rényi f64 1309 -> 1597 us), while coded and joint ones gained (st27 408 -> 309 us). */
   if (guided == -1) guided = coded || joint ? 2048 : 0;
-  if (guided == DTANS_GUIDED_START) /* as many as the equal cut: they shrink from the first */
+  if (R > 0) guided = 0;              /* rows_per_lane: uniform slices */
+  if (guided == DTANS_GUIDED_START) { /* as many as the equal cut: they shrink from the first */
     guided = cut_slices(A, is_long, per_nz, full, R, 0, 1, slice_rows);
-  else if (guided > 0 && coded_nnz * per_nz / guided < full)
+    if (guided < 2) guided = 0;
+  } else if (guided > 0 && coded_nnz * per_nz / guided < full)
     guided = 0; /* too small to fill a GPU anyway */
   const int64_t slices =
       cut_slices(A, is_long, per_nz, full, R, guided, o->guided_floor, slice_rows);

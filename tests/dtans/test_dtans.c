@@ -366,6 +366,10 @@ static void guided_from_start(void) {
     for (int64_t k = 1; k + 1 < m; k++) least = g[k + 1] - g[k] < least ? g[k + 1] - g[k] : least;
     CHECK(g[1] - g[0] <= e[1] - e[0] && least <= (e[1] - e[0]) / 2);
     round_trip("guided=start", A, "lane_symbols=64,guided=start", NULL);
+    /* rows_per_lane keeps uniform slices, so the blob records none */
+    zs_encoded_destroy(&G);
+    CHECK(zs_encode(&G, A, ZS_FORMAT_DTANS, "rows_per_lane=2,guided=start") == ZS_OK &&
+          guided_param(G) == -1);
   }
   zs_encoded_destroy(&E), zs_encoded_destroy(&G);
   zs_matrix_destroy(&A);
