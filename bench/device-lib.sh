@@ -23,6 +23,9 @@
 #   dev_tests DIR [SECONDS]
 #                        the whole meson suite in build-gpu with the cuda module from DIR
 #                        (default timeout 200 s), $OUT/tests.txt, summary printed
+#   dev_build_and_test DIR [SECONDS]
+#                        dev_build_bg, dev_build_wait, dev_tests DIR SECONDS, then exports
+#                        ZS_MODULE_DIR=DIR for the benches that follow
 #
 # Module A/B runs go through bench/ab-modules.sh; whole builds, tests and benches through
 # bench/device-run.sh.
@@ -91,4 +94,12 @@ dev_tests() {
     >"$OUT/tests.txt" 2>&1
   echo "tests rc $?"
   grep -E '^(Ok|Fail|Skipped|Expected|Unexpected|Timeout)|FAIL' "$OUT/tests.txt"
+}
+
+dev_build_and_test() {
+  dev_build_bg
+  dev_build_wait
+  dev_tests "$1" "${2:-200}"
+  export ZS_MODULE_DIR=$PWD/$1
+  log "tests done"
 }

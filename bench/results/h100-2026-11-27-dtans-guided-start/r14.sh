@@ -3,15 +3,12 @@
 # first) and raw-value slices from tickets where the blob records guided slices, module .ab/gs
 # (bash bench/module-variant.sh gs). The whole suite first, then the bench with cuSPARSE beside,
 # random values, f64 on the five suite matrices, then f32 on the 3-D stencil and banded matrix:
-# dtANS with the default encoding, guided=start and lane_symbols=256.
+# dtANS with the default encoding, guided=start and lane_symbols=256. (It ran with the four steps
+# that dev_build_and_test, written after the run, now takes.)
 set -uo pipefail
 . bench/device-lib.sh
 dev_begin r14
-dev_build_bg
-dev_build_wait
-dev_tests .ab/gs 170
-export ZS_MODULE_DIR=$PWD/.ab/gs
-log "tests done"
+dev_build_and_test .ab/gs 170
 R=values=random,seed=42
 F=(--no-cold --reps 10 --format dtans --format dtans:guided=start --format dtans:lane_symbols=256)
 timeout 200 build-gpu/bench/gpu/zs-bench-gpu "${F[@]}" --types f64 --csv "$OUT/bench64.csv" --md "$OUT/bench64.md" \
