@@ -96,9 +96,16 @@ static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
   if (!stream || !desc || !dcnt)
     return cpu_dtans_destroy(A), zsi_error(ZS_ERR_CORRUPT, "backend 'cpu': dtans arrays missing");
   const int coded = A->value_mode == DTANS_VALUES_CODED;
-  if ((s = zsi_view_copy_array(enc, "cpu", "row_nnz", 4, (uint64_t)A->rows,
-                               (void **)&A->row_nnz)) ||
-      (s = zsi_view_copy_array(enc, "cpu", "stream", 4, stream->count, (void **)&A->stream)) ||
+  /* Row lengths widened to 4 bytes (the blob may hold 1 or 2 a row): the kernels read them per row. */
+  const zsb_array *lens = zsb_find_array(enc, "row_nnz");
+  if (!lens || lens->count != (uint64_t)A->rows ||
+      (lens->elem_size != 1 && lens->elem_size != 2 && lens->elem_size != 4))
+    return cpu_dtans_destroy(A),
+           zsi_error(ZS_ERR_CORRUPT, "backend 'cpu': dtans row_nnz is malformed");
+  if (!(A->row_nnz = zsi_alloc_array((uint64_t)A->rows, 4))) goto oom;
+  for (int64_t i = 0; i < A->rows; i++)
+    A->row_nnz[i] = dtans_row_nnz(lens->data, (int)lens->elem_size, i);
+  if ((s = zsi_view_copy_array(enc, "cpu", "stream", 4, stream->count, (void **)&A->stream)) ||
       (s = zsi_view_copy_array(enc, "cpu", "slice_words", 8, sl, (void **)&A->slice_words)) ||
       (s = zsi_view_copy_array(enc, "cpu", "slice_rows", 8, sl, (void **)&A->slice_rows)) ||
       (s = zsi_view_copy_array(enc, "cpu", "slice_delta_escapes", 8, sl,
@@ -184,7 +191,7 @@ static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
   }
   /* Coded nonzeros before each slice: where its raw values start, and how slices are split. */
   if (!(A->raw_start = zsi_alloc_array((uint64_t)A->slices + 1, 8))) goto oom;
-  dtans_coded_before_slices(A->row_nnz, A->slice_rows, A->slices, A->raw_start);
+  dtans_coded_before_slices(A->row_nnz, 4, A->slice_rows, A->slices, A->raw_start);
   if (A->value_mode == DTANS_VALUES_RAW &&
       (s = zsi_view_copy_array(enc, "cpu", "values", es, (uint64_t)A->raw_start[A->slices],
                                &A->values)))

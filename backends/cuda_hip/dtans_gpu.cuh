@@ -644,24 +644,31 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
                 "%zu per block",
                 ZS_GPU_BACKEND_NAME, op->smem, g_state.smem_optin);
   }
-  const uint32_t *row_nnz = (const uint32_t *)zsb_find_array(v, "row_nnz")->data;
+  /* Row lengths, widened to 4 bytes when the blob holds 1 or 2 a row: the kernels read them as
+   * u32, since a width chosen at run time cost the decode-bound kernels 2-19 % (H100, r16 of
+   * bench/results/h100-2026-11-27-dtans-guided-start). */
+  const zsb_array *lens = zsb_find_array(v, "row_nnz");
+  uint32_t *row_nnz = (uint32_t *)malloc(((size_t)op->rows + 1) * sizeof(uint32_t));
   int64_t *row_ptr = (int64_t *)malloc(((size_t)op->rows + 1) * sizeof(int64_t));
-  if (!row_ptr) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans row offsets");
+  if (!row_ptr || !row_nnz) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans row offsets");
+  for (int64_t i = 0; s == ZS_OK && i < op->rows; i++)
+    row_nnz[i] = dtans_row_nnz(lens->data, (int)lens->elem_size, i);
   const int64_t *lptr = (const int64_t *)zsb_find_array(v, "long_ptr")->data;
   /* Version 3: rows are encoded in another order; y, x and the decoded CSR keep the matrix's. */
   const zsb_array *perm_a = zsb_find_array(v, "row_perm");
   const int32_t *perm = perm_a ? (const int32_t *)perm_a->data : NULL;
-  if (s == ZS_OK) dtans_matrix_row_ptr(row_nnz, lptr, perm, op->rows, row_ptr);
+  if (s == ZS_OK) dtans_matrix_row_ptr(row_nnz, 4, lptr, perm, op->rows, row_ptr);
   /* Coded nonzeros before each slice: where its raw values start, and its size. */
   int64_t *coded_before = (int64_t *)malloc(((size_t)op->slices + 1) * sizeof(int64_t));
   if (!coded_before) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans slice offsets");
   const int64_t *srows = (const int64_t *)zsb_find_array(v, "slice_rows")->data;
-  if (s == ZS_OK) dtans_coded_before_slices(row_nnz, srows, op->slices, coded_before);
+  if (s == ZS_OK) dtans_coded_before_slices(row_nnz, 4, srows, op->slices, coded_before);
   if (s == ZS_OK) s = dtans_check_sizes(op, v, coded_before);
   if (s == ZS_OK) s = dtans_upload_stream(op, v);
   if (s == ZS_OK) s = check(gpuMalloc((void **)&op->tickets, sizeof *op->tickets), "dtans tickets");
   if (s == ZS_OK) s = check(gpuMemset(op->tickets, 0, sizeof *op->tickets), "dtans tickets");
-  if (s == ZS_OK) s = dtans_upload((void **)&op->row_nnz, v, "row_nnz");
+  if (s == ZS_OK) s = upload_array(&op->row_nnz, row_nnz, (uint64_t)op->rows, "row_nnz");
+  free(row_nnz);
   if (s == ZS_OK) s = dtans_upload((void **)&op->slice_words, v, "slice_words");
   if (s == ZS_OK) s = dtans_upload((void **)&op->slice_rows, v, "slice_rows");
   if (s == ZS_OK) s = dtans_upload((void **)&op->slice_desc, v, "slice_delta_escapes");

@@ -62,7 +62,8 @@ typedef struct dtans_view {
   int value_mode;
   int delta_real, value_real;
   int delta_escape, value_escape; /* 1: id `real` of the domain is the escape */
-  const uint32_t *row_nnz;
+  const void *row_nnz;            /* dtans_row_nnz(row_nnz, row_nnz_bytes, i) */
+  int row_nnz_bytes;
   const int32_t *row_perm; /* version 3: encoded row r is the matrix's row row_perm[r]; else NULL */
   const int64_t *slice_words, *slice_delta_esc, *slice_value_esc;
   const uint32_t *stream;

@@ -103,8 +103,13 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
   v->delta_escape = (int)de, v->value_escape = (int)ve;
   const uint64_t rows = (uint64_t)E->rows, sl = (uint64_t)v->slices + 1;
   const zsi_array *a;
-  if ((s = zsi_encoded_need(E, "row_nnz", 4, rows, (const void **)&v->row_nnz)) ||
-      (s = zsi_encoded_need(E, "slice_words", 8, sl, (const void **)&v->slice_words)) ||
+  if (!(a = zsi_encoded_array(E, "row_nnz")) || a->count != rows ||
+      (a->elem_size != 1 && a->elem_size != 2 && a->elem_size != 4))
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "dtans: array 'row_nnz' of %" PRIu64 " elements of 1, 2 or 4 bytes is missing",
+                     rows);
+  v->row_nnz = a->data, v->row_nnz_bytes = (int)a->elem_size;
+  if ((s = zsi_encoded_need(E, "slice_words", 8, sl, (const void **)&v->slice_words)) ||
       (s = zsi_encoded_need(E, "slice_delta_escapes", 8, sl, (const void **)&v->slice_delta_esc)))
     return s;
   if (!(a = zsi_encoded_array(E, "stream")) || a->elem_size != 4)
@@ -184,19 +189,21 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
   uint64_t coded = 0;
   int64_t marked = 0;
   for (int64_t i = 0; i < E->rows; i++) {
-    if (v->row_nnz[i] == DTANS_LONG) {
+    const uint32_t n = dtans_row_nnz(v->row_nnz, v->row_nnz_bytes, i);
+    if (n == DTANS_LONG) {
       marked++;
       continue;
     }
-    if (v->row_nnz[i] > (uint64_t)E->cols)
+    if (n > (uint64_t)E->cols)
       return zsi_error(ZS_ERR_CORRUPT,
-                       "dtans: row_nnz[%" PRId64 "] = %u exceeds %" PRId64 " columns", i,
-                       v->row_nnz[i], E->cols);
-    coded += v->row_nnz[i];
+                       "dtans: row_nnz[%" PRId64 "] = %u exceeds %" PRId64 " columns", i, n,
+                       E->cols);
+    coded += n;
   }
   for (int64_t k = 0; k < v->n_long; k++) {
     const int32_t r = v->long_rows[k];
-    if (r < 0 || r >= E->rows || (k > 0 && r <= v->long_rows[k - 1]) || v->row_nnz[r] != DTANS_LONG)
+    if (r < 0 || r >= E->rows || (k > 0 && r <= v->long_rows[k - 1]) ||
+        dtans_row_nnz(v->row_nnz, v->row_nnz_bytes, r) != DTANS_LONG)
       return zsi_error(ZS_ERR_CORRUPT,
                        "dtans: long_rows[%" PRId64 "] = %" PRId32
                        " is out of range, not ascending or not marked in row_nnz",
@@ -257,7 +264,8 @@ typedef struct lane {
 static void settle(const dtans_view *v, const int64_t *row_ptr, lane *x) {
   while (x->left == 0 && x->row + DTANS_LANES < x->stop) {
     x->row += DTANS_LANES;
-    x->left = dtans_coded_len(v->row_nnz[x->row]), x->at = row_ptr[x->row];
+    x->left = dtans_coded_len(dtans_row_nnz(v->row_nnz, v->row_nnz_bytes, x->row));
+    x->at = row_ptr[x->row];
   }
 }
 
@@ -283,10 +291,12 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
     lane *x = &L[l];
     const int64_t first = v->slice_rows[s] + l;
     x->n = 0;
-    for (int64_t i = first; i < stop; i += DTANS_LANES) x->n += dtans_coded_len(v->row_nnz[i]);
+    for (int64_t i = first; i < stop; i += DTANS_LANES)
+      x->n += dtans_coded_len(dtans_row_nnz(v->row_nnz, v->row_nnz_bytes, i));
     x->segs = dtans_segments(x->n, coded);
     x->row = first, x->stop = stop, x->col = 0, x->d = 0, x->r = 1;
-    x->left = first < stop ? dtans_coded_len(v->row_nnz[first]) : 0;
+    x->left =
+        first < stop ? dtans_coded_len(dtans_row_nnz(v->row_nnz, v->row_nnz_bytes, first)) : 0;
     x->at = first < stop ? row_ptr[first] : 0;
     settle(v, row_ptr, x);
     if (x->segs > max_segs) max_segs = x->segs;
@@ -401,7 +411,7 @@ static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
     zs_matrix_destroy(&A);
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row offsets");
   }
-  dtans_matrix_row_ptr(v.row_nnz, v.long_ptr, v.row_perm, E->rows, A->row_ptr);
+  dtans_matrix_row_ptr(v.row_nnz, v.row_nnz_bytes, v.long_ptr, v.row_perm, E->rows, A->row_ptr);
   if (v.row_perm) {
     for (int64_t r = 0; r < E->rows; r++) start[r] = A->row_ptr[v.row_perm[r]];
     start[E->rows] = E->nnz;
@@ -414,7 +424,7 @@ static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
     zs_matrix_destroy(&A);
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice offsets");
   }
-  dtans_coded_before_slices(v.row_nnz, v.slice_rows, v.slices, raw);
+  dtans_coded_before_slices(v.row_nnz, v.row_nnz_bytes, v.slice_rows, v.slices, raw);
   const dtans_slot *dt = dtab, *vt = vtab; /* this thread's tables, for every thread */
   DT_OMP(omp parallel for schedule(dynamic, 16) num_threads(dt_threads()) if (v.slices > 16))
   for (int64_t sl = 0; sl < v.slices; sl++)

@@ -451,7 +451,7 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
 /* The encoder's options, parsed once (-1: the default, chosen from the matrix later). */
 typedef struct enc_opts {
   int mode, progress, row_order, columns;
-  int64_t rpl, lane_symbols, long_min, guided, guided_floor;
+  int64_t rpl, lane_symbols, long_min, guided, guided_floor, row_bytes;
 } enc_opts;
 
 /* Option `key` as the index of its word in names (NULL-terminated); -1 when absent or "auto". */
@@ -470,9 +470,9 @@ static zs_status option_keyword(const char *options, const char *key, const char
 }
 
 static zs_status parse_options(const char *options, enc_opts *o) {
-  static const char *const known[] = {"values",    "progress", "rows_per_lane", "lane_symbols",
-                                      "long_rows", "guided",   "row_order",     "guided_floor",
-                                      "columns",   NULL};
+  static const char *const known[] = {
+      "values",    "progress",     "rows_per_lane", "lane_symbols", "long_rows", "guided",
+      "row_order", "guided_floor", "columns",       "row_bytes",    NULL};
   zs_status s = zsi_option_check(options, known, "dtans");
   if (s != ZS_OK) return s;
   int found;
@@ -509,6 +509,12 @@ static zs_status parse_options(const char *options, enc_opts *o) {
    * the few-valued 2-D stencil's stream was 2.24 % over its bound, bench/NOTES.md). */
   o->guided_floor = 3;
   if ((s = zsi_option_int(options, "guided_floor", 1, 1024, &o->guided_floor, &found))) return s;
+  /* row_bytes=1|2|4 (default: the narrowest that holds every row in the stream): bytes of a
+   * row's length in row_nnz; a width too narrow for the longest row is refused. */
+  o->row_bytes = 0;
+  if ((s = zsi_option_int(options, "row_bytes", 1, 4, &o->row_bytes, &found))) return s;
+  if (found && o->row_bytes == 3)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "dtans: row_bytes=3 (1, 2 or 4)");
   /* columns=deltas|raw|auto: columns coded as deltas, or stored raw beside a stream that codes the
    * values alone (joint pairs of delta 0); auto: raw when that is at most as large (8-byte values
    * only, encode_rows). */
@@ -909,14 +915,29 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     so[sl + 1].vesc += so[sl].vesc;
   }
 
-  uint32_t *row_nnz, *stream;
+  /* row_nnz in 1, 2 or 4 bytes a row: the narrowest whose all-ones value (the long-row mark) is
+   * above every row in the stream (2-D stencil: 1 byte, against 4, a third of its few-valued blob) */
+  int64_t longest = 0;
+  for (int64_t i = 0; i < A->rows; i++)
+    if (!is_long[i] && A->row_ptr[i + 1] - A->row_ptr[i] > longest)
+      longest = A->row_ptr[i + 1] - A->row_ptr[i];
+  uint32_t len_bytes = longest < UINT8_MAX ? 1 : longest < UINT16_MAX ? 2 : 4;
+  if (o->row_bytes && (uint32_t)o->row_bytes < len_bytes) {
+    s = zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                  "dtans: row_bytes=%d cannot hold a row of %" PRId64 " nonzeros in the stream",
+                  (int)o->row_bytes, longest);
+    goto done;
+  }
+  if (o->row_bytes) len_bytes = (uint32_t)o->row_bytes;
+  void *row_nnz;
+  uint32_t *stream;
   int64_t *sw, *sd, *sv = NULL, *srows;
   int32_t *desc, *dsym;
   uint16_t *dcnt, *vcnt;
   void *vesc = NULL, *vsym, *raw = NULL;
   const int64_t ns = slices;
   if ((s = zsi_encoded_new(&E, ZS_FORMAT_DTANS, A->type, A->rows, A->cols, A->nnz)) ||
-      (s = zsi_encoded_add_array(E, "row_nnz", 4, (uint64_t)A->rows, (void **)&row_nnz)) ||
+      (s = zsi_encoded_add_array(E, "row_nnz", len_bytes, (uint64_t)A->rows, &row_nnz)) ||
       (s = zsi_encoded_add_array(E, "slice_words", 8, (uint64_t)ns + 1, (void **)&sw)) ||
       (s = zsi_encoded_add_array(E, "slice_rows", 8, (uint64_t)ns + 1, (void **)&srows)) ||
       (s = zsi_encoded_add_array(E, "stream", 4, (uint64_t)so[ns].words, (void **)&stream)) ||
@@ -974,7 +995,13 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     goto done;
   for (int64_t i = 0, k = 0; i < A->rows; i++) {
     const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
-    row_nnz[i] = is_long[i] ? DTANS_LONG : (uint32_t)n;
+    const uint32_t len = is_long[i] ? DTANS_LONG : (uint32_t)n; /* all ones in any width */
+    if (len_bytes == 1)
+      ((uint8_t *)row_nnz)[i] = (uint8_t)len;
+    else if (len_bytes == 2)
+      ((uint16_t *)row_nnz)[i] = (uint16_t)len;
+    else
+      ((uint32_t *)row_nnz)[i] = len;
     if (!is_long[i]) continue;
     lrows[k] = (int32_t)i, lptr[k + 1] = lptr[k] + n;
     memcpy(lcols + lptr[k], A->col_idx + A->row_ptr[i], (size_t)n * 4);

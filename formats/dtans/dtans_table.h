@@ -23,6 +23,22 @@ DTANS_HD static inline uint32_t dtans_coded_len(uint32_t row_nnz) {
   return row_nnz == DTANS_LONG ? 0 : row_nnz;
 }
 
+/* Entry i of row_nnz, whose elements take `bytes` = 1, 2 or 4 bytes (the array's element size:
+ * the encoder takes the smallest whose all-ones value is above every row in the stream; short
+ * rows then cost a byte, not four). The all-ones value of the width marks a long row and reads
+ * as DTANS_LONG. */
+DTANS_HD static inline uint32_t dtans_row_nnz(const void *row_nnz, int bytes, int64_t i) {
+  if (bytes == 1) {
+    const uint8_t n = ((const uint8_t *)row_nnz)[i];
+    return n == UINT8_MAX ? DTANS_LONG : n;
+  }
+  if (bytes == 2) {
+    const uint16_t n = ((const uint16_t *)row_nnz)[i];
+    return n == UINT16_MAX ? DTANS_LONG : n;
+  }
+  return ((const uint32_t *)row_nnz)[i];
+}
+
 /* How columns are stored (parameter column_mode; absent: deltas). Raw: value_mode is joint, every
  * pair's delta is 0, and `columns` holds each coded nonzero's column in the raw values' layout
  * (dtans_raw_step); delta_escapes is empty and slice_delta_escapes counts the escaped pairs. */
@@ -47,26 +63,27 @@ static inline void dtans_table_words(const uint16_t *counts, int entries, uint32
 
 /* Coded nonzeros before each of the `slices` slices (out[0 .. slices]): where a slice's raw
  * values start, since long rows have none in the stream. */
-DTANS_HD static inline void dtans_coded_before_slices(const uint32_t *row_nnz,
+DTANS_HD static inline void dtans_coded_before_slices(const void *row_nnz, int bytes,
                                                       const int64_t *slice_rows, int64_t slices,
                                                       int64_t *out) {
   out[0] = 0;
   for (int64_t s = 0; s < slices; s++) {
     out[s + 1] = out[s];
     for (int64_t i = slice_rows[s]; i < slice_rows[s + 1]; i++)
-      out[s + 1] += dtans_coded_len(row_nnz[i]);
+      out[s + 1] += dtans_coded_len(dtans_row_nnz(row_nnz, bytes, i));
   }
 }
 
 /* The matrix's row offsets (row_ptr[0 .. rows]) from the encoded rows' lengths: row_nnz, or for
  * the k-th long row long_ptr[k + 1] - long_ptr[k]; encoded row i is the matrix's row
  * row_perm[i] (version 3), or i itself when row_perm is NULL. */
-static inline void dtans_matrix_row_ptr(const uint32_t *row_nnz, const int64_t *long_ptr,
+static inline void dtans_matrix_row_ptr(const void *row_nnz, int bytes, const int64_t *long_ptr,
                                         const int32_t *row_perm, int64_t rows, int64_t *row_ptr) {
   row_ptr[0] = 0;
   for (int64_t i = 0, k = 0; i < rows; i++) {
-    int64_t n = row_nnz[i];
-    if (row_nnz[i] == DTANS_LONG) n = long_ptr[k + 1] - long_ptr[k], k++;
+    const uint32_t len = dtans_row_nnz(row_nnz, bytes, i);
+    int64_t n = len;
+    if (len == DTANS_LONG) n = long_ptr[k + 1] - long_ptr[k], k++;
     row_ptr[(row_perm ? row_perm[i] : i) + 1] = n;
   }
   for (int64_t i = 0; i < rows; i++) row_ptr[i + 1] += row_ptr[i];

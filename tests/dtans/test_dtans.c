@@ -336,6 +336,53 @@ static void guided_slices(void) {
   zs_matrix_destroy(&A);
 }
 
+/* Element size of the blob's row_nnz (0 when it cannot be encoded). */
+static uint32_t row_width(const zs_matrix *A, const char *options) {
+  zs_encoded *E = NULL;
+  if (zs_encode(&E, A, ZS_FORMAT_DTANS, options) != ZS_OK) return 0;
+  const uint32_t w = zsi_encoded_array(E, "row_nnz")->elem_size;
+  zs_encoded_destroy(&E);
+  return w;
+}
+
+/* row_nnz takes 1, 2 or 4 bytes a row: by default the narrowest whose all-ones value (the
+ * long-row mark) is above every row in the stream; row_bytes=N forces one, and a width too narrow
+ * is refused. Every width decodes to the matrix, long rows marked in it. */
+static void row_length_widths(void) {
+  zs_matrix *A = random_matrix(600, 3000, len_one_huge, val_few, ZS_F64); /* row 37: 30000 */
+  CHECK(row_width(A, NULL) == 1);          /* the huge row is stored apart */
+  CHECK(row_width(A, "long_rows=0") == 2); /* ... or not: 30000 needs 2 bytes */
+  CHECK(row_width(A, "row_bytes=4") == 4);
+  const char *widths[] = {"row_bytes=1", "row_bytes=2", "row_bytes=4", "row_bytes=2,long_rows=0",
+                          "values=raw,row_bytes=1,long_rows=3"};
+  for (int k = 0; k < 5; k++) round_trip(widths[k], A, widths[k], NULL);
+  zs_encoded *E = NULL;
+  CHECK(zs_encode(&E, A, ZS_FORMAT_DTANS, "row_bytes=1,long_rows=0") == ZS_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(zs_last_error(), "row_bytes=1") != NULL);
+  CHECK(zs_encode(&E, A, ZS_FORMAT_DTANS, "row_bytes=3") == ZS_ERR_INVALID_ARGUMENT);
+  /* a width other than 1, 2 or 4 is a corrupt blob */
+  if (zs_encode(&E, A, ZS_FORMAT_DTANS, "row_bytes=2") == ZS_OK) {
+    zsi_array *a = (zsi_array *)zsi_encoded_array(E, "row_nnz");
+    a->elem_size = 1, a->count *= 2;
+    CHECK_STATUS(zsi_format_lookup(ZS_FORMAT_DTANS)->validate(E), ZS_ERR_CORRUPT);
+    a->elem_size = 8, a->count /= 8;
+    CHECK_STATUS(zsi_format_lookup(ZS_FORMAT_DTANS)->validate(E), ZS_ERR_CORRUPT);
+    CHECK(strstr(zs_last_error(), "row_nnz") != NULL);
+  }
+  zs_encoded_destroy(&E);
+  zs_matrix_destroy(&A);
+  /* a row of 254 nonzeros fits a byte, one of 255 (the mark) does not */
+  for (int64_t longest = 254; longest <= 255; longest++) {
+    int64_t r[300], c[300];
+    double v[300];
+    for (int64_t k = 0; k < longest; k++) r[k] = 1, c[k] = k, v[k] = (double)(k % 3 + 1);
+    zs_matrix *B = from_coo(3, 300, longest, r, c, v, ZS_F64);
+    CHECK(row_width(B, "long_rows=0") == (longest == 254 ? 1u : 2u));
+    round_trip("longest row at the byte's mark", B, "long_rows=0", NULL);
+    zs_matrix_destroy(&B);
+  }
+}
+
 /* The `guided` parameter the blob records (-1 when missing: equal slices). */
 static int64_t guided_param(const zs_encoded *E) {
   for (int i = 0; i < E->n_params; i++)
@@ -667,6 +714,7 @@ int main(int argc, char **argv) {
   raw_columns_auto();
   guided_slices();
   guided_from_start();
+  row_length_widths();
   distinct_values_shortcut();
   corruption(NULL);
   corruption("values=joint");     /* pair_values, and value escapes beside the delta escapes */

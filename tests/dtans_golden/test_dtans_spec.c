@@ -31,6 +31,16 @@ static int64_t param(const zs_encoded *E, const char *name) {
 /* row_nnz of a row stored apart as plain CSR (long_rows, long_ptr, long_cols, long_values). */
 #define LONG_ROW UINT32_MAX
 
+/* "row_nnz: one unsigned little-endian length a row, in 1, 2 or 4 bytes (the array's element
+ * size); the element's all-ones value marks a long row" */
+static uint32_t row_length(const zsi_array *a, int64_t i) {
+  const unsigned char *p = (const unsigned char *)a->data + (size_t)i * a->elem_size;
+  uint32_t n = 0, ones = 0;
+  for (uint32_t b = 0; b < a->elem_size; b++)
+    n |= (uint32_t)p[b] << (8 * b), ones |= 0xFFu << (8 * b);
+  return n == ones ? LONG_ROW : n;
+}
+
 typedef struct entry {
   unsigned id, digit, base;
 } entry;
@@ -82,7 +92,8 @@ static int spec_decode(const zs_encoded *E, csr *out) {
   const int64_t rows = E->rows, mode = param(E, "value_mode");
   const size_t es = E->type == ZS_F64 ? 8 : 4;
   const int coded = mode == 0, joint = mode == 3;
-  const uint32_t *row_nnz = array(E, "row_nnz")->data, *stream = array(E, "stream")->data;
+  const zsi_array *lengths = array(E, "row_nnz");
+  const uint32_t *stream = array(E, "stream")->data;
   const int64_t *slice_words = array(E, "slice_words")->data;
   const int64_t *slice_desc = array(E, "slice_delta_escapes")->data;
   const int32_t *dsym = array(E, "delta_symbols")->data, *desc = array(E, "delta_escapes")->data;
@@ -106,12 +117,16 @@ static int spec_decode(const zs_encoded *E, csr *out) {
   const unsigned char *lvals = n_long ? array(E, "long_values")->data : NULL;
   int64_t *rp = calloc((size_t)rows + 1, 8);
   for (int64_t i = 0, k = 0; i < rows; i++) {
-    rp[i + 1] = rp[i] + (row_nnz[i] == LONG_ROW ? lptr[k + 1] - lptr[k] : row_nnz[i]);
-    k += row_nnz[i] == LONG_ROW;
+    const uint32_t n = row_length(lengths, i);
+    rp[i + 1] = rp[i] + (n == LONG_ROW ? lptr[k + 1] - lptr[k] : n);
+    k += n == LONG_ROW;
   }
   /* what the lanes decode: nothing of a long row */
   uint32_t *coded_len = malloc((size_t)rows * 4 + 4);
-  for (int64_t i = 0; i < rows; i++) coded_len[i] = row_nnz[i] == LONG_ROW ? 0 : row_nnz[i];
+  for (int64_t i = 0; i < rows; i++) {
+    const uint32_t n = row_length(lengths, i);
+    coded_len[i] = n == LONG_ROW ? 0 : n;
+  }
   out->row_ptr = rp;
   out->col = malloc((size_t)rp[rows] * 4 + 4), out->val = malloc((size_t)rp[rows] * es + 8);
   int64_t raw_at = 0; /* raw values: slice after slice, segment step after step */
@@ -248,11 +263,13 @@ static void random_cases(void) {
                                      "values=joint,row_order=length,rows_per_lane=2",
                                      "columns=raw",
                                      "values=joint,columns=raw,long_rows=9,rows_per_lane=2",
-                                     "columns=raw,row_order=length,lane_symbols=8"};
+                                     "columns=raw,row_order=length,lane_symbols=8",
+                                     "row_bytes=2",
+                                     "values=raw,row_bytes=4,long_rows=5"};
   const int n_opts = (int)(sizeof opts / sizeof *opts);
   /* coded, constant, raw; several slices; delta escapes; value escapes; chained rows; long rows;
    * slices of different lengths (not counting the last) */
-  int seen[14] = {0};
+  int seen[17] = {0};
   for (int trial = 0; trial < 96; trial++) {
     const int o = trial % n_opts;
     int kind = opts[o] && strstr(opts[o], "constant") ? 2 : (trial + trial / n_opts) % 3;
@@ -307,6 +324,8 @@ static void random_cases(void) {
       seen[11] |= optional_array(E, "row_perm") != NULL;
       seen[12] |= param(E, "column_mode") == 1;
       seen[13] |= param(E, "column_mode") == 1 && array(E, "value_escapes")->count > 0;
+      const uint32_t width = array(E, "row_nnz")->elem_size;
+      seen[width == 1 ? 14 : width == 2 ? 15 : 16] = 1;
     }
     csr got = {NULL, NULL, NULL};
     if (B && spec_decode(E, &got) != 0) {
@@ -345,8 +364,11 @@ static void random_cases(void) {
                                      "escaped pairs",
                                      "rows in another order (version 3)",
                                      "raw columns",
-                                     "escaped pairs beside raw columns"};
-  for (int k = 0; k < 14; k++)
+                                     "escaped pairs beside raw columns",
+                                     "row lengths in 1 byte",
+                                     "row lengths in 2 bytes",
+                                     "row lengths in 4 bytes"};
+  for (int k = 0; k < 17; k++)
     if (!seen[k]) {
       fprintf(stderr, "the random cases never produced %s\n", what[k]);
       check_failures++;
