@@ -673,9 +673,9 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
 
 /* Cuts A's rows into slices (slice_rows[0 .. return value]): 32 rows at a time until the slice
  * holds `full` symbols (per_nz a nonzero, long rows none) or R rows a lane (R > 0). With guided
- * = P > 0, a slice wants only the symbols left over P, down to full / floor. */
+ * = P > 0, a slice wants only the symbols left over P, down to full / D (guided_floor). */
 static int64_t cut_slices(const zs_matrix *A, const uint8_t *is_long, int64_t per_nz, int64_t full,
-                          int64_t R, int64_t guided, int64_t floor, int64_t *slice_rows) {
+                          int64_t R, int64_t guided, int64_t D, int64_t *slice_rows) {
   int64_t slices = 0, left = 0;
   for (int64_t i = 0; i < A->rows; i++)
     if (!is_long[i]) left += (A->row_ptr[i + 1] - A->row_ptr[i]) * per_nz;
@@ -684,7 +684,7 @@ static int64_t cut_slices(const zs_matrix *A, const uint8_t *is_long, int64_t pe
     const int64_t from = r;
     int64_t symbols = 0, want = full;
     if (guided > 0 && left / guided < want)
-      want = left / guided > full / floor ? left / guided : full / floor;
+      want = left / guided > full / D ? left / guided : full / D;
     do {
       const int64_t end = r + DTANS_LANES < A->rows ? r + DTANS_LANES : A->rows;
       for (; r < end; r++)
