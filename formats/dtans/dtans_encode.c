@@ -1040,7 +1040,8 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
 
   /* What the tables promise: the cross-entropy bound of the stream and the predicted size. */
   const double bound = dom->choice.ce_bits + (coded ? vd.choice.ce_bits : 0);
-  double predicted = dom->choice.bits / 8 + 4.0 * (double)A->rows + 16.0 * (double)(ns + 1);
+  double predicted =
+      dom->choice.bits / 8 + (double)len_bytes * (double)A->rows + 16.0 * (double)(ns + 1);
   if (coded) predicted += vd.choice.bits / 8 + 8.0 * (double)(ns + 1);
   if (joint) predicted += (double)n_pair_values * (double)es;
   if (mode == DTANS_VALUES_RAW) predicted += (double)coded_nnz * (double)es;
