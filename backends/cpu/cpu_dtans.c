@@ -103,8 +103,7 @@ static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
     return cpu_dtans_destroy(A),
            zsi_error(ZS_ERR_CORRUPT, "backend 'cpu': dtans row_nnz is malformed");
   if (!(A->row_nnz = zsi_alloc_array((uint64_t)A->rows, 4))) goto oom;
-  for (int64_t i = 0; i < A->rows; i++)
-    A->row_nnz[i] = dtans_row_nnz(lens->data, (int)lens->elem_size, i);
+  dtans_row_nnz_widen(lens->data, (int)lens->elem_size, A->rows, A->row_nnz);
   if ((s = zsi_view_copy_array(enc, "cpu", "stream", 4, stream->count, (void **)&A->stream)) ||
       (s = zsi_view_copy_array(enc, "cpu", "slice_words", 8, sl, (void **)&A->slice_words)) ||
       (s = zsi_view_copy_array(enc, "cpu", "slice_rows", 8, sl, (void **)&A->slice_rows)) ||

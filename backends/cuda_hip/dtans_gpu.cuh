@@ -651,8 +651,7 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   uint32_t *row_nnz = (uint32_t *)malloc(((size_t)op->rows + 1) * sizeof(uint32_t));
   int64_t *row_ptr = (int64_t *)malloc(((size_t)op->rows + 1) * sizeof(int64_t));
   if (!row_ptr || !row_nnz) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans row offsets");
-  for (int64_t i = 0; s == ZS_OK && i < op->rows; i++)
-    row_nnz[i] = dtans_row_nnz(lens->data, (int)lens->elem_size, i);
+  if (s == ZS_OK) dtans_row_nnz_widen(lens->data, (int)lens->elem_size, op->rows, row_nnz);
   const int64_t *lptr = (const int64_t *)zsb_find_array(v, "long_ptr")->data;
   /* Version 3: rows are encoded in another order; y, x and the decoded CSR keep the matrix's. */
   const zsb_array *perm_a = zsb_find_array(v, "row_perm");

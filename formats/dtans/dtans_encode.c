@@ -672,13 +672,12 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
 }
 
 /* Cuts A's rows into slices (slice_rows[0 .. return value]): 32 rows at a time until the slice
- * holds `full` symbols (per_nz a nonzero, long rows none) or R rows a lane (R > 0). With guided
- * = P > 0, a slice wants only the symbols left over P, down to full / D (guided_floor). */
-static int64_t cut_slices(const zs_matrix *A, const uint8_t *is_long, int64_t per_nz, int64_t full,
-                          int64_t R, int64_t guided, int64_t D, int64_t *slice_rows) {
-  int64_t slices = 0, left = 0;
-  for (int64_t i = 0; i < A->rows; i++)
-    if (!is_long[i]) left += (A->row_ptr[i + 1] - A->row_ptr[i]) * per_nz;
+ * holds `full` symbols (per_nz a nonzero, long rows none; `left` in all) or R rows a lane
+ * (R > 0). With guided = P > 0, a slice wants only the symbols left over P, down to full / D
+ * (guided_floor). */
+static int64_t cut_slices(const zs_matrix *A, const uint8_t *is_long, int64_t per_nz, int64_t left,
+                          int64_t full, int64_t R, int64_t guided, int64_t D, int64_t *slice_rows) {
+  int64_t slices = 0;
   slice_rows[0] = 0;
   for (int64_t r = 0; r < A->rows;) {
     const int64_t from = r;
@@ -722,12 +721,14 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: long-row flags");
     goto done;
   }
-  int64_t n_long = 0, long_nnz = 0;
-  for (int64_t i = 0; i < A->rows && long_min > 0; i++)
-    if (A->row_ptr[i + 1] - A->row_ptr[i] > long_min) {
-      is_long[i] = 1, n_long++;
-      long_nnz += A->row_ptr[i + 1] - A->row_ptr[i];
-    }
+  int64_t n_long = 0, long_nnz = 0, longest = 0; /* longest: of the rows in the stream */
+  for (int64_t i = 0; i < A->rows; i++) {
+    const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
+    if (long_min > 0 && n > long_min)
+      is_long[i] = 1, n_long++, long_nnz += n;
+    else if (n > longest)
+      longest = n;
+  }
   const int64_t coded_nnz = A->nnz - long_nnz;
   if (mode < 0 && values_look_distinct(A)) mode = DTANS_VALUES_RAW;
   if ((s = histograms(A, is_long, mode != DTANS_VALUES_RAW, NULL, &hd, &hv)) != ZS_OK) goto done;
@@ -834,18 +835,19 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     goto done;
   }
   const int64_t per_nz = coded ? 2 : 1, full = DTANS_LANES * lane_symbols;
+  const int64_t symbols = coded_nnz * per_nz;
   /* Raw and constant values: the GPU kernel runs a quarter more warps and reads the raw values
    * beside the stream; measured on the H100, smaller last slices only slowed it (random-valued
    * Erdős–Rényi f64 1309 -> 1597 us), while coded and joint ones gained (st27 408 -> 309 us). */
   if (guided == -1) guided = coded || joint ? 2048 : 0;
   if (R > 0) guided = 0;              /* rows_per_lane: uniform slices */
   if (guided == DTANS_GUIDED_START) { /* as many as the equal cut: they shrink from the first */
-    guided = cut_slices(A, is_long, per_nz, full, R, 0, 1, slice_rows);
+    guided = cut_slices(A, is_long, per_nz, symbols, full, R, 0, 1, slice_rows);
     if (guided < 2) guided = 0;
-  } else if (guided > 0 && coded_nnz * per_nz / guided < full)
+  } else if (guided > 0 && symbols / guided < full)
     guided = 0; /* too small to fill a GPU anyway */
   const int64_t slices =
-      cut_slices(A, is_long, per_nz, full, R, guided, o->guided_floor, slice_rows);
+      cut_slices(A, is_long, per_nz, symbols, full, R, guided, o->guided_floor, slice_rows);
 
   /* Ids per nonzero (the escape id is `coded`, one past the coded symbols). */
   did = malloc((size_t)(A->nnz ? A->nnz : 1) * 2);
@@ -917,10 +919,6 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
 
   /* row_nnz in 1, 2 or 4 bytes a row: the narrowest whose all-ones value (the long-row mark) is
    * above every row in the stream (2-D stencil: 1 byte, against 4, a third of its few-valued blob) */
-  int64_t longest = 0;
-  for (int64_t i = 0; i < A->rows; i++)
-    if (!is_long[i] && A->row_ptr[i + 1] - A->row_ptr[i] > longest)
-      longest = A->row_ptr[i + 1] - A->row_ptr[i];
   uint32_t len_bytes = longest < UINT8_MAX ? 1 : longest < UINT16_MAX ? 2 : 4;
   if (o->row_bytes && (uint32_t)o->row_bytes < len_bytes) {
     s = zsi_error(ZS_ERR_INVALID_ARGUMENT,

@@ -39,6 +39,12 @@ DTANS_HD static inline uint32_t dtans_row_nnz(const void *row_nnz, int bytes, in
   return ((const uint32_t *)row_nnz)[i];
 }
 
+/* row_nnz widened to 4 bytes a row (out[0 .. rows)), for kernels that read it per row. */
+static inline void dtans_row_nnz_widen(const void *row_nnz, int bytes, int64_t rows,
+                                       uint32_t *out) {
+  for (int64_t i = 0; i < rows; i++) out[i] = dtans_row_nnz(row_nnz, bytes, i);
+}
+
 /* How columns are stored (parameter column_mode; absent: deltas). Raw: value_mode is joint, every
  * pair's delta is 0, and `columns` holds each coded nonzero's column in the raw values' layout
  * (dtans_raw_step); delta_escapes is empty and slice_delta_escapes counts the escaped pairs. */

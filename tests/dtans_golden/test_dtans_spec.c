@@ -116,15 +116,12 @@ static int spec_decode(const zs_encoded *E, csr *out) {
   const int32_t *lcols = n_long ? array(E, "long_cols")->data : NULL;
   const unsigned char *lvals = n_long ? array(E, "long_values")->data : NULL;
   int64_t *rp = calloc((size_t)rows + 1, 8);
+  uint32_t *coded_len =
+      malloc((size_t)rows * 4 + 4); /* what the lanes decode: none of a long row */
   for (int64_t i = 0, k = 0; i < rows; i++) {
     const uint32_t n = row_length(lengths, i);
     rp[i + 1] = rp[i] + (n == LONG_ROW ? lptr[k + 1] - lptr[k] : n);
     k += n == LONG_ROW;
-  }
-  /* what the lanes decode: nothing of a long row */
-  uint32_t *coded_len = malloc((size_t)rows * 4 + 4);
-  for (int64_t i = 0; i < rows; i++) {
-    const uint32_t n = row_length(lengths, i);
     coded_len[i] = n == LONG_ROW ? 0 : n;
   }
   out->row_ptr = rp;
