@@ -87,6 +87,16 @@ typedef struct zsb_fused_blas1 {
                                 double beta, const void *z, const void *zt, void *pt);
 } zsb_fused_blas1;
 
+/* Extension "spmv-pair-v1" (optional): zs_spmv_pair in one pass over the operator's matrix,
+ * y = alpha A x + beta y and z = alpha_t Aᵀ w + beta_t z. Returns ZS_ERR_UNSUPPORTED, without
+ * setting a message, when it has no fused kernel for this operator; the library then makes the
+ * two products with op_apply. The library checks shapes, types and aliasing before calling. */
+#define ZSB_EXT_SPMV_PAIR "spmv-pair-v1"
+typedef struct zsb_spmv_pair {
+  zs_status (*apply_pair)(void *self, void *op, double alpha, const void *x, double beta, void *y,
+                          double alpha_t, const void *w, double beta_t, void *z);
+} zsb_spmv_pair;
+
 /* A module exports this symbol; the library dlopens the module and calls it. */
 typedef const zsb_backend *(*zsb_entry_fn)(void);
 #define ZSB_ENTRY_SYMBOL "zsb_backend_entry"

@@ -446,4 +446,5 @@ zs_status cci_gpu_apply(void *state, zs_op which, double alpha, const void *x, d
   return cci_apply_typed<float>(op, which, (float)alpha, (const float *)x, (float)beta, (float *)y);
 }
 
-const gpu_format cci_gpu_format = {ZS_FORMAT_CCI, cci_gpu_create, cci_gpu_destroy, cci_gpu_apply};
+const gpu_format cci_gpu_format = {ZS_FORMAT_CCI, cci_gpu_create, cci_gpu_destroy, cci_gpu_apply,
+                                   NULL};

@@ -303,12 +303,18 @@ __device__ __forceinline__ void zs_csb_split_last(int64_t o, int splits, int lb,
   }
 }
 
-template <typename T, typename I, bool TRANS, bool SPLIT, int TEAMS>
+/* PAIR (SpMV only): BiCG's pair in the same walk (zs_spmv_pair). Each element also adds
+ * alpha_t a_ij w_i into z_j (pw, pz), z scaled by beta_t before, with an atomic: z_j's address
+ * is x_j's, and w_i is one of the β values of the output block's rows. The matrix is read once for
+ * both products; z's sums are in no fixed order. */
+template <typename T, typename I, bool TRANS, bool SPLIT, int TEAMS, bool PAIR = false>
 __global__ void __launch_bounds__(ZS_CSB_THREADS)
     zs_csb_warp_kernel(int64_t n_blocks_out, int64_t n_out, int lb, int splits, const int64_t *ptr,
                        const zs_csb_walk_task<T> *task, const T *val, const I *idx, const T *x,
-                       T *y, T alpha, T beta, T *partial, unsigned *done) {
+                       T *y, T alpha, T beta, T *partial, unsigned *done, const T *pw, T *pz,
+                       T alpha_t) {
   static_assert(!(SPLIT && TEAMS > 1), "a split output block has the whole warp");
+  static_assert(!(PAIR && TRANS), "the pair walks in row order");
   constexpr int L = ZS_WARP_SIZE / TEAMS; /* lanes per output block */
   constexpr int PIECES = TEAMS > 1 ? (TRANS ? ZS_CSB_TEAM_PIECES : ZS_CSB_TEAM_PIECES_N)
                                    : (TRANS ? ZS_CSB_PIECES : ZS_CSB_PIECES_N);
@@ -397,9 +403,18 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
             live[u]
                 ? x[(int64_t)((uint64_t)(int64_t)sg[u] << lb) + (TRANS ? i[u] >> lb : i[u] & mask)]
                 : T(0); /* unsigned: SpMVT's block rows may be below 0 (csb_tag_blocks) */
+      T wv[PAIR ? PIECES : 1];
+#pragma unroll
+      for (int u = 0; u < PIECES; u++)
+        if (PAIR) wv[u] = live[u] ? pw[(o << lb) + ((i[u] >> lb) & mask)] : T(0);
 #pragma unroll
       for (int u = 0; u < PIECES; u++)
         if (live[u]) acc[(TRANS ? i[u] & mask : (i[u] >> lb) & mask) * ZS_CSB_ROW] += v[u] * xv[u];
+#pragma unroll
+      for (int u = 0; u < PIECES; u++)
+        if (PAIR && live[u])
+          atomicAdd(&pz[(int64_t)((uint64_t)(int64_t)sg[u] << lb) + (i[u] & mask)],
+                    alpha_t * (v[u] * wv[u]));
     }
   }
   zs_syncwarp();
@@ -955,7 +970,8 @@ zs_status csb_apply_typed(csb_gpu_op *op, zs_op which, T alpha, const T *x, T be
                        : teams == 2 ? zs_csb_warp_kernel<T, I, false, false, 2>
                                     : zs_csb_warp_kernel<T, I, false, false, 1>);
     kernel<<<g, ZS_CSB_THREADS, smem>>>(n_blocks_out, n_out, op->lb, splits, ptr, wtask, val, idx,
-                                        x, y, alpha, beta, (T *)op->partial, op->done);
+                                        x, y, alpha, beta, (T *)op->partial, op->done, nullptr,
+                                        nullptr, T(0));
     return check_launch("CSB kernel");
   }
   auto kernel =
@@ -980,5 +996,49 @@ zs_status csb_gpu_apply(void *state, zs_op which, double alpha, const void *x, d
                                                       (float)beta, (float *)y);
 }
 
-const gpu_format csb_gpu_format = {ZS_FORMAT_CSB, csb_gpu_create, csb_gpu_destroy, csb_gpu_apply};
-const gpu_format gcsb_gpu_format = {ZS_FORMAT_GCSB, csb_gpu_create, csb_gpu_destroy, csb_gpu_apply};
+/* zs_spmv_pair in one walk (the PAIR warp kernel) where SpMVT is atomic anyway and SpMV takes
+ * the tagged warp walk; ZS_ERR_UNSUPPORTED otherwise (the library makes the two products). */
+template <typename T, typename I>
+zs_status csb_pair_typed(csb_gpu_op *op, T alpha, const T *x, T beta, T *y, T alpha_t, const T *w,
+                         T beta_t, T *z) {
+  if (!op->atomic_t || op->atomic_n || !op->warp_walk || op->rows == 0 || op->cols == 0)
+    return ZS_ERR_UNSUPPORTED;
+  zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta_t, z);
+  const int splits = op->splits[0], teams = op->teams[0];
+  const int64_t per_cta = ZS_CSB_THREADS / ZS_WARP_SIZE;
+  const int64_t walk_warps = (op->nbr + teams - 1) / teams * splits;
+  const unsigned g = (unsigned)((walk_warps + per_cta - 1) / per_cta);
+  auto kernel = splits > 1   ? zs_csb_warp_kernel<T, I, false, true, 1, true>
+                : teams == 4 ? zs_csb_warp_kernel<T, I, false, false, 4, true>
+                : teams == 2 ? zs_csb_warp_kernel<T, I, false, false, 2, true>
+                             : zs_csb_warp_kernel<T, I, false, false, 1, true>;
+  kernel<<<g, ZS_CSB_THREADS, csb_sums_bytes<T>(op)>>>(
+      op->nbr, op->rows, op->lb, splits, op->n_ptr,
+      (const zs_csb_walk_task<T> *)(sizeof(T) == 8 ? (const void *)op->n_wtask
+                                                   : (const void *)op->n_task),
+      (const T *)(op->cval ? op->cval : op->val), (const I *)(op->cidx ? op->cidx : op->idx), x, y,
+      alpha, beta, (T *)op->partial, op->done, w, z, alpha_t);
+  return check_launch("CSB pair kernel");
+}
+
+zs_status csb_gpu_pair(void *state, double alpha, const void *x, double beta, void *y,
+                       double alpha_t, const void *w, double beta_t, void *z) {
+  csb_gpu_op *op = (csb_gpu_op *)state;
+  if (op->type == ZS_F64) {
+    const double *xd = (const double *)x, *wd = (const double *)w;
+    double *yd = (double *)y, *zd = (double *)z;
+    return op->idx16
+               ? csb_pair_typed<double, uint16_t>(op, alpha, xd, beta, yd, alpha_t, wd, beta_t, zd)
+               : csb_pair_typed<double, uint32_t>(op, alpha, xd, beta, yd, alpha_t, wd, beta_t, zd);
+  }
+  const float *xf = (const float *)x, *wf = (const float *)w;
+  float *yf = (float *)y, *zf = (float *)z;
+  const float a = (float)alpha, b = (float)beta, at = (float)alpha_t, bt = (float)beta_t;
+  return op->idx16 ? csb_pair_typed<float, uint16_t>(op, a, xf, b, yf, at, wf, bt, zf)
+                   : csb_pair_typed<float, uint32_t>(op, a, xf, b, yf, at, wf, bt, zf);
+}
+
+const gpu_format csb_gpu_format = {ZS_FORMAT_CSB, csb_gpu_create, csb_gpu_destroy, csb_gpu_apply,
+                                   csb_gpu_pair};
+const gpu_format gcsb_gpu_format = {ZS_FORMAT_GCSB, csb_gpu_create, csb_gpu_destroy, csb_gpu_apply,
+                                    csb_gpu_pair};

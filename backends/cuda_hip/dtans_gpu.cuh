@@ -38,9 +38,14 @@ struct zs_dt_args {
   unsigned long long *tickets;    /* slice-group tickets: a counter that only grows */
   unsigned long long ticket_base; /* this launch's first ticket */
   int dynamic;                    /* slices from the tickets (always for ZS_DT_DYNAMIC modes) */
+  /* ZS_DT_PAIR: z += alpha_t Aᵀ w beside the SpMV (z scaled by beta_t before) */
+  const void *pair_w;
+  void *pair_z;
+  double pair_alpha;
 };
 
-enum { ZS_DT_SPMV = 0, ZS_DT_SCATTER = 1, ZS_DT_WRITE = 2 };
+/* PAIR: SPMV, and each decoded nonzero also scattered into z as SCATTER does (zs_spmv_pair) */
+enum { ZS_DT_SPMV = 0, ZS_DT_SCATTER = 1, ZS_DT_WRITE = 2, ZS_DT_PAIR = 3 };
 template <bool B>
 struct zs_dt_bool {
   static constexpr bool value = B;
@@ -108,6 +113,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
                     T alpha, T beta, const int64_t *row_ptr, int32_t *out_col, T *out_val) {
   constexpr bool CODED = VMODE == 0, RAW = VMODE == 2, JOINT = VMODE == 3 || VMODE == 4;
   constexpr bool RAWCOL = VMODE == 4;
+  constexpr bool PAIR = MODE == ZS_DT_PAIR, PRODUCT = MODE == ZS_DT_SPMV || PAIR; /* y = A x */
   constexpr bool VSYM = CODED || JOINT; /* values from a dictionary in shared memory */
   constexpr int PER = CODED ? 4 : 8;    /* nonzeros per segment */
   extern __shared__ uint64_t zs_dt_smem64[];
@@ -213,7 +219,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
     auto next_row = [&]() {
       row = nrow, left = (int32_t)dtans_coded_len(nlen);
       while (left == 0) {
-        if (MODE == ZS_DT_SPMV && nlen != DTANS_LONG) no_nonzeros(row);
+        if (PRODUCT && nlen != DTANS_LONG) no_nonzeros(row);
         row += ZS_DT_LANES, nlen = a.row_nnz[row], left = (int32_t)dtans_coded_len(nlen);
       }
       nrow = row + ZS_DT_LANES;
@@ -319,7 +325,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
 
       /* (c) Columns and rows of the segment's nonzeros; row ends marked in `fin`. Past `todo`
        * (a lane's last segment) the columns are junk and nothing is marked or loaded. */
-      int32_t c[PER], rw[MODE == ZS_DT_SPMV ? PER : 1];
+      int32_t c[PER], rw[PRODUCT ? PER : 1];
       int64_t ats[MODE == ZS_DT_WRITE ? PER : 1];
       unsigned fin = 0;
 #pragma unroll
@@ -332,7 +338,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
           col += dl[i];
           c[i] = col;
         }
-        if (MODE == ZS_DT_SPMV) rw[i] = PERM ? orow : row;
+        if (PRODUCT) rw[i] = PERM ? orow : row;
         if (MODE == ZS_DT_WRITE) ats[i] = at, at += ok;
         if (MODE == ZS_DT_SCATTER)
           v[i] = (RAW ? (ok ? zs_load_stream(rv + i * rs) : T(0)) : v[i]) * xr;
@@ -356,7 +362,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
           if (RAW) v[k] = in ? zs_load_stream(rv + k * rs) : T(0);
         }
       };
-      if (MODE == ZS_DT_SPMV) gather(0);
+      if (PRODUCT) gather(0);
 
       /* (e) Words of the next segment: from the state where it yields them, else the stream. */
       const bool more = FULL || t + 1 < segs;
@@ -367,16 +373,21 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
       const uint32_t l2 = FULL ? take_all() : take(more);
       w0 = e0 ? s0 : l0, w1 = e1 ? s1 : l1, w2 = l2;
       if (fill - cur <= ZS_DT_BATCH) land(), issue();
-      if (EARLY && MODE == ZS_DT_SPMV)
+      if (EARLY && PRODUCT)
 #pragma unroll
         for (int k = CH; k < PER; k += CH) gather(k);
 
       /* (f) The products, in row order. */
-      if (MODE == ZS_DT_SPMV) {
+      if (PRODUCT) {
+        const T *pw = (const T *)a.pair_w;
+        T *pz = (T *)a.pair_z;
 #pragma unroll
         for (int i = 0; i < PER; i++) {
           if (!EARLY && i >= CH && i % CH == 0) gather(i);
           sum += v[i] * xv[i]; /* past todo only after the lane's last row: never stored */
+          /* the nonzero's z: at x's column, w at y's row (gather's test, as SCATTER's) */
+          if (PAIR && i < todo && (!WIN || (uint32_t)(c[i] - (int32_t)a.col_lo) < a.col_span))
+            atomicAdd(&pz[c[i]], v[i] * (T(a.pair_alpha) * pw[rw[i]]));
           if (fin >> i & 1) {
             T out = alpha * sum;
             if (has_beta) out += beta * y[rw[i]];
@@ -402,7 +413,7 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
     for (; t + 1 < min_segs; t++) segment(t, zs_dt_bool<true>());
     for (; t < max_segs; t++) segment(t, zs_dt_bool<false>());
     /* The lane's rows after its last nonzero have none: their y. */
-    if (MODE == ZS_DT_SPMV)
+    if (PRODUCT)
       for (int32_t q = row + ZS_DT_LANES; q < stop; q += ZS_DT_LANES)
         if (a.row_nnz[q] != DTANS_LONG) no_nonzeros(q);
     zs_syncwarp();
@@ -491,6 +502,10 @@ struct dtans_gpu_op {
   bool guided;   /* the encoder shrank the slices (parameter guided): raw ones take tickets */
   bool far;      /* rows gather x at random (dtans_far_deltas) */
   gpu_op *t_csr; /* Aᵀ as CSR, built on the first deterministic SpMVT */
+  /* zs_spmv_pair's SpMVT operands for the ZS_DT_PAIR launches (dtans_pair_typed) */
+  const void *pair_w;
+  void *pair_z;
+  double pair_alpha;
 };
 
 void dtans_gpu_destroy(void *state) {
@@ -808,6 +823,7 @@ zs_status dtans_launch(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, T 
   a.vsym = op->vsym, a.vesc = op->vesc, a.raw = op->raw, a.slices = op->slices;
   a.vreal = op->vreal, a.tickets = op->tickets, a.ticket_base = op->ticket_base;
   a.dynamic = dynamic;
+  a.pair_w = op->pair_w, a.pair_z = op->pair_z, a.pair_alpha = op->pair_alpha;
   const int64_t w = (op->cols + op->slabs - 1) / op->slabs;
   a.col_lo = WIN ? (uint32_t)(slab * w) : 0u, a.col_span = WIN ? (uint32_t)w : UINT32_MAX;
   kernel<<<(unsigned)grid, ZS_DT_THREADS, op->smem>>>(a, (T)op->constant, x, y, alpha, beta,
@@ -844,10 +860,11 @@ zs_status dtans_dispatch(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, 
                          const int64_t *row_ptr, int32_t *out_col, T *out_val) {
   if (slab == 0 && op->n_long > 0) {
     const int64_t grid = op->n_chunks < 65535 ? op->n_chunks : 65535;
-    zs_dtans_long_kernel<T, MODE><<<(unsigned)grid, ZS_DT_CHUNK_THREADS>>>(
+    constexpr int LONG_MODE = MODE == ZS_DT_PAIR ? ZS_DT_SPMV : MODE; /* its z: dtans_pair_typed */
+    zs_dtans_long_kernel<T, LONG_MODE><<<(unsigned)grid, ZS_DT_CHUNK_THREADS>>>(
         op->n_chunks, op->chunk_long, op->chunk_ptr, op->long_rows, op->long_ptr, op->long_cols,
         (const T *)op->long_values, x, y, alpha, (T *)op->partial, row_ptr, out_col, out_val);
-    if (MODE == ZS_DT_SPMV)
+    if (LONG_MODE == ZS_DT_SPMV)
       zs_dtans_long_fixup<T><<<grid_for(op->n_long, 256), 256>>>(
           op->n_long, op->long_rows, op->chunk_ptr, (const T *)op->partial, y, alpha, beta);
     zs_status s = check_launch("dtans long rows");
@@ -976,6 +993,42 @@ zs_status dtans_apply_typed(dtans_gpu_op *op, zs_op which, T alpha, const T *x, 
   return s;
 }
 
+/* zs_spmv_pair in one decode (ZS_DT_PAIR) where SpMVT is atomic anyway: each slab pass gathers
+ * and scatters its columns, as SpMV's and the atomic SpMVT's passes do apart; long rows (plain
+ * CSR) take their SpMV and SpMVT kernels. ZS_ERR_UNSUPPORTED with the deterministic SpMVT. On
+ * the H100, few-valued f64, against SpMV + atomic SpMVT: 1.23-1.32x faster on the stencils and
+ * the banded matrix, 1-3 % slower on Erdős–Rényi and R-MAT, whose scattered atomics cost what
+ * the decode saves (bench/NOTES.md, "BiCG's pair in one call"). */
+template <typename T>
+zs_status dtans_pair_typed(dtans_gpu_op *op, T alpha, const T *x, T beta, T *y, T alpha_t,
+                           const T *w, T beta_t, T *z) {
+  if (!op->atomic || op->rows == 0 || op->cols == 0) return ZS_ERR_UNSUPPORTED;
+  zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta_t, z);
+  zs_status s = check_launch("dtans pair scale");
+  if (s == ZS_OK && op->n_long > 0) {
+    const int64_t grid = op->n_chunks < 65535 ? op->n_chunks : 65535;
+    zs_dtans_long_kernel<T, ZS_DT_SCATTER><<<(unsigned)grid, ZS_DT_CHUNK_THREADS>>>(
+        op->n_chunks, op->chunk_long, op->chunk_ptr, op->long_rows, op->long_ptr, op->long_cols,
+        (const T *)op->long_values, w, z, alpha_t, (T *)op->partial, NULL, NULL, NULL);
+    s = check_launch("dtans long rows");
+  }
+  op->pair_w = w, op->pair_z = z, op->pair_alpha = (double)alpha_t;
+  for (int k = 0; s == ZS_OK && k < op->slabs; k++)
+    s = dtans_dispatch<T, ZS_DT_PAIR>(op, k, x, y, alpha, k ? T(1) : beta, NULL, NULL, NULL);
+  op->pair_w = NULL, op->pair_z = NULL, op->pair_alpha = 0;
+  return s;
+}
+
+zs_status dtans_gpu_pair(void *state, double alpha, const void *x, double beta, void *y,
+                         double alpha_t, const void *w, double beta_t, void *z) {
+  dtans_gpu_op *op = (dtans_gpu_op *)state;
+  if (op->type == ZS_F64)
+    return dtans_pair_typed<double>(op, alpha, (const double *)x, beta, (double *)y, alpha_t,
+                                    (const double *)w, beta_t, (double *)z);
+  return dtans_pair_typed<float>(op, (float)alpha, (const float *)x, (float)beta, (float *)y,
+                                 (float)alpha_t, (const float *)w, (float)beta_t, (float *)z);
+}
+
 zs_status dtans_gpu_apply(void *state, zs_op which, double alpha, const void *x, double beta,
                           void *y) {
   dtans_gpu_op *op = (dtans_gpu_op *)state;
@@ -986,4 +1039,4 @@ zs_status dtans_gpu_apply(void *state, zs_op which, double alpha, const void *x,
 }
 
 const gpu_format dtans_gpu_format = {ZS_FORMAT_DTANS, dtans_gpu_create, dtans_gpu_destroy,
-                                     dtans_gpu_apply};
+                                     dtans_gpu_apply, dtans_gpu_pair};

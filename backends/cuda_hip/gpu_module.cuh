@@ -93,6 +93,9 @@ struct gpu_format {
   zs_status (*create)(void **state, const zsb_encoded_view *v, const char *options);
   void (*destroy)(void *state);
   zs_status (*apply)(void *state, zs_op which, double alpha, const void *x, double beta, void *y);
+  /* zs_spmv_pair in one pass; NULL, or ZS_ERR_UNSUPPORTED for this operator: two products */
+  zs_status (*pair)(void *state, double alpha, const void *x, double beta, void *y, double alpha_t,
+                    const void *w, double beta_t, void *z);
 };
 
 /* ---- CSR and COO operators ---- */
@@ -822,11 +825,21 @@ zs_status gpu_op_apply(void *self, void *opaque, zs_op which, double alpha, cons
              : apply_coo<float>(op, which, (float)alpha, (const float *)x, (float)beta, (float *)y);
 }
 
+zs_status gpu_op_pair(void *self, void *opaque, double alpha, const void *x, double beta, void *y,
+                      double alpha_t, const void *w, double beta_t, void *z) {
+  (void)self;
+  const gpu_op *op = (const gpu_op *)opaque;
+  if (!op->compressed || !op->compressed->pair) return ZS_ERR_UNSUPPORTED;
+  return op->compressed->pair(op->state, alpha, x, beta, y, alpha_t, w, beta_t, z);
+}
+const zsb_spmv_pair gpu_spmv_pair = {gpu_op_pair};
+
 #include "backends/cuda_hip/vans_gpu.cuh"
 
 const void *gpu_extension(void *self, const char *name) {
   (void)self;
   if (strcmp(name, ZSB_EXT_FUSED_BLAS1) == 0) return &gpu_fused_blas1;
+  if (strcmp(name, ZSB_EXT_SPMV_PAIR) == 0) return &gpu_spmv_pair;
   return vans_gpu_extension(name);
 }
 

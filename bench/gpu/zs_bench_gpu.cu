@@ -52,7 +52,10 @@ const char kUsage[] =
     "  --format F       also time zsparse format F (NAME[:ENCODER_OPTIONS][@OPERATOR_OPTIONS],\n"
     "                   repeatable, e.g. dtans, dtans:values=raw or gcsb@x_stage=off): SpMV,\n"
     "                   deterministic and atomic SpMVT (csb, gcsb: also the atomic format-order\n"
-    "                   SpMV); operator options go to both operators\n"
+    "                   SpMV); operator options go to both operators. Also BiCG's pair\n"
+    "                   (op P: zs_spmv_pair, y = A x and z = A^T w in one call) on an operator\n"
+    "                   with transpose=atomic (csb, gcsb: a third one, SpMV deterministic);\n"
+    "                   both outputs checked, bytes = the format once + four vectors\n"
     "  --no-cold        skip the cold-cache timing\n"
     "  --flush-mib N    scratch overwritten and read before each cold call (default 200)\n"
     "  --ceiling-gib N  buffer of the read probe (default 2, at least 1)\n"
@@ -265,9 +268,10 @@ struct Launch {
   uint64_t bytes = 0;
   double setup_ms = NAN, encode_ms = NAN;
   bool det = false;
+  bool pair = false; /* zs_spmv_pair: fetch gives y = A x, fetch_t z = Aᵀ w, both checked */
   std::string note;
   std::function<St()> call, poison;
-  std::function<St(void *)> fetch;
+  std::function<St(void *)> fetch, fetch_t;
 };
 
 struct MatrixCtx {
@@ -284,7 +288,7 @@ struct MatrixCtx {
 Result base_result(const MatrixCtx &c, const Launch &L) {
   Result r;
   r.matrix = c.name, r.type = c.type, r.library = L.lib, r.kernel = L.kernel;
-  r.op = L.op == ZS_OP_N ? "N" : "T";
+  r.op = L.pair ? "P" : L.op == ZS_OP_N ? "N" : "T";
   r.rows = c.S->rows, r.cols = c.S->cols, r.nnz = c.S->nnz;
   r.bytes = L.bytes, r.setup_ms = L.setup_ms, r.encode_ms = L.encode_ms, r.note = L.note;
   return r;
@@ -359,6 +363,21 @@ void measure(const MatrixCtx &c, Launch &L, const St &setup) {
              "] = %.17g, reference %.17g",
              chk.bad, ny, chk.first_bad, chk.y_first, chk.ref_first);
     r.note += (r.note.empty() ? "" : "; ") + std::string(b);
+  }
+  if (L.pair) { /* the pair's z = Aᵀ w, against the SpMVT reference */
+    std::vector<T> z((size_t)std::max<int64_t>(S.cols, 1));
+    if ((s = L.fetch_t(z.data())).code) return fail(s, "fetching z");
+    const Check ct = check_result<T>(z.data(), *c.ref_t, S.t_ptr.data(), S.cols);
+    r.max_rel_err = std::max(r.max_rel_err, ct.max_rel_err);
+    if (!ct.ok) {
+      r.status = "FAIL";
+      char b[256];
+      snprintf(b, sizeof b,
+               "z: %" PRId64 " of %" PRId64 " outputs out of bound; first: z[%" PRId64
+               "] = %.17g, reference %.17g",
+               ct.bad, S.cols, ct.first_bad, ct.y_first, ct.ref_first);
+      r.note += (r.note.empty() ? "" : "; ") + std::string(b);
+    }
   }
   if (L.det) {
     y2.resize(y.size());
@@ -473,6 +492,22 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
     L.fetch = [=](void *h) { return zs_st(zs_vector_download(y, h), "zs_vector_download"); };
     return L;
   };
+  /* BiCG's pair: y = A x and z = Aᵀ w in one zs_spmv_pair call (x and w the inputs above) */
+  auto make_pair = [&](const char *kernel, zs_operator **opp, uint64_t fmt_bytes, double enc_ms,
+                       double setup_ms) {
+    Launch L = make(kernel, ZS_OP_N, opp, fmt_bytes + xy, enc_ms, setup_ms, false);
+    L.pair = true;
+    zs_vector *x = vxn.v, *y = vyn.v, *w = vxt.v, *z = vyt.v;
+    L.call = [=] {
+      return zs_st(zs_spmv_pair(*opp, 1.0, x, 0.0, y, 1.0, w, 0.0, z), "zs_spmv_pair");
+    };
+    L.poison = [=, &nan_y] {
+      St p = zs_st(zs_vector_upload(y, nan_y.data()), "poison y");
+      return p.code ? p : zs_st(zs_vector_upload(z, nan_y.data()), "poison z");
+    };
+    L.fetch_t = [=](void *h) { return zs_st(zs_vector_download(z, h), "zs_vector_download"); };
+    return L;
+  };
 
   for (int f = 0; f < 2; f++) {
     const zs_format fmt = f == 0 ? ZS_FORMAT_CSR : ZS_FORMAT_COO;
@@ -543,11 +578,14 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
       logf("%s %s: zs_encode %s %.0f ms (%.1f M nnz/s), %.3f GB, %.3f B/nnz", c.name.c_str(),
            c.type, spec.c_str(), enc_ms, (double)c.S->nnz / enc_ms * 1e-3, (double)fb / 1e9,
            (double)fb / (double)(c.S->nnz ? c.S->nnz : 1));
-    /* CSB and GCSB also have a format-order (atomic) SpMV: the second operator runs it. */
+    /* CSB and GCSB also have a format-order (atomic) SpMV: the second operator runs it, and a
+     * third (its SpMV deterministic, its SpMVT atomic) the pair, which the others run too. */
     const bool blocked = !se.code && (fmt == ZS_FORMAT_CSB || fmt == ZS_FORMAT_GCSB);
-    std::string opts[2] = {op_opts, blocked ? "spmv=atomic,transpose=atomic" : "transpose=atomic"};
-    if (!op_opts.empty()) opts[1] += "," + op_opts;
-    for (int o = 0; o < 2; o++) {
+    std::string opts[3] = {op_opts, blocked ? "spmv=atomic,transpose=atomic" : "transpose=atomic",
+                           "transpose=atomic"};
+    for (int o = 1; o < 3; o++)
+      if (!op_opts.empty()) opts[o] += "," + op_opts;
+    for (int o = 0; o < (blocked ? 3 : 2); o++) {
       ZsOp op;
       St so = se;
       t0 = now_s();
@@ -557,6 +595,13 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
                    "zs_operator_create");
       if (!so.code) so = zs_st(zs_operator_sync(op.o), "zs_operator_sync");
       const double setup_ms = 1e3 * (now_s() - t0);
+      if (o == 2 || (o == 1 && !blocked)) {
+        const std::string pr = spec + "-pair";
+        Launch lp = make_pair(pr.c_str(), &op.o, fb, enc_ms, setup_ms);
+        lp.note = "zs_spmv_pair, SpMVT atomic: one pass where the backend fuses it";
+        measure<T>(c, lp, so);
+      }
+      if (o == 2) continue;
       if (o == 0) {
         Launch ln = make(spec.c_str(), ZS_OP_N, &op.o, fb, enc_ms, setup_ms, false);
         measure<T>(c, ln, so);

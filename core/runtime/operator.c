@@ -1,4 +1,4 @@
-/* operator.c — zs_operator: an encoded matrix uploaded to one backend, and zs_spmv. */
+/* operator.c — zs_operator: an encoded matrix uploaded to one backend, zs_spmv and zs_spmv_pair. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +126,52 @@ zs_status zs_spmv(zs_operator *op, zs_op which, double alpha, const zs_vector *x
                             zsi_vector_data(y));
   return op->be->op_apply(op->be->self, op->state, which, alpha, zsi_vector_data(x), beta,
                           zsi_vector_data(y));
+}
+
+/* v has n elements of the operator's type on its backend; else a message naming `name`. */
+static zs_status check_pair_vector(const zs_operator *op, const zs_vector *v, const char *name,
+                                   int64_t n) {
+  if (!v) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv_pair: %s is NULL", name);
+  if (zs_vector_size(v) != n)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "zs_spmv_pair: %s has %" PRId64 " elements, the %" PRId64 " x %" PRId64
+                     " operator needs %" PRId64,
+                     name, zs_vector_size(v), op->rows, op->cols, n);
+  if (zs_vector_type(v) != op->type)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv_pair: %s must be %s like the matrix", name,
+                     zs_type_name(op->type));
+  if (zsi_vector_backend(v) != op->be)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv_pair: %s must live on backend '%s'", name,
+                     op->be->name);
+  return ZS_OK;
+}
+
+zs_status zs_spmv_pair(zs_operator *op, double alpha, const zs_vector *x, double beta, zs_vector *y,
+                       double alpha_t, const zs_vector *w, double beta_t, zs_vector *z) {
+  if (!op) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv_pair: NULL operator");
+  zs_status s;
+  if ((s = check_pair_vector(op, x, "x", op->cols)) ||
+      (s = check_pair_vector(op, y, "y", op->rows)) ||
+      (s = check_pair_vector(op, w, "w", op->rows)) ||
+      (s = check_pair_vector(op, z, "z", op->cols)))
+    return s;
+  /* Outputs may not share storage with anything else (empty vectors hold none). */
+  const void *yd = op->rows ? zsi_vector_data(y) : NULL, *zd = op->cols ? zsi_vector_data(z) : NULL;
+  const void *xd = op->cols ? zsi_vector_data(x) : NULL, *wd = op->rows ? zsi_vector_data(w) : NULL;
+  if ((yd && (yd == zd || yd == xd || yd == wd)) || (zd && (zd == xd || zd == wd)))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "zs_spmv_pair: y and z must be distinct from each other and from x and w");
+  if (!op->state_t && op->be->extension) {
+    const zsb_spmv_pair *ext = op->be->extension(op->be->self, ZSB_EXT_SPMV_PAIR);
+    if (ext) {
+      s = ext->apply_pair(op->be->self, op->state, alpha, zsi_vector_data(x), beta,
+                          zsi_vector_data(y), alpha_t, zsi_vector_data(w), beta_t,
+                          zsi_vector_data(z));
+      if (s != ZS_ERR_UNSUPPORTED) return s;
+    }
+  }
+  if ((s = zs_spmv(op, ZS_OP_N, alpha, x, beta, y)) != ZS_OK) return s;
+  return zs_spmv(op, ZS_OP_T, alpha_t, w, beta_t, z);
 }
 
 zs_status zs_operator_sync(zs_operator *op) {

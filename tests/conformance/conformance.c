@@ -286,6 +286,30 @@ static zs_status run_once(zs_context *ctx, zs_operator *op, const variant *vr, z
   return s;
 }
 
+/* zs_spmv_pair with the inputs of two single products: en's for y = alpha A x + beta y, et's
+ * for z = alpha_t Aᵀ w + beta_t z (outputs poisoned with NaN where their beta is 0). */
+static zs_status run_pair(zs_context *ctx, zs_operator *op, const variant *vr, zs_type t,
+                          const expect *en, double alpha, double beta, const expect *et,
+                          double alpha_t, double beta_t, void *y_out, void *z_out, char *why,
+                          size_t why_len) {
+  zs_vector *x = NULL, *y = NULL, *w = NULL, *z = NULL;
+  zs_status s = zs_vector_create(&x, ctx, vr->backend, t, en->n_in);
+  if (s == ZS_OK) s = zs_vector_create(&y, ctx, vr->backend, t, en->n_out);
+  if (s == ZS_OK) s = zs_vector_create(&w, ctx, vr->backend, t, et->n_in);
+  if (s == ZS_OK) s = zs_vector_create(&z, ctx, vr->backend, t, et->n_out);
+  if (s == ZS_OK) s = zs_vector_upload(x, en->x);
+  if (s == ZS_OK) s = zs_vector_upload(w, et->x);
+  if (s == ZS_OK) s = beta == 0.0 ? zs_vector_fill(y, NAN) : zs_vector_upload(y, en->y0);
+  if (s == ZS_OK) s = beta_t == 0.0 ? zs_vector_fill(z, NAN) : zs_vector_upload(z, et->y0);
+  if (s == ZS_OK) s = zs_spmv_pair(op, alpha, x, beta, y, alpha_t, w, beta_t, z);
+  if (s == ZS_OK) s = zs_operator_sync(op);
+  if (s == ZS_OK) s = zs_vector_download(y, y_out);
+  if (s == ZS_OK) s = zs_vector_download(z, z_out);
+  if (s != ZS_OK) snprintf(why, why_len, "%s: %s", zs_status_name(s), zs_last_error());
+  zs_vector_destroy(&x), zs_vector_destroy(&y), zs_vector_destroy(&w), zs_vector_destroy(&z);
+  return s;
+}
+
 /* Worst element against the exact result (and against the ref backend's y when given). */
 static int compare(const expect *e, zs_type t, const void *y, const void *y_ref, double *rel,
                    char *why, size_t why_len) {
@@ -412,6 +436,64 @@ static void run_matrix(zs_context *ctx, const char *name, const zs_matrix *A) {
         else
           failures++;
       }
+    /* BiCG's pair in one call: y with the first alpha/beta, z with the other, each checked
+     * like its single product (and against the ref backend's), and twice for the same bits
+     * where the variant is deterministic for that op. */
+    for (int a = 0; a < N_AB; a++) {
+      const int at = N_AB - 1 - a;
+      const expect *en = &ex[0][a], *et = &ex[1][at];
+      char line[1024];
+      int n = 0, ok = 1;
+      const size_t ybytes = (size_t)en->n_out * tsize(t) + 1,
+                   zbytes = (size_t)et->n_out * tsize(t) + 1;
+      void *y_ref = NULL, *z_ref = NULL;
+      n += snprintf(line + n, sizeof line - n, "%-22s %s %s pair a=%g,%g b=%g,%g |", name,
+                    zs_type_name(t), fname, ab[a].alpha, ab[at].alpha, ab[a].beta, ab[at].beta);
+      for (int b = 0; b < n_variants; b++) {
+        if (skip_variant(&variants[b], fmt)) continue;
+        char why[400] = "";
+        double rel_y = 0, rel_z = 0;
+        void *y = xmalloc(ybytes), *z = xmalloc(zbytes), *y2 = xmalloc(ybytes),
+             *z2 = xmalloc(zbytes);
+        int good = ops[b] != NULL;
+        if (!good) snprintf(why, sizeof why, "%s", create_err[b]);
+        if (good)
+          good = run_pair(ctx, ops[b], &variants[b], t, en, ab[a].alpha, ab[a].beta, et,
+                          ab[at].alpha, ab[at].beta, y, z, why, sizeof why) == ZS_OK;
+        if (good && !compare(en, t, y, y_ref, &rel_y, why, sizeof why))
+          good = 0, strcat(why, " (y)");
+        if (good && !compare(et, t, z, z_ref, &rel_z, why, sizeof why))
+          good = 0, strcat(why, " (z)");
+        if (good && (variants[b].deterministic_n || variants[b].deterministic_t)) {
+          good = run_pair(ctx, ops[b], &variants[b], t, en, ab[a].alpha, ab[a].beta, et,
+                          ab[at].alpha, ab[at].beta, y2, z2, why, sizeof why) == ZS_OK;
+          if (good && variants[b].deterministic_n && memcmp(y, y2, ybytes - 1))
+            snprintf(why, sizeof why, "not deterministic: two runs' y differ"), good = 0;
+          if (good && variants[b].deterministic_t && memcmp(z, z2, zbytes - 1))
+            snprintf(why, sizeof why, "not deterministic: two runs' z differ"), good = 0;
+        }
+        if (good) {
+          n +=
+              snprintf(line + n, sizeof line - n, " %s %.2g/%.2g", variants[b].label, rel_y, rel_z);
+        } else {
+          ok = 0;
+          printf("FAIL %s %s %s pair a=%g,%g b=%g,%g on %s: %s\n", name, zs_type_name(t), fname,
+                 ab[a].alpha, ab[at].alpha, ab[a].beta, ab[at].beta, variants[b].label, why);
+        }
+        if (b == 0 && good)
+          y_ref = y, z_ref = z;
+        else
+          free(y), free(z);
+        free(y2), free(z2);
+        if (n >= (int)sizeof line) n = (int)sizeof line - 1;
+      }
+      free(y_ref), free(z_ref);
+      cases++;
+      if (ok)
+        printf("ok   %s\n", line);
+      else
+        failures++;
+    }
     for (int b = 0; b < n_variants; b++) zs_operator_destroy(&ops[b]);
   }
   for (int o = 0; o < 2; o++)
@@ -638,6 +720,55 @@ static void option_cases(zs_context *ctx) {
   expect_status("ref transpose=storedx (not the library's key)",
                 zs_operator_create(&op, ctx, E, "ref", "transpose=storedx"),
                 ZS_ERR_INVALID_ARGUMENT);
+  zs_encoded_destroy(&E);
+  zs_matrix_destroy(&A);
+}
+
+/* zs_spmv_pair's argument checks on a 2 x 3 operator: x, z have 3 elements, y, w 2. */
+static void pair_argument_cases(zs_context *ctx) {
+  const int64_t r[] = {0, 1, 1}, c[] = {2, 0, 1};
+  const double v[] = {1, 2, 3};
+  zs_matrix *A = NULL;
+  zs_encoded *E = NULL;
+  zs_operator *op = NULL;
+  zs_vector *x = NULL, *y = NULL, *w = NULL, *z = NULL, *x32 = NULL;
+  if (zs_matrix_from_coo(&A, 2, 3, 3, r, c, v, ZS_F64, 0) ||
+      zs_encode(&E, A, ZS_FORMAT_CSR, NULL) || zs_operator_create(&op, ctx, E, "cpu", NULL) ||
+      zs_vector_create(&x, ctx, "cpu", ZS_F64, 3) || zs_vector_create(&y, ctx, "cpu", ZS_F64, 2) ||
+      zs_vector_create(&w, ctx, "cpu", ZS_F64, 2) || zs_vector_create(&z, ctx, "cpu", ZS_F64, 3) ||
+      zs_vector_create(&x32, ctx, "cpu", ZS_F32, 3) || zs_vector_fill(x, 1) ||
+      zs_vector_fill(w, 1)) {
+    printf("FAIL pair cases: cannot set up: %s\n", zs_last_error());
+    failures++;
+  } else {
+    expect_status("pair: z aliases x", zs_spmv_pair(op, 1, x, 0, y, 1, w, 0, x),
+                  ZS_ERR_INVALID_ARGUMENT);
+    expect_status("pair: y aliases w", zs_spmv_pair(op, 1, x, 0, w, 1, w, 0, z),
+                  ZS_ERR_INVALID_ARGUMENT);
+    expect_status("pair: x and z swapped in size", zs_spmv_pair(op, 1, y, 0, x, 1, z, 0, w),
+                  ZS_ERR_INVALID_ARGUMENT);
+    expect_status("pair: x is f32", zs_spmv_pair(op, 1, x32, 0, y, 1, w, 0, z),
+                  ZS_ERR_INVALID_ARGUMENT);
+    expect_status("pair: w is NULL", zs_spmv_pair(op, 1, x, 0, y, 1, NULL, 0, z),
+                  ZS_ERR_INVALID_ARGUMENT);
+    expect_status("pair: NULL operator", zs_spmv_pair(NULL, 1, x, 0, y, 1, w, 0, z),
+                  ZS_ERR_INVALID_ARGUMENT);
+    expect_status("pair: good call", zs_spmv_pair(op, 1, x, 0, y, 1, w, 0, z), ZS_OK);
+    /* y = A 1 = (1, 5), z = Aᵀ 1 = (2, 3, 1) */
+    double yh[2] = {0}, zh[3] = {0};
+    cases++;
+    if (zs_vector_download(y, yh) || zs_vector_download(z, zh) || yh[0] != 1 || yh[1] != 5 ||
+        zh[0] != 2 || zh[1] != 3 || zh[2] != 1) {
+      printf("FAIL pair: y = (%g, %g), z = (%g, %g, %g), expected (1, 5), (2, 3, 1)\n", yh[0],
+             yh[1], zh[0], zh[1], zh[2]);
+      failures++;
+    } else {
+      printf("ok   pair: y = A 1 and z = Aᵀ 1 on a 2 x 3 matrix\n");
+    }
+  }
+  zs_vector_destroy(&x), zs_vector_destroy(&y), zs_vector_destroy(&w), zs_vector_destroy(&z);
+  zs_vector_destroy(&x32);
+  zs_operator_destroy(&op);
   zs_encoded_destroy(&E);
   zs_matrix_destroy(&A);
 }
@@ -892,6 +1023,7 @@ int main(int argc, char **argv) {
   }
   find_variants(ctx, require);
   option_cases(ctx);
+  pair_argument_cases(ctx);
   if (require && (strcmp(require, "cuda") == 0 || strcmp(require, "hip") == 0))
     gpu_option_cases(ctx, require);
   for (int b = 0; b < n_variants; b++)
