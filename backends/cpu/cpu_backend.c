@@ -197,6 +197,22 @@ static zs_status cpu_op_apply(void *self, void *op, zs_op which, double alpha, c
   return h->k->apply(h->state, which, alpha, x, beta, y);
 }
 
+static zs_status cpu_op_pair(void *self, void *op, double alpha, const void *x, double beta,
+                             void *y, double alpha_t, const void *w, double beta_t, void *z) {
+  (void)self;
+  const cpu_handle *h = op;
+  if (!h->k->pair) return ZS_ERR_UNSUPPORTED;
+  return h->k->pair(h->state, alpha, x, beta, y, alpha_t, w, beta_t, z);
+}
+
+static const zsb_spmv_pair cpu_spmv_pair = {cpu_op_pair};
+
+/* MAT-VANS runs on the host through formats/vans directly: no "vans-v1" here. */
+static const void *cpu_extension(void *self, const char *name) {
+  (void)self;
+  return strcmp(name, ZSB_EXT_SPMV_PAIR) == 0 ? &cpu_spmv_pair : NULL;
+}
+
 /* Kernels return only when their parallel regions have joined: nothing is ever queued. */
 static zs_status cpu_sync(void *self) {
   (void)self;
@@ -221,7 +237,7 @@ static const zsb_backend cpu_backend = {
     .op_destroy = cpu_op_destroy,
     .op_apply = cpu_op_apply,
     .sync = cpu_sync,
-    .extension = NULL, /* MAT-VANS runs on the host through formats/vans directly */
+    .extension = cpu_extension,
 };
 
 const zsb_backend *zsi_backend_cpu(void) { return &cpu_backend; }

@@ -168,7 +168,8 @@ static zs_status cpu_cci_apply(void *state, zs_op which, double alpha, const voi
   return ZS_OK;
 }
 
-const zsi_cpu_kernel zsi_cpu_cci = {ZS_FORMAT_CCI, cpu_cci_create, cpu_cci_destroy, cpu_cci_apply};
+const zsi_cpu_kernel zsi_cpu_cci = {ZS_FORMAT_CCI, cpu_cci_create, cpu_cci_destroy, cpu_cci_apply,
+                                    NULL};
 
 #else /* CPU_CCI_TYPED: the typed kernels, included twice above */
 

@@ -311,8 +311,8 @@ static zs_status csb_apply(void *state, zs_op which, double alpha, const void *x
   return ZS_OK;
 }
 
-const zsi_cpu_kernel zsi_cpu_csb = {ZS_FORMAT_CSB, csb_create, csb_destroy, csb_apply};
-const zsi_cpu_kernel zsi_cpu_gcsb = {ZS_FORMAT_GCSB, csb_create, csb_destroy, csb_apply};
+const zsi_cpu_kernel zsi_cpu_csb = {ZS_FORMAT_CSB, csb_create, csb_destroy, csb_apply, NULL};
+const zsi_cpu_kernel zsi_cpu_gcsb = {ZS_FORMAT_GCSB, csb_create, csb_destroy, csb_apply, NULL};
 
 #else /* ZS_CPU_CSB_TYPED: the kernels of one value type */
 

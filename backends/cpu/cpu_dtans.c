@@ -234,4 +234,4 @@ static zs_status cpu_dtans_apply(void *state, zs_op which, double alpha, const v
 }
 
 const zsi_cpu_kernel zsi_cpu_dtans = {ZS_FORMAT_DTANS, cpu_dtans_create, cpu_dtans_destroy,
-                                      cpu_dtans_apply};
+                                      cpu_dtans_apply, NULL};

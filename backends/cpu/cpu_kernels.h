@@ -37,6 +37,9 @@ typedef struct zsi_cpu_kernel {
   zs_status (*create)(void **state, const zsb_encoded_view *enc, const zsi_cpu_opts *opts);
   void (*destroy)(void *state);
   zs_status (*apply)(void *state, zs_op which, double alpha, const void *x, double beta, void *y);
+  /* zs_spmv_pair in one sweep; NULL, or ZS_ERR_UNSUPPORTED for this operator: two products */
+  zs_status (*pair)(void *state, double alpha, const void *x, double beta, void *y, double alpha_t,
+                    const void *w, double beta_t, void *z);
 } zsi_cpu_kernel;
 
 ZSI_HIDDEN extern const zsi_cpu_kernel zsi_cpu_csr, zsi_cpu_coo, zsi_cpu_csb, zsi_cpu_gcsb,

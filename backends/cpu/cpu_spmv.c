@@ -176,15 +176,23 @@ static zs_status cpu_create(void **state, const zsb_encoded_view *enc, const zsi
   return ZS_OK;
 }
 
+/* The deterministic SpMVT's column buffers, once per operator: operators serving only op N never
+ * pay for them. */
+static zs_status transpose_buffers(cpu_op *A) {
+  if (A->tbuf) return ZS_OK;
+  if (!(A->tbuf = zsi_alloc_array((uint64_t)A->tbuf_len, zs_type_size(A->type))))
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY,
+                     "backend 'cpu': SpMVT buffers of %lld elements (try transpose=atomic)",
+                     (long long)A->tbuf_len);
+  return ZS_OK;
+}
+
 static zs_status cpu_apply(void *state, zs_op which, double alpha, const void *x, double beta,
                            void *y) {
   cpu_op *A = state;
-  if (which == ZS_OP_T && !A->transpose_atomic && !A->tbuf) {
-    /* Once per operator: operators serving only op N never pay for the buffers. */
-    if (!(A->tbuf = zsi_alloc_array((uint64_t)A->tbuf_len, zs_type_size(A->type))))
-      return zsi_error(ZS_ERR_OUT_OF_MEMORY,
-                       "backend 'cpu': SpMVT buffers of %lld elements (try transpose=atomic)",
-                       (long long)A->tbuf_len);
+  if (which == ZS_OP_T && !A->transpose_atomic) {
+    const zs_status s = transpose_buffers(A);
+    if (s != ZS_OK) return s;
   }
   if (A->type == ZS_F32)
     apply_f32(A, which, alpha, x, beta, y);
@@ -193,5 +201,20 @@ static zs_status cpu_apply(void *state, zs_op which, double alpha, const void *x
   return ZS_OK;
 }
 
-const zsi_cpu_kernel zsi_cpu_csr = {ZS_FORMAT_CSR, cpu_create, cpu_destroy, cpu_apply};
-const zsi_cpu_kernel zsi_cpu_coo = {ZS_FORMAT_COO, cpu_create, cpu_destroy, cpu_apply};
+/* BiCG's pair in one sweep over CSR with the deterministic SpMVT (SFX(csr_pair)); COO and the
+ * atomic SpMVT make the two products. */
+static zs_status cpu_pair(void *state, double alpha, const void *x, double beta, void *y,
+                          double alpha_t, const void *w, double beta_t, void *z) {
+  cpu_op *A = state;
+  if (A->format != ZS_FORMAT_CSR || A->transpose_atomic) return ZS_ERR_UNSUPPORTED;
+  const zs_status s = transpose_buffers(A);
+  if (s != ZS_OK) return s;
+  if (A->type == ZS_F32)
+    csr_pair_f32(A, alpha, x, beta, y, alpha_t, w, beta_t, z);
+  else
+    csr_pair_f64(A, alpha, x, beta, y, alpha_t, w, beta_t, z);
+  return ZS_OK;
+}
+
+const zsi_cpu_kernel zsi_cpu_csr = {ZS_FORMAT_CSR, cpu_create, cpu_destroy, cpu_apply, cpu_pair};
+const zsi_cpu_kernel zsi_cpu_coo = {ZS_FORMAT_COO, cpu_create, cpu_destroy, cpu_apply, cpu_pair};
