@@ -923,6 +923,15 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   return ZS_OK;
 }
 
+/* The warp walk's kernel for an op's split and team counts (csb_choose_splits, _teams). */
+template <typename T, typename I, bool TRANS, bool PAIR = false>
+decltype(&zs_csb_warp_kernel<T, I, TRANS, false, 1, PAIR>) csb_walk_kernel(int splits, int teams) {
+  return splits > 1   ? zs_csb_warp_kernel<T, I, TRANS, true, 1, PAIR>
+         : teams == 4 ? zs_csb_warp_kernel<T, I, TRANS, false, 4, PAIR>
+         : teams == 2 ? zs_csb_warp_kernel<T, I, TRANS, false, 2, PAIR>
+                      : zs_csb_warp_kernel<T, I, TRANS, false, 1, PAIR>;
+}
+
 template <typename T, typename I>
 zs_status csb_apply_typed(csb_gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
   const bool t = which == ZS_OP_T;
@@ -961,14 +970,8 @@ zs_status csb_apply_typed(csb_gpu_op *op, zs_op which, T alpha, const T *x, T be
     const int splits = op->splits[t], teams = op->teams[t];
     const int64_t walk_warps = (n_blocks_out + teams - 1) / teams * splits;
     const unsigned g = (unsigned)((walk_warps + per_cta - 1) / per_cta);
-    auto kernel = t ? (splits > 1   ? zs_csb_warp_kernel<T, I, true, true, 1>
-                       : teams == 4 ? zs_csb_warp_kernel<T, I, true, false, 4>
-                       : teams == 2 ? zs_csb_warp_kernel<T, I, true, false, 2>
-                                    : zs_csb_warp_kernel<T, I, true, false, 1>)
-                    : (splits > 1   ? zs_csb_warp_kernel<T, I, false, true, 1>
-                       : teams == 4 ? zs_csb_warp_kernel<T, I, false, false, 4>
-                       : teams == 2 ? zs_csb_warp_kernel<T, I, false, false, 2>
-                                    : zs_csb_warp_kernel<T, I, false, false, 1>);
+    auto kernel = t ? csb_walk_kernel<T, I, true>(splits, teams)
+                    : csb_walk_kernel<T, I, false>(splits, teams);
     kernel<<<g, ZS_CSB_THREADS, smem>>>(n_blocks_out, n_out, op->lb, splits, ptr, wtask, val, idx,
                                         x, y, alpha, beta, (T *)op->partial, op->done, nullptr,
                                         nullptr, T(0));
@@ -1008,10 +1011,7 @@ zs_status csb_pair_typed(csb_gpu_op *op, T alpha, const T *x, T beta, T *y, T al
   const int64_t per_cta = ZS_CSB_THREADS / ZS_WARP_SIZE;
   const int64_t walk_warps = (op->nbr + teams - 1) / teams * splits;
   const unsigned g = (unsigned)((walk_warps + per_cta - 1) / per_cta);
-  auto kernel = splits > 1   ? zs_csb_warp_kernel<T, I, false, true, 1, true>
-                : teams == 4 ? zs_csb_warp_kernel<T, I, false, false, 4, true>
-                : teams == 2 ? zs_csb_warp_kernel<T, I, false, false, 2, true>
-                             : zs_csb_warp_kernel<T, I, false, false, 1, true>;
+  auto kernel = csb_walk_kernel<T, I, false, true>(splits, teams);
   kernel<<<g, ZS_CSB_THREADS, csb_sums_bytes<T>(op)>>>(
       op->nbr, op->rows, op->lb, splits, op->n_ptr,
       (const zs_csb_walk_task<T> *)(sizeof(T) == 8 ? (const void *)op->n_wtask
