@@ -267,11 +267,11 @@ def mode_spmv(tool, mdir):
         path = os.path.join(mdir, row["file"])
         m = read_mm(path)
         lmax = max_lengths(m)
-        for op in ("N", "T"):
+        for op in ("N", "T", "pair"):
             for typ in ("f32", "f64"):
                 for be in ("cpu", "ref"):
-                    jobs.append((row["file"], path, op, typ, be, len(m.entries),
-                                 lmax[0] if op == "N" else lmax[1]))
+                    lm = {"N": lmax[0], "T": lmax[1], "pair": max(lmax)}[op]
+                    jobs.append((row["file"], path, op, typ, be, len(m.entries), lm))
 
     def one(job):
         name, path, op, typ, be, nnz, lmax = job
@@ -293,9 +293,10 @@ def mode_spmv(tool, mdir):
         if obj.get("max_rel_err") is None or not obj["max_rel_err"] <= tol:
             errs.append("%s: max_rel_err %r > %r" % (what, obj.get("max_rel_err"), tol))
         es = 4 if typ == "f32" else 8
-        nx, ny = (obj["cols"], obj["rows"]) if op == "N" else (obj["rows"], obj["cols"])
-        if obj.get("bytes") != obj["encoded_bytes"] + (nx + ny) * es:
-            errs.append("%s: bytes %r != encoded + x + y" % (what, obj.get("bytes")))
+        # the pair moves x, y, w and z: rows + cols twice
+        vectors = (obj["rows"] + obj["cols"]) * (2 if op == "pair" else 1)
+        if obj.get("bytes") != obj["encoded_bytes"] + vectors * es:
+            errs.append("%s: bytes %r != encoded + vectors" % (what, obj.get("bytes")))
         if not (obj.get("time_median_s") or 0) > 0:
             errs.append("%s: time_median_s %r" % (what, obj.get("time_median_s")))
         return errs
@@ -324,6 +325,18 @@ def mode_spmv(tool, mdir):
                                 "--json", env={"ZSPARSE_CLI_FAULT": fault})
         if rc != 1 or not obj or obj.get("ok") is not False:
             fail("demo with fault %s: rc=%d %r" % (fault, rc, obj))
+        # the pair: a damaged y or z (the fault hook's "-z" form) fails; a damaged z is not
+        # looked at by a single product
+        for target in (fault, fault + "-z"):
+            for be in ("cpu", "ref"):
+                rc, out, err = run(tool, "spmv", path, "--op", "pair", "--check", "--repeat", "1",
+                                   "--backend", be, env={"ZSPARSE_CLI_FAULT": target})
+                if rc != 1 or "check failed" not in err:
+                    fail("spmv --op pair with fault %s on %s: rc=%d err=%r" % (target, be, rc, err))
+        rc, out, err = run(tool, "spmv", path, "--check", "--repeat", "1",
+                           env={"ZSPARSE_CLI_FAULT": fault + "-z"})
+        if rc != 0:
+            fail("spmv --op N with fault %s-z: rc=%d err=%r" % (fault, rc, err))
 
 
 def read_written(path):

@@ -111,17 +111,18 @@ void zs_json_write_string(FILE *f, const char *s);
 typedef struct zs_cli_measure {
   /* inputs */
   zs_op op;
-  int repeat;    /* timed repetitions after one warm-up */
-  int check;     /* compare with the host reference */
+  int pair;   /* zs_spmv_pair instead: y = A x and z = Aᵀ w, both timed and checked (op unused) */
+  int repeat; /* timed repetitions after one warm-up */
+  int check;  /* compare with the host reference */
   uint64_t seed; /* for x and y */
   /* results */
-  uint64_t bytes;       /* encoded bytes + x bytes + y bytes */
+  uint64_t bytes;       /* encoded bytes + x bytes + y bytes (pair: + w + z) */
   double time_median_s; /* median of the timed runs */
   double time_min_s;
   double gbps;        /* bytes / time_median_s / 1e9 */
   double max_rel_err; /* infinity when a result was NaN or missing; 0 when not checked */
   double tolerance;
-  int64_t len_max; /* longest row of op(A): what the tolerance scales with */
+  int64_t len_max; /* longest row of op(A) (pair: of A or Aᵀ): what the tolerance scales with */
   int check_ok;    /* 1 when checked and within tolerance, or not checked */
 } zs_cli_measure;
 
@@ -129,8 +130,8 @@ typedef struct zs_cli_measure {
  * 16 * eps(type) * min(len_max + 2, 1024). */
 double zs_cli_tolerance(zs_type type, int64_t len_max);
 
-/* Create vectors on op's backend, time `repeat` runs of y = op(A) x (alpha 1, beta 0) and,
- * with check, compare two products (beta 0 over a NaN-poisoned y, and alpha 0.75 / beta -1.25
+/* Create vectors on op's backend, time `repeat` runs of y = op(A) x (alpha 1, beta 0; with
+ * pair, zs_spmv_pair's y = A x and z = Aᵀ w together) and, with check, compare two products (beta 0 over a NaN-poisoned y, and alpha 0.75 / beta -1.25
  * over a random y) against a long double reference computed from A's CSR (A: the same matrix
  * as the operator, in the operator's value type). Returns a status (an error is printed as
  * "zsparse <cmd>: ..."); m holds the results. */

@@ -102,16 +102,20 @@ static double max_error(zs_type type, const void *y, const long double *ref, con
   return worst;
 }
 
-/* Test hook: ZSPARSE_CLI_FAULT=perturb|unwritten damages the first checked product the way a
- * wrong or an incomplete kernel would, so the tests can show that --check catches both. */
-static void inject_fault(zs_type type, void *y, int64_t ny) {
+/* Test hook: ZSPARSE_CLI_FAULT=perturb|unwritten damages the first checked product's output the
+ * way a wrong or an incomplete kernel would (perturb-z|unwritten-z: the pair's z instead), so the
+ * tests can show that --check catches both. */
+static void inject_fault(zs_type type, void *y, int64_t ny, int second) {
   const char *f = getenv("ZSPARSE_CLI_FAULT");
   if (!f || ny == 0) return;
+  const size_t len = strlen(f);
+  const int for_z = len > 2 && strcmp(f + len - 2, "-z") == 0;
+  if (for_z != second) return;
   const int64_t i = ny / 2;
   double v = typed_get(type, y, i);
-  if (strcmp(f, "perturb") == 0)
+  if (strncmp(f, "perturb", len - 2 * for_z) == 0 && len - 2 * for_z == 7)
     v += 1e-2 * (fabs(v) + 1.0);
-  else if (strcmp(f, "unwritten") == 0)
+  else if (strncmp(f, "unwritten", len - 2 * for_z) == 0 && len - 2 * for_z == 9)
     v = NAN; /* what the poisoned y holds where a kernel wrote nothing */
   else
     return;
@@ -121,51 +125,84 @@ static void inject_fault(zs_type type, void *y, int64_t ny) {
     ((double *)y)[i] = v;
 }
 
+/* One product's operands: x in, y out, and what the check compares y with. The pair has two
+ * (y = A x, then z = Aᵀ w). */
+typedef struct side {
+  zs_op op;
+  int64_t nx, ny;
+  double *xd, *y0;      /* x and y's starting values, as the kernel sees them */
+  void *xh, *yh, *yout; /* the same in the value type, and a download buffer */
+  zs_vector *x, *y;
+  long double *ref; /* op(A) x */
+  double *absum;
+  int64_t len_max;
+} side;
+
+static void side_free(side *d) {
+  zs_vector_destroy(&d->x), zs_vector_destroy(&d->y);
+  free(d->xd), free(d->y0), free(d->xh), free(d->yh), free(d->yout), free(d->ref), free(d->absum);
+}
+
+/* Random x and y on the host and on the operator's backend. *oom is set when the host runs out
+ * of memory (the status is then ZS_ERR_OUT_OF_MEMORY). */
+static zs_status side_setup(side *d, zs_context *ctx, const char *backend, zs_type type,
+                            zs_cli_rng *rng, int *oom) {
+  d->xd = malloc((size_t)(d->nx ? d->nx : 1) * sizeof *d->xd);
+  d->y0 = malloc((size_t)(d->ny ? d->ny : 1) * sizeof *d->y0);
+  if (!d->xd || !d->y0) return *oom = 1, ZS_ERR_OUT_OF_MEMORY;
+  for (int64_t i = 0; i < d->nx; i++) d->xd[i] = zs_cli_rng_uniform(rng);
+  for (int64_t i = 0; i < d->ny; i++) d->y0[i] = zs_cli_rng_uniform(rng);
+  d->xh = typed_copy(type, d->xd, d->nx);
+  d->yh = typed_copy(type, d->y0, d->ny);
+  d->yout = malloc((size_t)(d->ny ? d->ny : 1) * zs_type_size(type));
+  if (!d->xh || !d->yh || !d->yout) return *oom = 1, ZS_ERR_OUT_OF_MEMORY;
+  zs_status s;
+  if ((s = zs_vector_create(&d->x, ctx, backend, type, d->nx)) != ZS_OK ||
+      (s = zs_vector_create(&d->y, ctx, backend, type, d->ny)) != ZS_OK ||
+      (s = zs_vector_upload(d->x, d->xh)) != ZS_OK || (s = zs_vector_upload(d->y, d->yh)) != ZS_OK)
+    return s;
+  return ZS_OK;
+}
+
+/* The measured call: one product, or both of the pair with the same alpha and beta. */
+static zs_status product(zs_operator *op, const zs_cli_measure *m, side *d, double alpha,
+                         double beta) {
+  zs_status s = m->pair ? zs_spmv_pair(op, alpha, d[0].x, beta, d[0].y, alpha, d[1].x, beta, d[1].y)
+                        : zs_spmv(op, m->op, alpha, d[0].x, beta, d[0].y);
+  return s != ZS_OK ? s : zs_operator_sync(op);
+}
+
 zs_status zs_cli_measure_run(const char *cmd, zs_context *ctx, zs_operator *op, const zs_encoded *E,
                              const zs_matrix *A, zs_cli_measure *m) {
   const zs_type type = zs_encoded_type(E);
   const size_t es = zs_type_size(type);
   const int64_t rows = zs_encoded_rows(E), cols = zs_encoded_cols(E);
-  const int64_t nx = m->op == ZS_OP_N ? cols : rows, ny = m->op == ZS_OP_N ? rows : cols;
   const char *backend = zs_operator_backend(op);
-  zs_vector *x = NULL, *y = NULL;
-  double *xd = malloc((size_t)(nx ? nx : 1) * sizeof *xd);
-  double *y0 = malloc((size_t)(ny ? ny : 1) * sizeof *y0);
+  const int n = m->pair ? 2 : 1;
+  side d[2] = {{.op = m->pair ? ZS_OP_N : m->op}, {.op = ZS_OP_T}};
   double *times = malloc((size_t)(m->repeat > 0 ? m->repeat : 1) * sizeof *times);
-  void *xh = NULL, *yh = NULL, *yout = NULL;
-  long double *ref = NULL;
-  double *absum = NULL;
   zs_status s = ZS_OK;
-  int host_oom = 0;
-  m->bytes = zs_encoded_bytes(E) + (uint64_t)(nx + ny) * es;
+  int host_oom = !times;
+  m->bytes = zs_encoded_bytes(E);
   m->max_rel_err = 0.0, m->tolerance = 0.0, m->check_ok = 1, m->len_max = 0;
-  if (!xd || !y0 || !times) {
-    s = ZS_ERR_OUT_OF_MEMORY, host_oom = 1;
-    goto done;
-  }
   zs_cli_rng rng = {m->seed};
-  for (int64_t i = 0; i < nx; i++) xd[i] = zs_cli_rng_uniform(&rng);
-  for (int64_t i = 0; i < ny; i++) y0[i] = zs_cli_rng_uniform(&rng);
-  xh = typed_copy(type, xd, nx);
-  yh = typed_copy(type, y0, ny);
-  yout = malloc((size_t)(ny ? ny : 1) * es);
-  if (!xh || !yh || !yout) {
-    s = ZS_ERR_OUT_OF_MEMORY, host_oom = 1;
+  for (int k = 0; k < n; k++) {
+    d[k].nx = d[k].op == ZS_OP_N ? cols : rows, d[k].ny = d[k].op == ZS_OP_N ? rows : cols;
+    m->bytes += (uint64_t)(d[k].nx + d[k].ny) * es;
+  }
+  if (host_oom) {
+    s = ZS_ERR_OUT_OF_MEMORY;
     goto done;
   }
-  if ((s = zs_vector_create(&x, ctx, backend, type, nx)) != ZS_OK ||
-      (s = zs_vector_create(&y, ctx, backend, type, ny)) != ZS_OK ||
-      (s = zs_vector_upload(x, xh)) != ZS_OK || (s = zs_vector_upload(y, yh)) != ZS_OK)
-    goto done;
+  for (int k = 0; k < n; k++)
+    if ((s = side_setup(&d[k], ctx, backend, type, &rng, &host_oom)) != ZS_OK) goto done;
 
   /* Timing: alpha 1, beta 0, so y is only written. */
-  if ((s = zs_spmv(op, m->op, 1.0, x, 0.0, y)) != ZS_OK || (s = zs_operator_sync(op)) != ZS_OK)
-    goto done;
+  if ((s = product(op, m, d, 1.0, 0.0)) != ZS_OK) goto done;
   for (int r = 0; r < m->repeat; r++) {
     if ((s = zs_operator_sync(op)) != ZS_OK) goto done;
     const double t0 = zs_cli_now();
-    if ((s = zs_spmv(op, m->op, 1.0, x, 0.0, y)) != ZS_OK) goto done;
-    if ((s = zs_operator_sync(op)) != ZS_OK) goto done;
+    if ((s = product(op, m, d, 1.0, 0.0)) != ZS_OK) goto done;
     times[r] = zs_cli_now() - t0;
   }
   if (m->repeat > 0) {
@@ -175,48 +212,58 @@ zs_status zs_cli_measure_run(const char *cmd, zs_context *ctx, zs_operator *op, 
   }
 
   if (m->check) {
-    ref = malloc((size_t)(ny ? ny : 1) * sizeof *ref);
-    absum = malloc((size_t)(ny ? ny : 1) * sizeof *absum);
-    if (!ref || !absum) {
-      s = ZS_ERR_OUT_OF_MEMORY, host_oom = 1;
-      goto done;
-    }
-    if (reference(A, m->op, xd, ref, absum, ny, &m->len_max)) {
-      s = ZS_ERR_OUT_OF_MEMORY, host_oom = 1;
-      goto done;
+    for (int k = 0; k < n; k++) {
+      side *e = &d[k];
+      e->ref = malloc((size_t)(e->ny ? e->ny : 1) * sizeof *e->ref);
+      e->absum = malloc((size_t)(e->ny ? e->ny : 1) * sizeof *e->absum);
+      if (!e->ref || !e->absum ||
+          reference(A, e->op, e->xd, e->ref, e->absum, e->ny, &e->len_max)) {
+        s = ZS_ERR_OUT_OF_MEMORY, host_oom = 1;
+        goto done;
+      }
+      if (e->len_max > m->len_max) m->len_max = e->len_max;
     }
     m->tolerance = zs_cli_tolerance(type, m->len_max);
     /* 1: beta = 0 over NaN: every element must be written, old contents ignored. */
-    for (int64_t i = 0; i < ny; i++) {
-      if (type == ZS_F32)
-        ((float *)yout)[i] = NAN;
-      else
-        ((double *)yout)[i] = NAN;
+    for (int k = 0; k < n; k++) {
+      for (int64_t i = 0; i < d[k].ny; i++) {
+        if (type == ZS_F32)
+          ((float *)d[k].yout)[i] = NAN;
+        else
+          ((double *)d[k].yout)[i] = NAN;
+      }
+      if ((s = zs_vector_upload(d[k].y, d[k].yout)) != ZS_OK) goto done;
     }
-    if ((s = zs_vector_upload(y, yout)) != ZS_OK ||
-        (s = zs_spmv(op, m->op, 1.0, x, 0.0, y)) != ZS_OK || (s = zs_operator_sync(op)) != ZS_OK ||
-        (s = zs_vector_download(y, yout)) != ZS_OK)
-      goto done;
-    inject_fault(type, yout, ny);
-    double e1 = max_error(type, yout, ref, absum, 1.0, 0.0, y0, ny);
+    if ((s = product(op, m, d, 1.0, 0.0)) != ZS_OK) goto done;
+    double worst = 0.0;
+    for (int k = 0; k < n; k++) {
+      if ((s = zs_vector_download(d[k].y, d[k].yout)) != ZS_OK) goto done;
+      inject_fault(type, d[k].yout, d[k].ny, k);
+      const double e1 =
+          max_error(type, d[k].yout, d[k].ref, d[k].absum, 1.0, 0.0, d[k].y0, d[k].ny);
+      if (!(e1 <= worst)) worst = e1;
+    }
     /* 2: general alpha and beta over a random y. */
-    if ((s = zs_vector_upload(y, yh)) != ZS_OK ||
-        (s = zs_spmv(op, m->op, 0.75, x, -1.25, y)) != ZS_OK ||
-        (s = zs_operator_sync(op)) != ZS_OK || (s = zs_vector_download(y, yout)) != ZS_OK)
-      goto done;
-    double e2 = max_error(type, yout, ref, absum, 0.75, -1.25, y0, ny);
-    m->max_rel_err = e1 > e2 ? e1 : e2;
+    for (int k = 0; k < n; k++)
+      if ((s = zs_vector_upload(d[k].y, d[k].yh)) != ZS_OK) goto done;
+    if ((s = product(op, m, d, 0.75, -1.25)) != ZS_OK) goto done;
+    for (int k = 0; k < n; k++) {
+      if ((s = zs_vector_download(d[k].y, d[k].yout)) != ZS_OK) goto done;
+      const double e2 =
+          max_error(type, d[k].yout, d[k].ref, d[k].absum, 0.75, -1.25, d[k].y0, d[k].ny);
+      if (!(e2 <= worst)) worst = e2;
+    }
+    m->max_rel_err = worst;
     m->check_ok = m->max_rel_err <= m->tolerance;
   }
 done:
   if (host_oom)
     fprintf(stderr,
             "zsparse %s: out of memory for the host vectors and reference (%lld + %lld elements)\n",
-            cmd, (long long)nx, (long long)ny);
+            cmd, (long long)(d[0].nx + d[1].nx), (long long)(d[0].ny + d[1].ny));
   else if (s != ZS_OK)
     zs_cli_lib_error(cmd, s);
-  zs_vector_destroy(&x);
-  zs_vector_destroy(&y);
-  free(xd), free(y0), free(times), free(xh), free(yh), free(yout), free(ref), free(absum);
+  for (int k = 0; k < 2; k++) side_free(&d[k]);
+  free(times);
   return s;
 }

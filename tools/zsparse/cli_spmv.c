@@ -4,7 +4,7 @@
 #include "cli.h"
 
 static const char help_text[] =
-    "usage: zsparse spmv FILE|ZSM [--format F] [--backend B] [--op N|T] [--type f32|f64]\n"
+    "usage: zsparse spmv FILE|ZSM [--format F] [--backend B] [--op N|T|pair] [--type f32|f64]\n"
     "                    [--repeat K] [--check] [--json] [--seed S] [--options K=V,...]\n"
     "                    [--op-options K=V,...]\n"
     "\n"
@@ -28,7 +28,11 @@ static const char help_text[] =
     "  -f, --format F        csr, coo, csb, gcsb, cci, dtans, vans (default csr; for a .zsm the\n"
     "                        container's format, and a different F is an error)\n"
     "  -b, --backend B       ref, cpu, cuda, hip (default: $ZS_BACKEND, else cuda > hip > cpu)\n"
-    "  --op N|T              y = A x (N, default) or y = A^T x (T)\n"
+    "  --op N|T|pair         y = A x (N, default), y = A^T x (T), or BiCG's pair: y = A x and\n"
+    "                        z = A^T w in one zs_spmv_pair call (one pass over the matrix where\n"
+    "                        the backend fuses them; w and z random like x and y), both outputs\n"
+    "                        checked, bytes counting the four vectors, len_max the longer of A's\n"
+    "                        rows and columns\n"
     "  --type f32|f64        value type (default f64; for a .zsm its type)\n"
     "  -r, --repeat K        timed repetitions (default 20; 0 runs only the warm-up)\n"
     "  --check               compare with the host reference (see above)\n"
@@ -81,8 +85,10 @@ int zs_cli_spmv(int argc, char **argv) {
       m.op = ZS_OP_N;
     } else if (strcmp(op_s, "T") == 0 || strcmp(op_s, "t") == 0) {
       m.op = ZS_OP_T;
+    } else if (strcmp(op_s, "pair") == 0) {
+      m.pair = 1;
     } else {
-      zs_cli_usage_error("spmv", "--op must be N or T, not '%s'", op_s);
+      zs_cli_usage_error("spmv", "--op must be N, T or pair, not '%s'", op_s);
       return ZS_CLI_USAGE;
     }
   }
@@ -145,13 +151,14 @@ int zs_cli_spmv(int argc, char **argv) {
 
   const int64_t nnz = zs_encoded_nnz(E);
   const uint64_t enc_bytes = zs_encoded_bytes(E);
+  const char *op_name = m.pair ? "pair" : m.op == ZS_OP_N ? "N" : "T";
   if (json) {
     zs_json j;
     zs_json_begin(&j, stdout);
     zs_json_str(&j, "file", path);
     zs_json_str(&j, "format", zs_format_name(format));
     zs_json_str(&j, "backend", zs_operator_backend(op));
-    zs_json_str(&j, "op", m.op == ZS_OP_N ? "N" : "T");
+    zs_json_str(&j, "op", op_name);
     zs_json_str(&j, "type", zs_type_name(type));
     zs_json_int(&j, "rows", zs_encoded_rows(E));
     zs_json_int(&j, "cols", zs_encoded_cols(E));
@@ -184,10 +191,10 @@ int zs_cli_spmv(int argc, char **argv) {
   } else {
     printf("matrix:   %s: %lld x %lld, %lld nnz\n", path, (long long)zs_encoded_rows(E),
            (long long)zs_encoded_cols(E), (long long)nnz);
-    printf("format:   %s %s, %llu bytes (%.3f B/nnz); %llu bytes per product with x and y\n",
+    printf("format:   %s %s, %llu bytes (%.3f B/nnz); %llu bytes per call with the vectors\n",
            zs_format_name(format), zs_type_name(type), (unsigned long long)enc_bytes,
            nnz ? (double)enc_bytes / (double)nnz : 0.0, (unsigned long long)m.bytes);
-    printf("backend:  %s, op %s\n", zs_operator_backend(op), m.op == ZS_OP_N ? "N" : "T");
+    printf("backend:  %s, op %s\n", zs_operator_backend(op), op_name);
     if (m.repeat > 0)
       printf("time:     median %.6f ms, min %.6f ms over %d runs; %.2f GB/s\n",
              1e3 * m.time_median_s, 1e3 * m.time_min_s, m.repeat, m.gbps);
