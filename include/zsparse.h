@@ -267,9 +267,9 @@ ZS_API zs_status zs_spmv(zs_operator *op, zs_op which, double alpha, const zs_ve
  * on the operator's backend with its value type. y and z must be distinct from each other and
  * from x and w (x and w may be the same vector); with beta = 0 (beta_t = 0) y's (z's) old
  * contents, NaN included, are ignored. Where the backend has a fused kernel for the operator
- * (docs/backends.md: CSR on cpu with its deterministic SpMVT; CSB and GCSB whose SpMV takes the
- * warp walk, and CSR-dtANS, on cuda and hip, created with "transpose=atomic"), one pass over
- * the matrix serves both products; elsewhere it makes the
+ * (docs/backends.md: on cpu, CSR with its deterministic SpMVT and CSR-dtANS; on cuda and hip,
+ * CSB and GCSB whose SpMV takes the warp walk, and CSR-dtANS, created with "transpose=atomic"),
+ * one pass over the matrix serves both products; elsewhere it makes the
  * two zs_spmv products, with their results and their determinism. z is deterministic unless the operator was created with
  * an atomic transpose option, as with zs_spmv; y always is. Returns ZS_ERR_INVALID_ARGUMENT for
  * NULL, mis-sized, mistyped, foreign or aliased vectors, else what the products return. */

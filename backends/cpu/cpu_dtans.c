@@ -37,6 +37,9 @@ typedef struct dtans_op {
   int transpose_atomic;
 } dtans_op;
 
+/* What a slice's decode feeds: y = A x, t += Aᵀ w, or both (BiCG's pair). */
+enum { SLICE_N, SLICE_T, SLICE_PAIR };
+
 typedef struct value_slot_f64 {
   double value;
   uint8_t digit, base_m1, esc;
@@ -233,5 +236,15 @@ static zs_status cpu_dtans_apply(void *state, zs_op which, double alpha, const v
   return ZS_OK;
 }
 
+static zs_status cpu_dtans_pair(void *state, double alpha, const void *x, double beta, void *y,
+                                double alpha_t, const void *w, double beta_t, void *z) {
+  const dtans_op *A = state;
+  if (A->type == ZS_F64)
+    pair_f64(A, alpha, x, beta, y, alpha_t, w, beta_t, z);
+  else
+    pair_f32(A, alpha, x, beta, y, alpha_t, w, beta_t, z);
+  return ZS_OK;
+}
+
 const zsi_cpu_kernel zsi_cpu_dtans = {ZS_FORMAT_DTANS, cpu_dtans_create, cpu_dtans_destroy,
-                                      cpu_dtans_apply, NULL};
+                                      cpu_dtans_apply, cpu_dtans_pair};
