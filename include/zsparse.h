@@ -269,10 +269,11 @@ ZS_API zs_status zs_spmv(zs_operator *op, zs_op which, double alpha, const zs_ve
  * contents, NaN included, are ignored. Where the backend has a fused kernel for the operator
  * (docs/backends.md: on cpu, CSR with its deterministic SpMVT and CSR-dtANS; on cuda and hip,
  * CSB and GCSB whose SpMV takes the warp walk, and CSR-dtANS, created with "transpose=atomic"),
- * one pass over the matrix serves both products; elsewhere it makes the
- * two zs_spmv products, with their results and their determinism. z is deterministic unless the operator was created with
- * an atomic transpose option, as with zs_spmv; y always is. Returns ZS_ERR_INVALID_ARGUMENT for
- * NULL, mis-sized, mistyped, foreign or aliased vectors, else what the products return. */
+ * one pass over the matrix serves both products; elsewhere it makes the two zs_spmv products,
+ * with their results and their determinism. z is deterministic unless the operator was created
+ * with an atomic transpose option, as with zs_spmv; y always is. Returns
+ * ZS_ERR_INVALID_ARGUMENT for NULL, mis-sized, mistyped, foreign or aliased vectors, else what
+ * the products return. */
 ZS_API zs_status zs_spmv_pair(zs_operator *op, double alpha, const zs_vector *x, double beta,
                               zs_vector *y, double alpha_t, const zs_vector *w, double beta_t,
                               zs_vector *z);

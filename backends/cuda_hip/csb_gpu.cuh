@@ -923,13 +923,29 @@ zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *op
   return ZS_OK;
 }
 
-/* The warp walk's kernel for an op's split and team counts (csb_choose_splits, _teams). */
+/* One warp walk over op's output blocks (block rows, block columns for TRANS), with the kernel
+ * of the op's split and team counts (csb_choose_splits, _teams); PAIR (SpMV only): BiCG's pair,
+ * z += alpha_t Aᵀ w as well. */
 template <typename T, typename I, bool TRANS, bool PAIR = false>
-decltype(&zs_csb_warp_kernel<T, I, TRANS, false, 1, PAIR>) csb_walk_kernel(int splits, int teams) {
-  return splits > 1   ? zs_csb_warp_kernel<T, I, TRANS, true, 1, PAIR>
-         : teams == 4 ? zs_csb_warp_kernel<T, I, TRANS, false, 4, PAIR>
-         : teams == 2 ? zs_csb_warp_kernel<T, I, TRANS, false, 2, PAIR>
-                      : zs_csb_warp_kernel<T, I, TRANS, false, 1, PAIR>;
+void csb_walk_launch(const csb_gpu_op *op, const T *x, T *y, T alpha, T beta, const T *w, T *z,
+                     T alpha_t) {
+  const int64_t n_out = TRANS ? op->cols : op->rows, n_blocks_out = TRANS ? op->nbc : op->nbr;
+  const int splits = op->splits[TRANS], teams = op->teams[TRANS];
+  const int64_t per_cta = ZS_CSB_THREADS / ZS_WARP_SIZE; /* warps */
+  const int64_t walk_warps = (n_blocks_out + teams - 1) / teams * splits;
+  const unsigned g = (unsigned)((walk_warps + per_cta - 1) / per_cta);
+  const zs_csb_walk_task<T> *task =
+      (const zs_csb_walk_task<T> *)(sizeof(T) == 8
+                                        ? (const void *)(TRANS ? op->t_wtask : op->n_wtask)
+                                        : (const void *)(TRANS ? op->t_task : op->n_task));
+  auto kernel = splits > 1   ? zs_csb_warp_kernel<T, I, TRANS, true, 1, PAIR>
+                : teams == 4 ? zs_csb_warp_kernel<T, I, TRANS, false, 4, PAIR>
+                : teams == 2 ? zs_csb_warp_kernel<T, I, TRANS, false, 2, PAIR>
+                             : zs_csb_warp_kernel<T, I, TRANS, false, 1, PAIR>;
+  kernel<<<g, ZS_CSB_THREADS, csb_sums_bytes<T>(op)>>>(
+      n_blocks_out, n_out, op->lb, splits, TRANS ? op->t_ptr : op->n_ptr, task,
+      (const T *)(op->cval ? op->cval : op->val), (const I *)(op->cidx ? op->cidx : op->idx), x, y,
+      alpha, beta, (T *)op->partial, op->done, w, z, alpha_t);
 }
 
 template <typename T, typename I>
@@ -955,28 +971,21 @@ zs_status csb_apply_typed(csb_gpu_op *op, zs_op which, T alpha, const T *x, T be
     }
     return check_launch("CSB atomic kernel");
   }
+  if (op->warp_walk) {
+    if (t)
+      csb_walk_launch<T, I, true>(op, x, y, alpha, beta, nullptr, nullptr, T(0));
+    else
+      csb_walk_launch<T, I, false>(op, x, y, alpha, beta, nullptr, nullptr, T(0));
+    return check_launch("CSB kernel");
+  }
   const int parts = part ? (int)(op->beta / ZS_CSB_SHARED_BETA) : 1;
   const int64_t per_cta = ZS_CSB_THREADS / ZS_WARP_SIZE; /* warps */
   const int64_t warps = n_blocks_out * parts;
   const unsigned grid = (unsigned)((warps + per_cta - 1) / per_cta);
   const int64_t *ptr = t ? op->t_ptr : op->n_ptr;
   const zs_csb_task *task = t ? op->t_task : op->n_task;
-  const zs_csb_walk_task<T> *wtask =
-      (const zs_csb_walk_task<T> *)(sizeof(T) == 8 ? (const void *)(t ? op->t_wtask : op->n_wtask)
-                                                   : (const void *)task);
   const T *val = (const T *)(op->cval ? op->cval : op->val);
   const I *idx = (const I *)(op->cidx ? op->cidx : op->idx);
-  if (op->warp_walk) {
-    const int splits = op->splits[t], teams = op->teams[t];
-    const int64_t walk_warps = (n_blocks_out + teams - 1) / teams * splits;
-    const unsigned g = (unsigned)((walk_warps + per_cta - 1) / per_cta);
-    auto kernel = t ? csb_walk_kernel<T, I, true>(splits, teams)
-                    : csb_walk_kernel<T, I, false>(splits, teams);
-    kernel<<<g, ZS_CSB_THREADS, smem>>>(n_blocks_out, n_out, op->lb, splits, ptr, wtask, val, idx,
-                                        x, y, alpha, beta, (T *)op->partial, op->done, nullptr,
-                                        nullptr, T(0));
-    return check_launch("CSB kernel");
-  }
   auto kernel =
       t ? (part ? zs_csb_owner_kernel<T, I, true, true> : zs_csb_owner_kernel<T, I, true, false>)
         : (part ? zs_csb_owner_kernel<T, I, false, true> : zs_csb_owner_kernel<T, I, false, false>);
@@ -1007,17 +1016,7 @@ zs_status csb_pair_typed(csb_gpu_op *op, T alpha, const T *x, T beta, T *y, T al
   if (!op->atomic_t || op->atomic_n || !op->warp_walk || op->rows == 0 || op->cols == 0)
     return ZS_ERR_UNSUPPORTED;
   zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta_t, z);
-  const int splits = op->splits[0], teams = op->teams[0];
-  const int64_t per_cta = ZS_CSB_THREADS / ZS_WARP_SIZE;
-  const int64_t walk_warps = (op->nbr + teams - 1) / teams * splits;
-  const unsigned g = (unsigned)((walk_warps + per_cta - 1) / per_cta);
-  auto kernel = csb_walk_kernel<T, I, false, true>(splits, teams);
-  kernel<<<g, ZS_CSB_THREADS, csb_sums_bytes<T>(op)>>>(
-      op->nbr, op->rows, op->lb, splits, op->n_ptr,
-      (const zs_csb_walk_task<T> *)(sizeof(T) == 8 ? (const void *)op->n_wtask
-                                                   : (const void *)op->n_task),
-      (const T *)(op->cval ? op->cval : op->val), (const I *)(op->cidx ? op->cidx : op->idx), x, y,
-      alpha, beta, (T *)op->partial, op->done, w, z, alpha_t);
+  csb_walk_launch<T, I, false, true>(op, x, y, alpha, beta, w, z, alpha_t);
   return check_launch("CSB pair kernel");
 }
 

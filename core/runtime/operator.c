@@ -102,23 +102,34 @@ int64_t zs_operator_rows(const zs_operator *op) { return op ? op->rows : 0; }
 int64_t zs_operator_cols(const zs_operator *op) { return op ? op->cols : 0; }
 zs_type zs_operator_type(const zs_operator *op) { return op ? op->type : (zs_type)0; }
 
+/* v, the operand `name` of function fn, has n elements of the operator's type on its backend. */
+static zs_status check_operand(const char *fn, const zs_operator *op, const zs_vector *v,
+                               const char *name, int64_t n) {
+  if (!v) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, name);
+  if (zs_vector_size(v) != n)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "%s: %s has %" PRId64 " elements, the %" PRId64 " x %" PRId64
+                     " operator needs %" PRId64,
+                     fn, name, zs_vector_size(v), op->rows, op->cols, n);
+  if (zs_vector_type(v) != op->type)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: %s must be %s like the matrix", fn, name,
+                     zs_type_name(op->type));
+  if (zsi_vector_backend(v) != op->be)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: %s must live on backend '%s'", fn, name,
+                     op->be->name);
+  return ZS_OK;
+}
+
 zs_status zs_spmv(zs_operator *op, zs_op which, double alpha, const zs_vector *x, double beta,
                   zs_vector *y) {
-  if (!op || !x || !y) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv: NULL argument");
+  if (!op) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv: NULL operator");
   if (which != ZS_OP_N && which != ZS_OP_T)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv: op %d is neither N nor T", (int)which);
   int64_t nx = which == ZS_OP_N ? op->cols : op->rows, ny = which == ZS_OP_N ? op->rows : op->cols;
-  if (zs_vector_size(x) != nx || zs_vector_size(y) != ny)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                     "zs_spmv: x has %" PRId64 " and y %" PRId64 " elements, op(A) needs %" PRId64
-                     " and %" PRId64,
-                     zs_vector_size(x), zs_vector_size(y), nx, ny);
-  if (zs_vector_type(x) != op->type || zs_vector_type(y) != op->type)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv: vectors must be %s like the matrix",
-                     zs_type_name(op->type));
-  if (zsi_vector_backend(x) != op->be || zsi_vector_backend(y) != op->be)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv: vectors must live on backend '%s'",
-                     op->be->name);
+  zs_status s;
+  if ((s = check_operand("zs_spmv", op, x, "x", nx)) ||
+      (s = check_operand("zs_spmv", op, y, "y", ny)))
+    return s;
   if (zsi_vector_data(x) == zsi_vector_data(y) && nx > 0)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv: x and y must not alias");
   if (which == ZS_OP_T && op->state_t) /* transpose=stored */
@@ -128,32 +139,15 @@ zs_status zs_spmv(zs_operator *op, zs_op which, double alpha, const zs_vector *x
                           zsi_vector_data(y));
 }
 
-/* v has n elements of the operator's type on its backend; else a message naming `name`. */
-static zs_status check_pair_vector(const zs_operator *op, const zs_vector *v, const char *name,
-                                   int64_t n) {
-  if (!v) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv_pair: %s is NULL", name);
-  if (zs_vector_size(v) != n)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                     "zs_spmv_pair: %s has %" PRId64 " elements, the %" PRId64 " x %" PRId64
-                     " operator needs %" PRId64,
-                     name, zs_vector_size(v), op->rows, op->cols, n);
-  if (zs_vector_type(v) != op->type)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv_pair: %s must be %s like the matrix", name,
-                     zs_type_name(op->type));
-  if (zsi_vector_backend(v) != op->be)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv_pair: %s must live on backend '%s'", name,
-                     op->be->name);
-  return ZS_OK;
-}
-
 zs_status zs_spmv_pair(zs_operator *op, double alpha, const zs_vector *x, double beta, zs_vector *y,
                        double alpha_t, const zs_vector *w, double beta_t, zs_vector *z) {
   if (!op) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv_pair: NULL operator");
   zs_status s;
-  if ((s = check_pair_vector(op, x, "x", op->cols)) ||
-      (s = check_pair_vector(op, y, "y", op->rows)) ||
-      (s = check_pair_vector(op, w, "w", op->rows)) ||
-      (s = check_pair_vector(op, z, "z", op->cols)))
+  const char *fn = "zs_spmv_pair";
+  if ((s = check_operand(fn, op, x, "x", op->cols)) ||
+      (s = check_operand(fn, op, y, "y", op->rows)) ||
+      (s = check_operand(fn, op, w, "w", op->rows)) ||
+      (s = check_operand(fn, op, z, "z", op->cols)))
     return s;
   /* Outputs may not share storage with anything else (empty vectors hold none). */
   const void *yd = op->rows ? zsi_vector_data(y) : NULL, *zd = op->cols ? zsi_vector_data(z) : NULL;

@@ -131,9 +131,10 @@ typedef struct zs_cli_measure {
 double zs_cli_tolerance(zs_type type, int64_t len_max);
 
 /* Create vectors on op's backend, time `repeat` runs of y = op(A) x (alpha 1, beta 0; with
- * pair, zs_spmv_pair's y = A x and z = Aᵀ w together) and, with check, compare two products (beta 0 over a NaN-poisoned y, and alpha 0.75 / beta -1.25
- * over a random y) against a long double reference computed from A's CSR (A: the same matrix
- * as the operator, in the operator's value type). Returns a status (an error is printed as
+ * pair, zs_spmv_pair's y = A x and z = Aᵀ w together) and, with check, compare two products
+ * (beta 0 over a NaN-poisoned y, and alpha 0.75 / beta -1.25 over a random y) against a long
+ * double reference computed from A's CSR (A: the same matrix as the operator, in the operator's
+ * value type). Returns a status (an error is printed as
  * "zsparse <cmd>: ..."); m holds the results. */
 zs_status zs_cli_measure_run(const char *cmd, zs_context *ctx, zs_operator *op, const zs_encoded *E,
                              const zs_matrix *A, zs_cli_measure *m);

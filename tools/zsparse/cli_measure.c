@@ -108,14 +108,15 @@ static double max_error(zs_type type, const void *y, const long double *ref, con
 static void inject_fault(zs_type type, void *y, int64_t ny, int second) {
   const char *f = getenv("ZSPARSE_CLI_FAULT");
   if (!f || ny == 0) return;
-  const size_t len = strlen(f);
-  const int for_z = len > 2 && strcmp(f + len - 2, "-z") == 0;
-  if (for_z != second) return;
+  const char *kind = second ? (strcmp(f, "perturb-z") == 0     ? "perturb"
+                               : strcmp(f, "unwritten-z") == 0 ? "unwritten"
+                                                               : "")
+                            : f;
   const int64_t i = ny / 2;
   double v = typed_get(type, y, i);
-  if (strncmp(f, "perturb", len - 2 * for_z) == 0 && len - 2 * for_z == 7)
+  if (strcmp(kind, "perturb") == 0)
     v += 1e-2 * (fabs(v) + 1.0);
-  else if (strncmp(f, "unwritten", len - 2 * for_z) == 0 && len - 2 * for_z == 9)
+  else if (strcmp(kind, "unwritten") == 0)
     v = NAN; /* what the poisoned y holds where a kernel wrote nothing */
   else
     return;
