@@ -8,7 +8,8 @@
 # DIR     a folder holding libzsparse-BACKEND.so, e.g. one module per revision built on the
 #         development machine (`ninja -C build backends/cuda/libzsparse-cuda.so` in a worktree of
 #         each revision) and copied into an ignored folder that the device call carries
-# CASE    FILE.zsm:OP[:OPERATOR_OPTIONS], OP N or T, e.g. /tmp/st27.zsm:T:det_walk=lanes;
+# CASE    FILE.zsm:OP[:OPERATOR_OPTIONS], OP N, T or pair (zs_spmv_pair), e.g.
+#         /tmp/st27.zsm:T:det_walk=lanes, /tmp/lap.zsm:pair:transpose=atomic;
 #         or FILE.vans[:VARIANT], a MAT-VANS chain (zsparse vans run) with ZS_VANS_GPU_VARIANT
 #         set to VARIANT when given (backends/cuda_hip/vans_gpu.cuh), e.g. /tmp/p16384.vans:24
 # -r      rounds (default 2): each round runs every module once per case, in the order given,
@@ -89,9 +90,9 @@ for c in "${cases[@]}"; do
   IFS=: read -r file op opts <<<"$c"
   vans=0
   case $file in *.vans) vans=1 ;; esac
-  if [ ! -f "$file" ] || { [ $vans = 0 ] && [ "$op" != N ] && [ "$op" != T ]; } ||
+  if [ ! -f "$file" ] || { [ $vans = 0 ] && [ "$op" != N ] && [ "$op" != T ] && [ "$op" != pair ]; } ||
     { [ $vans = 1 ] && [[ ! "$op" =~ ^[0-9]*$ ]]; }; then
-    echo "ab-modules.sh: case '$c': want FILE.zsm:N|T[:OPTIONS] or FILE.vans[:VARIANT] with an existing file" >&2
+    echo "ab-modules.sh: case '$c': want FILE.zsm:N|T|pair[:OPTIONS] or FILE.vans[:VARIANT] with an existing file" >&2
     exit 2
   fi
   if [ $check = 1 ] && [ $vans = 1 ]; then
