@@ -16,8 +16,9 @@
 #include <rsb.h>
 #endif
 
-#define MAX_KERNELS 64
 #define MAX_FORMATS 12
+/* per type: at most 4 kernels a format (N, T, P and one more), librsb's 2 */
+#define MAX_KERNELS (2 * (4 * MAX_FORMATS + 2))
 
 static double now_s(void) {
   struct timespec ts;
@@ -246,7 +247,8 @@ static void usage(FILE *f) {
           "  --format F      a zsparse format to time on the cpu backend, with encoder options\n"
           "                  after a colon (repeatable; default csr). csr also runs its\n"
           "                  transpose=atomic SpMVT. Each default operator also runs BiCG's\n"
-          "                  pair (op P: zs_spmv_pair, y = A x and z = A^T w, both checked)\n"
+          "                  pair (op P: zs_spmv_pair, y = A x and z = A^T w, both checked);\n"
+          "                  csb and gcsb also run it with transpose=atomic (one sweep)\n"
           "Threads: OMP_NUM_THREADS (probe, librsb) and ZS_NUM_THREADS (zsparse; set to the same\n"
           "value when unset). Pin with OMP_PROC_BIND=close OMP_PLACES=cores.\n");
 }
@@ -356,8 +358,9 @@ int main(int argc, char **argv) {
   const zs_op ops[2] = {ZS_OP_N, ZS_OP_T};
   uint64_t csr_bytes[3] = {0, 0, 0}; /* by zs_type */
 
-  /* zsparse cpu backend: each format's default operator (SpMV, deterministic SpMVT), and for
-   * CSR one with transpose=atomic for SpMVT only. */
+  /* zsparse cpu backend: each format's default operator (SpMV, deterministic SpMVT), and one
+   * with transpose=atomic: CSR's for its atomic SpMVT, CSB's and GCSB's for the pair in one
+   * sweep (their SpMVT is the same either way). */
   for (int ti = 0; ti < 2; ti++) {
     const zs_matrix *A = types[ti] == ZS_F64 ? A64 : A32;
     zs_encoded *Ecsr = NULL;
@@ -375,7 +378,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "zs-bench-cpu: %s\n", zs_last_error());
         return 2;
       }
-      for (int variant = 0; variant < (fmt == ZS_FORMAT_CSR ? 2 : 1); variant++) {
+      const int blocked = fmt == ZS_FORMAT_CSB || fmt == ZS_FORMAT_GCSB;
+      for (int variant = 0; variant < (fmt == ZS_FORMAT_CSR || blocked ? 2 : 1); variant++) {
         const char *options = variant ? "transpose=atomic" : NULL;
         zs_encoded *E = NULL;
         zs_operator *op = NULL;
@@ -393,12 +397,14 @@ int main(int argc, char **argv) {
             snprintf(why, sizeof why, "operator: %s", zs_last_error());
         }
         zs_encoded_destroy(&E);
-        /* N, T, and for the default operator BiCG's pair (zs_spmv_pair, "P") */
-        for (int oi = variant; oi < (variant ? 2 : 3); oi++) {
+        /* N, T and BiCG's pair (zs_spmv_pair, "P"); with transpose=atomic T (CSR) or P */
+        for (int oi = variant && blocked ? 2 : variant; oi < (variant && !blocked ? 2 : 3); oi++) {
           kernel *k = &ks[nk++];
           memset(k, 0, sizeof *k);
-          snprintf(k->name, sizeof k->name, "zsparse cpu %.40s%s", format_args[fi],
-                   variant ? ", atomic T" : "");
+          snprintf(k->name, sizeof k->name, "zsparse cpu %.32s%s", format_args[fi],
+                   !variant  ? ""
+                   : blocked ? ", transpose=atomic"
+                             : ", atomic T");
           k->pair = oi == 2;
           k->type = types[ti], k->op = k->pair ? ZS_OP_N : ops[oi], k->bytes = bytes;
           k->nx = k->op == ZS_OP_N ? cols : rows, k->ny = k->op == ZS_OP_N ? rows : cols;

@@ -1,7 +1,9 @@
 /* cpu_csb.c — the cpu backend's CSB-baseline and GCSB operators: a block row (SpMV) or block
  * column (SpMVT) per task, summed in small per-thread buffers, so both ops are deterministic;
- * the SpMVT of small blocks by block rows into fixed per-range buffers (T_CHUNKS). */
+ * the SpMVT of small blocks by block rows into fixed per-range buffers (T_CHUNKS), and BiCG's
+ * pair in one sweep by block rows the same way (pair_setup). */
 #ifndef ZS_CPU_CSB_TYPED
+#include <stdlib.h>
 #include <string.h>
 
 #include "backends/cpu/cpu_kernels.h"
@@ -90,6 +92,15 @@ typedef struct csb_op {
   void *acc;                  /* threads * acc_size(lb) values: sum buffers per thread */
   int64_t *t_rows;            /* SpMVT by block rows: chunk c covers [t_rows[c], t_rows[c + 1]) */
   void *t_buf;                /* their y buffers, T_CHUNKS * cols values; NULL: by columns */
+  /* BiCG's pair by the same chunks of block rows (pair_setup): chunk c adds into z's columns
+   * [p_lo[c], p_lo[c] + p_span[c]), buffered at p_buf + p_off[c] (p_buf inside t_buf, or its
+   * own); between the boundaries seg_lo[k] .. seg_lo[k + 1] the chunks seg_mask[k] hold z's
+   * terms. p_off NULL: no fused pair for this operator. */
+  int64_t *p_lo, *p_span, *p_off;
+  void *p_buf;
+  int own_p_buf, n_seg;
+  int64_t seg_lo[2 * T_CHUNKS + 3];
+  uint32_t seg_mask[2 * T_CHUNKS + 2];
 } csb_op;
 
 static zs_status no_memory(const char *what) {
@@ -99,8 +110,9 @@ static zs_status no_memory(const char *what) {
 static void csb_destroy(void *state) {
   csb_op *A = state;
   if (!A) return;
-  void *arrays[] = {A->values,  A->local,   A->n_ptr, A->t_ptr,  A->n_task, A->t_task,
-                    A->n_chunk, A->t_chunk, A->acc,   A->t_rows, A->t_buf};
+  void *arrays[] = {A->values, A->local,   A->n_ptr,   A->t_ptr, A->n_task,
+                    A->t_task, A->n_chunk, A->t_chunk, A->acc,   A->t_rows,
+                    A->t_buf,  A->p_lo,    A->p_span,  A->p_off, A->own_p_buf ? A->p_buf : NULL};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) zsi_free(arrays[i]);
   zsi_free(A);
 }
@@ -218,6 +230,67 @@ static zs_status gcsb_contiguous(csb_op *A, int64_t nnz, int64_t *first, const i
   return ZS_OK;
 }
 
+static int cmp_i64(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* BiCG's pair in one sweep (csb_pair): the T_CHUNKS chunks of block rows give their y as the
+ * SpMV does and add their z terms into a buffer of their own, which spans the block columns the
+ * chunk's blocks touch; the buffers are summed in chunk order. Where the SpMVT runs by block rows
+ * (t_buf) that is its order, and the buffers fit in its t_buf. Otherwise the sweep is taken only
+ * with transpose=atomic (the user gave up SpMVT's bits; z is still the same for any thread
+ * count) and while the buffers stay under half the nonzeros: banded and stencil matrices, whose
+ * chunks span their rows and a margin, not scattered ones. */
+static zs_status pair_setup(csb_op *A, int64_t nnz) {
+  if (!A->t_rows) {
+    if (!(A->t_rows = zsi_alloc_array(T_CHUNKS + 1, 8))) return no_memory("pair chunks");
+    zsi_cpu_split_rows(A->n_ptr, A->nbr, T_CHUNKS, A->t_rows);
+  }
+  int64_t lo[T_CHUNKS], span[T_CHUNKS], total = 0;
+  for (int c = 0; c < T_CHUNKS; c++) {
+    int64_t bmin = A->nbc, bmax = -1;
+    for (int64_t p = A->n_ptr[A->t_rows[c]]; p < A->n_ptr[A->t_rows[c + 1]]; p++) {
+      const int64_t b = A->n_task[p].other;
+      bmin = b < bmin ? b : bmin, bmax = b > bmax ? b : bmax;
+    }
+    lo[c] = bmax < 0 ? 0 : bmin << A->lb;
+    const int64_t hi = bmax < 0 ? 0 : (bmax + 1) << A->lb;
+    span[c] = (hi < A->cols ? hi : A->cols) - lo[c];
+    total += span[c];
+  }
+  if (!A->t_buf && 2 * total > nnz) return ZS_OK; /* no fused pair: two products */
+  if (!(A->p_lo = zsi_alloc_array(T_CHUNKS, 8)) || !(A->p_span = zsi_alloc_array(T_CHUNKS, 8)) ||
+      !(A->p_off = zsi_alloc_array(T_CHUNKS, 8)))
+    return no_memory("pair chunks");
+  A->p_buf = A->t_buf; /* T_CHUNKS * cols values: the spans fit */
+  if (!A->p_buf) {
+    if (!(A->p_buf =
+              zsi_alloc_array((uint64_t)(total ? total : 1), (uint32_t)zs_type_size(A->type))))
+      return no_memory("pair buffers");
+    A->own_p_buf = 1;
+  }
+  int64_t bounds[2 * T_CHUNKS + 2], nbounds = 0, off = 0;
+  bounds[nbounds++] = 0, bounds[nbounds++] = A->cols;
+  for (int c = 0; c < T_CHUNKS; c++) {
+    A->p_lo[c] = lo[c], A->p_span[c] = span[c], A->p_off[c] = off;
+    off += span[c];
+    if (span[c] > 0) bounds[nbounds++] = lo[c], bounds[nbounds++] = lo[c] + span[c];
+  }
+  qsort(bounds, (size_t)nbounds, sizeof *bounds, cmp_i64);
+  A->n_seg = 0;
+  for (int64_t k = 0; k + 1 < nbounds; k++) {
+    if (bounds[k] == bounds[k + 1]) continue;
+    uint32_t mask = 0; /* the boundaries include every chunk's: a chunk covers all or nothing */
+    for (int c = 0; c < T_CHUNKS; c++)
+      if (span[c] > 0 && lo[c] <= bounds[k] && bounds[k] < lo[c] + span[c])
+        mask |= UINT32_C(1) << c;
+    A->seg_lo[A->n_seg] = bounds[k], A->seg_mask[A->n_seg++] = mask;
+  }
+  A->seg_lo[A->n_seg] = A->cols;
+  return ZS_OK;
+}
+
 static zs_status csb_create(void **state, const zsb_encoded_view *enc, const zsi_cpu_opts *o) {
   csb_op *A = zsi_alloc(sizeof *A);
   if (!A) return no_memory("operator header");
@@ -278,6 +351,7 @@ static zs_status csb_create(void **state, const zsb_encoded_view *enc, const zsi
     else
       zsi_cpu_split_rows(A->n_ptr, A->nbr, T_CHUNKS, A->t_rows);
   }
+  if (s == ZS_OK && (A->t_buf || o->transpose_atomic)) s = pair_setup(A, enc->nnz);
   if (s != ZS_OK) {
     csb_destroy(A);
     return s;
@@ -311,8 +385,20 @@ static zs_status csb_apply(void *state, zs_op which, double alpha, const void *x
   return ZS_OK;
 }
 
-const zsi_cpu_kernel zsi_cpu_csb = {ZS_FORMAT_CSB, csb_create, csb_destroy, csb_apply, NULL};
-const zsi_cpu_kernel zsi_cpu_gcsb = {ZS_FORMAT_GCSB, csb_create, csb_destroy, csb_apply, NULL};
+/* zs_spmv_pair in one sweep where pair_setup made its buffers; two products otherwise. */
+static zs_status csb_pair(void *state, double alpha, const void *x, double beta, void *y,
+                          double alpha_t, const void *w, double beta_t, void *z) {
+  const csb_op *A = state;
+  if (!A->p_off) return ZS_ERR_UNSUPPORTED;
+  if (A->type == ZS_F32)
+    pair_f32(A, alpha, x, beta, y, alpha_t, w, beta_t, z);
+  else
+    pair_f64(A, alpha, x, beta, y, alpha_t, w, beta_t, z);
+  return ZS_OK;
+}
+
+const zsi_cpu_kernel zsi_cpu_csb = {ZS_FORMAT_CSB, csb_create, csb_destroy, csb_apply, csb_pair};
+const zsi_cpu_kernel zsi_cpu_gcsb = {ZS_FORMAT_GCSB, csb_create, csb_destroy, csb_apply, csb_pair};
 
 #else /* ZS_CPU_CSB_TYPED: the kernels of one value type */
 
@@ -324,10 +410,12 @@ static inline VT SFX(finish)(double alpha, VT s, double beta, const VT *y) {
 /* The tasks of output block o (a block row for SpMV, a block column for SpMVT) are
  * ptr[o] .. ptr[o + 1], each block contiguous; other is the block's coordinate in x. TRANS swaps
  * which half of local_idx indexes x and which the sum. Inlined with constant trans, lb and idx16
- * for the default betas, so the shifts and masks are immediates. */
+ * for the default betas, so the shifts and masks are immediates. With w (SpMV only: the pair),
+ * each element also adds a_ij w_i into zb[j - zlo] (a chunk's z buffer, from column zlo). */
 CSB_INLINE void SFX(output_blocks)(const csb_op *A, int trans, int lb, int idx16, int64_t o_begin,
                                    int64_t o_end, double alpha, const VT *restrict x, double beta,
-                                   VT *restrict y, VT *restrict acc) {
+                                   VT *restrict y, VT *restrict acc, const VT *restrict w,
+                                   VT *restrict zb, int64_t zlo) {
   const VT *restrict v = A->values;
   const uint16_t *restrict l16 = A->local;
   const uint32_t *restrict l32 = A->local;
@@ -352,6 +440,8 @@ CSB_INLINE void SFX(output_blocks)(const csb_op *A, int trans, int lb, int idx16
                      P.count * (idx16 ? 2 : 4));
       }
       const VT *restrict xb = x + ((int64_t)T.other << lb);
+      const VT *restrict wb = w ? w + o0 : NULL;
+      VT *restrict zr = w ? zb + (((int64_t)T.other << lb) - zlo) : NULL;
       const VT *restrict vb = v + T.first;
       const uint16_t *restrict p16 = l16 + T.first;
       const uint32_t *restrict p32 = l32 + T.first;
@@ -364,6 +454,7 @@ CSB_INLINE void SFX(output_blocks)(const csb_op *A, int trans, int lb, int idx16
                               : rs == B ? idx & (mask << lb | (NACC - 1))
                                         : (idx >> lb) * NACC + (idx & (NACC - 1));
         acc[slot] += vb[j] * xb[trans ? idx >> lb : idx & mask];
+        if (w) zr[idx & mask] += vb[j] * wb[idx >> lb];
       }
     }
     for (int64_t i = 0; i < no; i++) {
@@ -386,15 +477,59 @@ static void SFX(blocks)(const csb_op *A, int trans, double alpha, const VT *rest
     const int64_t b = chunk[c], e = chunk[c + 1];
     /* beta 16 and 32 are the f64 and f32 defaults. */
     if (!trans && lb == 4)
-      SFX(output_blocks)(A, 0, 4, 1, b, e, alpha, x, beta, y, acc);
+      SFX(output_blocks)(A, 0, 4, 1, b, e, alpha, x, beta, y, acc, NULL, NULL, 0);
     else if (!trans && lb == 5)
-      SFX(output_blocks)(A, 0, 5, 1, b, e, alpha, x, beta, y, acc);
+      SFX(output_blocks)(A, 0, 5, 1, b, e, alpha, x, beta, y, acc, NULL, NULL, 0);
     else if (trans && lb == 4)
-      SFX(output_blocks)(A, 1, 4, 1, b, e, alpha, x, beta, y, acc);
+      SFX(output_blocks)(A, 1, 4, 1, b, e, alpha, x, beta, y, acc, NULL, NULL, 0);
     else if (trans && lb == 5)
-      SFX(output_blocks)(A, 1, 5, 1, b, e, alpha, x, beta, y, acc);
+      SFX(output_blocks)(A, 1, 5, 1, b, e, alpha, x, beta, y, acc, NULL, NULL, 0);
     else
-      SFX(output_blocks)(A, trans, lb, idx16, b, e, alpha, x, beta, y, acc);
+      SFX(output_blocks)(A, trans, lb, idx16, b, e, alpha, x, beta, y, acc, NULL, NULL, 0);
+  }
+}
+
+/* BiCG's pair in one sweep (pair_setup): y has the SpMV's bits (the same sums per block row);
+ * z's sums run in a fixed order (chunks in order; in a chunk, blocks by row, Morton order
+ * inside), transpose_by_rows' order: a chunk that does not cover a column adds nothing there,
+ * where transpose_by_rows adds a +0 that changes no sum. */
+static void SFX(pair)(const csb_op *A, double alpha, const VT *restrict x, double beta,
+                      VT *restrict y, double alpha_t, const VT *restrict w, double beta_t,
+                      VT *restrict z) {
+  const int lb = A->lb, idx16 = A->idx16;
+  VT *buf = A->p_buf;
+  ZSI_OMP(parallel for schedule(static) num_threads(A->threads) if (A->parallel))
+  for (int c = 0; c < T_CHUNKS; c++) {
+    VT *restrict acc = (VT *)A->acc + (int64_t)zsi_cpu_tid() * acc_size(lb);
+    VT *restrict zb = buf + A->p_off[c];
+    memset(zb, 0, (size_t)A->p_span[c] * sizeof(VT));
+    const int64_t b = A->t_rows[c], e = A->t_rows[c + 1];
+    if (lb == 4)
+      SFX(output_blocks)(A, 0, 4, 1, b, e, alpha, x, beta, y, acc, w, zb, A->p_lo[c]);
+    else if (lb == 5)
+      SFX(output_blocks)(A, 0, 5, 1, b, e, alpha, x, beta, y, acc, w, zb, A->p_lo[c]);
+    else
+      SFX(output_blocks)(A, 0, lb, idx16, b, e, alpha, x, beta, y, acc, w, zb, A->p_lo[c]);
+  }
+  /* z by tiles of columns; in a tile, the segments it meets, each with its chunks' buffers */
+  const int64_t tile = 4096, tiles = (A->cols + tile - 1) / tile;
+  ZSI_OMP(parallel for schedule(static) num_threads(A->threads) if (A->parallel))
+  for (int64_t t = 0; t < tiles; t++) {
+    const int64_t j0 = t * tile, j1 = j0 + tile < A->cols ? j0 + tile : A->cols;
+    for (int k = 0; k < A->n_seg; k++) {
+      const int64_t a = A->seg_lo[k] > j0 ? A->seg_lo[k] : j0;
+      const int64_t d = A->seg_lo[k + 1] < j1 ? A->seg_lo[k + 1] : j1;
+      if (a >= d) continue;
+      const VT *part[T_CHUNKS];
+      int np = 0;
+      for (int c = 0; c < T_CHUNKS; c++) /* part[q][i]: column a + i of chunk c's buffer */
+        if (A->seg_mask[k] >> c & 1) part[np++] = buf + A->p_off[c] + (a - A->p_lo[c]);
+      for (int64_t i = 0; i < d - a; i++) {
+        VT s = 0;
+        for (int q = 0; q < np; q++) s += part[q][i];
+        z[a + i] = SFX(finish)(alpha_t, s, beta_t, &z[a + i]);
+      }
+    }
   }
 }
 

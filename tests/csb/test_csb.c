@@ -468,33 +468,59 @@ static void golden_cases(const char *dir, int write) {
 /* ---- the cpu kernels give the same bits for every thread count ----
  * Both ops of CSB and GCSB, f32 and f64, with 1, 2, 3 and 5 threads, on a matrix of small blocks
  * and many nonzeros per column (its SpMVT walks block rows into per-chunk buffers) and on one of
- * dense blocks (block columns); the products are also compared with a double reference. */
-static int cpu_product(const zs_encoded *E, int threads, zs_op which, const double *hx,
-                       double *out) {
+ * dense blocks (block columns); the products are also compared with a double reference. So is
+ * BiCG's pair on an operator with transpose=atomic (one sweep by chunks of block rows): its z,
+ * and its y against the SpMV's bits. */
+static void upload_from(zs_vector *v, zs_type t, const double *h, int64_t n, int *ok) {
+  void *b = malloc((size_t)(n ? n : 1) * 8);
+  for (int64_t i = 0; b && i < n; i++) {
+    if (t == ZS_F64)
+      ((double *)b)[i] = h[i];
+    else
+      ((float *)b)[i] = (float)h[i];
+  }
+  *ok = *ok && b && zs_vector_upload(v, b) == ZS_OK;
+  free(b);
+}
+
+static void download_to(zs_vector *v, zs_type t, int64_t n, double *out, int *ok) {
+  void *b = malloc((size_t)(n ? n : 1) * 8);
+  *ok = *ok && b && zs_vector_download(v, b) == ZS_OK;
+  for (int64_t i = 0; *ok && i < n; i++) out[i] = zs_test_element(b, t, i);
+  free(b);
+}
+
+/* which: ZS_OP_N or ZS_OP_T into out; pair_y non-NULL: zs_spmv_pair with x = w = hx instead,
+ * z (Aᵀ hx) into out and y (A hx) into pair_y. */
+static int cpu_product(const zs_encoded *E, int threads, zs_op which, const double *hx, double *out,
+                       double *pair_y) {
   zs_context *ctx = NULL;
   zs_operator *op = NULL;
-  zs_vector *x = NULL, *y = NULL;
+  zs_vector *x = NULL, *y = NULL, *w = NULL, *z = NULL;
   const zs_type t = E->type;
-  const int64_t nx = which == ZS_OP_T ? E->rows : E->cols,
-                ny = which == ZS_OP_T ? E->cols : E->rows;
-  void *bx = malloc((size_t)(nx ? nx : 1) * 8), *by = malloc((size_t)(ny ? ny : 1) * 8);
-  for (int64_t i = 0; i < nx; i++) {
-    if (t == ZS_F64)
-      ((double *)bx)[i] = hx[i];
-    else
-      ((float *)bx)[i] = (float)hx[i];
-  }
+  const int trans = which == ZS_OP_T && !pair_y;
+  const int64_t nx = trans ? E->rows : E->cols, ny = trans ? E->cols : E->rows;
   int ok = zs_context_create(&ctx) == ZS_OK;
   zsi_backend_cpu_set_threads(threads);
-  ok = ok && zs_operator_create(&op, ctx, E, "cpu", NULL) == ZS_OK &&
+  ok = ok && zs_operator_create(&op, ctx, E, "cpu", pair_y ? "transpose=atomic" : NULL) == ZS_OK &&
        zs_vector_create(&x, ctx, "cpu", t, nx) == ZS_OK &&
-       zs_vector_create(&y, ctx, "cpu", t, ny) == ZS_OK && zs_vector_upload(x, bx) == ZS_OK &&
-       zs_spmv(op, which, 1.0, x, 0.0, y) == ZS_OK && zs_vector_download(y, by) == ZS_OK;
+       zs_vector_create(&y, ctx, "cpu", t, ny) == ZS_OK;
+  upload_from(x, t, hx, nx, &ok);
+  if (pair_y) {
+    ok = ok && zs_vector_create(&w, ctx, "cpu", t, E->rows) == ZS_OK &&
+         zs_vector_create(&z, ctx, "cpu", t, E->cols) == ZS_OK;
+    upload_from(w, t, hx, E->rows, &ok);
+    ok = ok && zs_spmv_pair(op, 1.0, x, 0.0, y, 1.0, w, 0.0, z) == ZS_OK;
+    download_to(z, t, E->cols, out, &ok);
+    download_to(y, t, E->rows, pair_y, &ok);
+  } else {
+    ok = ok && zs_spmv(op, which, 1.0, x, 0.0, y) == ZS_OK;
+    download_to(y, t, ny, out, &ok);
+  }
   if (!ok) fprintf(stderr, "cpu product: %s\n", zs_last_error());
-  for (int64_t i = 0; ok && i < ny; i++) out[i] = zs_test_element(by, t, i);
-  zs_vector_destroy(&x), zs_vector_destroy(&y), zs_operator_destroy(&op), zs_context_destroy(&ctx);
+  zs_vector_destroy(&x), zs_vector_destroy(&y), zs_vector_destroy(&w), zs_vector_destroy(&z);
+  zs_operator_destroy(&op), zs_context_destroy(&ctx);
   zsi_backend_cpu_set_threads(0);
-  free(bx), free(by);
   return ok;
 }
 
@@ -519,14 +545,16 @@ static void thread_cases(void) {
       double *ref = malloc((size_t)(rows > cols ? rows : cols) * 8);
       double *y1 = malloc((size_t)(rows > cols ? rows : cols) * 8);
       double *yt = malloc((size_t)(rows > cols ? rows : cols) * 8);
+      double *yn = malloc((size_t)rows * 8), *py = malloc((size_t)rows * 8); /* SpMV, pair's y */
       uint64_t seed = 77;
       for (int64_t i = 0; i < (rows > cols ? rows : cols); i++)
         hx[i] = (double)rng(&seed) / 140737488355328.0 - 0.5; /* 47 random bits: sums round */
       for (int f = 0; f < 2; f++) {
         zs_encoded *E = NULL;
         CHECK_STATUS(zs_encode(&E, A, f ? ZS_FORMAT_GCSB : ZS_FORMAT_CSB, NULL), ZS_OK);
-        for (int w = 0; E && w < 2; w++) {
+        for (int w = 0; E && w < 3; w++) { /* N, T, the pair (w = 2, z checked as T) */
           const zs_op which = w ? ZS_OP_T : ZS_OP_N;
+          double *pair_y = w == 2 ? py : NULL;
           const int64_t ny = w ? cols : rows;
           for (int64_t i = 0; i < ny; i++) ref[i] = 0;
           for (int64_t r = 0; r < rows; r++)
@@ -537,7 +565,13 @@ static void thread_cases(void) {
               else
                 ref[r] += a * (t == ZS_F64 ? hx[ci[p]] : (double)(float)hx[ci[p]]);
             }
-          CHECK(cpu_product(E, 1, which, hx, y1));
+          CHECK(cpu_product(E, 1, which, hx, y1, pair_y));
+          if (w == 0) memcpy(yn, y1, (size_t)rows * 8);
+          if (w == 2 && memcmp(py, yn, (size_t)rows * 8)) {
+            fprintf(stderr, "thread case %zu %s %s: the pair's y differs from the SpMV's bits\n", m,
+                    f ? "gcsb" : "csb", k ? "f64" : "f32");
+            CHECK(0);
+          }
           const double eps = t == ZS_F64 ? 1e-12 : 1e-3;
           for (int64_t i = 0; i < ny; i++)
             if (fabs(y1[i] - ref[i]) > eps * (1 + fabs(ref[i]))) {
@@ -547,7 +581,7 @@ static void thread_cases(void) {
               break;
             }
           for (int threads = 2; threads <= 5; threads += threads == 3 ? 2 : 1) {
-            CHECK(cpu_product(E, threads, which, hx, yt));
+            CHECK(cpu_product(E, threads, which, hx, yt, pair_y));
             if (memcmp(y1, yt, (size_t)ny * 8)) {
               fprintf(stderr, "thread case %zu %s %s op %d: %d threads give other bits\n", m,
                       f ? "gcsb" : "csb", k ? "f64" : "f32", w, threads);
@@ -557,7 +591,7 @@ static void thread_cases(void) {
         }
         zs_encoded_destroy(&E);
       }
-      free(hx), free(ref), free(y1), free(yt);
+      free(hx), free(ref), free(y1), free(yt), free(yn), free(py);
       zs_matrix_destroy(&A);
     }
 }
