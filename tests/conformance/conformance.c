@@ -63,7 +63,8 @@ typedef struct variant {
   int slabs_only;      /* only for CSR and dtANS (the formats with column slabs) */
   int dtans_only;      /* only for dtANS */
 } variant;
-static variant variants[48];
+#define MAX_VARIANTS 48
+static variant variants[MAX_VARIANTS];
 static int n_variants;
 
 /* Every usable backend, or with `require` only ref and that one (exit 77 when it is not
@@ -82,7 +83,7 @@ static void find_variants(zs_context *ctx, const char *require) {
       }
       have_required = 1;
     }
-    if (!bi.usable || n_variants + 15 > 48) continue; /* 15: the most one backend adds */
+    if (!bi.usable || n_variants + 19 > MAX_VARIANTS) continue; /* 19: the most one adds */
     if (strcmp(bi.name, "ref") == 0) have_ref = 1;
     variant *v = &variants[n_variants++];
     *v = (variant){.backend = bi.name, .deterministic_n = 1, .deterministic_t = 1};
@@ -156,6 +157,21 @@ static void find_variants(zs_context *ctx, const char *require) {
                      .deterministic_t = 1,
                      .blocked_only = 1};
       snprintf(v->label, sizeof v->label, "%s[warp-walk-4-teams]", bi.name);
+      /* BiCG's fused pair (transpose=atomic) in each kind of warp walk: one, two and four output
+       * blocks per warp, and split output blocks */
+      static const char *const pair_walks[][2] = {
+          {"transpose=atomic,det_walk=warp,det_splits=1,det_teams=1", "pair-walk"},
+          {"transpose=atomic,det_walk=warp,det_splits=1,det_teams=2", "pair-walk-teams"},
+          {"transpose=atomic,det_walk=warp,det_splits=1,det_teams=4", "pair-walk-4-teams"},
+          {"transpose=atomic,det_walk=warp,det_splits=3", "pair-walk-split"}};
+      for (size_t p = 0; p < sizeof pair_walks / sizeof *pair_walks; p++) {
+        v = &variants[n_variants++];
+        *v = (variant){.backend = bi.name,
+                       .options = pair_walks[p][0],
+                       .deterministic_n = 1,
+                       .blocked_only = 1};
+        snprintf(v->label, sizeof v->label, "%s[%s]", bi.name, pair_walks[p][1]);
+      }
       /* CSR and dtANS in column slabs (chosen only for large scattered matrices): forced here */
       v = &variants[n_variants++];
       *v = (variant){.backend = bi.name,
@@ -376,8 +392,8 @@ static void run_matrix(zs_context *ctx, const char *name, const zs_matrix *A) {
       failures++, cases++;
       continue;
     }
-    zs_operator *ops[16] = {0};
-    char create_err[16][256] = {{0}};
+    zs_operator *ops[MAX_VARIANTS] = {0};
+    char create_err[MAX_VARIANTS][256] = {{0}};
     const zs_format fmt = formats[f].format;
     for (int b = 0; b < n_variants; b++)
       if (skip_variant(&variants[b], fmt))
