@@ -3,7 +3,8 @@
 # team's beta sums of z for block column o, one atomic per column at the end, .ab/zdiag) against
 # HEAD's module (.ab/mend2): A/B of the pair (zsparse spmv --op pair, transpose=atomic) on the
 # random-valued 2-D and 3-D stencils and the banded f64 matrix; then the whole suite with
-# .ab/zdiag, and the bench with cuSPARSE beside on the 2-D stencil.
+# .ab/zdiag, and the bench with cuSPARSE beside on the 2-D stencil. Not kept (bench/NOTES.md;
+# diagonal-sums-tried.diff); the suite's two failures were test defects, mended before r3.
 set -uo pipefail
 . bench/device-lib.sh
 dev_begin r2
