@@ -201,15 +201,22 @@ static zs_status cpu_apply(void *state, zs_op which, double alpha, const void *x
   return ZS_OK;
 }
 
-/* BiCG's pair in one sweep over CSR with the deterministic SpMVT (SFX(csr_pair)); COO and the
- * atomic SpMVT make the two products. */
+/* BiCG's pair in one sweep with the deterministic SpMVT: CSR (SFX(csr_pair)), and COO where
+ * each SpMVT slot is CHUNKS_PER_THREAD whole SpMV chunks (SFX(coo_pair); not with fewer nonzeros
+ * than chunks, nor none). The atomic SpMVT makes the two products. */
 static zs_status cpu_pair(void *state, double alpha, const void *x, double beta, void *y,
                           double alpha_t, const void *w, double beta_t, void *z) {
   cpu_op *A = state;
-  if (A->format != ZS_FORMAT_CSR || A->transpose_atomic) return ZS_ERR_UNSUPPORTED;
+  const int coo = A->format == ZS_FORMAT_COO;
+  if (A->transpose_atomic || (coo && (A->nnz == 0 || A->nchunks != CHUNKS_PER_THREAD * A->nslots)))
+    return ZS_ERR_UNSUPPORTED;
   const zs_status s = transpose_buffers(A);
   if (s != ZS_OK) return s;
-  if (A->type == ZS_F32)
+  if (A->type == ZS_F32 && coo)
+    coo_pair_f32(A, alpha, x, beta, y, alpha_t, w, beta_t, z);
+  else if (coo)
+    coo_pair_f64(A, alpha, x, beta, y, alpha_t, w, beta_t, z);
+  else if (A->type == ZS_F32)
     csr_pair_f32(A, alpha, x, beta, y, alpha_t, w, beta_t, z);
   else
     csr_pair_f64(A, alpha, x, beta, y, alpha_t, w, beta_t, z);
