@@ -243,10 +243,6 @@ static int cmp_i64(const void *a, const void *b) {
  * count) and while the buffers stay under half the nonzeros: banded and stencil matrices, whose
  * chunks span their rows and a margin, not scattered ones. */
 static zs_status pair_setup(csb_op *A, int64_t nnz) {
-  if (!A->t_rows) {
-    if (!(A->t_rows = zsi_alloc_array(T_CHUNKS + 1, 8))) return no_memory("pair chunks");
-    zsi_cpu_split_rows(A->n_ptr, A->nbr, T_CHUNKS, A->t_rows);
-  }
   int64_t lo[T_CHUNKS], span[T_CHUNKS], total = 0;
   for (int c = 0; c < T_CHUNKS; c++) {
     int64_t bmin = A->nbc, bmax = -1;
@@ -343,15 +339,19 @@ static zs_status csb_create(void **state, const zsb_encoded_view *enc, const zsi
     zsi_cpu_split_rows(A->n_ptr, A->nbr, A->n_chunks, A->n_chunk);
     zsi_cpu_split_rows(A->t_ptr, A->nbc, A->t_chunks, A->t_chunk);
   }
+  /* The T_CHUNKS chunks of block rows: for the SpMVT by block rows and for the pair. */
   const uint64_t t_buf_values = (uint64_t)T_CHUNKS * (uint64_t)A->cols;
-  if (s == ZS_OK && enc->nnz < SMALL_BLOCK * A->nb && 4 * t_buf_values <= (uint64_t)enc->nnz) {
-    if (!(A->t_rows = zsi_alloc_array(T_CHUNKS + 1, 8)) ||
-        !(A->t_buf = zsi_alloc_array(t_buf_values, (uint32_t)zs_type_size(A->type))))
-      s = no_memory("SpMVT row buffers");
+  const int by_rows = enc->nnz < SMALL_BLOCK * A->nb && 4 * t_buf_values <= (uint64_t)enc->nnz;
+  if (s == ZS_OK && (by_rows || o->transpose_atomic)) {
+    if (!(A->t_rows = zsi_alloc_array(T_CHUNKS + 1, 8)))
+      s = no_memory("chunks of block rows");
     else
       zsi_cpu_split_rows(A->n_ptr, A->nbr, T_CHUNKS, A->t_rows);
   }
-  if (s == ZS_OK && (A->t_buf || o->transpose_atomic)) s = pair_setup(A, enc->nnz);
+  if (s == ZS_OK && by_rows &&
+      !(A->t_buf = zsi_alloc_array(t_buf_values, (uint32_t)zs_type_size(A->type))))
+    s = no_memory("SpMVT row buffers");
+  if (s == ZS_OK && A->t_rows) s = pair_setup(A, enc->nnz);
   if (s != ZS_OK) {
     csb_destroy(A);
     return s;
@@ -465,27 +465,36 @@ CSB_INLINE void SFX(output_blocks)(const csb_op *A, int trans, int lb, int idx16
   }
 }
 
+/* SFX(output_blocks) with the shifts and masks of beta 16 and 32 (the f64 and f32 defaults) as
+ * immediates; inlined, so constant trans and w fold away too. */
+CSB_INLINE void SFX(output_blocks_beta)(const csb_op *A, int trans, int64_t o_begin, int64_t o_end,
+                                        double alpha, const VT *restrict x, double beta,
+                                        VT *restrict y, VT *restrict acc, const VT *restrict w,
+                                        VT *restrict zb, int64_t zlo) {
+  const int lb = A->lb;
+  if (!trans && lb == 4)
+    SFX(output_blocks)(A, 0, 4, 1, o_begin, o_end, alpha, x, beta, y, acc, w, zb, zlo);
+  else if (!trans && lb == 5)
+    SFX(output_blocks)(A, 0, 5, 1, o_begin, o_end, alpha, x, beta, y, acc, w, zb, zlo);
+  else if (trans && lb == 4)
+    SFX(output_blocks)(A, 1, 4, 1, o_begin, o_end, alpha, x, beta, y, acc, w, zb, zlo);
+  else if (trans && lb == 5)
+    SFX(output_blocks)(A, 1, 5, 1, o_begin, o_end, alpha, x, beta, y, acc, w, zb, zlo);
+  else
+    SFX(output_blocks)(A, trans, lb, A->idx16, o_begin, o_end, alpha, x, beta, y, acc, w, zb, zlo);
+}
+
 /* Sums run in the value type in a fixed order (blocks by column or row, Morton order inside
  * each of the NACC copies, then the copies pairwise), so every thread count gives the same bits. */
 static void SFX(blocks)(const csb_op *A, int trans, double alpha, const VT *restrict x, double beta,
                         VT *restrict y) {
   const int64_t *chunk = trans ? A->t_chunk : A->n_chunk;
-  const int nc = trans ? A->t_chunks : A->n_chunks, lb = A->lb, idx16 = A->idx16;
+  const int nc = trans ? A->t_chunks : A->n_chunks, lb = A->lb;
   ZSI_OMP(parallel for schedule(static) num_threads(A->threads) if (A->parallel))
   for (int c = 0; c < nc; c++) {
     VT *restrict acc = (VT *)A->acc + (int64_t)zsi_cpu_tid() * acc_size(lb);
     const int64_t b = chunk[c], e = chunk[c + 1];
-    /* beta 16 and 32 are the f64 and f32 defaults. */
-    if (!trans && lb == 4)
-      SFX(output_blocks)(A, 0, 4, 1, b, e, alpha, x, beta, y, acc, NULL, NULL, 0);
-    else if (!trans && lb == 5)
-      SFX(output_blocks)(A, 0, 5, 1, b, e, alpha, x, beta, y, acc, NULL, NULL, 0);
-    else if (trans && lb == 4)
-      SFX(output_blocks)(A, 1, 4, 1, b, e, alpha, x, beta, y, acc, NULL, NULL, 0);
-    else if (trans && lb == 5)
-      SFX(output_blocks)(A, 1, 5, 1, b, e, alpha, x, beta, y, acc, NULL, NULL, 0);
-    else
-      SFX(output_blocks)(A, trans, lb, idx16, b, e, alpha, x, beta, y, acc, NULL, NULL, 0);
+    SFX(output_blocks_beta)(A, trans, b, e, alpha, x, beta, y, acc, NULL, NULL, 0);
   }
 }
 
@@ -496,7 +505,7 @@ static void SFX(blocks)(const csb_op *A, int trans, double alpha, const VT *rest
 static void SFX(pair)(const csb_op *A, double alpha, const VT *restrict x, double beta,
                       VT *restrict y, double alpha_t, const VT *restrict w, double beta_t,
                       VT *restrict z) {
-  const int lb = A->lb, idx16 = A->idx16;
+  const int lb = A->lb;
   VT *buf = A->p_buf;
   ZSI_OMP(parallel for schedule(static) num_threads(A->threads) if (A->parallel))
   for (int c = 0; c < T_CHUNKS; c++) {
@@ -504,12 +513,7 @@ static void SFX(pair)(const csb_op *A, double alpha, const VT *restrict x, doubl
     VT *restrict zb = buf + A->p_off[c];
     memset(zb, 0, (size_t)A->p_span[c] * sizeof(VT));
     const int64_t b = A->t_rows[c], e = A->t_rows[c + 1];
-    if (lb == 4)
-      SFX(output_blocks)(A, 0, 4, 1, b, e, alpha, x, beta, y, acc, w, zb, A->p_lo[c]);
-    else if (lb == 5)
-      SFX(output_blocks)(A, 0, 5, 1, b, e, alpha, x, beta, y, acc, w, zb, A->p_lo[c]);
-    else
-      SFX(output_blocks)(A, 0, lb, idx16, b, e, alpha, x, beta, y, acc, w, zb, A->p_lo[c]);
+    SFX(output_blocks_beta)(A, 0, b, e, alpha, x, beta, y, acc, w, zb, A->p_lo[c]);
   }
   /* z by tiles of columns; in a tile, the segments it meets, each with its chunks' buffers */
   const int64_t tile = 4096, tiles = (A->cols + tile - 1) / tile;
