@@ -397,8 +397,10 @@ int main(int argc, char **argv) {
             snprintf(why, sizeof why, "operator: %s", zs_last_error());
         }
         zs_encoded_destroy(&E);
-        /* N, T and BiCG's pair (zs_spmv_pair, "P"); with transpose=atomic T (CSR) or P */
-        for (int oi = variant && blocked ? 2 : variant; oi < (variant && !blocked ? 2 : 3); oi++) {
+        /* oi 0, 1, 2: N, T and BiCG's pair (zs_spmv_pair, "P"); with transpose=atomic only T
+         * (CSR) or only P (CSB, GCSB) */
+        const int oi_first = !variant ? 0 : blocked ? 2 : 1, oi_last = !variant ? 2 : oi_first;
+        for (int oi = oi_first; oi <= oi_last; oi++) {
           kernel *k = &ks[nk++];
           memset(k, 0, sizeof *k);
           snprintf(k->name, sizeof k->name, "zsparse cpu %.32s%s", format_args[fi],
