@@ -8,9 +8,10 @@
 #include "backends/cpu/cpu_kernels.h"
 #include "core/zs_internal.h"
 
-/* Input: [0] bit 0 gcsb, bit 1 f64; [1] rows - 1, [2] cols - 1 (mod 64); [3] log2 beta (1..6, or
- * 9: 32-bit local indices); [4] group - 1 (mod 8); [5] triplet count (mod 64), then (r, c, v)
- * bytes; the rest: (array, offset, xor) triples flipping bytes of the encoded arrays. */
+/* Input: [0] bit 0 gcsb, bit 1 f64, bit 2 transpose=atomic; [1] rows - 1, [2] cols - 1 (mod
+ * 64); [3] log2 beta (1..6, or 9: 32-bit local indices); [4] group - 1 (mod 8); [5] triplet count
+ * (mod 64), then (r, c, v) bytes; the rest: (array, offset, xor) triples flipping bytes of the
+ * encoded arrays. */
 static void run(const uint8_t *d, size_t n) {
   if (n < 6) return;
   const zs_format f = d[0] & 1 ? ZS_FORMAT_GCSB : ZS_FORMAT_CSB;
@@ -64,20 +65,23 @@ static void run(const uint8_t *d, size_t n) {
         memcmp(x->data, y->data, x->count * x->elem_size))
       abort();
   }
-  /* The cpu kernels trust a validated blob: run both ops (ASan catches stray reads). Called
-   * through the kernel table, so no context (hardware discovery) per input. */
+  /* The cpu kernels trust a validated blob: run both ops and BiCG's pair (ASan catches stray
+   * reads). Called through the kernel table, so no context (hardware discovery) per input. */
   zsb_array arrays[ZSI_MAX_ARRAYS];
   zsb_param params[ZSI_MAX_PARAMS];
   zsb_encoded_view view;
   zsi_encoded_view(E, &view, arrays, params);
   const zsi_cpu_kernel *kern = f == ZS_FORMAT_CSB ? &zsi_cpu_csb : &zsi_cpu_gcsb;
-  const zsi_cpu_opts o = {.threads = 2, .transpose_atomic = 0};
+  const zsi_cpu_opts o = {.threads = 2, .transpose_atomic = (d[0] >> 2) & 1};
   void *op = NULL;
   if (kern->create(&op, &view, &o) == ZS_OK) {
     double xd[64], yd[64];
     for (int i = 0; i < 64; i++) xd[i] = 0.5 + i, yd[i] = 1;
     kern->apply(op, ZS_OP_N, 1.0, xd, 0.5, yd);
     kern->apply(op, ZS_OP_T, 1.0, xd, 0.0, yd);
+    double wd[64], zd[64];
+    for (int i = 0; i < 64; i++) wd[i] = 1.5 - i, zd[i] = 2;
+    if (kern->pair) kern->pair(op, 1.0, xd, 0.5, yd, 2.0, wd, 0.25, zd);
     kern->destroy(op);
   }
   zs_matrix_destroy(&B);

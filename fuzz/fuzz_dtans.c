@@ -1,6 +1,6 @@
 /* fuzz_dtans.c — libFuzzer target for CSR-dtANS containers: whatever the loader (and so
  * validate) accepts must decode, round-trip through the encoder, and multiply on the cpu kernels
- * as the decoded CSR does. */
+ * as the decoded CSR does (BiCG's pair with the two products' bits). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -94,6 +94,58 @@ done:
   free(x), free(y0), free(ref), free(mag), free(xt), free(yt);
 }
 
+/* Element i of an f32 or f64 vector set to v. */
+static void set_at(void *p, zs_type t, int64_t i, double v) {
+  if (t == ZS_F64)
+    ((double *)p)[i] = v;
+  else
+    ((float *)p)[i] = (float)v;
+}
+
+/* Equal bits, or both NaN (a mutated blob's NaN values may carry any payload). */
+static int same_value(const void *a, const void *b, zs_type t, int64_t i) {
+  if (t == ZS_F64) {
+    const double u = ((const double *)a)[i], v = ((const double *)b)[i];
+    return (isnan(u) && isnan(v)) || memcmp(&u, &v, sizeof u) == 0;
+  }
+  const float u = ((const float *)a)[i], v = ((const float *)b)[i];
+  return (isnan(u) && isnan(v)) || memcmp(&u, &v, sizeof u) == 0;
+}
+
+/* BiCG's pair (y = 0.75 A x + 0.5 y, z = -A^T w + 0.25 z) in one call; with a deterministic
+ * SpMVT its y and z must have the bits of the two products made apart. */
+static void pair(const zsi_cpu_kernel *kern, void *op, const zs_matrix *A, int atomic) {
+  const size_t es = zs_type_size(A->type);
+  const int64_t r = A->rows, c = A->cols;
+  unsigned char *x = malloc((size_t)(c + 1) * es), *w = malloc((size_t)(r + 1) * es);
+  unsigned char *y = malloc((size_t)(r + 1) * es), *z = malloc((size_t)(c + 1) * es);
+  unsigned char *y2 = malloc((size_t)(r + 1) * es), *z2 = malloc((size_t)(c + 1) * es);
+  if (!x || !w || !y || !z || !y2 || !z2) goto done;
+  for (int64_t i = 0; i < c; i++) set_at(x, A->type, i, 0.5 - 0.125 * (double)(i % 7));
+  for (int64_t i = 0; i < r; i++) set_at(w, A->type, i, 0.25 + 0.125 * (double)(i % 5));
+  for (int64_t i = 0; i < r; i++) set_at(y, A->type, i, 1), set_at(y2, A->type, i, 1);
+  for (int64_t i = 0; i < c; i++) set_at(z, A->type, i, 2), set_at(z2, A->type, i, 2);
+  const zs_status s = kern->pair(op, 0.75, x, 0.5, y, -1.0, w, 0.25, z);
+  if (s == ZS_ERR_UNSUPPORTED || s == ZS_ERR_OUT_OF_MEMORY) goto done;
+  if (s != ZS_OK) abort();
+  if (atomic) goto done; /* the SpMVT's sums in no fixed order: run for ASan only */
+  if (kern->apply(op, ZS_OP_N, 0.75, x, 0.5, y2) != ZS_OK ||
+      kern->apply(op, ZS_OP_T, -1.0, w, 0.25, z2) != ZS_OK)
+    abort();
+  for (int64_t i = 0; i < r; i++)
+    if (!same_value(y, y2, A->type, i)) {
+      fprintf(stderr, "fuzz_dtans: pair y[%lld] differs from SpMV's\n", (long long)i);
+      abort();
+    }
+  for (int64_t i = 0; i < c; i++)
+    if (!same_value(z, z2, A->type, i)) {
+      fprintf(stderr, "fuzz_dtans: pair z[%lld] differs from SpMVT's\n", (long long)i);
+      abort();
+    }
+done:
+  free(x), free(w), free(y), free(z), free(y2), free(z2);
+}
+
 static void check_loaded(const zs_encoded *E) {
   /* Huge but valid dimensions make legitimately large vectors and tables: skip those. */
   if (E->format != ZS_FORMAT_DTANS || E->rows > (1 << 16) || E->cols > (1 << 20) ||
@@ -129,8 +181,8 @@ static void check_loaded(const zs_encoded *E) {
       memcmp(A->col_idx, B->col_idx, (size_t)A->nnz * sizeof *A->col_idx) ||
       memcmp(A->values, B->values, (size_t)A->nnz * zs_type_size(A->type)))
     abort();
-  /* The cpu kernels trust a validated blob: both products, through the kernel table so that no
-   * context (hardware discovery) is made per input; ASan catches stray reads. */
+  /* The cpu kernels trust a validated blob: both products and the pair, through the kernel
+   * table so that no context (hardware discovery) is made per input; ASan catches stray reads. */
   zsb_array arrays[ZSI_MAX_ARRAYS];
   zsb_param params[ZSI_MAX_PARAMS];
   zsb_encoded_view view;
@@ -143,6 +195,7 @@ static void check_loaded(const zs_encoded *E) {
     if (s != ZS_OK) abort();
     product(&zsi_cpu_dtans, op, A, ZS_OP_N, atomic ? 0.0 : -1.25);
     product(&zsi_cpu_dtans, op, A, ZS_OP_T, atomic ? 0.5 : 0.0);
+    if (zsi_cpu_dtans.pair) pair(&zsi_cpu_dtans, op, A, atomic);
     zsi_cpu_dtans.destroy(op);
   }
 done:
