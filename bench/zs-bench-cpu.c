@@ -232,6 +232,80 @@ static void reference(const zs_matrix *A, zs_op op, const double *x, double *y, 
   }
 }
 
+/* ---- SpMV + SpMVT per operator (BiCG's two products) --------------------------------------- */
+
+/* Median ms of the available kernel `name` of type t, op (pair: BiCG's pair), or -1. */
+static double kernel_ms(const kernel *ks, int nk, int runs, const char *name, zs_type t, zs_op op,
+                        int pair) {
+  for (int i = 0; i < nk; i++)
+    if (ks[i].available && ks[i].type == t && ks[i].pair == pair && (pair || ks[i].op == op) &&
+        strcmp(ks[i].name, name) == 0)
+      return 1e3 * median(ks[i].t, runs);
+  return -1;
+}
+
+/* A ratio of two medians, or an empty cell where either is missing. */
+static const char *ratio_cell(char *buf, size_t cap, double num, double den) {
+  if (num > 0 && den > 0)
+    snprintf(buf, cap, "%.2fx", num / den);
+  else
+    snprintf(buf, cap, "-");
+  return buf;
+}
+
+/* For each zsparse operator with both products: SpMV + SpMVT (medians added), its pair in one
+ * call, the pair of its transpose=atomic operator where there is one, and speed-ups of the
+ * better of these over librsb's and our CSR's N + T of the same run (> 1: faster). */
+static void print_two_products(const kernel *ks, int nk, int runs) {
+  printf(
+      "\nSpMV + SpMVT (the two medians added) and BiCG's pair (one call), against librsb's and "
+      "our CSR's N + T of this run:\n\n");
+  printf(
+      "| operator | type | N + T ms | pair ms | pair ms, transpose=atomic | speed-up over "
+      "librsb N + T | over csr N + T |\n");
+  printf("|---|---|---:|---:|---:|---|---|\n");
+  const zs_type types[2] = {ZS_F64, ZS_F32};
+  for (int ti = 0; ti < 2; ti++) {
+    const zs_type t = types[ti];
+    const double rn = kernel_ms(ks, nk, runs, "librsb", t, ZS_OP_N, 0);
+    const double rt = kernel_ms(ks, nk, runs, "librsb", t, ZS_OP_T, 0);
+    const double rsb = rn > 0 && rt > 0 ? rn + rt : -1;
+    const double cn = kernel_ms(ks, nk, runs, "zsparse cpu csr", t, ZS_OP_N, 0);
+    const double ct = kernel_ms(ks, nk, runs, "zsparse cpu csr", t, ZS_OP_T, 0);
+    const double csr = cn > 0 && ct > 0 ? cn + ct : -1;
+    for (int i = 0; i < nk; i++) {
+      const kernel *k = &ks[i];
+      /* once per operator: at its SpMV row */
+      if (k->type != t || k->pair || k->op != ZS_OP_N || strncmp(k->name, "zsparse ", 8) != 0)
+        continue;
+      const double n = kernel_ms(ks, nk, runs, k->name, t, ZS_OP_N, 0);
+      const double tt = kernel_ms(ks, nk, runs, k->name, t, ZS_OP_T, 0);
+      if (n < 0 || tt < 0) continue;
+      const double pair = kernel_ms(ks, nk, runs, k->name, t, ZS_OP_N, 1);
+      char atomic_name[sizeof k->name + 24], cells[6][32];
+      snprintf(atomic_name, sizeof atomic_name, "%.63s, transpose=atomic", k->name);
+      const double pair_atomic = kernel_ms(ks, nk, runs, atomic_name, t, ZS_OP_N, 1);
+      double best = n + tt;
+      if (pair > 0 && pair < best) best = pair;
+      if (pair_atomic > 0 && pair_atomic < best) best = pair_atomic;
+      if (pair > 0)
+        snprintf(cells[0], sizeof cells[0], "%.3f", pair);
+      else
+        snprintf(cells[0], sizeof cells[0], "-");
+      if (pair_atomic > 0)
+        snprintf(cells[1], sizeof cells[1], "%.3f", pair_atomic);
+      else
+        snprintf(cells[1], sizeof cells[1], "-");
+      printf("| %s | %s | %.3f | %s | %s | %s (N + T), %s (best) | %s (N + T), %s (best) |\n",
+             k->name + 8, zs_type_name(t), n + tt, cells[0], cells[1],
+             ratio_cell(cells[2], sizeof cells[2], rsb, n + tt),
+             ratio_cell(cells[3], sizeof cells[3], rsb, best),
+             ratio_cell(cells[4], sizeof cells[4], csr, n + tt),
+             ratio_cell(cells[5], sizeof cells[5], csr, best));
+    }
+  }
+}
+
 /* ---- main ---------------------------------------------------------------------------------- */
 
 static void usage(FILE *f) {
@@ -249,6 +323,8 @@ static void usage(FILE *f) {
           "                  transpose=atomic SpMVT. Each default operator also runs BiCG's\n"
           "                  pair (op P: zs_spmv_pair, y = A x and z = A^T w, both checked);\n"
           "                  csb and gcsb also run it with transpose=atomic (one sweep)\n"
+          "After the kernels, a table gives each operator's SpMV + SpMVT (medians added) and\n"
+          "pairs, with speed-ups over librsb's and our CSR's N + T of the same run.\n"
           "Threads: OMP_NUM_THREADS (probe, librsb) and ZS_NUM_THREADS (zsparse; set to the same\n"
           "value when unset). Pin with OMP_PROC_BIND=close OMP_PLACES=cores.\n");
 }
@@ -660,6 +736,7 @@ int main(int argc, char **argv) {
              1e3 * tm, bytes / tm * 1e-9, (double)nnz / tm * 1e-9, probe_bytes / tp * 1e-9, rmed,
              k->max_err, rows, nnz);
   }
+  print_two_products(ks, nk, runs);
   const char *csv_head =
       "kernel,type,op,threads,median_ms,gbps,gnnz_per_s,probe_gbps,ratio_to_probe,max_rel_err,"
       "rows,nnz";
