@@ -244,6 +244,22 @@ static double kernel_ms(const kernel *ks, int nk, int runs, const char *name, zs
   return -1;
 }
 
+/* SpMV + SpMVT of the kernels `name` of type t (medians added), or -1 where either is missing. */
+static double two_products_ms(const kernel *ks, int nk, int runs, const char *name, zs_type t) {
+  const double n = kernel_ms(ks, nk, runs, name, t, ZS_OP_N, 0);
+  const double tt = kernel_ms(ks, nk, runs, name, t, ZS_OP_T, 0);
+  return n > 0 && tt > 0 ? n + tt : -1;
+}
+
+/* A median in ms, or an empty cell where it is missing. */
+static const char *ms_cell(char *buf, size_t cap, double ms) {
+  if (ms > 0)
+    snprintf(buf, cap, "%.3f", ms);
+  else
+    snprintf(buf, cap, "-");
+  return buf;
+}
+
 /* A ratio of two medians, or an empty cell where either is missing. */
 static const char *ratio_cell(char *buf, size_t cap, double num, double den) {
   if (num > 0 && den > 0)
@@ -267,40 +283,28 @@ static void print_two_products(const kernel *ks, int nk, int runs) {
   const zs_type types[2] = {ZS_F64, ZS_F32};
   for (int ti = 0; ti < 2; ti++) {
     const zs_type t = types[ti];
-    const double rn = kernel_ms(ks, nk, runs, "librsb", t, ZS_OP_N, 0);
-    const double rt = kernel_ms(ks, nk, runs, "librsb", t, ZS_OP_T, 0);
-    const double rsb = rn > 0 && rt > 0 ? rn + rt : -1;
-    const double cn = kernel_ms(ks, nk, runs, "zsparse cpu csr", t, ZS_OP_N, 0);
-    const double ct = kernel_ms(ks, nk, runs, "zsparse cpu csr", t, ZS_OP_T, 0);
-    const double csr = cn > 0 && ct > 0 ? cn + ct : -1;
+    const double rsb = two_products_ms(ks, nk, runs, "librsb", t);
+    const double csr = two_products_ms(ks, nk, runs, "zsparse cpu csr", t);
     for (int i = 0; i < nk; i++) {
       const kernel *k = &ks[i];
       /* once per operator: at its SpMV row */
       if (k->type != t || k->pair || k->op != ZS_OP_N || strncmp(k->name, "zsparse ", 8) != 0)
         continue;
-      const double n = kernel_ms(ks, nk, runs, k->name, t, ZS_OP_N, 0);
-      const double tt = kernel_ms(ks, nk, runs, k->name, t, ZS_OP_T, 0);
-      if (n < 0 || tt < 0) continue;
+      const double both = two_products_ms(ks, nk, runs, k->name, t);
+      if (both < 0) continue;
       const double pair = kernel_ms(ks, nk, runs, k->name, t, ZS_OP_N, 1);
       char atomic_name[sizeof k->name + 24], cells[6][32];
       snprintf(atomic_name, sizeof atomic_name, "%.63s, transpose=atomic", k->name);
       const double pair_atomic = kernel_ms(ks, nk, runs, atomic_name, t, ZS_OP_N, 1);
-      double best = n + tt;
+      double best = both;
       if (pair > 0 && pair < best) best = pair;
       if (pair_atomic > 0 && pair_atomic < best) best = pair_atomic;
-      if (pair > 0)
-        snprintf(cells[0], sizeof cells[0], "%.3f", pair);
-      else
-        snprintf(cells[0], sizeof cells[0], "-");
-      if (pair_atomic > 0)
-        snprintf(cells[1], sizeof cells[1], "%.3f", pair_atomic);
-      else
-        snprintf(cells[1], sizeof cells[1], "-");
       printf("| %s | %s | %.3f | %s | %s | %s (N + T), %s (best) | %s (N + T), %s (best) |\n",
-             k->name + 8, zs_type_name(t), n + tt, cells[0], cells[1],
-             ratio_cell(cells[2], sizeof cells[2], rsb, n + tt),
+             k->name + 8, zs_type_name(t), both, ms_cell(cells[0], sizeof cells[0], pair),
+             ms_cell(cells[1], sizeof cells[1], pair_atomic),
+             ratio_cell(cells[2], sizeof cells[2], rsb, both),
              ratio_cell(cells[3], sizeof cells[3], rsb, best),
-             ratio_cell(cells[4], sizeof cells[4], csr, n + tt),
+             ratio_cell(cells[4], sizeof cells[4], csr, both),
              ratio_cell(cells[5], sizeof cells[5], csr, best));
     }
   }

@@ -39,6 +39,14 @@ static void reference(const zs_matrix *A, zs_op op, double alpha, const double *
   }
 }
 
+/* Element i of an f32 or f64 vector set to v. */
+static void set_at(void *p, zs_type t, int64_t i, double v) {
+  if (t == ZS_F64)
+    ((double *)p)[i] = v;
+  else
+    ((float *)p)[i] = (float)v;
+}
+
 /* Run one product on the cpu kernel and compare with the reference where it is finite. */
 static void product(const zsi_cpu_kernel *kern, void *op, const zs_matrix *A, zs_op which,
                     double beta) {
@@ -60,16 +68,9 @@ static void product(const zsi_cpu_kernel *kern, void *op, const zs_matrix *A, zs
     else
       y0[i - nin] = v;
   }
-  for (int64_t i = 0; i < nin; i++)
-    if (A->type == ZS_F64)
-      ((double *)xt)[i] = x[i];
-    else
-      ((float *)xt)[i] = (float)x[i];
-  for (int64_t i = 0; i < nout; i++)
-    if (A->type == ZS_F64)
-      ((double *)yt)[i] = beta != 0 ? y0[i] : NAN; /* beta = 0 must ignore y */
-    else
-      ((float *)yt)[i] = beta != 0 ? (float)y0[i] : NAN;
+  for (int64_t i = 0; i < nin; i++) set_at(xt, A->type, i, x[i]);
+  for (int64_t i = 0; i < nout; i++) /* beta = 0 must ignore y */
+    set_at(yt, A->type, i, beta != 0 ? y0[i] : NAN);
   const double alpha = 0.75;
   if (kern->apply(op, which, alpha, xt, beta, yt) != ZS_OK) abort();
   reference(A, which, alpha, x, beta, y0, ref, mag);
@@ -92,14 +93,6 @@ static void product(const zsi_cpu_kernel *kern, void *op, const zs_matrix *A, zs
   }
 done:
   free(x), free(y0), free(ref), free(mag), free(xt), free(yt);
-}
-
-/* Element i of an f32 or f64 vector set to v. */
-static void set_at(void *p, zs_type t, int64_t i, double v) {
-  if (t == ZS_F64)
-    ((double *)p)[i] = v;
-  else
-    ((float *)p)[i] = (float)v;
 }
 
 /* Equal bits, or both NaN (a mutated blob's NaN values may carry any payload). */
