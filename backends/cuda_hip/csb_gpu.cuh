@@ -672,14 +672,22 @@ void csb_choose_walk(csb_gpu_op *op, int64_t elements, int walk_opt) {
  * ZS_WARP_SIZE, 128 elements on CUDA): under 2 turns four teams, under 3 two. Measured on the
  * H100 (module A/B, bench/NOTES.md), SpMV µs with 1 / 2 / 4 teams: the 2-D stencil f64 (80 per
  * output block) 849 / 630 / 525, f32 (158) 548 / 428 / 390; the banded matrix f64 (320) 840 /
- * 797; the 27-point stencil f64 (432) 551 / 618 (two teams lose). */
+ * 797; the 27-point stencil f64 (432) 551 / 618 (two teams lose).
+ * With transpose=atomic the SpMV's walk also serves BiCG's pair (its y keeps the SpMV's bits only
+ * with the same teams), whose time is z's atomics: four teams under 1 turn, two under 2.25. H100,
+ * pair µs with 1 / 2 / 4 teams: the 2-D stencil f32 (158) 537 / 497 / 621 (its SpMV alone: 304
+ * with two, 294 with four), with blocks of 16 (80) 885 / 575 / 561; f64 (80) - / 915 / 842; the
+ * banded f64 (320) 1309 / 1364 / -; Erdős–Rényi f64 (256) 4083 / 3968 / -; the 27-point
+ * stencil f32 (864) 473 / 611 / -. */
 void csb_choose_teams(csb_gpu_op *op, int64_t elements, int forced) {
-  const int64_t turn = (int64_t)ZS_CSB_PIECES * ZS_WARP_SIZE;
+  const int64_t quarter_turn = (int64_t)ZS_CSB_PIECES * ZS_WARP_SIZE / 4;
   for (int w = 0; w < 2; w++) {
     const int64_t n_blocks_out = w ? op->nbc : op->nbr;
-    const int auto_teams = elements < 2 * turn * n_blocks_out   ? 4
-                           : elements < 3 * turn * n_blocks_out ? 2
-                                                                : 1;
+    const bool pair = w == 0 && op->atomic_t && !op->atomic_n;
+    const int64_t four = pair ? 4 : 8, two = pair ? 9 : 12; /* quarter turns */
+    const int auto_teams = elements < four * quarter_turn * n_blocks_out  ? 4
+                           : elements < two * quarter_turn * n_blocks_out ? 2
+                                                                          : 1;
     /* 32-bit slots (slot_t), with room for the slots that lanes past a block's last element
      * compute and never read */
     const bool can = op->warp_walk && op->splits[w] == 1 && elements < (INT64_C(1) << 30);
