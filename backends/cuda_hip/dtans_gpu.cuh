@@ -636,6 +636,11 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   raw_choice raw = {0, 0};
   zs_status s = parse_options(options, &atomic, &items, &slabs, &raw);
   if (s != ZS_OK) return s;
+  if (zsb_find_array(v, "col_perm")) /* version 4 */
+    return fail(ZS_ERR_UNSUPPORTED,
+                "backend '%s': dtans with renumbered columns (version 4, encoder option "
+                "col_order=frequency) is not supported on GPUs yet; encode with col_order=natural",
+                ZS_GPU_BACKEND_NAME);
   dtans_gpu_op *op = (dtans_gpu_op *)calloc(1, sizeof(dtans_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans operator");
   op->raw_kernel = raw;

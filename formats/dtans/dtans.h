@@ -21,6 +21,7 @@ ZSI_HIDDEN extern const zsi_format_ops zsi_format_dtans;
  * (Version 1 stored raw values in decoding order throughout; see dtans_raw_step.) */
 #define DTANS_VERSION 2
 #define DTANS_VERSION_ROW_ORDER 3   /* version 2 plus `row_perm`: rows encoded in another order */
+#define DTANS_VERSION_COL_ORDER 4   /* `col_perm`: columns renumbered; `row_perm` optional */
 #define DTANS_M 256                 /* largest multiplicity: a digit fits in 8 bits */
 #define DTANS_LANES 32              /* lanes of a slice, decoded in lockstep by one warp */
 #define DTANS_MAX_ROWS_PER_LANE 128 /* bounds a lane's walk over empty rows */
@@ -65,6 +66,7 @@ typedef struct dtans_view {
   const void *row_nnz;            /* dtans_row_nnz(row_nnz, row_nnz_bytes, i) */
   int row_nnz_bytes;
   const int32_t *row_perm; /* version 3: encoded row r is the matrix's row row_perm[r]; else NULL */
+  const int32_t *col_perm; /* version 4: encoded column c is the matrix's column col_perm[c] */
   const int64_t *slice_words, *slice_delta_esc, *slice_value_esc;
   const uint32_t *stream;
   const uint16_t *delta_counts, *value_counts;
@@ -78,6 +80,11 @@ typedef struct dtans_view {
   const int64_t *long_ptr;
   const void *long_values;
 } dtans_view;
+
+/* Column c of A becomes map[c] (a permutation of the columns), each row's columns ascending again
+ * (a stable counting sort over the columns and back over the rows; O(nnz) scratch): the encoder
+ * renumbers with it (col_order=frequency), the decoder of version 4 maps back with col_perm. */
+ZSI_HIDDEN zs_status dtans_renumber_columns(zs_matrix *A, const int32_t *map);
 
 /* Gather E's arrays into v, checking names, sizes and parameters (not the streams). */
 ZSI_HIDDEN zs_status dtans_view_of(const zs_encoded *E, dtans_view *v);

@@ -52,6 +52,25 @@ static zs_status check_offsets(const char *name, const int64_t *o, int64_t n, ui
   return ZS_OK;
 }
 
+/* perm (n entries) holds each of 0 … n − 1 once. */
+static zs_status check_permutation(const int32_t *perm, int64_t n, const char *name) {
+  uint8_t *seen = calloc((size_t)(n ? n : 1), 1);
+  if (!seen) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: %s check", name);
+  for (int64_t r = 0; r < n; r++) {
+    const int32_t o = perm[r];
+    if (o < 0 || o >= n || seen[o]) {
+      free(seen);
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "dtans: %s[%" PRId64 "] = %" PRId32
+                       " is out of range or repeats an index: not a permutation",
+                       name, r, o);
+    }
+    seen[o] = 1;
+  }
+  free(seen);
+  return ZS_OK;
+}
+
 zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
   memset(v, 0, sizeof *v);
   v->rows = E->rows, v->cols = E->cols, v->nnz = E->nnz, v->type = E->type;
@@ -63,7 +82,7 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
     return zsi_error(ZS_ERR_UNSUPPORTED,
                      "dtans: stream version 1 is no longer read (its raw "
                      "values are in another order); encode the matrix again");
-  if ((s = need_param(E, "version", DTANS_VERSION, DTANS_VERSION_ROW_ORDER, &version)) ||
+  if ((s = need_param(E, "version", DTANS_VERSION, DTANS_VERSION_COL_ORDER, &version)) ||
       (s = need_param(E, "table_log", DTANS_TABLE_LOG, DTANS_TABLE_LOG, &tlog)) ||
       (s = need_param(E, "max_multiplicity", DTANS_M, DTANS_M, &mult)) ||
       (s = need_param(E, "lanes", DTANS_LANES, DTANS_LANES, &lanes)) ||
@@ -224,29 +243,25 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
     return s;
   if (raw_columns && (s = zsi_encoded_need(E, "columns", 4, coded, (const void **)&v->columns)))
     return s;
-  /* Version 3: a permutation of the rows (version 2 has none). */
-  if (version == DTANS_VERSION) {
-    if (zsi_encoded_array(E, "row_perm"))
-      return zsi_error(ZS_ERR_CORRUPT,
-                       "dtans: version 2 carries a row_perm array (version 3 does)");
-    return ZS_OK;
-  }
-  if ((s = zsi_encoded_need(E, "row_perm", 4, (uint64_t)E->rows, (const void **)&v->row_perm)))
+  /* Version 3: a permutation of the rows (version 2 has none; version 4 may). Version 4: one of
+   * the columns (versions 2 and 3 have none). */
+  const int rows_permuted =
+      version == DTANS_VERSION_ROW_ORDER ||
+      (version == DTANS_VERSION_COL_ORDER && zsi_encoded_array(E, "row_perm"));
+  if (!rows_permuted && zsi_encoded_array(E, "row_perm"))
+    return zsi_error(ZS_ERR_CORRUPT, "dtans: version 2 carries a row_perm array (version 3 does)");
+  if (version != DTANS_VERSION_COL_ORDER && zsi_encoded_array(E, "col_perm"))
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "dtans: version %" PRId64 " carries a col_perm array (version 4 does)",
+                     version);
+  if (rows_permuted &&
+      ((s = zsi_encoded_need(E, "row_perm", 4, (uint64_t)E->rows, (const void **)&v->row_perm)) ||
+       (s = check_permutation(v->row_perm, E->rows, "row_perm"))))
     return s;
-  uint8_t *seen = calloc((size_t)(E->rows ? E->rows : 1), 1);
-  if (!seen) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row_perm check");
-  for (int64_t r = 0; r < E->rows; r++) {
-    const int32_t o = v->row_perm[r];
-    if (o < 0 || o >= E->rows || seen[o]) {
-      free(seen);
-      return zsi_error(ZS_ERR_CORRUPT,
-                       "dtans: row_perm[%" PRId64 "] = %" PRId32
-                       " is out of range or repeats a row: not a permutation",
-                       r, o);
-    }
-    seen[o] = 1;
-  }
-  free(seen);
+  if (version == DTANS_VERSION_COL_ORDER &&
+      ((s = zsi_encoded_need(E, "col_perm", 4, (uint64_t)E->cols, (const void **)&v->col_perm)) ||
+       (s = check_permutation(v->col_perm, E->cols, "col_perm"))))
+    return s;
   return ZS_OK;
 }
 
@@ -395,6 +410,40 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
   return ZS_OK;
 }
 
+zs_status dtans_renumber_columns(zs_matrix *A, const int32_t *col_perm) {
+  const size_t es = zs_type_size(A->type), n = (size_t)(A->nnz ? A->nnz : 1);
+  int64_t *off = calloc((size_t)A->cols + 1, sizeof *off);
+  int64_t *pos = malloc(((size_t)A->cols + 1) * sizeof *pos);
+  int64_t *next = malloc(((size_t)A->rows + 1) * sizeof *next);
+  int32_t *rows = malloc(n * sizeof *rows);
+  int64_t *from = malloc(n * sizeof *from);
+  char *vals = malloc(n * es);
+  zs_status s = ZS_OK;
+  if (!off || !pos || !next || !rows || !from || !vals) {
+    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order");
+    goto done;
+  }
+  for (int64_t k = 0; k < A->nnz; k++) off[col_perm[A->col_idx[k]] + 1]++;
+  for (int64_t c = 0; c < A->cols; c++) off[c + 1] += off[c];
+  memcpy(pos, off, ((size_t)A->cols + 1) * sizeof *pos);
+  for (int64_t i = 0; i < A->rows; i++) /* by column, rows ascending inside each */
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+      const int64_t q = pos[col_perm[A->col_idx[k]]]++;
+      rows[q] = (int32_t)i, from[q] = k;
+    }
+  memcpy(vals, A->values, (size_t)A->nnz * es);
+  memcpy(next, A->row_ptr, ((size_t)A->rows + 1) * sizeof *next);
+  for (int64_t c = 0; c < A->cols; c++) /* back by row, columns ascending inside each */
+    for (int64_t q = off[c]; q < off[c + 1]; q++) {
+      const int64_t k = next[rows[q]]++;
+      A->col_idx[k] = (int32_t)c;
+      memcpy((char *)A->values + (size_t)k * es, vals + (size_t)from[q] * es, es);
+    }
+done:
+  free(off), free(pos), free(next), free(rows), free(from), free(vals);
+  return s;
+}
+
 /* Decode every slice into a matrix (validate keeps nothing, decode keeps it). */
 static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
   dtans_view v;
@@ -454,6 +503,7 @@ static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
            (size_t)(v.long_ptr[k + 1] - v.long_ptr[k]) * es);
   }
   if (start != A->row_ptr) free(start);
+  if (s == ZS_OK && out && v.col_perm) s = dtans_renumber_columns(A, v.col_perm);
   if (s != ZS_OK || !out) {
     zs_matrix_destroy(&A);
     return s;
@@ -467,7 +517,7 @@ static zs_status dtans_validate(const zs_encoded *E) { return decode_all(E, NULL
 static zs_status dtans_decode(const zs_encoded *E, zs_matrix **out) { return decode_all(E, out); }
 
 static void dtans_stats(const zs_encoded *E, zs_stat_fn emit, void *ctx) {
-  uint64_t table = 0, rows = 0, esc = 0, stream = 0, raw = 0, offsets = 0, columns = 0;
+  uint64_t table = 0, rows = 0, esc = 0, stream = 0, raw = 0, offsets = 0, columns = 0, order = 0;
   for (int i = 0; i < E->n_arrays; i++) {
     const zsi_array *a = &E->arrays[i];
     const uint64_t b = a->count * a->elem_size;
@@ -486,6 +536,8 @@ static void dtans_stats(const zs_encoded *E, zs_stat_fn emit, void *ctx) {
       stream += b;
     else if (strcmp(a->name, "columns") == 0)
       columns += b;
+    else if (strcmp(a->name, "col_perm") == 0)
+      order += b;
     else
       raw += b;
   }
@@ -499,13 +551,15 @@ static void dtans_stats(const zs_encoded *E, zs_stat_fn emit, void *ctx) {
   emit(ctx, "stream_bytes", (double)stream);
   emit(ctx, "stream_over_bound", bound > 0 ? 8.0 * (double)stream / bound : 0);
   emit(ctx, "predicted_bytes", (double)param(E, "predicted_bytes", 0));
-  emit(ctx, "actual_bytes", (double)(table + rows + esc + stream + raw + offsets + columns));
+  emit(ctx, "actual_bytes",
+       (double)(table + rows + esc + stream + raw + offsets + columns + order));
   emit(ctx, "table_bytes", (double)table);
   emit(ctx, "row_length_bytes", (double)rows);
   emit(ctx, "slice_offset_bytes", (double)offsets);
   emit(ctx, "escape_bytes", (double)esc);
   emit(ctx, "raw_value_bytes", (double)raw); /* raw values and the long rows' plain CSR */
   emit(ctx, "raw_column_bytes", (double)columns);
+  emit(ctx, "column_order_bytes", (double)order); /* col_perm (version 4) */
   const zsi_array *lr = zsi_encoded_array(E, "long_rows"), *lc = zsi_encoded_array(E, "long_cols");
   emit(ctx, "long_rows", lr ? (double)lr->count : 0);
   emit(ctx, "long_row_nonzeros", lc ? (double)lc->count : 0);

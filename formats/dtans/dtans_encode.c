@@ -450,8 +450,9 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
 
 /* The encoder's options, parsed once (-1: the default, chosen from the matrix later). */
 typedef struct enc_opts {
-  int mode, progress, row_order, columns;
+  int mode, progress, row_order, columns, col_order;
   int64_t rpl, lane_symbols, long_min, guided, guided_floor, row_bytes;
+  const int32_t *col_perm; /* col_order=frequency: the matrix's column of each encoded one */
 } enc_opts;
 
 /* Option `key` as the index of its word in names (NULL-terminated); -1 when absent or "auto". */
@@ -470,9 +471,9 @@ static zs_status option_keyword(const char *options, const char *key, const char
 }
 
 static zs_status parse_options(const char *options, enc_opts *o) {
-  static const char *const known[] = {
-      "values",    "progress",     "rows_per_lane", "lane_symbols", "long_rows", "guided",
-      "row_order", "guided_floor", "columns",       "row_bytes",    NULL};
+  static const char *const known[] = {"values",    "progress",  "rows_per_lane", "lane_symbols",
+                                      "long_rows", "guided",    "row_order",     "guided_floor",
+                                      "columns",   "row_bytes", "col_order",     NULL};
   zs_status s = zsi_option_check(options, known, "dtans");
   if (s != ZS_OK) return s;
   int found;
@@ -525,6 +526,12 @@ static zs_status parse_options(const char *options, enc_opts *o) {
    * lockstep steps by a third or more (lockstep_cost). */
   static const char *const row_orders[] = {"natural", "length", NULL};
   if ((s = option_keyword(options, "row_order", row_orders, &o->row_order)) != ZS_OK) return s;
+  /* col_order=natural|frequency (auto: natural): columns renumbered by descending count (version
+   * 4, with col_perm), so that a power-law matrix's hub columns get small, close numbers: fewer
+   * escaped deltas, and gathers from a few lines of x (H100, bench/NOTES.md). */
+  static const char *const col_orders[] = {"natural", "frequency", NULL};
+  if ((s = option_keyword(options, "col_order", col_orders, &o->col_order)) != ZS_OK) return s;
+  o->col_perm = NULL;
   return ZS_OK;
 }
 
@@ -1045,14 +1052,24 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
   if (mode == DTANS_VALUES_RAW) predicted += (double)coded_nnz * (double)es;
   if (raw_columns) predicted += 4.0 * (double)coded_nnz;
   predicted += (double)long_nnz * (4.0 + (double)es) + 12.0 * (double)n_long;
-  int32_t *rperm;
+  int32_t *rperm, *cperm;
   if (perm && (s = zsi_encoded_add_array(E, "row_perm", 4, (uint64_t)A->rows, (void **)&rperm)))
     goto done;
   if (perm) {
     memcpy(rperm, perm, (size_t)A->rows * sizeof *rperm);
     predicted += 4.0 * (double)A->rows;
   }
-  if ((s = zsi_encoded_add_param(E, "version", perm ? DTANS_VERSION_ROW_ORDER : DTANS_VERSION)) ||
+  if (o->col_perm &&
+      (s = zsi_encoded_add_array(E, "col_perm", 4, (uint64_t)A->cols, (void **)&cperm)))
+    goto done;
+  if (o->col_perm) {
+    memcpy(cperm, o->col_perm, (size_t)A->cols * sizeof *cperm);
+    predicted += 4.0 * (double)A->cols;
+  }
+  const int64_t version = o->col_perm ? DTANS_VERSION_COL_ORDER
+                          : perm      ? DTANS_VERSION_ROW_ORDER
+                                      : DTANS_VERSION;
+  if ((s = zsi_encoded_add_param(E, "version", version)) ||
       (s = zsi_encoded_add_param(E, "table_log", DTANS_TABLE_LOG)) ||
       (s = zsi_encoded_add_param(E, "max_multiplicity", DTANS_M)) ||
       (s = zsi_encoded_add_param(E, "lanes", DTANS_LANES)) ||
@@ -1084,14 +1101,10 @@ done:
   return ZS_OK;
 }
 
-zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
-  enc_opts o;
-  zs_status s = parse_options(options, &o);
-  if (s != ZS_OK) return s;
-  if (o.long_min < 0) { /* the larger of lane_symbols and 16 times the average row */
-    const double avg = A->rows ? (double)A->nnz / (double)A->rows : 0;
-    o.long_min = (int64_t)(16 * avg > (double)o.lane_symbols ? 16 * avg : (double)o.lane_symbols);
-  }
+/* The rows in their order, or by length (row_order), then encode_rows. */
+static zs_status encode_ordered(const zs_matrix *A, const enc_opts *op, zs_encoded **out) {
+  const enc_opts o = *op;
+  zs_status s;
   if (o.row_order == 0 || A->rows < 2 || A->nnz == 0) return encode_rows(A, &o, NULL, out);
   /* The rows ordered by length, and whether that pays (auto): R-MAT's degree follows the low
    * bits of the row index, so lanes taken by row mod 32 differ several-fold (bench/NOTES.md). */
@@ -1123,5 +1136,54 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   s = encode_rows(P, &o, perm, out);
   zs_matrix_destroy(&P);
   free(perm);
+  return s;
+}
+
+/* Columns by descending count, ties in column order: perm[c'] is the matrix's column of encoded
+ * column c', map[c] the encoded column of the matrix's column c. */
+typedef struct col_count {
+  int64_t count;
+  int32_t col;
+} col_count;
+static int by_count(const void *a, const void *b) {
+  const col_count *x = a, *y = b;
+  if (x->count != y->count) return x->count > y->count ? -1 : 1;
+  return x->col < y->col ? -1 : x->col > y->col;
+}
+
+static zs_status columns_by_count(const zs_matrix *A, int32_t *perm, int32_t *map) {
+  col_count *cc = calloc((size_t)A->cols, sizeof *cc);
+  if (!cc) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order");
+  for (int64_t c = 0; c < A->cols; c++) cc[c].col = (int32_t)c;
+  for (int64_t k = 0; k < A->nnz; k++) cc[A->col_idx[k]].count++;
+  qsort(cc, (size_t)A->cols, sizeof *cc, by_count);
+  for (int64_t c = 0; c < A->cols; c++) perm[c] = cc[c].col, map[cc[c].col] = (int32_t)c;
+  free(cc);
+  return ZS_OK;
+}
+
+zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
+  enc_opts o;
+  zs_status s = parse_options(options, &o);
+  if (s != ZS_OK) return s;
+  if (o.long_min < 0) { /* the larger of lane_symbols and 16 times the average row */
+    const double avg = A->rows ? (double)A->nnz / (double)A->rows : 0;
+    o.long_min = (int64_t)(16 * avg > (double)o.lane_symbols ? 16 * avg : (double)o.lane_symbols);
+  }
+  if (o.col_order != 1 || A->cols < 2 || A->nnz == 0) return encode_ordered(A, &o, out);
+  /* col_order=frequency: the matrix with its columns renumbered, and col_perm to undo it */
+  int32_t *perm = malloc((size_t)A->cols * sizeof *perm),
+          *map = malloc((size_t)A->cols * sizeof *map);
+  zs_matrix *C = NULL;
+  if (!perm || !map) s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order");
+  if (s == ZS_OK) s = columns_by_count(A, perm, map);
+  if (s == ZS_OK) s = zs_matrix_convert(&C, A, A->type); /* a copy */
+  if (s == ZS_OK) s = dtans_renumber_columns(C, map);
+  if (s == ZS_OK) {
+    o.col_perm = perm;
+    s = encode_ordered(C, &o, out);
+  }
+  zs_matrix_destroy(&C);
+  free(perm), free(map);
   return s;
 }

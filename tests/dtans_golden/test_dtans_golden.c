@@ -103,6 +103,10 @@ static const golden goldens[] = {
     /* version 3: rows encoded longest first (row_perm), a long row among them */
     {"dtans_100x150_rows_by_length_f64.zsm", "values=raw,long_rows=9,row_order=length", ZS_F64, 100,
      150, fill_raw, 2, 1},
+    /* version 4: columns renumbered by count (col_perm), rows by length, a long row among them */
+    {"dtans_100x150_cols_by_count_f64.zsm",
+     "values=raw,long_rows=9,row_order=length,col_order=frequency", ZS_F64, 100, 150, fill_raw, 2,
+     1},
 };
 
 /* The fuzz corpus (fuzz/corpus/dtans) is made from the golden matrices and four more. */

@@ -230,6 +230,26 @@ static int spec_decode(const zs_encoded *E, csr *out) {
     free(rp), free(out->col), free(out->val);
     out->row_ptr = orp, out->col = ocol, out->val = oval;
   }
+  /* "Version 4: encoded column c is the matrix's column col_perm[c]: a decoder maps each nonzero's
+   * column through col_perm and puts each row's nonzeros in ascending order of the matrix's column
+   * again (the values travel with their columns)" */
+  const zsi_array *cperm_a = optional_array(E, "col_perm");
+  if (cperm_a) {
+    const int32_t *cperm = cperm_a->data;
+    unsigned char tmp[8];
+    for (int64_t i = 0; i < rows; i++)
+      for (int64_t k = out->row_ptr[i]; k < out->row_ptr[i + 1]; k++) {
+        const int32_t c = cperm[out->col[k]]; /* insertion sort, k's nonzero into place */
+        memcpy(tmp, out->val + (size_t)k * es, es);
+        int64_t q = k;
+        for (; q > out->row_ptr[i] && out->col[q - 1] > c; q--) {
+          out->col[q] = out->col[q - 1];
+          memcpy(out->val + (size_t)q * es, out->val + (size_t)(q - 1) * es, es);
+        }
+        out->col[q] = c;
+        memcpy(out->val + (size_t)q * es, tmp, es);
+      }
+  }
   return 0;
 }
 
@@ -242,31 +262,34 @@ static uint64_t next(void) {
 /* Random matrices: banded or scattered columns, few / many / one distinct value, some long rows,
  * encoded under each option set and both value types. */
 static void random_cases(void) {
-  static const char *const opts[] = {NULL,
-                                     "values=raw",
-                                     "rows_per_lane=1",
-                                     "rows_per_lane=3",
-                                     "values=coded,rows_per_lane=2",
-                                     "lane_symbols=8",
-                                     "values=constant",
-                                     "long_rows=12",
-                                     "values=raw,long_rows=5",
-                                     "values=coded,long_rows=9,rows_per_lane=2",
-                                     "values=joint",
-                                     "values=joint,long_rows=9,rows_per_lane=2",
-                                     "lane_symbols=8,guided=4",
-                                     "row_order=length",
-                                     "values=raw,row_order=length,long_rows=5",
-                                     "values=joint,row_order=length,rows_per_lane=2",
-                                     "columns=raw",
-                                     "values=joint,columns=raw,long_rows=9,rows_per_lane=2",
-                                     "columns=raw,row_order=length,lane_symbols=8",
-                                     "row_bytes=2",
-                                     "values=raw,row_bytes=4,long_rows=5"};
+  static const char *const opts[] = {
+      NULL,
+      "values=raw",
+      "rows_per_lane=1",
+      "rows_per_lane=3",
+      "values=coded,rows_per_lane=2",
+      "lane_symbols=8",
+      "values=constant",
+      "long_rows=12",
+      "values=raw,long_rows=5",
+      "values=coded,long_rows=9,rows_per_lane=2",
+      "values=joint",
+      "values=joint,long_rows=9,rows_per_lane=2",
+      "lane_symbols=8,guided=4",
+      "row_order=length",
+      "values=raw,row_order=length,long_rows=5",
+      "values=joint,row_order=length,rows_per_lane=2",
+      "columns=raw",
+      "values=joint,columns=raw,long_rows=9,rows_per_lane=2",
+      "columns=raw,row_order=length,lane_symbols=8",
+      "row_bytes=2",
+      "values=raw,row_bytes=4,long_rows=5",
+      "col_order=frequency",
+      "values=joint,col_order=frequency,row_order=length,long_rows=5"};
   const int n_opts = (int)(sizeof opts / sizeof *opts);
   /* coded, constant, raw; several slices; delta escapes; value escapes; chained rows; long rows;
    * slices of different lengths (not counting the last) */
-  int seen[17] = {0};
+  int seen[18] = {0};
   for (int trial = 0; trial < 96; trial++) {
     const int o = trial % n_opts;
     int kind = opts[o] && strstr(opts[o], "constant") ? 2 : (trial + trial / n_opts) % 3;
@@ -323,6 +346,7 @@ static void random_cases(void) {
       seen[13] |= param(E, "column_mode") == 1 && array(E, "value_escapes")->count > 0;
       const uint32_t width = array(E, "row_nnz")->elem_size;
       seen[width == 1 ? 14 : width == 2 ? 15 : 16] = 1;
+      seen[17] |= optional_array(E, "col_perm") != NULL;
     }
     csr got = {NULL, NULL, NULL};
     if (B && spec_decode(E, &got) != 0) {
@@ -364,8 +388,9 @@ static void random_cases(void) {
                                      "escaped pairs beside raw columns",
                                      "row lengths in 1 byte",
                                      "row lengths in 2 bytes",
-                                     "row lengths in 4 bytes"};
-  for (int k = 0; k < 17; k++)
+                                     "row lengths in 4 bytes",
+                                     "renumbered columns (version 4)"};
+  for (int k = 0; k < 18; k++)
     if (!seen[k]) {
       fprintf(stderr, "the random cases never produced %s\n", what[k]);
       check_failures++;
