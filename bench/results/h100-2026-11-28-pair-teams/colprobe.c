@@ -9,12 +9,12 @@
 #include <time.h>
 #include <zsparse.h>
 
-#define CHECK(x)                                                                        \
-  do {                                                                                  \
-    if ((x) != ZS_OK) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, zs_last_error());    \
-      exit(1);                                                                          \
-    }                                                                                   \
+#define CHECK(x)                                                                   \
+  do {                                                                             \
+    if ((x) != ZS_OK) {                                                            \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, zs_last_error()); \
+      exit(1);                                                                     \
+    }                                                                              \
   } while (0)
 
 static const int64_t *g_freq;
@@ -34,8 +34,8 @@ static int cmp_d(const void *a, const void *b) {
 }
 
 /* median µs of reps calls y = A x, and y downloaded into out */
-static double run(zs_context *ctx, const char *be, const zs_matrix *A, zs_format f, const char *opts,
-                  const double *xh, double *out, int reps, double *mb) {
+static double run(zs_context *ctx, const char *be, const zs_matrix *A, zs_format f,
+                  const char *opts, const double *xh, double *out, int reps, double *mb) {
   zs_encoded *E = NULL;
   CHECK(zs_encode(&E, A, f, opts));
   *mb = zs_encoded_bytes(E) / 1e6;
@@ -107,8 +107,10 @@ int main(int argc, char **argv) {
     const double tb = run(ctx, be, B, cases[c].f, cases[c].opts, xp, yb, reps, &mbb);
     double d = 0, s = 0;
     for (int64_t i = 0; i < n; i++) d = fmax(d, fabs(ya[i] - yb[i])), s = fmax(s, fabs(ya[i]));
-    printf("%-6s natural %8.1f us %8.1f MB | by frequency %8.1f us %8.1f MB | max |dy| / max |y| %.1e\n",
-           cases[c].label, ta, mba, tb, mbb, d / s);
+    printf(
+        "%-6s natural %8.1f us %8.1f MB | by frequency %8.1f us %8.1f MB | max |dy| / max |y| "
+        "%.1e\n",
+        cases[c].label, ta, mba, tb, mbb, d / s);
     fflush(stdout);
   }
   zs_context_destroy(&ctx);
