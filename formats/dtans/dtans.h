@@ -81,10 +81,11 @@ typedef struct dtans_view {
   const void *long_values;
 } dtans_view;
 
-/* Column c of A becomes map[c] (a permutation of the columns), each row's columns ascending again
- * (a stable counting sort over the columns and back over the rows; O(nnz) scratch): the encoder
- * renumbers with it (col_order=frequency), the decoder of version 4 maps back with col_perm. */
-ZSI_HIDDEN zs_status dtans_renumber_columns(zs_matrix *A, const int32_t *map);
+/* Column c of *A becomes map[c] (a permutation of the columns), each row's columns ascending again
+ * through two stable transposes (zs_matrix_transpose), which replace *A (NULL if the second one
+ * fails): the encoder renumbers with it (col_order=frequency), the decoder of version 4 maps back
+ * with col_perm. */
+ZSI_HIDDEN zs_status dtans_renumber_columns(zs_matrix **A, const int32_t *map);
 
 /* Gather E's arrays into v, checking names, sizes and parameters (not the streams). */
 ZSI_HIDDEN zs_status dtans_view_of(const zs_encoded *E, dtans_view *v);

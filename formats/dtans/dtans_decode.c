@@ -410,37 +410,14 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
   return ZS_OK;
 }
 
-zs_status dtans_renumber_columns(zs_matrix *A, const int32_t *col_perm) {
-  const size_t es = zs_type_size(A->type), n = (size_t)(A->nnz ? A->nnz : 1);
-  int64_t *off = calloc((size_t)A->cols + 1, sizeof *off);
-  int64_t *pos = malloc(((size_t)A->cols + 1) * sizeof *pos);
-  int64_t *next = malloc(((size_t)A->rows + 1) * sizeof *next);
-  int32_t *rows = malloc(n * sizeof *rows);
-  int64_t *from = malloc(n * sizeof *from);
-  char *vals = malloc(n * es);
-  zs_status s = ZS_OK;
-  if (!off || !pos || !next || !rows || !from || !vals) {
-    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order");
-    goto done;
-  }
-  for (int64_t k = 0; k < A->nnz; k++) off[col_perm[A->col_idx[k]] + 1]++;
-  for (int64_t c = 0; c < A->cols; c++) off[c + 1] += off[c];
-  memcpy(pos, off, ((size_t)A->cols + 1) * sizeof *pos);
-  for (int64_t i = 0; i < A->rows; i++) /* by column, rows ascending inside each */
-    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
-      const int64_t q = pos[col_perm[A->col_idx[k]]]++;
-      rows[q] = (int32_t)i, from[q] = k;
-    }
-  memcpy(vals, A->values, (size_t)A->nnz * es);
-  memcpy(next, A->row_ptr, ((size_t)A->rows + 1) * sizeof *next);
-  for (int64_t c = 0; c < A->cols; c++) /* back by row, columns ascending inside each */
-    for (int64_t q = off[c]; q < off[c + 1]; q++) {
-      const int64_t k = next[rows[q]]++;
-      A->col_idx[k] = (int32_t)c;
-      memcpy((char *)A->values + (size_t)k * es, vals + (size_t)from[q] * es, es);
-    }
-done:
-  free(off), free(pos), free(next), free(rows), free(from), free(vals);
+zs_status dtans_renumber_columns(zs_matrix **A, const int32_t *map) {
+  zs_matrix *M = *A, *T = NULL;
+  for (int64_t k = 0; k < M->nnz; k++) M->col_idx[k] = map[M->col_idx[k]];
+  zs_status s = zs_matrix_transpose(&T, M);
+  if (s != ZS_OK) return s;
+  zs_matrix_destroy(A); /* before the second copy: two matrices at most at a time */
+  s = zs_matrix_transpose(A, T);
+  zs_matrix_destroy(&T);
   return s;
 }
 
@@ -503,7 +480,7 @@ static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
            (size_t)(v.long_ptr[k + 1] - v.long_ptr[k]) * es);
   }
   if (start != A->row_ptr) free(start);
-  if (s == ZS_OK && out && v.col_perm) s = dtans_renumber_columns(A, v.col_perm);
+  if (s == ZS_OK && out && v.col_perm) s = dtans_renumber_columns(&A, v.col_perm);
   if (s != ZS_OK || !out) {
     zs_matrix_destroy(&A);
     return s;

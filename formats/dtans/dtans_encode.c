@@ -1178,7 +1178,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   if (!perm || !map) s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order");
   if (s == ZS_OK) s = columns_by_count(A, perm, map);
   if (s == ZS_OK) s = zs_matrix_convert(&C, A, A->type); /* a copy */
-  if (s == ZS_OK) s = dtans_renumber_columns(C, map);
+  if (s == ZS_OK) s = dtans_renumber_columns(&C, map);
   if (s == ZS_OK) {
     o.col_perm = perm;
     s = encode_ordered(C, &o, out);
