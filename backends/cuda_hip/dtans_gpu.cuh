@@ -488,6 +488,8 @@ struct dtans_gpu_op {
   int64_t n_long, n_chunks;
   int32_t *long_rows, *long_cols, *chunk_long; /* chunk c belongs to long row chunk_long[c] */
   int32_t *row_perm;  /* version 3: the matrix's row of each encoded row (long_rows mapped) */
+  int32_t *col_perm;  /* version 4: the matrix's column of each encoded column; else NULL */
+  void *xs, *ys;      /* version 4: x and SpMVT's y (the pair's z) by encoded column */
   int64_t *chunk_ptr; /* long row k: chunks [chunk_ptr[k], [k + 1]) */
   void *partial;
   int64_t *long_ptr;
@@ -515,7 +517,7 @@ void dtans_gpu_destroy(void *state) {
                op->slice_desc,  op->slice_vesc, op->slice_raw,  op->desc,      op->vsym,
                op->vesc,        op->raw,        op->long_rows,  op->long_cols, op->long_ptr,
                op->long_values, op->slice_rows, op->chunk_long, op->chunk_ptr, op->partial,
-               op->tickets,     op->row_perm};
+               op->tickets,     op->row_perm,   op->col_perm,   op->xs,        op->ys};
   for (void *q : p) release(q);
   if (op->t_csr) op_free(op->t_csr);
   free(op->host_row_ptr);
@@ -636,11 +638,6 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   raw_choice raw = {0, 0};
   zs_status s = parse_options(options, &atomic, &items, &slabs, &raw);
   if (s != ZS_OK) return s;
-  if (zsb_find_array(v, "col_perm")) /* version 4 */
-    return fail(ZS_ERR_UNSUPPORTED,
-                "backend '%s': dtans with renumbered columns (version 4, encoder option "
-                "col_order=frequency) is not supported on GPUs yet; encode with col_order=natural",
-                ZS_GPU_BACKEND_NAME);
   dtans_gpu_op *op = (dtans_gpu_op *)calloc(1, sizeof(dtans_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans operator");
   op->raw_kernel = raw;
@@ -694,6 +691,13 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   if (s == ZS_OK) s = dtans_upload((void **)&op->desc, v, "delta_escapes");
   if (s == ZS_OK) s = dtans_gpu_tables(op, v);
   if (s == ZS_OK && perm) s = upload_array(&op->row_perm, perm, (uint64_t)op->rows, "row_perm");
+  /* Version 4: every column on the device is an encoded one; apply and pair copy x, and SpMVT's
+   * y, through col_perm into xs and ys and back (dtans_apply_typed). */
+  const zsb_array *cperm = zsb_find_array(v, "col_perm");
+  if (s == ZS_OK && cperm)
+    s = upload_array(&op->col_perm, (const int32_t *)cperm->data, (uint64_t)op->cols, "col_perm");
+  if (s == ZS_OK && cperm) s = check(gpuMalloc(&op->xs, (size_t)op->cols * es), "dtans x copy");
+  if (s == ZS_OK && cperm) s = check(gpuMalloc(&op->ys, (size_t)op->cols * es), "dtans y copy");
   if (s == ZS_OK && perm) { /* long rows by the matrix's row at once */
     const zsb_array *lr = zsb_find_array(v, "long_rows");
     int32_t *mapped = (int32_t *)malloc((size_t)(lr->count ? lr->count : 1) * sizeof(int32_t));
@@ -968,6 +972,14 @@ zs_status dtans_ensure_transpose(dtans_gpu_op *op) {
     s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans transpose (%lld nonzeros)", (long long)op->nnz);
   for (int64_t i = 0; s == ZS_OK && i < op->rows; i++)
     for (int64_t k = op->host_row_ptr[i]; k < op->host_row_ptr[i + 1]; k++) rows_of[k] = (int32_t)i;
+  if (s == ZS_OK && op->col_perm) { /* version 4: Aᵀ's rows by the matrix's column, y as given */
+    int32_t *perm = (int32_t *)malloc((size_t)op->cols * 4);
+    s = perm ? check(gpuMemcpy(perm, op->col_perm, (size_t)op->cols * 4, gpuMemcpyDeviceToHost),
+                     "col_perm download")
+             : fail(ZS_ERR_OUT_OF_MEMORY, "dtans transpose (%lld columns)", (long long)op->cols);
+    for (int64_t k = 0; s == ZS_OK && k < op->nnz; k++) h_col[k] = perm[h_col[k]];
+    free(perm);
+  }
   if (s == ZS_OK)
     s = transpose_op(&op->t_csr, op->type, op->rows, op->cols, op->nnz, rows_of, h_col, val, 0);
   release(col), release(val);
@@ -979,7 +991,7 @@ zs_status dtans_ensure_transpose(dtans_gpu_op *op) {
  * SpMVT) only its slab's columns, so that part of x or y stays in the L2 cache; the first
  * SpMV pass applies beta, the others add, and long rows run once. */
 template <typename T>
-zs_status dtans_apply_typed(dtans_gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
+zs_status dtans_apply_encoded(dtans_gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
   zs_status s = ZS_OK;
   if (which == ZS_OP_N) {
     for (int k = 0; s == ZS_OK && k < op->slabs; k++)
@@ -1005,8 +1017,8 @@ zs_status dtans_apply_typed(dtans_gpu_op *op, zs_op which, T alpha, const T *x, 
  * the banded matrix, 1-3 % slower on Erdős–Rényi and R-MAT, whose scattered atomics cost what
  * the decode saves (bench/NOTES.md, "BiCG's pair in one call"). */
 template <typename T>
-zs_status dtans_pair_typed(dtans_gpu_op *op, T alpha, const T *x, T beta, T *y, T alpha_t,
-                           const T *w, T beta_t, T *z) {
+zs_status dtans_pair_encoded(dtans_gpu_op *op, T alpha, const T *x, T beta, T *y, T alpha_t,
+                             const T *w, T beta_t, T *z) {
   if (!op->atomic || op->rows == 0 || op->cols == 0) return ZS_ERR_UNSUPPORTED;
   zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta_t, z);
   zs_status s = check_launch("dtans pair scale");
@@ -1022,6 +1034,53 @@ zs_status dtans_pair_typed(dtans_gpu_op *op, T alpha, const T *x, T beta, T *y, 
     s = dtans_dispatch<T, ZS_DT_PAIR>(op, k, x, y, alpha, k ? T(1) : beta, NULL, NULL, NULL);
   op->pair_w = NULL, op->pair_z = NULL, op->pair_alpha = 0;
   return s;
+}
+
+/* Version 4: by[c] = v[perm[c]] (TO_ENCODED), or v[perm[c]] = by[c]. */
+template <typename T, bool TO_ENCODED>
+__global__ void zs_dtans_col_perm_kernel(int64_t n, const int32_t *perm, T *v, T *by) {
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < n;
+       c += (int64_t)gridDim.x * blockDim.x)
+    if (TO_ENCODED)
+      by[c] = v[perm[c]];
+    else
+      v[perm[c]] = by[c];
+}
+
+template <typename T>
+zs_status dtans_col_perm(const dtans_gpu_op *op, const T *v, T *by, bool to_encoded) {
+  const unsigned g = grid_for(op->cols, 256);
+  if (to_encoded)
+    zs_dtans_col_perm_kernel<T, true><<<g, 256>>>(op->cols, op->col_perm, (T *)v, by);
+  else
+    zs_dtans_col_perm_kernel<T, false><<<g, 256>>>(op->cols, op->col_perm, (T *)v, by);
+  return check_launch("dtans col_perm copy");
+}
+
+template <typename T>
+zs_status dtans_apply_typed(dtans_gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
+  if (!op->col_perm) return dtans_apply_encoded<T>(op, which, alpha, x, beta, y);
+  T *xs = (T *)op->xs, *ys = (T *)op->ys;
+  if (which == ZS_OP_N) {
+    zs_status s = dtans_col_perm<T>(op, x, xs, true);
+    return s == ZS_OK ? dtans_apply_encoded<T>(op, which, alpha, xs, beta, y) : s;
+  }
+  if (!op->atomic) return dtans_apply_encoded<T>(op, which, alpha, x, beta, y); /* Aᵀ mapped */
+  zs_status s = dtans_col_perm<T>(op, y, ys, true); /* beta = 0 ignores the copy as it would y */
+  if (s == ZS_OK) s = dtans_apply_encoded<T>(op, which, alpha, x, beta, ys);
+  return s == ZS_OK ? dtans_col_perm<T>(op, y, ys, false) : s;
+}
+
+template <typename T>
+zs_status dtans_pair_typed(dtans_gpu_op *op, T alpha, const T *x, T beta, T *y, T alpha_t,
+                           const T *w, T beta_t, T *z) {
+  if (!op->col_perm) return dtans_pair_encoded<T>(op, alpha, x, beta, y, alpha_t, w, beta_t, z);
+  if (!op->atomic || op->rows == 0 || op->cols == 0) return ZS_ERR_UNSUPPORTED;
+  T *xs = (T *)op->xs, *ys = (T *)op->ys;
+  zs_status s = dtans_col_perm<T>(op, x, xs, true);
+  if (s == ZS_OK) s = dtans_col_perm<T>(op, z, ys, true);
+  if (s == ZS_OK) s = dtans_pair_encoded<T>(op, alpha, xs, beta, y, alpha_t, w, beta_t, ys);
+  return s == ZS_OK ? dtans_col_perm<T>(op, z, ys, false) : s;
 }
 
 zs_status dtans_gpu_pair(void *state, double alpha, const void *x, double beta, void *y,

@@ -81,11 +81,12 @@ typedef struct dtans_view {
   const void *long_values;
 } dtans_view;
 
-/* Column c of *A becomes map[c] (a permutation of the columns), each row's columns ascending again
- * through two stable transposes (zs_matrix_transpose), which replace *A (NULL if the second one
- * fails): the encoder renumbers with it (col_order=frequency), the decoder of version 4 maps back
- * with col_perm. */
-ZSI_HIDDEN zs_status dtans_renumber_columns(zs_matrix **A, const int32_t *map);
+/* dst gets src with column c renumbered map[c] (a permutation of the columns), each row's columns
+ * ascending again, its values moved with them; dst has src's sizes and row_ptr, and may be src.
+ * Rows are sorted one at a time, in parallel: the encoder renumbers with it (col_order=frequency),
+ * the decoder of version 4 maps back with col_perm. */
+ZSI_HIDDEN zs_status dtans_renumber_columns(zs_matrix *dst, const zs_matrix *src,
+                                            const int32_t *map);
 
 /* Gather E's arrays into v, checking names, sizes and parameters (not the streams). */
 ZSI_HIDDEN zs_status dtans_view_of(const zs_encoded *E, dtans_view *v);

@@ -410,15 +410,54 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
   return ZS_OK;
 }
 
-zs_status dtans_renumber_columns(zs_matrix **A, const int32_t *map) {
-  zs_matrix *M = *A, *T = NULL;
-  for (int64_t k = 0; k < M->nnz; k++) M->col_idx[k] = map[M->col_idx[k]];
-  zs_status s = zs_matrix_transpose(&T, M);
-  if (s != ZS_OK) return s;
-  zs_matrix_destroy(A); /* before the second copy: two matrices at most at a time */
-  s = zs_matrix_transpose(A, T);
-  zs_matrix_destroy(&T);
-  return s;
+static int by_key(const void *a, const void *b) {
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+zs_status dtans_renumber_columns(zs_matrix *dst, const zs_matrix *src, const int32_t *map) {
+  int64_t longest = 0;
+  for (int64_t i = 0; i < src->rows; i++)
+    if (src->row_ptr[i + 1] - src->row_ptr[i] > longest)
+      longest = src->row_ptr[i + 1] - src->row_ptr[i];
+  const size_t es = zs_type_size(src->type);
+  const int nt = dt_threads();
+  /* per thread: a row's sort keys (new column << 32 | place in the row) and its values */
+  char *scratch = malloc((size_t)nt * (size_t)(longest ? longest : 1) * (8 + es));
+  if (!scratch)
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order of rows up to %" PRId64, longest);
+  DT_OMP(omp parallel num_threads(nt) if (src->nnz > 65536)) {
+#if defined(_OPENMP)
+    const int t = omp_get_thread_num();
+#else
+    const int t = 0;
+#endif
+    uint64_t *key = (uint64_t *)(scratch + (size_t)t * (size_t)(longest ? longest : 1) * (8 + es));
+    char *val = (char *)(key + (longest ? longest : 1));
+    DT_OMP(omp for schedule(dynamic, 1024))
+    for (int64_t i = 0; i < src->rows; i++) {
+      const int64_t b = src->row_ptr[i], n = src->row_ptr[i + 1] - b;
+      for (int64_t k = 0; k < n; k++)
+        key[k] = (uint64_t)(uint32_t)map[src->col_idx[b + k]] << 32 | (uint64_t)k;
+      if (n > 32) {
+        qsort(key, (size_t)n, sizeof *key, by_key);
+      } else { /* most rows: insertion sort, without qsort's calls */
+        for (int64_t k = 1; k < n; k++) {
+          const uint64_t kk = key[k];
+          int64_t j = k;
+          for (; j > 0 && key[j - 1] > kk; j--) key[j] = key[j - 1];
+          key[j] = kk;
+        }
+      }
+      memcpy(val, (const char *)src->values + (size_t)b * es, (size_t)n * es);
+      for (int64_t k = 0; k < n; k++) {
+        dst->col_idx[b + k] = (int32_t)(key[k] >> 32);
+        memcpy((char *)dst->values + (size_t)(b + k) * es, val + (key[k] & 0xffffffffu) * es, es);
+      }
+    }
+  }
+  free(scratch);
+  return ZS_OK;
 }
 
 /* Decode every slice into a matrix (validate keeps nothing, decode keeps it). */
@@ -480,7 +519,7 @@ static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
            (size_t)(v.long_ptr[k + 1] - v.long_ptr[k]) * es);
   }
   if (start != A->row_ptr) free(start);
-  if (s == ZS_OK && out && v.col_perm) s = dtans_renumber_columns(&A, v.col_perm);
+  if (s == ZS_OK && out && v.col_perm) s = dtans_renumber_columns(A, A, v.col_perm);
   if (s != ZS_OK || !out) {
     zs_matrix_destroy(&A);
     return s;

@@ -526,9 +526,10 @@ static zs_status parse_options(const char *options, enc_opts *o) {
    * lockstep steps by a third or more (lockstep_cost). */
   static const char *const row_orders[] = {"natural", "length", NULL};
   if ((s = option_keyword(options, "row_order", row_orders, &o->row_order)) != ZS_OK) return s;
-  /* col_order=natural|frequency (auto: natural): columns renumbered by descending count (version
-   * 4, with col_perm), so that a power-law matrix's hub columns get small, close numbers: fewer
-   * escaped deltas, and gathers from a few lines of x (H100, bench/NOTES.md). */
+  /* col_order=natural|frequency|auto: columns renumbered by descending count (version 4, with
+   * col_perm), so that a power-law matrix's hub columns get small, close numbers: fewer escaped
+   * deltas, and gathers from a few lines of x; auto (the default): where the counts are skewed
+   * (skewed_columns). */
   static const char *const col_orders[] = {"natural", "frequency", NULL};
   if ((s = option_keyword(options, "col_order", col_orders, &o->col_order)) != ZS_OK) return s;
   o->col_perm = NULL;
@@ -1140,26 +1141,38 @@ static zs_status encode_ordered(const zs_matrix *A, const enc_opts *op, zs_encod
 }
 
 /* Columns by descending count, ties in column order: perm[c'] is the matrix's column of encoded
- * column c', map[c] the encoded column of the matrix's column c. */
-typedef struct col_count {
-  int64_t count;
-  int32_t col;
-} col_count;
-static int by_count(const void *a, const void *b) {
-  const col_count *x = a, *y = b;
-  if (x->count != y->count) return x->count > y->count ? -1 : 1;
-  return x->col < y->col ? -1 : x->col > y->col;
+ * column c', map[c] the encoded column of the matrix's column c. A counting sort on the counts
+ * (count[c], at most `most`). */
+static zs_status columns_by_count(const zs_matrix *A, const int64_t *count, int64_t most,
+                                  int32_t *perm, int32_t *map) {
+  int64_t *first = calloc((size_t)most + 2, sizeof *first); /* by count, descending */
+  if (!first) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order");
+  for (int64_t c = 0; c < A->cols; c++) first[most - count[c] + 1]++;
+  for (int64_t n = 0; n <= most; n++) first[n + 1] += first[n];
+  for (int64_t c = 0; c < A->cols; c++) {
+    const int64_t at = first[most - count[c]]++;
+    perm[at] = (int32_t)c, map[c] = (int32_t)at;
+  }
+  free(first);
+  return ZS_OK;
 }
 
-static zs_status columns_by_count(const zs_matrix *A, int32_t *perm, int32_t *map) {
-  col_count *cc = calloc((size_t)A->cols, sizeof *cc);
-  if (!cc) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order");
-  for (int64_t c = 0; c < A->cols; c++) cc[c].col = (int32_t)c;
-  for (int64_t k = 0; k < A->nnz; k++) cc[A->col_idx[k]].count++;
-  qsort(cc, (size_t)A->cols, sizeof *cc, by_count);
-  for (int64_t c = 0; c < A->cols; c++) perm[c] = cc[c].col, map[cc[c].col] = (int32_t)c;
-  free(cc);
-  return ZS_OK;
+/* col_order=auto: renumber when the matrix has at least 2^16 columns and its 1 % fullest columns
+ * hold a quarter of the nonzeros or more. R-MAT scale 22 × 16 (0.57): SpMV 12-16 % faster on the
+ * H200; Erdős–Rényi (0.017): 5-8 % slower; stencils and banded matrices hold about 0.01-0.02
+ * (bench/NOTES.md, "Columns renumbered by count"). */
+static int skewed_columns(const zs_matrix *A, const int64_t *count, int64_t most) {
+  if (A->cols < (INT64_C(1) << 16)) return 0;
+  int64_t *columns_with = calloc((size_t)most + 1, sizeof *columns_with);
+  if (!columns_with) return 0; /* the natural order needs nothing more */
+  for (int64_t c = 0; c < A->cols; c++) columns_with[count[c]]++;
+  int64_t top = (A->cols + 99) / 100, held = 0;
+  for (int64_t n = most; n > 0 && top > 0; n--) {
+    const int64_t take = columns_with[n] < top ? columns_with[n] : top;
+    held += take * n, top -= take;
+  }
+  free(columns_with);
+  return 4 * held >= A->nnz;
 }
 
 zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
@@ -1170,15 +1183,27 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
     const double avg = A->rows ? (double)A->nnz / (double)A->rows : 0;
     o.long_min = (int64_t)(16 * avg > (double)o.lane_symbols ? 16 * avg : (double)o.lane_symbols);
   }
-  if (o.col_order != 1 || A->cols < 2 || A->nnz == 0) return encode_ordered(A, &o, out);
+  if (o.col_order == 0 || A->cols < 2 || A->nnz == 0) return encode_ordered(A, &o, out);
+  int64_t *count = calloc((size_t)A->cols, sizeof *count), most = 0;
+  if (!count) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column counts");
+  for (int64_t k = 0; k < A->nnz; k++) count[A->col_idx[k]]++;
+  for (int64_t c = 0; c < A->cols; c++) most = count[c] > most ? count[c] : most;
+  if (o.col_order < 0 && !skewed_columns(A, count, most)) {
+    free(count);
+    return encode_ordered(A, &o, out);
+  }
   /* col_order=frequency: the matrix with its columns renumbered, and col_perm to undo it */
   int32_t *perm = malloc((size_t)A->cols * sizeof *perm),
           *map = malloc((size_t)A->cols * sizeof *map);
   zs_matrix *C = NULL;
   if (!perm || !map) s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order");
-  if (s == ZS_OK) s = columns_by_count(A, perm, map);
-  if (s == ZS_OK) s = zs_matrix_convert(&C, A, A->type); /* a copy */
-  if (s == ZS_OK) s = dtans_renumber_columns(&C, map);
+  if (s == ZS_OK) s = columns_by_count(A, count, most, perm, map);
+  free(count);
+  if (s == ZS_OK) s = zsi_matrix_alloc(&C, A->rows, A->cols, A->nnz, A->type);
+  if (s == ZS_OK) {
+    memcpy(C->row_ptr, A->row_ptr, ((size_t)A->rows + 1) * sizeof *A->row_ptr);
+    s = dtans_renumber_columns(C, A, map);
+  }
   if (s == ZS_OK) {
     o.col_perm = perm;
     s = encode_ordered(C, &o, out);

@@ -826,9 +826,8 @@ static void gpu_option_cases(zs_context *ctx, const char *backend) {
       {ZS_FORMAT_DTANS, "raw_slices=dynamic", ZS_ERR_INVALID_ARGUMENT, NULL},
       {ZS_FORMAT_DTANS, "raw_slices=tickets,raw_blocks=4", ZS_OK, NULL},
       {ZS_FORMAT_CSR, "raw_slices=tickets", ZS_ERR_INVALID_ARGUMENT, NULL},
-      /* dtANS with renumbered columns (version 4) has no GPU kernels yet: a clear refusal, which
-       * is why the GPU runs of this test leave the dtans:col_order=frequency variant out */
-      {ZS_FORMAT_DTANS, NULL, ZS_ERR_UNSUPPORTED, "col_order=frequency"},
+      /* renumbered columns (version 4) with the slab and raw-kernel options */
+      {ZS_FORMAT_DTANS, "col_slabs=8,raw_blocks=3", ZS_OK, "col_order=frequency"},
   };
   for (size_t i = 0; i < sizeof gpu_cases / sizeof *gpu_cases; i++) {
     zs_encoded *E = NULL;
