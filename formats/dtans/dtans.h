@@ -81,12 +81,13 @@ typedef struct dtans_view {
   const void *long_values;
 } dtans_view;
 
-/* dst gets src with column c renumbered map[c] (a permutation of the columns), each row's columns
- * ascending again, its values moved with them; dst has src's sizes and row_ptr, and may be src.
- * Rows are sorted one at a time, in parallel: the encoder renumbers with it (col_order=frequency),
- * the decoder of version 4 maps back with col_perm. */
-ZSI_HIDDEN zs_status dtans_renumber_columns(zs_matrix *dst, const zs_matrix *src,
-                                            const int32_t *map);
+/* dst's row r gets src's row rows[r] (rows NULL: row r), its columns renumbered map[c] (a
+ * permutation of the columns; NULL: kept) and sorted again, the values moved with them. dst has
+ * src's sizes and its own row_ptr, set by the caller; it may be src when rows is NULL. Rows are
+ * copied in parallel, each sorted on its own: the encoder orders rows and columns with it
+ * (row_order, col_order), the decoder of version 4 maps its columns back with col_perm. */
+ZSI_HIDDEN zs_status dtans_copy_rows(zs_matrix *dst, const zs_matrix *src, const int32_t *rows,
+                                     const int32_t *map);
 
 /* Gather E's arrays into v, checking names, sizes and parameters (not the streams). */
 ZSI_HIDDEN zs_status dtans_view_of(const zs_encoded *E, dtans_view *v);

@@ -415,16 +415,19 @@ static int by_key(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-zs_status dtans_renumber_columns(zs_matrix *dst, const zs_matrix *src, const int32_t *map) {
+zs_status dtans_copy_rows(zs_matrix *dst, const zs_matrix *src, const int32_t *rows,
+                          const int32_t *map) {
   int64_t longest = 0;
-  for (int64_t i = 0; i < src->rows; i++)
+  for (int64_t i = 0; map && i < src->rows; i++)
     if (src->row_ptr[i + 1] - src->row_ptr[i] > longest)
       longest = src->row_ptr[i + 1] - src->row_ptr[i];
+  /* per thread, when renumbering: a row's sort keys (new column << 32 | place) and its values, in
+   * a multiple of 64 bytes so that every thread's keys are aligned (f32 values are 4 bytes) */
   const size_t es = zs_type_size(src->type);
+  const size_t per = ((size_t)(longest ? longest : 1) * (8 + es) + 63) & ~(size_t)63;
   const int nt = dt_threads();
-  /* per thread: a row's sort keys (new column << 32 | place in the row) and its values */
-  char *scratch = malloc((size_t)nt * (size_t)(longest ? longest : 1) * (8 + es));
-  if (!scratch)
+  char *scratch = map ? malloc((size_t)nt * per) : NULL;
+  if (map && !scratch)
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order of rows up to %" PRId64, longest);
   DT_OMP(omp parallel num_threads(nt) if (src->nnz > 65536)) {
 #if defined(_OPENMP)
@@ -432,11 +435,18 @@ zs_status dtans_renumber_columns(zs_matrix *dst, const zs_matrix *src, const int
 #else
     const int t = 0;
 #endif
-    uint64_t *key = (uint64_t *)(scratch + (size_t)t * (size_t)(longest ? longest : 1) * (8 + es));
-    char *val = (char *)(key + (longest ? longest : 1));
+    uint64_t *key = map ? (uint64_t *)(scratch + (size_t)t * per) : NULL;
+    char *val = map ? (char *)(key + (longest ? longest : 1)) : NULL;
     DT_OMP(omp for schedule(dynamic, 1024))
-    for (int64_t i = 0; i < src->rows; i++) {
-      const int64_t b = src->row_ptr[i], n = src->row_ptr[i + 1] - b;
+    for (int64_t r = 0; r < dst->rows; r++) {
+      const int64_t i = rows ? rows[r] : r, b = src->row_ptr[i], n = src->row_ptr[i + 1] - b;
+      const int64_t d = dst->row_ptr[r];
+      if (!map) {
+        memcpy(dst->col_idx + d, src->col_idx + b, (size_t)n * 4);
+        memcpy((char *)dst->values + (size_t)d * es, (const char *)src->values + (size_t)b * es,
+               (size_t)n * es);
+        continue;
+      }
       for (int64_t k = 0; k < n; k++)
         key[k] = (uint64_t)(uint32_t)map[src->col_idx[b + k]] << 32 | (uint64_t)k;
       if (n > 32) {
@@ -451,8 +461,8 @@ zs_status dtans_renumber_columns(zs_matrix *dst, const zs_matrix *src, const int
       }
       memcpy(val, (const char *)src->values + (size_t)b * es, (size_t)n * es);
       for (int64_t k = 0; k < n; k++) {
-        dst->col_idx[b + k] = (int32_t)(key[k] >> 32);
-        memcpy((char *)dst->values + (size_t)(b + k) * es, val + (key[k] & 0xffffffffu) * es, es);
+        dst->col_idx[d + k] = (int32_t)(key[k] >> 32);
+        memcpy((char *)dst->values + (size_t)(d + k) * es, val + (key[k] & 0xffffffffu) * es, es);
       }
     }
   }
@@ -519,7 +529,7 @@ static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
            (size_t)(v.long_ptr[k + 1] - v.long_ptr[k]) * es);
   }
   if (start != A->row_ptr) free(start);
-  if (s == ZS_OK && out && v.col_perm) s = dtans_renumber_columns(A, A, v.col_perm);
+  if (s == ZS_OK && out && v.col_perm) s = dtans_copy_rows(A, A, NULL, v.col_perm);
   if (s != ZS_OK || !out) {
     zs_matrix_destroy(&A);
     return s;

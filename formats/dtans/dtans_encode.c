@@ -1102,39 +1102,40 @@ done:
   return ZS_OK;
 }
 
-/* The rows in their order, or by length (row_order), then encode_rows. */
-static zs_status encode_ordered(const zs_matrix *A, const enc_opts *op, zs_encoded **out) {
+/* The rows in their order, or by length (row_order), and the columns renumbered through `map`
+ * (col_order; NULL: kept), in one copy of the matrix when either applies; then encode_rows. */
+static zs_status encode_ordered(const zs_matrix *A, const enc_opts *op, const int32_t *map,
+                                zs_encoded **out) {
   const enc_opts o = *op;
   zs_status s;
-  if (o.row_order == 0 || A->rows < 2 || A->nnz == 0) return encode_rows(A, &o, NULL, out);
-  /* The rows ordered by length, and whether that pays (auto): R-MAT's degree follows the low
-   * bits of the row index, so lanes taken by row mod 32 differ several-fold (bench/NOTES.md). */
-  int64_t longest = 0;
-  for (int64_t i = 0; i < A->rows; i++)
-    if (A->row_ptr[i + 1] - A->row_ptr[i] > longest) longest = A->row_ptr[i + 1] - A->row_ptr[i];
-  const int64_t cap = o.long_min > 0 && o.long_min < longest ? o.long_min : longest;
-  int32_t *perm = rows_by_length(A, cap);
-  if (!perm) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row order");
-  if (o.row_order < 0 && !(lockstep_cost(A, NULL, o.lane_symbols, cap) >
-                           1.5 * lockstep_cost(A, perm, o.lane_symbols, cap))) {
-    free(perm);
-    return encode_rows(A, &o, NULL, out);
+  int32_t *perm = NULL;
+  if (o.row_order != 0 && A->rows >= 2 && A->nnz > 0) {
+    /* The rows ordered by length, and whether that pays (auto): R-MAT's degree follows the low
+     * bits of the row index, so lanes taken by row mod 32 differ several-fold (bench/NOTES.md).
+     * Row lengths alone decide, so renumbered columns change nothing here. */
+    int64_t longest = 0;
+    for (int64_t i = 0; i < A->rows; i++)
+      if (A->row_ptr[i + 1] - A->row_ptr[i] > longest) longest = A->row_ptr[i + 1] - A->row_ptr[i];
+    const int64_t cap = o.long_min > 0 && o.long_min < longest ? o.long_min : longest;
+    if (!(perm = rows_by_length(A, cap)))
+      return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row order");
+    if (o.row_order < 0 && !(lockstep_cost(A, NULL, o.lane_symbols, cap) >
+                             1.5 * lockstep_cost(A, perm, o.lane_symbols, cap)))
+      free(perm), perm = NULL;
   }
+  if (!perm && !map) return encode_rows(A, &o, NULL, out);
   zs_matrix *P = NULL;
   if ((s = zsi_matrix_alloc(&P, A->rows, A->cols, A->nnz, A->type)) != ZS_OK) {
     free(perm);
     return s;
   }
-  const size_t es = zs_type_size(A->type);
   P->row_ptr[0] = 0;
   for (int64_t r = 0; r < A->rows; r++) {
-    const int64_t i = perm[r], b = A->row_ptr[i], n = A->row_ptr[i + 1] - b;
-    memcpy(P->col_idx + P->row_ptr[r], A->col_idx + b, (size_t)n * 4);
-    memcpy((char *)P->values + (size_t)P->row_ptr[r] * es, (const char *)A->values + (size_t)b * es,
-           (size_t)n * es);
-    P->row_ptr[r + 1] = P->row_ptr[r] + n;
+    const int64_t i = perm ? perm[r] : r;
+    P->row_ptr[r + 1] = P->row_ptr[r] + (A->row_ptr[i + 1] - A->row_ptr[i]);
   }
-  s = encode_rows(P, &o, perm, out);
+  s = dtans_copy_rows(P, A, perm, map);
+  if (s == ZS_OK) s = encode_rows(P, &o, perm, out);
   zs_matrix_destroy(&P);
   free(perm);
   return s;
@@ -1183,32 +1184,25 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
     const double avg = A->rows ? (double)A->nnz / (double)A->rows : 0;
     o.long_min = (int64_t)(16 * avg > (double)o.lane_symbols ? 16 * avg : (double)o.lane_symbols);
   }
-  if (o.col_order == 0 || A->cols < 2 || A->nnz == 0) return encode_ordered(A, &o, out);
+  if (o.col_order == 0 || A->cols < 2 || A->nnz == 0) return encode_ordered(A, &o, NULL, out);
   int64_t *count = calloc((size_t)A->cols, sizeof *count), most = 0;
   if (!count) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column counts");
   for (int64_t k = 0; k < A->nnz; k++) count[A->col_idx[k]]++;
   for (int64_t c = 0; c < A->cols; c++) most = count[c] > most ? count[c] : most;
   if (o.col_order < 0 && !skewed_columns(A, count, most)) {
     free(count);
-    return encode_ordered(A, &o, out);
+    return encode_ordered(A, &o, NULL, out);
   }
-  /* col_order=frequency: the matrix with its columns renumbered, and col_perm to undo it */
+  /* col_order=frequency: the columns renumbered as the rows are copied, and col_perm to undo it */
   int32_t *perm = malloc((size_t)A->cols * sizeof *perm),
           *map = malloc((size_t)A->cols * sizeof *map);
-  zs_matrix *C = NULL;
   if (!perm || !map) s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order");
   if (s == ZS_OK) s = columns_by_count(A, count, most, perm, map);
   free(count);
-  if (s == ZS_OK) s = zsi_matrix_alloc(&C, A->rows, A->cols, A->nnz, A->type);
-  if (s == ZS_OK) {
-    memcpy(C->row_ptr, A->row_ptr, ((size_t)A->rows + 1) * sizeof *A->row_ptr);
-    s = dtans_renumber_columns(C, A, map);
-  }
   if (s == ZS_OK) {
     o.col_perm = perm;
-    s = encode_ordered(C, &o, out);
+    s = encode_ordered(A, &o, map, out);
   }
-  zs_matrix_destroy(&C);
   free(perm), free(map);
   return s;
 }
