@@ -1144,7 +1144,7 @@ static zs_status encode_ordered(const zs_matrix *A, const enc_opts *op, const in
 /* Columns by descending count, ties in column order: perm[c'] is the matrix's column of encoded
  * column c', map[c] the encoded column of the matrix's column c. A counting sort on the counts
  * (count[c], at most `most`). */
-static zs_status columns_by_count(const zs_matrix *A, const int64_t *count, int64_t most,
+static zs_status columns_by_count(const zs_matrix *A, const uint32_t *count, int64_t most,
                                   int32_t *perm, int32_t *map) {
   int64_t *first = calloc((size_t)most + 2, sizeof *first); /* by count, descending */
   if (!first) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order");
@@ -1162,7 +1162,7 @@ static zs_status columns_by_count(const zs_matrix *A, const int64_t *count, int6
  * hold a quarter of the nonzeros or more. R-MAT scale 22 × 16 (0.57): SpMV 12-16 % faster on the
  * H200; Erdős–Rényi (0.017): 5-8 % slower; stencils and banded matrices hold about 0.01-0.02
  * (bench/NOTES.md, "Columns renumbered by count"). */
-static int skewed_columns(const zs_matrix *A, const int64_t *count, int64_t most) {
+static int skewed_columns(const zs_matrix *A, const uint32_t *count, int64_t most) {
   if (A->cols < (INT64_C(1) << 16)) return 0;
   int64_t *columns_with = calloc((size_t)most + 1, sizeof *columns_with);
   if (!columns_with) return 0; /* the natural order needs nothing more */
@@ -1185,10 +1185,12 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
     o.long_min = (int64_t)(16 * avg > (double)o.lane_symbols ? 16 * avg : (double)o.lane_symbols);
   }
   if (o.col_order == 0 || A->cols < 2 || A->nnz == 0) return encode_ordered(A, &o, NULL, out);
-  int64_t *count = calloc((size_t)A->cols, sizeof *count), most = 0;
+  /* 4 bytes a column (a column holds at most rows < 2^31 nonzeros): the pages are new ones */
+  uint32_t *count = calloc((size_t)A->cols, sizeof *count);
+  int64_t most = 0;
   if (!count) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column counts");
   for (int64_t k = 0; k < A->nnz; k++) count[A->col_idx[k]]++;
-  for (int64_t c = 0; c < A->cols; c++) most = count[c] > most ? count[c] : most;
+  for (int64_t c = 0; c < A->cols; c++) most = (int64_t)count[c] > most ? (int64_t)count[c] : most;
   if (o.col_order < 0 && !skewed_columns(A, count, most)) {
     free(count);
     return encode_ordered(A, &o, NULL, out);
