@@ -1142,37 +1142,30 @@ static zs_status encode_ordered(const zs_matrix *A, const enc_opts *op, const in
 }
 
 /* Columns by descending count, ties in column order: perm[c'] is the matrix's column of encoded
- * column c', map[c] the encoded column of the matrix's column c. A counting sort on the counts
- * (count[c], at most `most`). */
-static zs_status columns_by_count(const zs_matrix *A, const uint32_t *count, int64_t most,
-                                  int32_t *perm, int32_t *map) {
-  int64_t *first = calloc((size_t)most + 2, sizeof *first); /* by count, descending */
-  if (!first) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order");
-  for (int64_t c = 0; c < A->cols; c++) first[most - count[c] + 1]++;
-  for (int64_t n = 0; n <= most; n++) first[n + 1] += first[n];
+ * column c', map[c] the encoded column of the matrix's column c. A counting sort: with_count[n]
+ * (how many columns hold n nonzeros, n = 0 … most) becomes where the columns of count n start. */
+static void columns_by_count(const zs_matrix *A, const uint32_t *count, int64_t *with_count,
+                             int64_t most, int32_t *perm, int32_t *map) {
+  for (int64_t n = most, at = 0; n >= 0; n--) {
+    const int64_t columns = with_count[n];
+    with_count[n] = at, at += columns;
+  }
   for (int64_t c = 0; c < A->cols; c++) {
-    const int64_t at = first[most - count[c]]++;
+    const int64_t at = with_count[count[c]]++;
     perm[at] = (int32_t)c, map[c] = (int32_t)at;
   }
-  free(first);
-  return ZS_OK;
 }
 
-/* col_order=auto: renumber when the matrix has at least 2^16 columns and its 1 % fullest columns
- * hold a quarter of the nonzeros or more. R-MAT scale 22 × 16 (0.57): SpMV 12-16 % faster on the
+/* col_order=auto, on a matrix of 2^16 columns or more: renumber when its 1 % fullest columns hold
+ * a quarter of the nonzeros or more. R-MAT scale 22 × 16 (0.57): SpMV 12-16 % faster on the
  * H200; Erdős–Rényi (0.017): 5-8 % slower; stencils and banded matrices hold about 0.01-0.02
  * (bench/NOTES.md, "Columns renumbered by count"). */
-static int skewed_columns(const zs_matrix *A, const uint32_t *count, int64_t most) {
-  if (A->cols < (INT64_C(1) << 16)) return 0;
-  int64_t *columns_with = calloc((size_t)most + 1, sizeof *columns_with);
-  if (!columns_with) return 0; /* the natural order needs nothing more */
-  for (int64_t c = 0; c < A->cols; c++) columns_with[count[c]]++;
+static int skewed_columns(const zs_matrix *A, const int64_t *with_count, int64_t most) {
   int64_t top = (A->cols + 99) / 100, held = 0;
   for (int64_t n = most; n > 0 && top > 0; n--) {
-    const int64_t take = columns_with[n] < top ? columns_with[n] : top;
+    const int64_t take = with_count[n] < top ? with_count[n] : top;
     held += take * n, top -= take;
   }
-  free(columns_with);
   return 4 * held >= A->nnz;
 }
 
@@ -1184,23 +1177,31 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
     const double avg = A->rows ? (double)A->nnz / (double)A->rows : 0;
     o.long_min = (int64_t)(16 * avg > (double)o.lane_symbols ? 16 * avg : (double)o.lane_symbols);
   }
-  if (o.col_order == 0 || A->cols < 2 || A->nnz == 0) return encode_ordered(A, &o, NULL, out);
-  /* 4 bytes a column (a column holds at most rows < 2^31 nonzeros): the pages are new ones */
+  const int natural = o.col_order == 0 || (o.col_order < 0 && A->cols < (INT64_C(1) << 16));
+  if (natural || A->cols < 2 || A->nnz == 0) return encode_ordered(A, &o, NULL, out);
+  /* Each column's count (4 bytes: a column holds at most rows < 2^31 nonzeros; the pages are new
+   * ones), then how many columns hold each count. */
   uint32_t *count = calloc((size_t)A->cols, sizeof *count);
-  int64_t most = 0;
   if (!count) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column counts");
+  int64_t most = 0;
   for (int64_t k = 0; k < A->nnz; k++) count[A->col_idx[k]]++;
   for (int64_t c = 0; c < A->cols; c++) most = (int64_t)count[c] > most ? (int64_t)count[c] : most;
-  if (o.col_order < 0 && !skewed_columns(A, count, most)) {
+  int64_t *with_count = calloc((size_t)most + 1, sizeof *with_count);
+  if (!with_count) {
     free(count);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column counts");
+  }
+  for (int64_t c = 0; c < A->cols; c++) with_count[count[c]]++;
+  if (o.col_order < 0 && !skewed_columns(A, with_count, most)) {
+    free(count), free(with_count);
     return encode_ordered(A, &o, NULL, out);
   }
   /* col_order=frequency: the columns renumbered as the rows are copied, and col_perm to undo it */
   int32_t *perm = malloc((size_t)A->cols * sizeof *perm),
           *map = malloc((size_t)A->cols * sizeof *map);
   if (!perm || !map) s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order");
-  if (s == ZS_OK) s = columns_by_count(A, count, most, perm, map);
-  free(count);
+  if (s == ZS_OK) columns_by_count(A, count, with_count, most, perm, map);
+  free(count), free(with_count);
   if (s == ZS_OK) {
     o.col_perm = perm;
     s = encode_ordered(A, &o, map, out);
