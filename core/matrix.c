@@ -77,34 +77,23 @@ static zs_status check_value(const void *values, zs_type type, int64_t k, unsign
                    row, col);
 }
 
-typedef struct col_pos {
-  int32_t col;
-  int64_t pos;
-} col_pos;
-
-static int cmp_col_pos(const void *a, const void *b) {
-  const col_pos *x = a, *y = b;
-  if (x->col != y->col) return x->col < y->col ? -1 : 1;
-  return x->pos < y->pos ? -1 : x->pos > y->pos; /* stable: duplicates sum in input order */
-}
-
 /* Sort one row's (col, value) pairs by column, sum duplicates, drop zeros when asked; returns
- * the row's new length. scratch holds len entries. */
+ * the row's new length. scratch holds 2 len keys; duplicates sum in input order. */
 static int64_t canonicalise_row(int32_t *col, void *val, zs_type t, int64_t len, unsigned flags,
-                                col_pos *scratch) {
+                                uint64_t *scratch) {
   int sorted = 1;
   for (int64_t k = 1; k < len && sorted; k++) sorted = col[k - 1] < col[k];
   if (!sorted) {
-    for (int64_t k = 0; k < len; k++) scratch[k] = (col_pos){col[k], k};
-    qsort(scratch, (size_t)len, sizeof *scratch, cmp_col_pos);
+    for (int64_t k = 0; k < len; k++) scratch[k] = (uint64_t)(uint32_t)col[k] << 32 | (uint64_t)k;
+    zsi_sort_row_keys(scratch, len, scratch + len);
     /* Gather values through a copy of the row (at most len values). */
     size_t es = zs_type_size(t);
     char *tmp = malloc((size_t)len * es);
     if (!tmp) return -1;
     memcpy(tmp, val, (size_t)len * es);
     for (int64_t k = 0; k < len; k++) {
-      col[k] = scratch[k].col;
-      memcpy((char *)val + k * es, tmp + scratch[k].pos * es, es);
+      col[k] = (int32_t)(scratch[k] >> 32);
+      memcpy((char *)val + k * es, tmp + (scratch[k] & 0xffffffffu) * es, es);
     }
     free(tmp);
   }
@@ -136,7 +125,13 @@ static zs_status canonicalise(zs_matrix *A, unsigned flags) {
   int64_t max_len = 0;
   for (int64_t i = 0; i < A->rows; i++)
     if (A->row_ptr[i + 1] - A->row_ptr[i] > max_len) max_len = A->row_ptr[i + 1] - A->row_ptr[i];
-  col_pos *scratch = zsi_alloc_array((uint64_t)max_len, sizeof *scratch);
+  if (max_len > (int64_t)UINT32_MAX) /* a row's places are sorted in 32 bits */
+    return zsi_error(ZS_ERR_OVERFLOW,
+                     "a row holds %" PRId64
+                     " entries before duplicates are summed; the limit is "
+                     "2^32-1",
+                     max_len);
+  uint64_t *scratch = zsi_alloc_array(2 * (uint64_t)max_len, sizeof *scratch);
   int64_t *len = zsi_alloc_array((uint64_t)A->rows + 1, sizeof *len);
   if (!scratch || !len) {
     zsi_free(scratch), zsi_free(len);

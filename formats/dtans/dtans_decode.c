@@ -410,21 +410,17 @@ zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const 
   return ZS_OK;
 }
 
-static int by_key(const void *a, const void *b) {
-  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
-
 zs_status dtans_copy_rows(zs_matrix *dst, const zs_matrix *src, const int32_t *rows,
                           const int32_t *map) {
   int64_t longest = 0;
   for (int64_t i = 0; map && i < src->rows; i++)
     if (src->row_ptr[i + 1] - src->row_ptr[i] > longest)
       longest = src->row_ptr[i + 1] - src->row_ptr[i];
-  /* per thread, when renumbering: a row's sort keys (new column << 32 | place) and its values, in
-   * a multiple of 64 bytes so that every thread's keys are aligned (f32 values are 4 bytes) */
+  /* per thread, when renumbering: a row's sort keys (new column << 32 | place), the sort's second
+   * buffer and the row's values (dst may be src), in a multiple of 64 bytes so that every thread's
+   * keys are aligned (f32 values are 4 bytes) */
   const size_t es = zs_type_size(src->type);
-  const size_t per = ((size_t)(longest ? longest : 1) * (8 + es) + 63) & ~(size_t)63;
+  const size_t per = ((size_t)(longest ? longest : 1) * (16 + es) + 63) & ~(size_t)63;
   const int nt = dt_threads();
   char *scratch = map ? malloc((size_t)nt * per) : NULL;
   if (map && !scratch)
@@ -436,33 +432,25 @@ zs_status dtans_copy_rows(zs_matrix *dst, const zs_matrix *src, const int32_t *r
     const int t = 0;
 #endif
     uint64_t *key = map ? (uint64_t *)(scratch + (size_t)t * per) : NULL;
-    char *val = map ? (char *)(key + (longest ? longest : 1)) : NULL;
+    char *val = map ? (char *)(key + 2 * (longest ? longest : 1)) : NULL;
     DT_OMP(omp for schedule(dynamic, 1024))
     for (int64_t r = 0; r < dst->rows; r++) {
       const int64_t i = rows ? rows[r] : r, b = src->row_ptr[i], n = src->row_ptr[i + 1] - b;
       const int64_t d = dst->row_ptr[r];
+      const char *sv = (const char *)src->values + (size_t)b * es;
+      char *dv = (char *)dst->values + (size_t)d * es;
       if (!map) {
         memcpy(dst->col_idx + d, src->col_idx + b, (size_t)n * 4);
-        memcpy((char *)dst->values + (size_t)d * es, (const char *)src->values + (size_t)b * es,
-               (size_t)n * es);
+        memcpy(dv, sv, (size_t)n * es);
         continue;
       }
       for (int64_t k = 0; k < n; k++)
         key[k] = (uint64_t)(uint32_t)map[src->col_idx[b + k]] << 32 | (uint64_t)k;
-      if (n > 32) {
-        qsort(key, (size_t)n, sizeof *key, by_key);
-      } else { /* most rows: insertion sort, without qsort's calls */
-        for (int64_t k = 1; k < n; k++) {
-          const uint64_t kk = key[k];
-          int64_t j = k;
-          for (; j > 0 && key[j - 1] > kk; j--) key[j] = key[j - 1];
-          key[j] = kk;
-        }
-      }
-      memcpy(val, (const char *)src->values + (size_t)b * es, (size_t)n * es);
+      zsi_sort_row_keys(key, n, key + n);
+      memcpy(val, sv, (size_t)n * es);
       for (int64_t k = 0; k < n; k++) {
         dst->col_idx[d + k] = (int32_t)(key[k] >> 32);
-        memcpy((char *)dst->values + (size_t)(d + k) * es, val + (key[k] & 0xffffffffu) * es, es);
+        memcpy(dv + (size_t)k * es, val + (key[k] & 0xffffffffu) * es, es);
       }
     }
   }

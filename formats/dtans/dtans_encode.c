@@ -25,18 +25,16 @@ typedef struct hist {
 
 static int hist_init(hist *h, uint64_t cap) {
   h->mask = cap - 1, h->used = 0, h->unseen = 0;
-  /* Each page is written before the probes read it: calloc's lazily mapped zero pages would be
-   * read first, and each later write would take a copy-on-write fault that flushes the other
-   * threads' TLBs (a quarter of a random-valued encode on a 2-core VM). (gcc turns malloc +
-   * memset back into calloc.) */
-  h->slot = calloc(cap, sizeof *h->slot);
-  if (h->slot)
-    for (size_t b = 0; b < cap * sizeof *h->slot; b += 4096) ((volatile char *)h->slot)[b] = 0;
+  /* zsi_alloc writes every page (and asks for huge pages for large tables): calloc's lazily mapped
+   * zero pages would be read first by the probes, and each later write would take a copy-on-write
+   * fault that flushes the other threads' TLBs (a quarter of a random-valued encode on a 2-core
+   * VM). */
+  h->slot = zsi_alloc_array(cap, sizeof *h->slot);
   return h->slot != NULL;
 }
 
 static void hist_free(hist *h) {
-  free(h->slot);
+  zsi_free(h->slot);
   h->slot = NULL;
 }
 

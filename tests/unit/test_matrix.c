@@ -121,7 +121,7 @@ static void test_pattern_and_empty(void) {
   zs_matrix_destroy(NULL);
 }
 
-/* A random matrix with a long row sorted through qsort and many duplicates. */
+/* A random matrix with a long row (sorted by radix passes) and many duplicates. */
 static void test_random_sort(void) {
   enum { N = 20000 };
   int64_t *r = malloc(N * sizeof *r), *c = malloc(N * sizeof *c);
