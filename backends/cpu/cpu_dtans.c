@@ -20,9 +20,9 @@ typedef struct dtans_op {
   int64_t *slice_rows; /* slice s: rows [slice_rows[s], slice_rows[s + 1]) */
   int value_mode, threads;
   uint32_t *row_nnz, *stream;
-  int32_t *row_perm; /* version 3: the matrix's row of each encoded row (NULL: the same) */
-  int32_t *col_perm; /* version 4: the matrix's column of each encoded column (NULL: the same) */
-  void *xs, *zs; /* version 4: x (SpMV, pair) and y of SpMVT / z of the pair by encoded column */
+  int32_t *row_perm;  /* version 3: the matrix's row of each encoded row (NULL: the same) */
+  int32_t *col_perm;  /* version 4: the matrix's column of each encoded column (NULL: the same) */
+  void *xs;           /* version 4: x of SpMV and the pair by encoded column */
   int64_t *raw_start; /* per slice: its first raw value (coded nonzeros before it) */
   int64_t n_long;     /* rows stored apart as plain CSR */
   int32_t *long_rows, *long_cols;
@@ -69,8 +69,8 @@ typedef struct value_slot_f32 {
 static void cpu_dtans_destroy(void *state) {
   dtans_op *A = state;
   if (!A) return;
-  void *lp[] = {A->long_rows, A->long_cols, A->long_ptr, A->long_values, A->slice_rows,
-                A->row_perm,  A->col_perm,  A->xs,       A->zs};
+  void *lp[] = {A->long_rows,  A->long_cols, A->long_ptr, A->long_values,
+                A->slice_rows, A->row_perm,  A->col_perm, A->xs};
   for (size_t i = 0; i < sizeof lp / sizeof *lp; i++) zsi_free(lp[i]);
   void *p[] = {A->row_nnz,    A->stream,        A->raw_start,     A->slice_words, A->slice_desc,
                A->slice_vesc, A->delta_escapes, A->value_escapes, A->values,      A->constant,
@@ -193,15 +193,13 @@ static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
       goto fail;
     for (int64_t k = 0; k < A->n_long; k++) A->long_rows[k] = A->row_perm[A->long_rows[k]];
   }
-  /* Version 4: the kernels index x, and SpMVT's y, by encoded column; apply and pair copy the
-   * vectors through col_perm into xs and zs and back. */
+  /* Version 4: the kernels index x by encoded column (apply and pair copy it through col_perm
+   * into xs); SpMVT's sums land at the matrix's columns. */
   if (zsb_find_array(enc, "col_perm")) {
     if ((s = zsi_view_copy_array(enc, "cpu", "col_perm", 4, (uint64_t)A->cols,
                                  (void **)&A->col_perm)))
       goto fail;
-    if (!(A->xs = zsi_alloc_array((uint64_t)A->cols, es)) ||
-        !(A->zs = zsi_alloc_array((uint64_t)A->cols, es)))
-      goto oom;
+    if (!(A->xs = zsi_alloc_array((uint64_t)A->cols, es))) goto oom;
   }
   /* Coded nonzeros before each slice: where its raw values start, and how slices are split. */
   if (!(A->raw_start = zsi_alloc_array((uint64_t)A->slices + 1, 8))) goto oom;
@@ -238,47 +236,35 @@ fail:
   return s;
 }
 
-/* Version 4: by[c] = v[col_perm[c]] (to_encoded), or v[col_perm[c]] = by[c]. */
-static void through_col_perm(const dtans_op *A, void *v, void *by, int to_encoded) {
+/* Version 4: x by encoded column, xs[c] = x[col_perm[c]]. */
+static const void *x_by_encoded_column(const dtans_op *A, const void *x) {
   const size_t es = zs_type_size(A->type);
   const int32_t *p = A->col_perm;
   ZSI_OMP(parallel for schedule(static) num_threads(A->threads) if (A->cols > 65536))
-  for (int64_t c = 0; c < A->cols; c++) {
-    char *e = (char *)by + (size_t)c * es, *m = (char *)v + (size_t)p[c] * es;
-    if (to_encoded)
-      memcpy(e, m, es);
-    else
-      memcpy(m, e, es);
-  }
+  for (int64_t c = 0; c < A->cols; c++)
+    memcpy((char *)A->xs + (size_t)c * es, (const char *)x + (size_t)p[c] * es, es);
+  return A->xs;
 }
 
 static zs_status cpu_dtans_apply(void *state, zs_op which, double alpha, const void *x, double beta,
                                  void *y) {
   const dtans_op *A = state;
-  void *yk = y;
-  if (A->col_perm && which == ZS_OP_N) through_col_perm(A, (void *)x, A->xs, 1), x = A->xs;
-  if (A->col_perm && which == ZS_OP_T) through_col_perm(A, y, A->zs, 1), yk = A->zs;
+  if (A->col_perm && which == ZS_OP_N) x = x_by_encoded_column(A, x);
   if (A->type == ZS_F64)
-    apply_f64(A, which, alpha, x, beta, yk);
+    apply_f64(A, which, alpha, x, beta, y);
   else
-    apply_f32(A, which, alpha, x, beta, yk);
-  if (yk != y) through_col_perm(A, y, yk, 0);
+    apply_f32(A, which, alpha, x, beta, y);
   return ZS_OK;
 }
 
 static zs_status cpu_dtans_pair(void *state, double alpha, const void *x, double beta, void *y,
                                 double alpha_t, const void *w, double beta_t, void *z) {
   const dtans_op *A = state;
-  void *zk = z;
-  if (A->col_perm) {
-    through_col_perm(A, (void *)x, A->xs, 1), x = A->xs;
-    through_col_perm(A, z, A->zs, 1), zk = A->zs;
-  }
+  if (A->col_perm) x = x_by_encoded_column(A, x);
   if (A->type == ZS_F64)
-    pair_f64(A, alpha, x, beta, y, alpha_t, w, beta_t, zk);
+    pair_f64(A, alpha, x, beta, y, alpha_t, w, beta_t, z);
   else
-    pair_f32(A, alpha, x, beta, y, alpha_t, w, beta_t, zk);
-  if (zk != z) through_col_perm(A, z, zk, 0);
+    pair_f32(A, alpha, x, beta, y, alpha_t, w, beta_t, z);
   return ZS_OK;
 }
 
