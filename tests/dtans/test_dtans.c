@@ -424,6 +424,17 @@ static void guided_from_start(void) {
 
 /* values=auto on a large random-valued matrix takes raw values from a sample, without the
  * value histogram: the blob must be the one values=raw makes; a few-valued one keeps a table. */
+/* Whether two blobs hold the same arrays, byte for byte. */
+static int same_arrays(const zs_encoded *E, const zs_encoded *R) {
+  int same = E->n_arrays == R->n_arrays;
+  for (int k = 0; same && k < E->n_arrays; k++) {
+    const zsi_array *a = &E->arrays[k], *b = zsi_encoded_array(R, a->name);
+    same = b && a->count == b->count && a->elem_size == b->elem_size &&
+           memcmp(a->data, b->data, (size_t)(a->count * a->elem_size)) == 0;
+  }
+  return same;
+}
+
 static void distinct_values_shortcut(void) {
   const char *specs[2] = {"erdos_renyi:rows=70000,per_row=16,values=random,seed=3",
                           "erdos_renyi:rows=70000,per_row=16,values=set,distinct=200,seed=3"};
@@ -437,18 +448,50 @@ static void distinct_values_shortcut(void) {
       check_failures++;
     } else {
       CHECK(zs_matrix_nnz(A) >= (1 << 20)); /* large enough for the sample */
-      int same = E->n_arrays == R->n_arrays;
-      for (int k = 0; same && k < E->n_arrays; k++) {
-        const zsi_array *a = &E->arrays[k], *b = zsi_encoded_array(R, a->name);
-        same = b && a->count == b->count && a->elem_size == b->elem_size &&
-               memcmp(a->data, b->data, (size_t)(a->count * a->elem_size)) == 0;
-      }
+      const int same = same_arrays(E, R);
       printf("%s: auto %s values=raw\n", specs[i], same ? "is" : "differs from");
       CHECK(same == (i == 0));
     }
     zs_encoded_destroy(&E), zs_encoded_destroy(&R);
     zs_matrix_destroy(&A);
   }
+}
+
+/* Deltas are counted in plain arrays when rows + cols counts per thread fit in the column
+ * indices' memory (1 or 2 threads here), in a hash table otherwise (12 threads): the same
+ * histogram, so the same blob, for random columns (millions of keys in large matrices) and
+ * values from a set or random (raw). */
+static void dense_delta_counts(void) {
+  const char *specs[2] = {"erdos_renyi:rows=70000,per_row=16,values=set,distinct=50,seed=5",
+                          "rmat:scale=16,per_row=20,values=random,seed=5"};
+  const char *threads[3] = {"1", "2", "12"};
+  const char *old = getenv("ZS_NUM_THREADS");
+  char *saved = old ? strdup(old) : NULL;
+  for (int i = 0; i < 2; i++) {
+    zs_matrix *A = NULL;
+    zs_encoded *E[3] = {NULL, NULL, NULL};
+    int ok = zs_matrix_generate(&A, specs[i], ZS_F64, 0) == ZS_OK;
+    for (int t = 0; ok && t < 3; t++) {
+      setenv("ZS_NUM_THREADS", threads[t], 1);
+      ok = zs_encode(&E[t], A, ZS_FORMAT_DTANS, NULL) == ZS_OK;
+    }
+    if (!ok) {
+      fprintf(stderr, "%s: %s\n", specs[i], zs_last_error());
+      check_failures++;
+    } else {
+      CHECK(2 * (zs_matrix_rows(A) + zs_matrix_cols(A)) <= zs_matrix_nnz(A));
+      CHECK(12 * (zs_matrix_rows(A) + zs_matrix_cols(A)) > zs_matrix_nnz(A));
+      CHECK(same_arrays(E[0], E[2]) && same_arrays(E[1], E[2]));
+      round_trip(specs[i], A, NULL, NULL);
+    }
+    for (int t = 0; t < 3; t++) zs_encoded_destroy(&E[t]);
+    zs_matrix_destroy(&A);
+  }
+  if (saved)
+    setenv("ZS_NUM_THREADS", saved, 1);
+  else
+    unsetenv("ZS_NUM_THREADS");
+  free(saved);
 }
 
 /* row_order: auto orders R-MAT's rows by length (version 3, row_perm) and leaves uniform rows
@@ -789,6 +832,7 @@ int main(int argc, char **argv) {
   guided_from_start();
   row_length_widths();
   distinct_values_shortcut();
+  dense_delta_counts();
   corruption(NULL);
   corruption("values=joint");        /* pair_values, and value escapes beside the delta escapes */
   corruption("row_order=length");    /* row_perm: a repeated or missing row */
