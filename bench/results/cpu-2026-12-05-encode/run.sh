@@ -2,9 +2,11 @@
 # Encoding speed of dtANS on this 2-core machine (issue 4's >= 10 M nonzeros/s per core): the five
 # matrices of bench/NOTES.md's "Encoding speed" table, few-valued (64 values) and random, f64 and
 # f32, default encoder options, each encoded 5 times (median, fastest, first). Run from the repo
-# root after `ninja -C build-host`; writes one file per matrix beside this script.
+# root after `ninja -C build-host`: run.sh rN writes one file per matrix into rN/ beside this
+# script (r1: before the delta counts in plain arrays, r2: after).
 set -euo pipefail
-out=$(dirname "$0")
+out=$(dirname "$0")/$1
+mkdir -p "$out"
 export OMP_PROC_BIND=close OMP_PLACES=cores
 for m in stencil2d:n=2048,points=5 stencil3d:n=96,points=27 \
   erdos_renyi:rows=1048576,per_row=16 rmat:scale=20,per_row=16 \
