@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A/B of two encoder builds, alternating, 3 rounds: best of 5 zs_encode calls (encode_timer.c,
+# A/B of two encoder builds, alternating, 3 rounds: best of 5 zs_encode calls
+# (bench/results/cpu-2026-11-28-col-order/encode_timer.c,
 # linked once against each build's libzsparse). Usage: ab.sh TIMER_A TIMER_B [SPEC...]
 set -euo pipefail
 export OMP_PROC_BIND=close OMP_PLACES=cores
