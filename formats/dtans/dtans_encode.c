@@ -181,7 +181,7 @@ static void select_first(sym_freq *a, int64_t n, int64_t k) {
  * tables use no others; the rest only add to the total). */
 static zs_status domain_sorted(hist *h, domain *d) {
   d->distinct = (int64_t)h->used, d->unseen = h->unseen;
-  d->sorted = malloc((size_t)(h->used ? h->used : 1) * sizeof *d->sorted);
+  d->sorted = zsi_alloc_array(h->used ? h->used : 1, sizeof *d->sorted); /* huge pages */
   if (!d->sorted) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: symbol histogram");
   int64_t n = 0;
   for (uint64_t i = 0; i <= h->mask; i++)
@@ -193,11 +193,11 @@ static zs_status domain_sorted(hist *h, domain *d) {
 }
 
 static zs_status domain_choose(domain *d, double raw_bits, double dict_bytes) {
-  uint64_t *freq = malloc((size_t)(d->distinct ? d->distinct : 1) * sizeof *freq);
+  uint64_t *freq = zsi_alloc_array((uint64_t)(d->distinct ? d->distinct : 1), sizeof *freq);
   if (!freq) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: symbol frequencies");
   for (int64_t i = 0; i < d->distinct; i++) freq[i] = d->sorted[i].n;
   dtans_choose(freq, d->distinct, d->unseen, raw_bits, dict_bytes, &d->choice);
-  free(freq);
+  zsi_free(freq);
   if (!hist_init(&d->ids, 2 * DTANS_SYMBOLS * 2))
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: id lookup");
   for (int i = 0; i < d->choice.coded; i++) hist_place(&d->ids, d->sorted[i].key, (uint64_t)i + 1);
@@ -210,7 +210,7 @@ static zs_status domain_choose(domain *d, double raw_bits, double dict_bytes) {
  * rest of v's occurrences are unseen. */
 static zs_status domain_of_ranks(const domain *v, int64_t head, domain *d) {
   d->distinct = head, d->unseen = v->unseen;
-  d->sorted = malloc((size_t)(head ? head : 1) * sizeof *d->sorted);
+  d->sorted = zsi_alloc_array((uint64_t)(head ? head : 1), sizeof *d->sorted);
   if (!d->sorted) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: value ranks");
   for (int64_t r = 0; r < head; r++) d->sorted[r] = (sym_freq){(uint64_t)r, v->sorted[r].n};
   for (int64_t r = head; r < v->distinct; r++) d->unseen += v->sorted[r].n;
@@ -228,7 +228,7 @@ static int64_t pair_value_count(const domain *d) {
 }
 
 static void domain_free(domain *d) {
-  free(d->sorted);
+  zsi_free(d->sorted);
   hist_free(&d->ids);
 }
 
@@ -901,8 +901,8 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
       cut_slices(A, is_long, per_nz, symbols, full, R, guided, o->guided_floor, slice_rows);
 
   /* Ids per nonzero (the escape id is `coded`, one past the coded symbols). */
-  did = malloc((size_t)(A->nnz ? A->nnz : 1) * 2);
-  vid = coded ? malloc((size_t)(A->nnz ? A->nnz : 1) * 2) : NULL;
+  did = zsi_alloc_array((uint64_t)(A->nnz ? A->nnz : 1), 2); /* huge pages when large */
+  vid = coded ? zsi_alloc_array((uint64_t)(A->nnz ? A->nnz : 1), 2) : NULL;
   if (!did || (coded && !vid)) {
     s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: symbol ids of %" PRId64 " nonzeros", A->nnz);
     goto done;
@@ -1136,7 +1136,8 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
 done:
   hist_free(&hd), hist_free(&hv), hist_free(&hp), hist_free(&vrank);
   domain_free(&dd), domain_free(&vd), domain_free(&pd), domain_free(&cd);
-  free(did), free(vid), free(so), free(is_long), free(raw_start), free(slice_rows);
+  zsi_free(did), zsi_free(vid);
+  free(so), free(is_long), free(raw_start), free(slice_rows);
   if (s != ZS_OK) {
     zs_encoded_destroy(&E);
     return s;
