@@ -82,7 +82,8 @@ ZS_API zs_status zs_format_from_name(const char *name, zs_format *out);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Matrices: canonical host CSR (rows sorted by column, duplicates summed, validated).          */
-/* Limits: rows, cols <= 2^31 - 1; nnz < 2^62. Indices are 0-based.                           */
+/* Limits: rows, cols <= 2^31 - 1; nnz < 2^62; a row's entries before its duplicates are        */
+/* summed < 2^32. Indices are 0-based.                                                          */
 
 enum {
   ZS_MATRIX_DROP_ZEROS = 1u << 0, /* drop explicit zeros (kept by default: they are structure) */
