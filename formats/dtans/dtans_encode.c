@@ -700,12 +700,13 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
     }
   }
   zs_status s = failed ? zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: histograms") : ZS_OK;
-  if (s == ZS_OK && dc) s = delta_hist_of_counts(A, dc, nt, hd);
+  const int counted = dc != NULL; /* hd from the count arrays */
+  if (s == ZS_OK && counted) s = delta_hist_of_counts(A, dc, nt, hd);
   zsi_free(dc);
   /* Thread 0's tables become the totals (what adding its entries first to empty tables would
    * give), the other threads' are added in thread order. */
   if (s == ZS_OK) {
-    if (!dc) *hd = part[0], part[0] = (hist){0};
+    if (!counted) *hd = part[0], part[0] = (hist){0};
     if (want_values) *hv = part[1], part[1] = (hist){0};
   }
   for (int t = 1; t < nt; t++) {
