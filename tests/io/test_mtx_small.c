@@ -156,6 +156,52 @@ static void check_decimals(const char *dir) {
   zs_matrix_destroy(&A), zs_matrix_destroy(&B);
 }
 
+/* A gzip file of `comment` bytes of comment line, then a 2 x 2 matrix: the file is small, so the
+ * reader starts with a small buffer, which must grow for the line (or refuse it past 64 MiB). */
+static void write_long_line(const char *path, size_t comment) {
+  gzFile g = gzopen(path, "wb");
+  CHECK(g != NULL, "gzopen %s", path);
+  if (!g) return;
+  static char spaces[1 << 16];
+  memset(spaces, ' ', sizeof spaces);
+  gzputs(g, "%%MatrixMarket matrix coordinate real general\n%");
+  for (size_t left = comment; left > 0;) {
+    const size_t n = left < sizeof spaces ? left : sizeof spaces;
+    CHECK(gzwrite(g, spaces, (unsigned)n) == (int)n, "gzwrite %s", path);
+    left -= n;
+  }
+  gzputs(g, "\n2 2 2\n1 1 3.5\n2 1 -1\n");
+  CHECK(gzclose(g) == Z_OK, "gzclose %s", path);
+}
+
+static void check_long_lines(const char *dir) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/long-line.gzdata", dir);
+  const size_t fits[2] = {(size_t)100 << 10, (size_t)5 << 20}; /* past the small and large chunk */
+  for (int k = 0; k < 2; k++) {
+    write_long_line(path, fits[k]);
+    zs_matrix *A = NULL;
+    CHECK(zs_matrix_read(&A, path, ZS_F64, 0, NULL, 0) == ZS_OK, "a %zu-byte comment line: %s",
+          fits[k], zs_last_error());
+    if (!A) continue;
+    const int64_t *rp;
+    const int32_t *ci;
+    const void *v;
+    zs_matrix_csr(A, &rp, &ci, &v);
+    const double *val = v;
+    CHECK(zs_matrix_rows(A) == 2 && zs_matrix_nnz(A) == 2 && rp[1] == 1 && ci[0] == 0 &&
+              ci[1] == 0 && val[0] == 3.5 && val[1] == -1,
+          "the matrix after a %zu-byte comment line", fits[k]);
+    zs_matrix_destroy(&A);
+  }
+  write_long_line(path, (size_t)65 << 20);
+  zs_matrix *A = NULL;
+  CHECK(zs_matrix_read(&A, path, ZS_F64, 0, NULL, 0) == ZS_ERR_PARSE &&
+            strstr(zs_last_error(), "line longer than 64 MiB") != NULL,
+        "a 65 MiB line: expected its refusal, got \"%s\"", zs_last_error());
+  zs_matrix_destroy(&A);
+}
+
 int main(void) {
   const char *dir = tmpdir_make();
   char path[4200];
@@ -189,6 +235,7 @@ int main(void) {
     zs_matrix_destroy(&A);
   }
   check_decimals(dir);
+  check_long_lines(dir);
   tmpdir_remove(dir);
   printf("%d small cases, %d failures\n", n, g_failures);
   return g_failures ? 1 : 0;
