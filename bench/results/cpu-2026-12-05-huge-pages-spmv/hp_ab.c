@@ -20,7 +20,11 @@ static void *get(size_t bytes, int huge) {
   return p;
 }
 
-typedef struct { int64_t *ptr; int32_t *col; double *val, *x, *y; } csr;
+typedef struct {
+  int64_t *ptr;
+  int32_t *col;
+  double *val, *x, *y;
+} csr;
 
 static void build(csr *A, int64_t n, int huge) {
   const int64_t rows = n * n;
