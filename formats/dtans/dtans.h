@@ -2,6 +2,8 @@
 #ifndef ZS_FORMAT_DTANS_H
 #define ZS_FORMAT_DTANS_H
 
+#include <string.h>
+
 #include "core/zs_internal.h"
 #include "formats/dtans/dtans_table.h"
 
@@ -52,6 +54,15 @@ ZSI_HIDDEN void dtans_build_table(const uint16_t *counts, int entries, dtans_slo
 /* Segments of a lane holding n nonzeros: 4 per segment when values are coded, else 8. */
 static inline int64_t dtans_segments(int64_t n, int coded_values) {
   return coded_values ? (n + 3) / 4 : (n + 7) / 8;
+}
+
+/* One f32 or f64 value (es = 4 or 8): a memcpy of es bytes would be a library call per nonzero
+ * in the encoder's copies and slice writes. */
+static inline void dtans_copy_value(void *to, const void *from, size_t es) {
+  if (es == 8)
+    memcpy(to, from, 8);
+  else
+    memcpy(to, from, 4);
 }
 
 /* The arrays and parameters of a validated blob, gathered for decoders. */

@@ -455,13 +455,9 @@ zs_status dtans_copy_rows(zs_matrix *dst, const zs_matrix *src, const int32_t *r
         key[k] = (uint64_t)(uint32_t)map[src->col_idx[b + k]] << 32 | (uint64_t)k;
       zsi_sort_row_keys(key, n, key + n);
       for (int64_t k = 0; k < n; k++) dst->col_idx[d + k] = (int32_t)(key[k] >> 32);
-      /* in place, the row's values are read from a copy; a value moves as one word (a memcpy of
-       * es bytes per nonzero was a library call each, a quarter of the copy) */
-      if (dst == src) memcpy(val, sv, (size_t)n * es), sv = val;
-      if (es == 8)
-        for (int64_t k = 0; k < n; k++) memcpy(dv + 8 * k, sv + 8 * (key[k] & 0xffffffffu), 8);
-      else
-        for (int64_t k = 0; k < n; k++) memcpy(dv + 4 * k, sv + 4 * (key[k] & 0xffffffffu), 4);
+      if (dst == src) memcpy(val, sv, (size_t)n * es), sv = val; /* in place: read a copy */
+      for (int64_t k = 0; k < n; k++)
+        dtans_copy_value(dv + es * (size_t)k, sv + es * (key[k] & 0xffffffffu), es);
     }
   }
   free(scratch);

@@ -396,14 +396,6 @@ static int slice_size(const encoder *e, int64_t s, slice_scratch *sc, slice_out 
   return 1;
 }
 
-/* One f32 or f64 value: a memcpy of es bytes would be a library call per nonzero. */
-static inline void copy_value(void *to, const void *from, size_t es) {
-  if (es == 8)
-    memcpy(to, from, 8);
-  else
-    memcpy(to, from, 4);
-}
-
 /* Writing pass: the interleaved words and the escapes of slice s, at the cursors in o. */
 static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out *o,
                        uint32_t *stream, int32_t *desc, void *vesc, void *raw, int32_t *columns) {
@@ -436,9 +428,11 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
           desc[o->desc] = (int32_t)delta_key(A, w[l].row[i], k);
         o->desc += e->did[k] == esc_d;
         if ((e->coded && e->vid[k] == esc_v) || (e->joint && e->did[k] == esc_d))
-          copy_value((char *)vesc + (size_t)(o->vesc++) * es, (const char *)A->values + k * es, es);
+          dtans_copy_value((char *)vesc + (size_t)(o->vesc++) * es,
+                           (const char *)A->values + k * es, es);
         const int64_t at = raw_at + (full ? (i - lo) * lanes + rank : before + (i - lo));
-        if (raw) copy_value((char *)raw + (size_t)at * es, (const char *)A->values + k * es, es);
+        if (raw)
+          dtans_copy_value((char *)raw + (size_t)at * es, (const char *)A->values + k * es, es);
         if (columns) columns[at] = A->col_idx[k];
       }
       if (hi > lo) rank++, before += hi - lo;
