@@ -198,40 +198,22 @@ int main(int argc, char **argv) {
   printf("device %s, %d SMs, clock attribute %.0f MHz; %lld nonzeros\n", prop.name, sms,
          clock_khz / 1e3, (long long)nnz);
   printf("%-9s %6s %10s %14s %16s\n", "variant", "blocks", "us", "us/1e8 nnz", "SM-cycles/warp-nz");
-  /* 3 blocks a SM is the dtANS kernel's occupancy; 6 gives the pipe more warps to choose from */
+  using timer = float (*)(int, const uint2 *, const uint32_t *, const double *, const double *,
+                          int64_t, double *);
+  const timer timers[VARIANTS] = {time_variant<LINEAR>,    time_variant<SLOT>,
+                                  time_variant<JOINT>,     time_variant<INLINE>,
+                                  time_variant<JOINT_X>,   time_variant<CODED>,
+                                  time_variant<CODED_X>,   time_variant<CODED_RX>,
+                                  time_variant<CODED_RX2>, time_variant<CODED_RMAT>};
+  /* 3 blocks a SM is the dtANS kernel's occupancy; 6 (as many as shared memory lets in) give the
+   * pipe more warps to choose from */
   for (int per_sm : {3, 6}) {
     const int blocks = sms * per_sm;
     const int64_t threads = (int64_t)blocks * THREADS;
     const int64_t per = (nnz + 8 * threads - 1) / (8 * threads) * 8;
     const double done = (double)per * threads;
     for (int v = 0; v < VARIANTS; v++) {
-      float ms = 0;
-      switch (v) {
-      case LINEAR:
-        ms = time_variant<LINEAR>(blocks, d_dtab, d_vtab, d_vals, d_x, per, d_out);
-        break;
-      case SLOT: ms = time_variant<SLOT>(blocks, d_dtab, d_vtab, d_vals, d_x, per, d_out); break;
-      case JOINT: ms = time_variant<JOINT>(blocks, d_dtab, d_vtab, d_vals, d_x, per, d_out); break;
-      case INLINE:
-        ms = time_variant<INLINE>(blocks, d_dtab, d_vtab, d_vals, d_x, per, d_out);
-        break;
-      case JOINT_X:
-        ms = time_variant<JOINT_X>(blocks, d_dtab, d_vtab, d_vals, d_x, per, d_out);
-        break;
-      case CODED: ms = time_variant<CODED>(blocks, d_dtab, d_vtab, d_vals, d_x, per, d_out); break;
-      case CODED_X:
-        ms = time_variant<CODED_X>(blocks, d_dtab, d_vtab, d_vals, d_x, per, d_out);
-        break;
-      case CODED_RX:
-        ms = time_variant<CODED_RX>(blocks, d_dtab, d_vtab, d_vals, d_x, per, d_out);
-        break;
-      case CODED_RX2:
-        ms = time_variant<CODED_RX2>(blocks, d_dtab, d_vtab, d_vals, d_x, per, d_out);
-        break;
-      case CODED_RMAT:
-        ms = time_variant<CODED_RMAT>(blocks, d_dtab, d_vtab, d_vals, d_x, per, d_out);
-        break;
-      }
+      const float ms = timers[v](blocks, d_dtab, d_vtab, d_vals, d_x, per, d_out);
       /* SM cycles per warp-nonzero (32 nonzeros) at the clock attribute: the shared-memory
        * wavefronts a warp's lookups took, where the pipe is the bound */
       const double cycles = ms * 1e-3 * clock_khz * 1e3 * sms / (done / 32);
