@@ -32,14 +32,12 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                          \
-  do {                                                                                       \
-    cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
+static void check(cudaError_t e, const char *what, int line) {
+  if (e == cudaSuccess) return;
+  fprintf(stderr, "lookup_floor.cu:%d: %s: %s\n", line, what, cudaGetErrorString(e));
+  exit(1);
+}
+#define CHECK(call) check((call), #call, __LINE__)
 
 enum {
   LINEAR,
