@@ -418,10 +418,10 @@ zs_status dtans_copy_rows(zs_matrix *dst, const zs_matrix *src, const int32_t *r
     if (src->row_ptr[i + 1] - src->row_ptr[i] > longest)
       longest = src->row_ptr[i + 1] - src->row_ptr[i];
   /* per thread, when renumbering: a row's sort keys (new column << 32 | place), the sort's second
-   * buffer and the row's values (dst may be src), in a multiple of 64 bytes so that every thread's
-   * keys are aligned (f32 values are 4 bytes) */
-  const size_t es = zs_type_size(src->type);
-  const size_t per = ((size_t)(longest ? longest : 1) * (16 + es) + 63) & ~(size_t)63;
+   * buffer and, in place (dst == src), a copy of the row's values, in a multiple of 64 bytes so
+   * that every thread's keys are aligned (f32 values are 4 bytes) */
+  const size_t es = zs_type_size(src->type), copy = dst == src ? es : 0;
+  const size_t per = ((size_t)(longest ? longest : 1) * (16 + copy) + 63) & ~(size_t)63;
   const int nt = dt_threads();
   char *scratch = map ? malloc((size_t)nt * per) : NULL;
   if (map && !scratch)
@@ -433,7 +433,7 @@ zs_status dtans_copy_rows(zs_matrix *dst, const zs_matrix *src, const int32_t *r
     const int t = 0;
 #endif
     uint64_t *key = map ? (uint64_t *)(scratch + (size_t)t * per) : NULL;
-    char *val = map ? (char *)(key + 2 * (longest ? longest : 1)) : NULL;
+    char *val = map && copy ? (char *)(key + 2 * (longest ? longest : 1)) : NULL;
     DT_OMP(omp for schedule(dynamic, 1024))
     for (int64_t r = 0; r < dst->rows; r++) {
       if (rows && r + 2 * COPY_AHEAD < dst->rows) { /* reordered rows are scattered: fetch early */
