@@ -18,7 +18,8 @@
  *            the same offset (a stencil's or banded matrix's nonzeros decoded in lockstep)
  *   coded    coded values: two random slots (8-byte delta slot, 4-byte value slot), then the value
  *   coded+x  coded, plus the lockstep x gather
- *   coded+rx coded values with x gathered at random (Erdős–Rényi's columns; x of 2^22 doubles)
+ *   coded+rx coded values with x gathered at pseudo-random places, a hash of the slot's delta and
+ *            the lane's row (Erdős–Rényi's columns; x of 2^22 doubles)
  *   coded+rx2 the same over 2^21 doubles (one of two column slabs)
  *   coded+rmat coded values, x gathered at R-MAT's column marginal in natural column order (a
  *            column's 22 bits each 1 with probability 1/4: a=0.57, b=c=0.19 gives 0.24)
@@ -107,7 +108,7 @@ __global__ void __launch_bounds__(THREADS)
         c[i] = (int32_t)e.y;
         if (V == LINEAR || V == SLOT)
           acc += e.x, v[i] = 0.0;
-        else if (V == CODED || V == CODED_X || V >= CODED_RX)
+        else if (V >= CODED)
           v[i] = vals[vtab[r >> 20] >> 9 & (VALUES - 1)];
         else
           v[i] = vals[e.x >> 9 & (VALUES - 1)];
