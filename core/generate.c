@@ -587,17 +587,13 @@ static zs_status opt_int(const char *opts, const char *kind, const char *key, in
 
 static zs_status opt_double(const char *opts, const char *kind, const char *key, double lo,
                             double hi, int lo_open, double def, double *out, int *found) {
-  char buf[64], *end;
   int f;
+  double v = def;
   *out = def;
-  zs_status s = zsi_option_str(opts, key, buf, sizeof buf, &f);
+  zs_status s = zsi_option_double(opts, key, &v, &f);
   if (found) *found = f;
   if (s != ZS_OK) return zsi_error_prefix(s, "generator %s", kind);
   if (!f) return ZS_OK;
-  const double v = strtod(buf, &end);
-  if (buf[0] == '\0' || *end != '\0' || !isfinite(v))
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "generator %s: option '%s': '%s' is not a number",
-                     kind, key, buf);
   if (v > hi || v < lo || (lo_open && v == lo))
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "generator %s: option '%s': %g is outside %c%g, %g]",
                      kind, key, v, lo_open ? '(' : '[', lo, hi);

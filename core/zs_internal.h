@@ -127,13 +127,20 @@ ZSI_HIDDEN const zsi_format_ops *zsi_format_lookup(zs_format id);
 ZSI_HIDDEN zs_status zsi_format_absent(zs_format id, const char *prefix);
 
 /* ---- "key=value,key=value" option strings (core/options.c) ---- */
-/* Find `key` in opts and parse it as an integer in [lo, hi]; *found = 0 when absent. */
+/* Each key at most once (a repeated key is ZS_ERR_INVALID_ARGUMENT naming it); numbers in
+ * decimal only. */
+/* Find `key` in opts and parse it as a decimal integer in [lo, hi]; *found = 0 when absent. */
 ZSI_HIDDEN zs_status zsi_option_int(const char *opts, const char *key, int64_t lo, int64_t hi,
                                     int64_t *value, int *found);
+/* Find `key` and parse it as a finite decimal number (no hex, inf or nan); *found = 0 when
+ * absent. Range checks are the caller's. */
+ZSI_HIDDEN zs_status zsi_option_double(const char *opts, const char *key, double *value,
+                                       int *found);
 /* Copy the value of `key` (at most len - 1 chars); *found = 0 when absent. */
 ZSI_HIDDEN zs_status zsi_option_str(const char *opts, const char *key, char *buf, size_t len,
                                     int *found);
-/* Fail with ZS_ERR_INVALID_ARGUMENT naming the first key not in the NULL-terminated list. */
+/* Fail with ZS_ERR_INVALID_ARGUMENT naming the first key not in the NULL-terminated list, or
+ * the first key given twice. */
 ZSI_HIDDEN zs_status zsi_option_check(const char *opts, const char *const *known, const char *what);
 
 /* ---- progress line on stderr (core/runtime/progress.c) ---- */

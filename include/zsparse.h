@@ -149,7 +149,8 @@ ZS_API zs_status zs_matrix_generate(zs_matrix **out, const char *spec, zs_type t
 /* Encoded matrices: named typed arrays + integer parameters, in one format.                    */
 
 /* Encode A into `format`. options: "key=value,key=value" or NULL for the format's defaults;
- * an unknown key is ZS_ERR_INVALID_ARGUMENT. A is borrowed. */
+ * an unknown key, a key given twice, or a number not in decimal is ZS_ERR_INVALID_ARGUMENT
+ * (this holds for every option string: encoders, backends, generators). A is borrowed. */
 ZS_API zs_status zs_encode(zs_encoded **out, const zs_matrix *A, zs_format format,
                            const char *options);
 /* Reference decode back to canonical CSR, bit for bit. */

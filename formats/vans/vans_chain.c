@@ -162,15 +162,11 @@ zs_status zs_vans_generate(zs_vans **out, const char *spec, unsigned flags) {
       (s = zsi_option_int(spec, "v0", 0, INT64_MAX, &v0seed, &found)) != ZS_OK)
     return s;
   if (!rows) rows = n;
-  char ebuf[64];
   double target = 0;
-  if ((s = zsi_option_str(spec, "entropy", ebuf, sizeof ebuf, &found)) != ZS_OK) return s;
-  if (found) {
-    char *end;
-    target = strtod(ebuf, &end);
-    if (*end || !(target > 0 && target <= 8))
-      return zsi_error(ZS_ERR_PARSE, "vans generator: entropy=%s, want bits in (0, 8]", ebuf);
-  }
+  if ((s = zsi_option_double(spec, "entropy", &target, &found)) != ZS_OK)
+    return zsi_error_prefix(ZS_ERR_PARSE, "vans generator");
+  if (found && !(target > 0 && target <= 8))
+    return zsi_error(ZS_ERR_PARSE, "vans generator: entropy=%g, want bits in (0, 8]", target);
   int8_t *v0 = zsi_alloc((uint64_t)n);
   float *tmp = zsi_alloc_array((uint64_t)n + 1, sizeof(float));
   if (!v0 || !tmp) {
