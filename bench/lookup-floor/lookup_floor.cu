@@ -1,11 +1,15 @@
 /* lookup_floor.cu — how fast can a GPU do the shared-memory lookups that CSR-dtANS's decode needs
- * per nonzero, and nothing else? A probe for bench/NOTES.md ("The lookup floor"), not part of the
- * library. Each thread draws uniform slots of a 4096-entry table (as an ANS state yields them),
- * looks them up as the dtANS kernel does (8-byte slot {meta, delta} at shared offset 0, then the
- * value by the id in meta), optionally gathers x, and sums what it read so nothing is dropped.
+ * per nonzero, and nothing else? The "lookup floor" of docs/performance.md: a standalone bench
+ * program, not linked with the library. Each thread draws uniform slots of a 4096-entry table (as
+ * an ANS state yields them), looks them up as the dtANS kernel does (8-byte slot {meta, delta} at
+ * shared offset 0, then the value by the id in meta), optionally gathers x, and sums what it read
+ * so nothing is dropped.
  *
- *   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 lookup_floor.cu -o lookup_floor
- *   ./lookup_floor [NONZEROS]     (default 2^27; prints µs per 10^8 nonzeros per variant)
+ *   zs-lookup-floor [--csv] [NONZEROS]
+ *
+ * NONZEROS defaults to 2^27. Prints, per variant and for 3 and 6 blocks of 256 threads per SM,
+ * the time, µs per 10^8 nonzeros and SM-cycles per warp-nonzero at the clock attribute; --csv
+ * prints the same as the CSV of bench/data/h100-lookup-floor.csv. Exit 77 without a CUDA device.
  *
  * Variants (per nonzero):
  *   linear   one 8-byte slot load, lanes on consecutive slots: no bank conflict (2 wavefronts a
@@ -31,11 +35,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 static void check(cudaError_t e, const char *what, int line) {
   if (e == cudaSuccess) return;
-  fprintf(stderr, "lookup_floor.cu:%d: %s: %s\n", line, what, cudaGetErrorString(e));
+  fprintf(stderr, "zs-lookup-floor: lookup_floor.cu:%d: %s: %s\n", line, what,
+          cudaGetErrorString(e));
   exit(1);
 }
 #define CHECK(call) check((call), #call, __LINE__)
@@ -161,7 +167,21 @@ static float time_variant(int blocks, const uint2 *dtab, const uint32_t *vtab, c
 }
 
 int main(int argc, char **argv) {
-  const int64_t nnz = argc > 1 ? atoll(argv[1]) : (int64_t)1 << 27;
+  int64_t nnz = (int64_t)1 << 27;
+  bool csv = false;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--csv")) {
+      csv = true;
+    } else if ((nnz = atoll(argv[i])) < 8) {
+      fprintf(stderr, "usage: zs-lookup-floor [--csv] [NONZEROS >= 8]\n");
+      return 2;
+    }
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    fprintf(stderr, "zs-lookup-floor: no CUDA device: skipped\n");
+    return 77;
+  }
   int dev = 0, sms = 0, clock_khz = 0;
   CHECK(cudaGetDevice(&dev));
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -194,9 +214,14 @@ int main(int argc, char **argv) {
   CHECK(cudaMemcpy(d_vals, vals.data(), VALUES * sizeof(double), cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(d_x, xh.data(), X_LEN * sizeof(double), cudaMemcpyHostToDevice));
 
-  printf("device %s, %d SMs, clock attribute %.0f MHz; %lld nonzeros\n", prop.name, sms,
-         clock_khz / 1e3, (long long)nnz);
-  printf("%-9s %6s %10s %14s %16s\n", "variant", "blocks", "us", "us/1e8 nnz", "SM-cycles/warp-nz");
+  if (csv) {
+    printf("variant,blocks_per_sm,time_us,us_per_1e8_nnz,sm_cycles_per_warp_nnz\n");
+  } else {
+    printf("device %s, %d SMs, clock attribute %.0f MHz; %lld nonzeros\n", prop.name, sms,
+           clock_khz / 1e3, (long long)nnz);
+    printf("%-9s %6s %10s %14s %16s\n", "variant", "blocks", "us", "us/1e8 nnz",
+           "SM-cycles/warp-nz");
+  }
   using timer = float (*)(int, const uint2 *, const uint32_t *, const double *, const double *,
                           int64_t, double *);
   const timer timers[VARIANTS] = {time_variant<LINEAR>,    time_variant<SLOT>,
@@ -216,8 +241,8 @@ int main(int argc, char **argv) {
       /* SM cycles per warp-nonzero (32 nonzeros) at the clock attribute: the shared-memory
        * wavefronts a warp's lookups took, where the pipe is the bound */
       const double cycles = ms * 1e-3 * clock_khz * 1e3 * sms / (done / 32);
-      printf("%-9s %6d %10.1f %14.1f %16.2f\n", variant_name[v], blocks, ms * 1e3,
-             ms * 1e3 * 1e8 / done, cycles);
+      printf(csv ? "%s,%d,%.1f,%.1f,%.2f\n" : "%-9s %6d %10.1f %14.1f %16.2f\n", variant_name[v],
+             csv ? per_sm : blocks, ms * 1e3, ms * 1e3 * 1e8 / done, cycles);
     }
   }
   return 0;
