@@ -1,0 +1,409 @@
+#!/usr/bin/env python3
+"""Write docs/performance.md from bench/guide.md.in and the CSV files of bench/data/.
+
+    python3 bench/make_guide.py                       # rewrites docs/performance.md
+    python3 bench/make_guide.py -o OUT --compare REF  # writes OUT, exit 1 if it differs from REF
+
+The template is Markdown with tokens @@NAME@@ or @@NAME ARG@@; each token is replaced by what
+the function NAME below returns (a table or a figure), computed from the CSV files. So every
+figure in a table of the guide comes from committed data, and a new device run changes the guide
+only through its data file (bench/data/README.md says where each came from).
+
+Every ratio is computed inside one file, that is one run on one device: an H100 time is never
+divided by an H200 time. Speed-up = baseline time / zsparse time (> 1: zsparse is faster).
+Plain Python 3 (no NumPy).
+"""
+import argparse
+import csv
+import difflib
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data")
+
+VENDOR = {"csr-alg1": "CSR ALG1", "csr-alg2": "CSR ALG2", "coo-alg1": "COO", "sell32": "SELL-32"}
+ONE_COPY_T = ("csr-alg1", "coo-alg1", "sell32")  # cuSPARSE transposed products on one copy of A
+SUITE = ("lap2d", "st27", "er", "rmat", "band")
+LAYERS = ("er16k-1%", "er16k-5%", "er8k-5%")
+# The lookup-floor probe's device (its first output line): SMs and the SM clock it ran at.
+PROBE_SMS, PROBE_GHZ = 132, 1.98
+
+
+class Bench:
+    """One zs-bench-gpu CSV: rows keyed by (matrix, type, library, kernel, op)."""
+
+    def __init__(self, name):
+        self.name = name
+        with open(os.path.join(DATA, name), newline="") as f:
+            self.rows = list(csv.DictReader(f))
+        self.key = {(r["matrix"], r["type"], r["library"], r["kernel"], r["op"]): r for r in self.rows}
+
+    def row(self, m, t, lib, kernel, op):
+        return self.key.get((m, t, lib, kernel, op))
+
+    def us(self, m, t, lib, kernel, op, cold=False):
+        r = self.row(m, t, lib, kernel, op)
+        v = r and r["time_cold_us" if cold else "time_warm_us"]
+        return float(v) if v else None
+
+    def zs(self, m, t, kernel, op="N", cold=False):
+        return self.us(m, t, "zsparse", kernel, op, cold)
+
+    def best(self, m, t, op="N", kernels=tuple(VENDOR), cold=False):
+        """(time, name) of the fastest cuSPARSE kernel of the cell."""
+        found = [(self.us(m, t, "cusparse", k, op, cold), VENDOR[k]) for k in kernels]
+        found = [x for x in found if x[0] is not None]
+        return min(found) if found else (None, "")
+
+    def cells(self, matrices):
+        types = sorted({r["type"] for r in self.rows}, reverse=True)  # f64 first
+        return [(m, t) for m in matrices for t in types if any(r["matrix"] == m and r["type"] == t for r in self.rows)]
+
+    def ceiling(self):
+        """The run's read ceiling in GB/s, from bytes / time / frac of its rows (median)."""
+        c = sorted(float(r["bytes"]) / float(r["time_warm_us"]) / 1e3 / float(r["frac_ceiling"])
+                   for r in self.rows if r["frac_ceiling"] and float(r["frac_ceiling"]) > 0)
+        return c[len(c) // 2]
+
+    def nnz(self, m):
+        return next(int(r["nnz"]) for r in self.rows if r["matrix"] == m)
+
+
+def rows_of(name):
+    with open(os.path.join(DATA, name), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def x(a, b):
+    """Speed-up a / b as text."""
+    return "–" if a is None or b is None else f"{a / b:.2f}×"
+
+
+def f1(v):
+    return "–" if v is None else f"{v:.1f}"
+
+
+NUMERIC = re.compile(r"^(–|-?[0-9][0-9.,e+-]*( ?[×%M]|\.)?)( \(.*\))?$")
+
+
+def table(head, rows):
+    """A Markdown table; columns whose cells are all numbers are aligned right."""
+    right = [all(NUMERIC.match(str(r[i])) for r in rows) for i in range(len(head))]
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" if r else "---" for r in right) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def best_of(cands):
+    """The largest speed-up of [(ratio, where)], as 'R× (where)'."""
+    cands = [c for c in cands if c[0] is not None]
+    r, where = max(cands)
+    return f"{r:.2f}× ({where})"
+
+
+def ratio(a, b):
+    return None if a is None or b is None else a / b
+
+
+# ---- figures used in the text ----
+
+def ceiling(arg):
+    return f"{Bench(arg).ceiling():.0f}"
+
+
+def floor_us(arg):
+    """Bytes of one zsparse row at the run's read ceiling: FILE MATRIX TYPE KERNEL OP."""
+    name, m, t, k, op = arg.split()
+    b = Bench(name)
+    return f"{float(b.row(m, t, 'zsparse', k, op)['bytes']) / b.ceiling() / 1e3:.1f}"
+
+
+# ---- the headline ----
+
+def headline(_):
+    rnd, few, gc, gp = (Bench(n) for n in ("h100-suite-random.csv", "h100-suite-few-valued.csv",
+                                           "h100-gcsb.csv", "h100-gcsb-pair.csv"))
+    cci = Bench("h100-cci.csv")
+    rows = []
+
+    def spmv(b, kernel, matrices, base):
+        out = []
+        for m, t in b.cells(matrices):
+            ref = b.us(m, t, "cusparse", base, "N") if base else b.best(m, t)[0]
+            out.append((ratio(ref, b.zs(m, t, kernel)), f"{m} {t}"))
+        return best_of(out)
+
+    rows.append(["CSR", "cuda", "H100", "SpMV", "cuSPARSE CSR ALG1", spmv(rnd, "csr", SUITE, "csr-alg1")])
+    rows.append(["CSR", "cuda", "H100", "SpMVT, one copy (atomic)", "cuSPARSE CSR transposed",
+                 best_of([(ratio(rnd.us(m, t, "cusparse", "csr-alg1", "T"), rnd.zs(m, t, "csr-atomic", "T")), f"{m} {t}")
+                          for m, t in rnd.cells(SUITE)])])
+    rows.append(["COO", "cuda", "H100", "SpMV", "cuSPARSE COO", spmv(rnd, "coo", SUITE, "coo-alg1")])
+    rows.append(["CSR-dtANS", "cuda", "H100", "SpMV, 64 values", "best cuSPARSE format", spmv(few, "dtans", SUITE[1:], None)])
+    rows.append(["CSR-dtANS", "cuda", "H100", "SpMV, random values", "best cuSPARSE format", spmv(rnd, "dtans", SUITE, None)])
+    rows.append(["GCSB", "cuda", "H100", "SpMV + SpMVT, deterministic", "cuSPARSE CSR ALG1 + transposed",
+                 best_of([(ratio(gc.us(m, t, "cusparse", "csr-alg1", "N") + gc.us(m, t, "cusparse", "csr-alg1", "T"),
+                                 gc.zs(m, t, "gcsb") + gc.zs(m, t, "gcsb-det", "T")), f"{m} {t}")
+                          for m, t in gc.cells(SUITE + LAYERS)])])
+    rows.append(["GCSB", "cuda", "H100", "pair in one call (`zs_spmv_pair`)", "cuSPARSE CSR ALG1 + transposed",
+                 best_of([(ratio(gp.us(m, t, "cusparse", "csr-alg1", "N") + gp.us(m, t, "cusparse", "csr-alg1", "T"),
+                                 gp.zs(m, t, "gcsb-pair", "P")), f"{m} {t}") for m, t in gp.cells(SUITE)])])
+    cci_best = []
+    for m, t in cci.cells(("st27", "elast77")):
+        mine = min(cci.zs(m, t, k) for k in ("cci", "cci:slices=4,opcodes=auto", "cci:slices=2,opcodes=auto"))
+        cci_best.append((ratio(cci.best(m, t)[0], mine), f"{m} {t}"))
+    rows.append(["CCI", "cuda", "H100", "SpMV", "best cuSPARSE format", best_of(cci_best)])
+    vans = rows_of("h100-vans.csv")
+    rows.append(["MAT-VANS", "cuda", "H100", "one layer, no upload", "cuBLAS int8 GemmEx",
+                 best_of([(float(v["int8_ms"]) / float(v["pairs_ms"]), f"N = {v['n']}") for v in vans])])
+    bicg = rows_of("h100-bicg.csv")
+    vendor = {r["matrix"]: float(r["time_per_iter_s"]) for r in bicg if r["library"] == "cusparse"}
+    rows.append(["BiCG solver", "cuda", "H100", "time per iteration", "cuSPARSE BiCG (same vectors)",
+                 best_of([(vendor[r["matrix"]] / float(r["time_per_iter_s"]), f"{r['matrix']}, {r['format']}")
+                          for r in bicg if r["library"] == "zsparse"])])
+    cpu = cpu_index("cpu-lap2d.csv")
+    for fmt in ("csr", "coo"):
+        rows.append([fmt.upper(), "cpu", "2-core CPU", "SpMV", "librsb",
+                     best_of([(ratio(cpu[("lap2d-2048", "librsb", t, "N")], cpu[("lap2d-2048", "zsparse cpu " + fmt, t, "N")]),
+                               f"lap2d-2048 {t}") for t in ("f64", "f32")])])
+    rows.append(["GCSB", "cpu", "2-core CPU", "pair (`transpose=atomic`)", "librsb N + T",
+                 best_of([(ratio(cpu[("lap2d-2048", "librsb", t, "N")] + cpu[("lap2d-2048", "librsb", t, "T")],
+                                 cpu[("lap2d-2048", "zsparse cpu gcsb, transpose=atomic", t, "P")]), f"lap2d-2048 {t}")
+                          for t in ("f64", "f32")])])
+    dt = cpu_index("cpu-dtans.csv")
+    mats = sorted({k[0] for k in dt})
+    rows.append(["CSR-dtANS", "cpu", "2-core CPU", "SpMV", "librsb",
+                 best_of([(ratio(dt[(m, "librsb", t, "N")], dt[(m, "zsparse cpu dtans", t, "N")]), f"{m} {t}")
+                          for m in mats for t in ("f64", "f32")])])
+    return table(["format", "backend", "device", "operation", "baseline", "best speed-up (matrix, type)"], rows)
+
+
+# ---- CSR and COO on the GPU ----
+
+def csr_spmv(name):
+    b = Bench(name)
+    ceil = b.ceiling()
+    rows = []
+    for m, t in b.cells(SUITE):
+        mine = b.zs(m, t, "csr")
+        alg1 = b.us(m, t, "cusparse", "csr-alg1", "N")
+        best, which = b.best(m, t)
+        floor = float(b.row(m, t, "zsparse", "csr", "N")["bytes"]) / ceil / 1e3
+        rows.append([m, t, f1(mine), f1(floor), f1(alg1), x(alg1, mine), f"{f1(best)} ({which})", x(best, mine)])
+    return table(["matrix", "type", "CSR µs", "byte floor µs", "ALG1 µs", "vs ALG1 ×", "best cuSPARSE µs", "vs best ×"], rows)
+
+
+def csr_spmvt(name):
+    b = Bench(name)
+    rows = []
+    for m, t in b.cells(SUITE):
+        at, det = b.zs(m, t, "csr-atomic", "T"), b.zs(m, t, "csr-det", "T")
+        vt = b.us(m, t, "cusparse", "csr-alg1", "T")
+        best, which = b.best(m, t, "T", ONE_COPY_T)
+        stored = b.us(m, t, "cusparse", "csr-alg1-stored-At", "T")
+        rows.append([m, t, f1(at), f1(det), f1(vt), x(vt, at), x(vt, det), f"{f1(best)} ({which})", f1(stored)])
+    return table(["matrix", "type", "atomic µs", "deterministic µs", "cuSPARSE CSR Aᵀx µs", "atomic ×", "deterministic ×",
+                  "best one-copy cuSPARSE Aᵀx µs", "cuSPARSE stored Aᵀ µs"], rows)
+
+
+def coo(name):
+    b = Bench(name)
+    rows = []
+    for m, t in b.cells(SUITE):
+        n, vn = b.zs(m, t, "coo"), b.us(m, t, "cusparse", "coo-alg1", "N")
+        tt, vt = b.zs(m, t, "coo-atomic", "T"), b.us(m, t, "cusparse", "coo-alg1", "T")
+        rows.append([m, t, f1(n), f1(vn), x(vn, n), f1(tt), f1(vt), x(vt, tt)])
+    return table(["matrix", "type", "COO Ax µs", "cuSPARSE COO Ax µs", "×", "COO Aᵀx atomic µs", "cuSPARSE COO Aᵀx µs", "×"], rows)
+
+
+# ---- CSR-dtANS ----
+
+def dtans(name):
+    b = Bench(name)
+    rows = []
+    for m, t in b.cells(SUITE):
+        mine, cold = b.zs(m, t, "dtans"), b.zs(m, t, "dtans", cold=True)
+        best, which = b.best(m, t)
+        bestc, _ = b.best(m, t, cold=True)
+        r = b.row(m, t, "zsparse", "dtans", "N")
+        csr = b.row(m, t, "zsparse", "csr", "N")
+        rows.append([m, t, f1(mine), f"{f1(best)} ({which})", x(best, mine), x(bestc, cold), f"{float(r['frac_ceiling']):.2f}",
+                     f"{int(r['bytes']) / int(csr['bytes']):.2f}"])
+    return table(["matrix", "type", "dtANS µs", "best cuSPARSE µs", "warm ×", "cold ×", "frac of ceiling", "bytes / CSR's"], rows)
+
+
+def dtans_transpose(name):
+    b = Bench(name)
+    rows = []
+    for m, t in b.cells(SUITE):
+        n, det, at, pair = (b.zs(m, t, k, op) for k, op in (("dtans", "N"), ("dtans-det", "T"), ("dtans-atomic", "T"), ("dtans-pair", "P")))
+        vendor = b.us(m, t, "cusparse", "csr-alg1", "N") + b.us(m, t, "cusparse", "csr-alg1", "T")
+        rows.append([m, t, f1(det), f1(at), f1(pair), x(n + at, pair), x(vendor, n + det), x(vendor, pair)])
+    return table(["matrix", "type", "det Aᵀx µs", "atomic Aᵀx µs", "pair µs", "pair vs N + atomic T ×",
+                  "N + det T vs cuSPARSE ×", "pair vs cuSPARSE ×"], rows)
+
+
+def lookup_probe(_):
+    rows = [[r["variant"], r["us_per_1e8_nnz"], r["sm_cycles_per_warp_nnz"]] for r in rows_of("h100-lookup-floor.csv")
+            if r["blocks_per_sm"] == "3"]
+    return table(["probe variant", "µs per 10⁸ nonzeros", "SM-cycles per warp-nonzero"], rows)
+
+
+def lookup_floor(_):
+    """What any decoder of the format needs on the H100, per matrix of the few-valued set."""
+    probe = {r["variant"]: float(r["us_per_1e8_nnz"]) for r in rows_of("h100-lookup-floor.csv") if r["blocks_per_sm"] == "3"}
+    b = Bench("h100-suite-few-valued.csv")
+    rows = []
+    for m in ("st27", "band", "er", "rmat"):
+        nnz = b.nnz(m)
+        best, which = b.best(m, "f64")
+        if m in ("st27", "band"):  # inline lookups + coalesced gathers at 2 wavefronts a warp-nonzero
+            floor = probe["inline"] * nnz / 1e8 + 2 * nnz / 32 / (PROBE_SMS * PROBE_GHZ * 1e3)
+            how = "inline lookups + coalesced x"
+        else:  # the random gathers alone: (coded + gathers) − coded
+            gathers = "coded+rx2" if m == "er" else "coded+rmat"
+            floor = (probe[gathers] - probe["coded"]) * nnz / 1e8
+            how = "x gathers alone (" + ("16 MB slab" if m == "er" else "R-MAT marginal, natural order") + ")"
+        mine = b.zs(m, "f64", "dtans")
+        rows.append([m, f"{nnz / 1e6:.1f} M", f"{f1(best)} ({which})", f1(floor), how, x(best, floor), x(best, mine)])
+    return table(["matrix (64 values, f64)", "nonzeros", "best cuSPARSE µs", "floor µs", "floor from", "best possible ×", "measured ×"], rows)
+
+
+# ---- GCSB ----
+
+def gcsb(_):
+    b = Bench("h100-gcsb.csv")
+    rows = []
+    for m, t in b.cells(SUITE + LAYERS):
+        n, det = b.zs(m, t, "gcsb"), b.zs(m, t, "gcsb-det", "T")
+        vn, vt = b.us(m, t, "cusparse", "csr-alg1", "N"), b.us(m, t, "cusparse", "csr-alg1", "T")
+        best_t, which = b.best(m, t, "T", ONE_COPY_T)
+        csr = b.row(m, t, "zsparse", "csr", "N")
+        mem = int(b.row(m, t, "zsparse", "gcsb", "N")["bytes"]) / int(csr["bytes"])
+        rows.append([m, t, f1(n), f1(det), f1(vn + vt), x(vn + vt, n + det), x(best_t, det) + f" ({which})", f"{mem:.2f}"])
+    return table(["matrix", "type", "det Ax µs", "det Aᵀx µs", "cuSPARSE ALG1 Ax + CSR Aᵀx µs", "two products ×",
+                  "Aᵀx vs best one-copy cuSPARSE ×", "bytes / CSR's"], rows)
+
+
+def gcsb_pair(_):
+    b = Bench("h100-gcsb-pair.csv")
+    rows = []
+    for m, t in b.cells(SUITE):
+        n, det, pair = b.zs(m, t, "gcsb"), b.zs(m, t, "gcsb-det", "T"), b.zs(m, t, "gcsb-pair", "P")
+        vendor = b.us(m, t, "cusparse", "csr-alg1", "N") + b.us(m, t, "cusparse", "csr-alg1", "T")
+        rows.append([m, t, f1(n + det), f1(pair), f1(vendor), x(vendor, n + det), x(vendor, pair)])
+    return table(["matrix", "type", "det Ax + Aᵀx µs", "pair µs", "cuSPARSE µs", "two products ×", "pair ×"], rows)
+
+
+# ---- CCI ----
+
+def cci(_):
+    b = Bench("h100-cci.csv")
+    rows = []
+    for m, t in b.cells(("st27", "elast77")):
+        s8, s4, s2 = (b.zs(m, t, k) for k in ("cci", "cci:slices=4,opcodes=auto", "cci:slices=2,opcodes=auto"))
+        mine = min(s8, s4, s2)
+        csr_alg = min(b.us(m, t, "cusparse", k, "N") for k in ("csr-alg1", "csr-alg2"))
+        best, which = b.best(m, t)
+        rows.append([m, t, f1(s8), f1(s4), f1(s2), f1(b.zs(m, t, "csr")), f1(csr_alg), x(csr_alg, mine), f"{x(best, mine)} ({which})"])
+    return table(["matrix", "type", "S=8 µs", "S=4 auto µs", "S=2 auto µs", "our CSR µs", "best cuSPARSE CSR µs",
+                  "best CCI vs CSR ALG ×", "vs best cuSPARSE ×"], rows)
+
+
+# ---- MAT-VANS, solvers ----
+
+def vans(_):
+    rows = []
+    for v in rows_of("h100-vans.csv"):
+        rows.append([v["n"], v["bits_per_weight"], v["pairs_ms"], v["int8_ms"], v["sgemv_ms"],
+                     x(float(v["int8_ms"]), float(v["pairs_ms"])), x(float(v["int8_upload_ms"]), float(v["pairs_upload_ms"])), v["same_output"]])
+    return table(["N", "bits/weight", "ms zsparse", "ms cuBLAS int8", "ms Sgemv", "× int8", "× int8, uploads included", "same output"], rows)
+
+
+def bicg(_):
+    rows = []
+    data = rows_of("h100-bicg.csv")
+    data.sort(key=lambda r: (r["matrix"] != "lap2d", r["library"] != "cusparse"))  # baseline first
+    vendor = {r["matrix"]: float(r["time_per_iter_s"]) for r in data if r["library"] == "cusparse"}
+    for r in data:
+        ms = float(r["time_per_iter_s"]) * 1e3
+        rows.append([r["matrix"], r["library"] + " " + r["format"], r["iterations"], r["true_rel_residual"], f"{ms:.3f}",
+                     f"{float(r['setup_s']):.1f}", x(vendor[r["matrix"]] * 1e3, ms)])
+    return table(["system", "solver, format [operator]", "iterations", "true residual", "ms / iteration", "setup s", "× cuSPARSE"], rows)
+
+
+# ---- the cpu backend ----
+
+def cpu_index(name):
+    return {(r["matrix"], r["kernel"], r["type"], r["op"]): float(r["median_ms"]) for r in rows_of(name)}
+
+
+def cpu_lap2d(_):
+    data = rows_of("cpu-lap2d.csv")
+    ms = cpu_index("cpu-lap2d.csv")
+    rows = []
+    for r in data:
+        if r["kernel"].startswith("read probe"):
+            continue
+        rsb = ms.get(("lap2d-2048", "librsb", r["type"], r["op"] if r["op"] != "P" else "N"))
+        if r["op"] == "P":
+            rsb = ms[("lap2d-2048", "librsb", r["type"], "N")] + ms[("lap2d-2048", "librsb", r["type"], "T")]
+        rows.append([r["kernel"], r["type"], r["op"], f"{float(r['median_ms']):.2f}", f"{float(r['ratio_to_probe']) * 100:.0f} %",
+                     "–" if r["kernel"] == "librsb" else x(rsb, float(r["median_ms"]))])
+    return table(["kernel", "type", "op", "ms", "of read probe", "× librsb"], rows)
+
+
+def cpu_dtans(_):
+    ms = cpu_index("cpu-dtans.csv")
+    probe = {(r["matrix"], r["type"], r["op"]): float(r["ratio_to_probe"]) for r in rows_of("cpu-dtans.csv") if r["kernel"] == "zsparse cpu dtans"}
+    rows = []
+    for m in sorted({k[0] for k in ms}):
+        for t in ("f64", "f32"):
+            n, tt, p = (ms[(m, "zsparse cpu dtans", t, op)] for op in ("N", "T", "P"))
+            rn, rt = ms[(m, "librsb", t, "N")], ms[(m, "librsb", t, "T")]
+            rows.append([m, t, f"{n:.1f}", f"{tt:.1f}", f"{p:.1f}", f"{rn:.1f}", x(rn, n), x(rn + rt, p), f"{probe[(m, t, 'N')] * 100:.0f} %"])
+    return table(["matrix", "type", "N ms", "T ms", "pair ms", "librsb N ms", "N × librsb", "pair × librsb N + T", "N of read probe"], rows)
+
+
+def cpu_encode(_):
+    rows = [[r["matrix"], r["type"], r["median_s"], r["mnnz_per_s"], f"{float(r['mnnz_per_s']) / 2:.1f}", r["first_s"]]
+            for r in rows_of("cpu-encode.csv")]
+    return table(["matrix", "type", "median s", "M nonzeros/s (2 threads)", "M nonzeros/s per core", "first encode s"], rows)
+
+
+TOKEN = re.compile(r"@@([a-z_0-9]+)(?: ([^@]*))?@@")
+
+
+def render(template):
+    def one(m):
+        fn = globals().get(m.group(1))
+        if not callable(fn):
+            sys.exit(f"make_guide.py: unknown token @@{m.group(1)}@@")
+        return fn(m.group(2))
+    return TOKEN.sub(one, template)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("-t", "--template", default=os.path.join(HERE, "guide.md.in"))
+    p.add_argument("-o", "--output", default=os.path.join(HERE, "..", "docs", "performance.md"))
+    p.add_argument("--compare", help="exit 1 when the output differs from this file")
+    a = p.parse_args()
+    with open(a.template, encoding="utf-8") as f:
+        text = render(f.read())
+    with open(a.output, "w", encoding="utf-8") as f:
+        f.write(text)
+    if a.compare:
+        with open(a.compare, encoding="utf-8") as f:
+            ref = f.read()
+        if ref != text:
+            sys.stdout.writelines(difflib.unified_diff(ref.splitlines(True), text.splitlines(True), a.compare, a.output))
+            print(f"make_guide.py: {a.compare} is not what bench/make_guide.py makes of its data; "
+                  "run `python3 bench/make_guide.py` and commit the result", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
