@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# device-lib.sh — the steps that one-off device runs (bench/results/*/rN.sh) share. Source it
-# from the repository root on the GPU machine, with OUT set, then call:
+# device-lib.sh — steps that device-run scripts share (a run script written for one question on the
+# GPU machine, and bench/ab-modules.sh). Source it from the repository root on the GPU machine,
+# with OUT set, then call:
 #
 #   dev_begin NAME       log() prints "[NAME  SECONDSs] ..."; ../shared is linked when missing
 #                        (only shared/ inside the checkout travels: a warning when it holds no

@@ -7,8 +7,8 @@
 #
 # NAME        the folder .ab/NAME gets libzsparse-cuda.so, the ptxas report (ptxas.txt) and the
 #             registers of the deterministic GCSB kernels, one line each (regs.txt)
-# PATCH       a diff against this tree: git's (a/ b/ paths) or `diff -u FILE NEW` run at the root,
-#             as the tried diffs in bench/results/*/ are; none builds the tree as it is
+# PATCH       a diff against this tree: git's (a/ b/ paths) or `diff -u FILE NEW` run at the root;
+#             none builds the tree as it is
 # NVCC_FLAGS  e.g. -DZS_CSB_TEAM_PIECES=6 to override a kernel's compile-time constant
 #
 # Example: bash bench/module-variant.sh tp6 -- -DZS_CSB_TEAM_PIECES=6
