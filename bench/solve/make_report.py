@@ -117,6 +117,14 @@ def relative(kernels):
     return rel
 
 
+def save(plt, fig, out_dir, name):
+    """Writes the figure to OUT/name and returns name."""
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, name), dpi=120)
+    plt.close(fig)
+    return name
+
+
 def plot_per_matrix(plt, rel, device, out_dir):
     rows = [r for r in rel if r["device"] == device and r["type"] == "f64" and r["op"] == "N"]
     if not rows:
@@ -144,11 +152,7 @@ def plot_per_matrix(plt, rel, device, out_dir):
     axes[0].legend(fontsize=7, ncol=3)
     axes[0].set_title(f"{device.upper()} SpMV (f64, y = Ax): zsparse relative to the fastest "
                       "vendor kernel per matrix")
-    fig.tight_layout()
-    path = os.path.join(out_dir, f"per_matrix_{device}.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return os.path.basename(path)
+    return save(plt, fig, out_dir, f"per_matrix_{device}.png")
 
 
 def plot_scatter(plt, rel, out_dir):
@@ -166,11 +170,7 @@ def plot_scatter(plt, rel, out_dir):
     ax.set_ylabel("time ratio (warm time / best vendor kernel)")
     ax.set_title("Size vs time relative to the best vendor format (as dtANS Fig. 6-8)")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = os.path.join(out_dir, "size_vs_time.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return os.path.basename(path)
+    return save(plt, fig, out_dir, "size_vs_time.png")
 
 
 def plot_bandwidth(plt, kernels, out_dir):
@@ -189,11 +189,7 @@ def plot_bandwidth(plt, kernels, out_dir):
     ax.set_ylabel("achieved GB/s / measured ceiling")
     ax.set_title("Bandwidth against the measured ceiling (every matrix; bar = median)")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = os.path.join(out_dir, "bandwidth.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return os.path.basename(path)
+    return save(plt, fig, out_dir, "bandwidth.png")
 
 
 def plot_solve(plt, solves, out_dir):
@@ -214,11 +210,7 @@ def plot_solve(plt, solves, out_dir):
         ax.set_xlabel("time to tolerance (s)")
         ax.set_title(f"{m}: tol {pts[0]['tol']}", fontsize=9)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = os.path.join(out_dir, "solve_time.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return os.path.basename(path)
+    return save(plt, fig, out_dir, "solve_time.png")
 
 
 def fmt(x, d=2):
@@ -293,11 +285,7 @@ def plot_speedup(plt, solves, target, out_dir):
         ax.set_title(m, fontsize=8)
         ax.legend(fontsize=7)
     fig.suptitle("BiCG time to tolerance: speed-up over the cuSPARSE BiCG baseline", fontsize=9)
-    fig.tight_layout()
-    path = os.path.join(out_dir, "solve_speedup.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return os.path.basename(path)
+    return save(plt, fig, out_dir, "solve_speedup.png")
 
 
 def main():
