@@ -10,6 +10,7 @@
 #include "core/zs_internal.h"
 #include "tests/common/backend_test.h"
 #include "tests/common/same_matrix.h"
+#include "tests/common/test_matrices.h"
 #include "tests/unit/check.h"
 
 /* ---- matrices ---- */
@@ -456,7 +457,7 @@ int main(int argc, char **argv) {
   if (strcmp(part, "corrupt") == 0) return test_corrupt();
   if (strcmp(part, "golden") == 0 && argc > 2) return test_golden(argv[2], 0);
   if (strcmp(part, "write-golden") == 0 && argc > 2) return test_golden(argv[2], 1);
-  if (strcmp(part, "shared") == 0 && argc > 2) return test_shared(argv[2]);
+  if (strcmp(part, "shared") == 0 && argc > 2) return test_shared(zst_matrices_dir(argv[2]));
   if (strcmp(part, "long") == 0 && argc > 2) return test_long(argv[2]);
   fprintf(stderr,
           "usage: test_cci roundtrip|opcodes|corrupt|golden DIR|write-golden DIR|shared "

@@ -3,6 +3,8 @@
 
 usage: cli_test.py MODE ZSPARSE MATRICES_DIR
 MODE: info | spmv | convert | usage | gen | demo | vans. Exit 0 pass, 1 fail, 77 skip.
+info, spmv and convert read the real matrices: $ZS_TEST_MATRICES, else MATRICES_DIR; they
+SKIP when neither holds a MANIFEST.tsv (as tests/common/test_matrices.h does for the C tests).
 """
 import concurrent.futures
 import gzip
@@ -457,7 +459,12 @@ def mode_usage(tool, mdir):
     rc, out, _ = run(tool, "help")
     if rc != 0 or not all(c in out for c in cmds):
         fail("help: rc=%d" % rc)
-    mtx = os.path.join(mdir, "can_24.mtx")
+    tmp = tempfile.mkdtemp(prefix="zsparse-cli-")
+    mtx = os.path.join(tmp, "small.mtx")
+    rc, _, err = run(tool, "gen", "stencil2d:n=5", "-o", mtx)
+    if rc != 0:
+        fail("gen stencil2d:n=5: rc=%d err=%r" % (rc, err))
+        return
     bad = [
         [], ["frobnicate"], ["info"], ["info", mtx, mtx], ["info", mtx, "--type", "f16"],
         ["spmv", mtx, "--op", "X"], ["spmv", mtx, "--type", "f16"], ["spmv", mtx, "--repeat", "-1"],
@@ -485,7 +492,6 @@ def mode_usage(tool, mdir):
             if not b["usable"] and not b["detail"]:
                 fail("devices: backend %s is not usable and says not why" % b["name"])
     # File names reach JSON escaped: quotes, backslashes, control characters.
-    tmp = tempfile.mkdtemp(prefix="zsparse-cli-")
     odd = os.path.join(tmp, 'we"ird\\name\twith\x01ctl.mtx')
     with open(mtx, "rb") as src, open(odd, "wb") as dst:
         dst.write(src.read())
@@ -717,10 +723,17 @@ def main():
         print(__doc__)
         return 2
     mode, tool, mdir = sys.argv[1:]
-    if mode not in ("gen", "demo", "vans") and not os.path.exists(
-            os.path.join(mdir, "MANIFEST.tsv")):
-        print("no shared matrices at %s: skipping" % mdir)
-        return 77
+    if mode in ("info", "spmv", "convert"):
+        env = os.environ.get("ZS_TEST_MATRICES")
+        if env:
+            if not os.path.exists(os.path.join(env, "MANIFEST.tsv")):
+                print("FAIL ZS_TEST_MATRICES=%s: no MANIFEST.tsv there" % env)
+                return 1
+            mdir = env
+        elif not os.path.exists(os.path.join(mdir, "MANIFEST.tsv")):
+            print("SKIP no test matrices: set ZS_TEST_MATRICES to a folder with MANIFEST.tsv "
+                  "(none at %s)" % mdir)
+            return 77
     globals()["mode_" + mode](tool, mdir)
     if FAILURES:
         print("%d failure(s)" % len(FAILURES))

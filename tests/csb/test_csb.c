@@ -10,6 +10,7 @@
 #include "tests/common/backend_test.h"
 #include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
+#include "tests/common/test_matrices.h"
 #include "tests/unit/check.h"
 
 static zs_matrix *from_triplets(zs_type t, int64_t rows, int64_t cols, int64_t n, const int64_t *r,
@@ -605,7 +606,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(part, "generated"))
     generated_cases();
   else if (!strcmp(part, "shared") && argc > 2)
-    shared_cases(argv[2]);
+    shared_cases(zst_matrices_dir(argv[2]));
   else if (!strcmp(part, "corrupt"))
     corrupt_cases();
   else if (!strcmp(part, "memory"))

@@ -10,6 +10,7 @@
 #include "formats/dtans/dtans.h"
 #include "tests/common/backend_test.h"
 #include "tests/common/same_matrix.h"
+#include "tests/common/test_matrices.h"
 #include "tests/unit/check.h"
 
 static uint64_t rng = 0x243f6a8885a308d3u;
@@ -823,6 +824,14 @@ static int test_slabs(const char *backend) {
 
 int main(int argc, char **argv) {
   if (argc > 2 && strcmp(argv[1], "slabs") == 0) return test_slabs(argv[2]);
+  if (argc > 2 && strcmp(argv[1], "matrices") == 0) {
+    shared_matrices(zst_matrices_dir(argv[2]));
+    CHECK_DONE();
+  }
+  if (argc > 1) {
+    fprintf(stderr, "usage: test_dtans [slabs BACKEND | matrices DIR]\n");
+    return 2;
+  }
   edge_cases();
   size_against_bound();
   joint_pairs();
@@ -840,6 +849,5 @@ int main(int argc, char **argv) {
   corruption("col_order=frequency"); /* col_perm: a repeated or missing column */
   row_order();
   col_order();
-  if (argc > 1) shared_matrices(argv[1]);
   CHECK_DONE();
 }

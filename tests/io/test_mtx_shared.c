@@ -1,4 +1,4 @@
-/* test_mtx_shared.c — reads every matrix of ../shared/matrices and checks it against an
+/* test_mtx_shared.c — reads every matrix of the test matrices and checks it against an
  * independent scan of the same file (sscanf-based, zlib gzgets). */
 #include <inttypes.h>
 #include <math.h>
@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "mtx_test_util.h"
+#include "tests/common/test_matrices.h"
 
 typedef struct ref_entry {
   uint64_t key; /* row << 32 | col, 0-based */
@@ -112,11 +113,12 @@ static void check_matrix(const char *file, const zs_matrix *A, const ref_matrix 
 
 int main(int argc, char **argv) {
   if (argc != 2) {
-    fprintf(stderr, "usage: %s SHARED_MATRICES_DIR\n", argv[0]);
+    fprintf(stderr, "usage: %s MATRICES_DIR\n", argv[0]);
     return 1;
   }
+  const char *dir = zst_matrices_dir(argv[1]);
   char path[4096], line[4096];
-  snprintf(path, sizeof path, "%s/MANIFEST.tsv", argv[1]);
+  snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
   FILE *mf = fopen(path, "r");
   if (!mf) {
     perror(path);
@@ -131,7 +133,7 @@ int main(int argc, char **argv) {
     if (nc < 10) continue;
     const char *file = col[0], *symmetry = col[8], *field = col[9];
     long rows = atol(col[5]), cols = atol(col[6]), stored = atol(col[7]);
-    snprintf(path, sizeof path, "%s/%s", argv[1], file);
+    snprintf(path, sizeof path, "%s/%s", dir, file);
     matrices++;
     zs_matrix *A = NULL;
     zs_mm_info info;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../common/test_matrices.h"
 #include "../unit/check.h"
 #include "zsparse.h"
 #include "zsparse_solvers.h"
@@ -197,8 +198,9 @@ static zs_matrix *shared_matrix(const char *dir, const char *name) {
   char path[1024];
   struct stat st;
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  if (stat(path, &st) != 0) {
-    printf("skip %s: not found\n", path);
+  if (stat(path, &st) != 0) { /* the folder has a MANIFEST.tsv: a missing file is an error */
+    printf("FAIL %s: not found\n", path);
+    check_failures++;
     return NULL;
   }
   zs_matrix *A = NULL;
@@ -436,6 +438,40 @@ static void reused_solver(zs_context *ctx) {
   zs_matrix_destroy(&A);
 }
 
+/* The real SuiteSparse matrices with b = A x*: SPD ones with CG, nonsymmetric ones with BiCG
+ * and BiCGSTAB; x* is checked only where the conditioning lets tol 1e-10 bound it. */
+static void real_matrices(zs_context *ctx, const char *dir) {
+  zs_matrix *A = NULL;
+  static const struct {
+    const char *file;
+    zs_solver_method m;
+    int jacobi;
+    double tol;
+    int64_t maxit;
+    double err_max, spread;
+  } cases[] = {
+      {"bcsstk01.mtx", ZS_SOLVER_CG, 1, 1e-10, 300, 1e-4, 0.02},
+      {"LFAT5.mtx", ZS_SOLVER_CG, 0, 1e-10, 100, 1e-2, 0.02},
+      {"bcsstm25.mtx", ZS_SOLVER_CG, 1, 1e-10, 10, 1e-6, 0.02},
+      {"bcsstk16.mtx.gz", ZS_SOLVER_CG, 1, 1e-10, 600, 1e-3, 0.02},
+      /* Ill-conditioned nonsymmetric systems: cpu's rounding moves the count by up to 5 %
+       * (west0067: ref 150, cpu 143-152; memplus: ref 266, cpu 266-274). */
+      {"west0067.mtx", ZS_SOLVER_BICG, 0, 1e-10, 400, 1e-4, 0.07},
+      {"memplus.mtx.gz", ZS_SOLVER_BICG, 1, 1e-10, 600, 1e-3, 0.05},
+      /* BiCGSTAB breaks down (rho) on the other nonsymmetric shared matrices; on memplus it
+       * converges to 1e-6 (ref 435, cpu 396-448). */
+      {"memplus.mtx.gz", ZS_SOLVER_BICGSTAB, 0, 1e-6, 1500, 1e-2, 0.10},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    if (!(A = shared_matrix(dir, cases[i].file))) continue;
+    all_formats(ctx, cases[i].file, A, cases[i].m, cases[i].jacobi, cases[i].tol, cases[i].maxit,
+                cases[i].err_max, cases[i].spread);
+    zs_matrix_destroy(&A);
+  }
+}
+
+/* test_solvers [--format F]... [--matrices DIR]: generated systems, or with --matrices only
+ * the real ones (SKIP when they are absent: tests/common/test_matrices.h). */
 int main(int argc, char **argv) {
   const char *dir = NULL;
   for (int i = 1; i < argc; i++) {
@@ -444,14 +480,22 @@ int main(int argc, char **argv) {
         fprintf(stderr, "test_solvers: bad or too many --format '%s'\n", argv[i]);
         return 2;
       }
+    } else if (strcmp(argv[i], "--matrices") == 0 && i + 1 < argc) {
+      dir = zst_matrices_dir(argv[++i]);
     } else {
-      dir = argv[i];
+      fprintf(stderr, "usage: test_solvers [--format F]... [--matrices DIR]\n");
+      return 2;
     }
   }
   if (!n_formats) add_format("csr"), add_format("coo");
   zs_context *ctx = NULL;
   CHECK_STATUS(zs_context_create(&ctx), ZS_OK);
   if (!ctx) CHECK_DONE();
+  if (dir) {
+    real_matrices(ctx, dir);
+    zs_context_destroy(&ctx);
+    CHECK_DONE();
+  }
 
   /* Generated systems with a known solution: SPD for CG, diagonally dominant random ones
    * (nonsymmetric) for BiCG and BiCGSTAB. */
@@ -481,37 +525,6 @@ int main(int argc, char **argv) {
   A = generated("erdos_renyi:rows=300,per_row=6", ZS_F32, 1.0);
   all_formats(ctx, "erdos_renyi f32", A, ZS_SOLVER_BICG, 0, 1e-5, 500, 1e-4, 0.02);
   zs_matrix_destroy(&A);
-
-  /* The shared SuiteSparse matrices with b = A x*: SPD ones with CG, nonsymmetric ones with
-   * BiCG and BiCGSTAB; x* is checked only where the conditioning lets tol 1e-10 bound it. */
-  if (dir) {
-    static const struct {
-      const char *file;
-      zs_solver_method m;
-      int jacobi;
-      double tol;
-      int64_t maxit;
-      double err_max, spread;
-    } cases[] = {
-        {"bcsstk01.mtx", ZS_SOLVER_CG, 1, 1e-10, 300, 1e-4, 0.02},
-        {"LFAT5.mtx", ZS_SOLVER_CG, 0, 1e-10, 100, 1e-2, 0.02},
-        {"bcsstm25.mtx", ZS_SOLVER_CG, 1, 1e-10, 10, 1e-6, 0.02},
-        {"bcsstk16.mtx.gz", ZS_SOLVER_CG, 1, 1e-10, 600, 1e-3, 0.02},
-        /* Ill-conditioned nonsymmetric systems: cpu's rounding moves the count by up to 5 %
-         * (west0067: ref 150, cpu 143-152; memplus: ref 266, cpu 266-274). */
-        {"west0067.mtx", ZS_SOLVER_BICG, 0, 1e-10, 400, 1e-4, 0.07},
-        {"memplus.mtx.gz", ZS_SOLVER_BICG, 1, 1e-10, 600, 1e-3, 0.05},
-        /* BiCGSTAB breaks down (rho) on the other nonsymmetric shared matrices; on memplus it
-         * converges to 1e-6 (ref 435, cpu 396-448). */
-        {"memplus.mtx.gz", ZS_SOLVER_BICGSTAB, 0, 1e-6, 1500, 1e-2, 0.10},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-      if (!(A = shared_matrix(dir, cases[i].file))) continue;
-      all_formats(ctx, cases[i].file, A, cases[i].m, cases[i].jacobi, cases[i].tol, cases[i].maxit,
-                  cases[i].err_max, cases[i].spread);
-      zs_matrix_destroy(&A);
-    }
-  }
 
   breakdowns(ctx);
   limits_and_arguments(ctx);
