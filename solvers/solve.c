@@ -111,11 +111,14 @@ static int record(solver *S, int64_t k, double rnorm) {
   return rel <= S->o->tol;
 }
 
+/* Iteration k failed; result->iterations counts those completed before it (k - 1, or k when
+ * BiCGSTAB's half step was kept), and the message gives both so that it agrees with them. */
 static zs_status breakdown(solver *S, const char *what, int64_t k, double value, double scale) {
   S->res->stop_reason = what;
   return zsi_error(ZS_ERR_BREAKDOWN,
-                   "%s: breakdown at iteration %" PRId64 ": %s = %.3e (threshold %.3e)",
-                   zs_solver_method_name(S->o->method), k, what, value, scale);
+                   "%s: breakdown in iteration %" PRId64 " (%" PRId64
+                   " completed): %s = %.3e (threshold %.3e)",
+                   zs_solver_method_name(S->o->method), k, S->res->iterations, what, value, scale);
 }
 
 /* A divisor is usable when it is finite and |d| > bd * scale (scale 0: only d != 0). */

@@ -2,7 +2,7 @@
 """cli_test.py — end-to-end tests of the `zsparse` tool against an independent Python reader.
 
 usage: cli_test.py MODE ZSPARSE MATRICES_DIR
-MODE: info | spmv | convert | usage | gen | demo | vans. Exit 0 pass, 1 fail, 77 skip.
+MODE: info | spmv | convert | usage | gen | demo | vans | solve. Exit 0 pass, 1 fail, 77 skip.
 info, spmv and convert read the real matrices: $ZS_TEST_MATRICES, else MATRICES_DIR; they
 SKIP when neither holds a MANIFEST.tsv (as tests/common/test_matrices.h does for the C tests).
 """
@@ -592,6 +592,59 @@ def mode_demo(tool, mdir):
                        "ref", "--type", "f32")
     if rc != 0 or "csr" not in out or "all checks passed" not in out:
         fail("demo (table): rc=%d out=%r err=%r" % (rc, out, err))
+
+
+# ---- solve: "converged" means the true residual met the tolerance ---------------------------
+
+def solve_json(tool, *args):
+    rc, out, err = run(tool, "solve", *args, "--json", env={"OMP_WAIT_POLICY": "passive"})
+    try:
+        obj = json.loads(out)
+    except ValueError:
+        fail("solve %r: stdout is not JSON: %r %r" % (args, out[:200], err))
+        return rc, None, err
+    # The exit status, the status and the flag agree with the true residual, always.
+    conv = obj["true_rel_residual"] <= obj["tol"] and obj["stop_reason"] == "converged"
+    if obj.get("converged") != conv or (rc == 0) != conv or (obj["status"] == "ZS_OK") != conv:
+        fail("solve %r: rc=%d status=%s converged=%r but true %.3e vs tol %.1e" % (
+            args, rc, obj["status"], obj["converged"], obj["true_rel_residual"], obj["tol"]))
+    return rc, obj, err
+
+
+def mode_solve(tool, mdir):
+    tmp = tempfile.mkdtemp(prefix="zsparse-cli-")
+    # f64 reaches its default 1e-8 on a small Laplacian, with no warning.
+    rc, obj, err = solve_json(tool, "gen:stencil2d:n=16", "--method", "cg")
+    if not obj or rc != 0 or obj["tol"] != 1e-8 or "warning" in err:
+        fail("solve f64: rc=%d %r err=%r" % (rc, obj, err))
+    # f32's default tolerance is one it can reach; 1e-8 is below its unit roundoff: a warning,
+    # and never "converged" (its true residual stays near 1e-5 here).
+    rc, obj, err = solve_json(tool, "gen:stencil2d:n=16", "--method", "cg", "--type", "f32")
+    if not obj or obj["tol"] != 1e-5 or "warning" in err:
+        fail("solve f32 default tol: rc=%d %r err=%r" % (rc, obj, err))
+    rc, obj, err = solve_json(tool, "gen:stencil2d:n=32", "--method", "cg", "--type", "f32",
+                              "--tol", "1e-8")
+    if not obj or rc != 1 or "unit roundoff" not in err or obj["converged"]:
+        fail("solve f32 --tol 1e-8: rc=%d %r err=%r" % (rc, obj, err))
+    # The recurrence meets 1e-5 while x's true residual is ~1e-3 (f32 on a 16384-row
+    # Laplacian): not converged, and the message says why.
+    rc, obj, err = solve_json(tool, "gen:stencil2d:n=128", "--method", "cg", "--type", "f32")
+    if (not obj or rc != 1 or obj["status"] != "ZS_INFO_NOT_CONVERGED" or
+            obj["rel_residual"] > obj["tol"] or obj["stop_reason"] != "true residual above tol" or
+            "true residual" not in err):
+        fail("solve f32 drifting recurrence: rc=%d %r err=%r" % (rc, obj, err))
+    # A breakdown: CG on an indefinite diagonal matrix fails in iteration 1, 0 completed; the
+    # message, the JSON and the text result line give the same count.
+    mtx = os.path.join(tmp, "indefinite.mtx")
+    with open(mtx, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 -1\n")
+    rc, obj, err = solve_json(tool, mtx, "--method", "cg")
+    if not obj or rc != 1 or obj["status"] != "ZS_ERR_BREAKDOWN" or obj["iterations"] != 0 or \
+            "in iteration 1 (0 completed)" not in err:
+        fail("solve breakdown: rc=%d %r err=%r" % (rc, obj, err))
+    rc, out, err = run(tool, "solve", mtx, "--method", "cg")
+    if rc != 1 or "after 0 iterations" not in out or "(0 completed)" not in err:
+        fail("solve breakdown (text): rc=%d out=%r err=%r" % (rc, out, err))
 
 
 # ---- MAT-VANS containers, read and decoded from docs/formats/vans.md alone --------------------

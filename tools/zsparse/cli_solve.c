@@ -1,5 +1,6 @@
 /* cli_solve.c — `zsparse solve`: CG, BiCG or BiCGSTAB on any format and backend, with timing. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,20 +21,24 @@ static const char help_text[] =
     "It stops when the recurrence residual ||r_k||/||b|| <= T or after N iterations, and prints\n"
     "the residual history, the true residual ||b - A x||/||b|| recomputed at the end, and the\n"
     "times: setup (read, encode, upload, preconditioner) and solve (wall time to the last\n"
-    "iterate, the backend synchronised).\n"
+    "iterate, the backend synchronised). It reports 'converged' only when the true residual\n"
+    "meets T too: in finite precision the recurrence can drift below what x achieves, and a\n"
+    "T under the value type's unit roundoff (f32 2^-24 = 6e-8, f64 2^-53 = 1.1e-16) cannot be\n"
+    "met at all (a warning says so before the solve).\n"
     "\n"
     "Right-hand sides: ones (b = 1), random (uniform in [-1, 1], seeded), known (x* uniform in\n"
     "[-1, 1], b = A x* on the backend; ||x - x*||/||x*|| is reported), or FILE: whitespace-\n"
     "separated numbers, '%' lines skipped, with an optional Matrix Market 'array' size line.\n"
     "\n"
-    "exit status: 0 converged; 1 not converged, breakdown or error; 2 usage error.\n"
+    "exit status: 0 converged (true residual <= T); 1 not converged, breakdown or error;\n"
+    "2 usage error.\n"
     "\n"
     "options:\n"
     "  -m, --method M        bicg (one SpMV + one SpMVT per iteration), bicgstab (two SpMVs),\n"
     "                        cg (symmetric positive definite A; one SpMV); default bicgstab\n"
     "  -f, --format F        csr, coo, ... (default csr; for a .zsm its format)\n"
     "  -b, --backend B       ref, cpu, cuda, hip (default: $ZS_BACKEND, else cuda > hip > cpu)\n"
-    "  --tol T               relative residual to reach (default 1e-8)\n"
+    "  --tol T               relative residual to reach (default 1e-8 for f64, 1e-5 for f32)\n"
     "  --maxit N             iteration limit (default 1000)\n"
     "  --rhs R               ones (default), random, known or FILE (see above)\n"
     "  --precond P           none (default) or jacobi (diag(A)^-1 as a CSR operator)\n"
@@ -46,7 +51,8 @@ static const char help_text[] =
     "                        always printed)\n"
     "  --json                one JSON object: matrix, method, format, backend, type, rows, nnz,\n"
     "                        encoded_bytes, precond, tol, maxit, status, stop_reason,\n"
-    "                        iterations, rel_residual, true_rel_residual, error_vs_known (null\n"
+    "                        converged (the true residual met tol), iterations, rel_residual,\n"
+    "                        true_rel_residual, error_vs_known (null\n"
     "                        unless --rhs known), spmv, spmvt, setup_s, solve_s,\n"
     "                        time_per_iter_s, history (every residual)\n";
 
@@ -249,6 +255,14 @@ int zs_cli_solve(int argc, char **argv) {
     A = Ad, Ad = NULL;
   }
   if (!E && (s = zs_encode(&E, A, format, enc_opts)) != ZS_OK) goto lib_error;
+  /* f32 holds ~7 digits: its default stops where the true residual can still follow. */
+  if (!tol_s) so.tol = type == ZS_F32 ? 1e-5 : 1e-8;
+  const double unit_roundoff = 0.5 * (type == ZS_F32 ? (double)FLT_EPSILON : DBL_EPSILON);
+  if (so.tol < unit_roundoff)
+    fprintf(stderr,
+            "zsparse solve: warning: --tol %.1e is below %s's unit roundoff %.1e; the true "
+            "residual cannot be expected to reach it (use a larger --tol%s)\n",
+            so.tol, zs_type_name(type), unit_roundoff, type == ZS_F32 ? " or --type f64" : "");
   const int64_t n = zs_encoded_rows(E);
   if (zs_encoded_cols(E) != n) {
     fprintf(stderr, "zsparse solve: %s is %lld x %lld; a solver needs a square matrix\n", path,
@@ -320,7 +334,20 @@ int zs_cli_solve(int argc, char **argv) {
   if (s != ZS_OK) goto lib_error;
   const double true_rel = bnorm > 0.0 ? tnorm / bnorm : tnorm;
   const double per_iter = res.iterations > 0 ? res.time_s / (double)res.iterations : 0.0;
-  const char *status_name = zs_status_name(solve_status);
+  /* Converged means x itself meets the tolerance, not only the recurrence. */
+  const int converged = solve_status == ZS_OK && true_rel <= so.tol;
+  zs_status reported = solve_status;
+  const char *stop_reason = res.stop_reason;
+  if (solve_status == ZS_OK && !converged) {
+    reported = ZS_INFO_NOT_CONVERGED;
+    stop_reason = "true residual above tol";
+    snprintf(solve_msg, sizeof solve_msg,
+             "%s: the recurrence residual %.3e met tol %.1e after %lld iterations, but the true "
+             "residual ||b - A x||/||b|| is %.3e%s",
+             zs_solver_method_name(so.method), res.rel_residual, so.tol, (long long)res.iterations,
+             true_rel, type == ZS_F32 ? " (f32 rounding: try --type f64 or a larger --tol)" : "");
+  }
+  const char *status_name = zs_status_name(reported);
 
   if (json) {
     zs_json j;
@@ -338,7 +365,8 @@ int zs_cli_solve(int argc, char **argv) {
     zs_json_num(&j, "tol", so.tol);
     zs_json_int(&j, "maxit", so.max_iter);
     zs_json_str(&j, "status", status_name);
-    zs_json_str(&j, "stop_reason", res.stop_reason);
+    zs_json_str(&j, "stop_reason", stop_reason);
+    zs_json_bool(&j, "converged", converged);
     zs_json_int(&j, "iterations", res.iterations);
     zs_json_num(&j, "rel_residual", res.rel_residual);
     zs_json_num(&j, "true_rel_residual", true_rel);
@@ -368,15 +396,15 @@ int zs_cli_solve(int argc, char **argv) {
       if (k % every == 0 || k == res.history_len - 1)
         printf("%8lld  %.6e\n", (long long)k, hist[k]);
     printf("result:   %s (%s) after %lld iterations: ||r||/||b|| = %.3e, true %.3e\n", status_name,
-           res.stop_reason, (long long)res.iterations, res.rel_residual, true_rel);
+           stop_reason, (long long)res.iterations, res.rel_residual, true_rel);
     if (known) printf("error:    ||x - x*||/||x*|| = %.3e\n", err);
     printf("products: %lld SpMV, %lld SpMVT, %lld preconditioner\n", (long long)res.spmv_count,
            (long long)res.spmvt_count, (long long)res.precond_count);
     printf("time:     setup %.3f s, solve %.6f s (%.3f ms per iteration)\n", setup_s, res.time_s,
            1e3 * per_iter);
   }
-  if (solve_status != ZS_OK) fprintf(stderr, "zsparse solve: %s\n", solve_msg);
-  result = solve_status == ZS_OK ? ZS_CLI_OK : ZS_CLI_FAIL;
+  if (!converged) fprintf(stderr, "zsparse solve: %s\n", solve_msg);
+  result = converged ? ZS_CLI_OK : ZS_CLI_FAIL;
   goto done;
 lib_error:
   zs_cli_lib_error("solve", s);
