@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # device-solve.sh — on the GPU machine, from the repo root: BiCG to 1e-8 on the 2-D Laplacian
 # 4096² and the dominant Erdős–Rényi matrix, zsparse cuda formats beside the cuSPARSE BiCG
-# baseline (issue 7); solve.csv, report.md, PNGs and the log go to $OUT (flat, 5 files).
+# baseline; solve.csv, report.md, PNGs and the log go to $OUT (flat, 5 files).
 #
 #   OUT=/some/dir bash bench/solve/device-solve.sh
 #
