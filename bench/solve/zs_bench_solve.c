@@ -80,6 +80,14 @@ static int fail(const char *what, zs_status s) {
   return 1;
 }
 
+/* The exact solution's values: splitmix64 from 7 (bicg-cusparse draws the same x*). */
+static uint64_t splitmix64(uint64_t *state) {
+  uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+
 static void upload_doubles(zs_vector *v, const double *h, zs_type t, int64_t n) {
   if (t == ZS_F64) {
     zs_vector_upload(v, h);
@@ -120,12 +128,7 @@ static int run_case(FILE *out[2], zs_context *ctx, const char *label, const zs_m
     goto done;
   }
   uint64_t st = 7;
-  for (int64_t i = 0; i < n; i++) {
-    uint64_t z = (st += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    h[i] = (double)((z ^ (z >> 31)) >> 11) * 0x1p-53 * 2.0 - 1.0;
-  }
+  for (int64_t i = 0; i < n; i++) h[i] = (double)(splitmix64(&st) >> 11) * 0x1p-53 * 2.0 - 1.0;
   upload_doubles(xs, h, c->type, n);
   if ((s = zs_spmv(op, ZS_OP_N, 1.0, xs, 0.0, b)) != ZS_OK || (s = zs_operator_sync(op)) != ZS_OK) {
     fail("b = A x*", s);
@@ -187,9 +190,9 @@ done:
   free(times);
   free(h);
   zs_solver_destroy(&solver);
-  zs_vector_destroy(&b);
-  zs_vector_destroy(&x);
   zs_vector_destroy(&xs);
+  zs_vector_destroy(&x);
+  zs_vector_destroy(&b);
   zs_operator_destroy(&M);
   zs_operator_destroy(&op);
   zs_encoded_destroy(&E);
