@@ -585,6 +585,16 @@ def mode_demo(tool, mdir):
             fail("demo: %s row %r" % (name, f))
     if by.get("csr", {}).get("size_vs_csr") != 1.0:
         fail("demo: csr size_vs_csr %r" % by.get("csr", {}).get("size_vs_csr"))
+    # Speed-ups are CSR's time over the format's, on the same backend.
+    csr_t = by["csr"]["spmv"]["time_median_s"]
+    for f in obj["formats"]:
+        for op in ("spmv", "spmvt"):
+            m = f.get(op)
+            if m and abs(m["speedup_vs_csr"] * m["time_median_s"] -
+                         by["csr"][op]["time_median_s"]) > 1e-9 * max(1.0, csr_t):
+                fail("demo: %s %s speedup_vs_csr %r" % (f["format"], op, m))
+    if not by.get("cci", {}).get("note") or by["csr"].get("note") is not None:
+        fail("demo: cci's GPU default is not noted: %r" % by.get("cci"))
     for f in obj["formats"]:
         if f["status"] == "skipped" and not f.get("reason"):
             fail("demo: %s skipped without a reason" % f["format"])
@@ -592,6 +602,14 @@ def mode_demo(tool, mdir):
                        "ref", "--type", "f32")
     if rc != 0 or "csr" not in out or "all checks passed" not in out:
         fail("demo (table): rc=%d out=%r err=%r" % (rc, out, err))
+    # Formats that cannot run are named under the table, never as rows; cci's row is marked.
+    lines = out.splitlines()
+    if any(l.startswith("vans") for l in lines) or not any(
+            l.startswith("not run: vans") for l in lines):
+        fail("demo (table): vans printed as a format: %r" % out)
+    if not any(l.startswith("cci *") for l in lines) or not any(
+            l.startswith("* cci") for l in lines) or "speed-up" not in out:
+        fail("demo (table): no speed-up column or cci footnote: %r" % out)
 
 
 # ---- solve: "converged" means the true residual met the tolerance ---------------------------

@@ -16,8 +16,9 @@ static const char help_text[] =
     "\n"
     "options:\n"
     "  -o, --output OUT     output file (required)\n"
-    "  -f, --format FORMAT  csr, coo, csb, gcsb, cci, dtans, vans (default: csr, or the input\n"
+    "  -f, --format FORMAT  csr, coo, csb, gcsb, cci, dtans (default: csr, or the input\n"
     "                       container's format); formats this build lacks fail with a message\n"
+    "                       (MAT-VANS layers are encoded by zsparse vans encode)\n"
     "  --type f32|f64       value type (default: f64, or the input container's type)\n"
     "  --options K=V,...    encoder options of FORMAT (see docs/formats/<format>.md)\n"
     "  --json               print {input, output, format, type, rows, cols, nnz, bytes} as JSON\n";

@@ -1,4 +1,5 @@
 /* cli_demo.c — `zsparse demo`: every known format on the best backend, sizes, speed and checks. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,14 +13,17 @@ static const char help_text[] =
     "\n"
     "Generates a matrix (default " DEMO_SPEC
     ": the 2-D 5-point Laplacian on a\n"
-    "1024 x 1024 grid, 1048576 rows, about 5.2M nonzeros), encodes it in every format the\n"
-    "library knows (formats it cannot encode, or the backend cannot run, are listed as skipped\n"
-    "with the reason), runs SpMV (y = A x) and SpMVT (y = A^T x) on the backend and checks both\n"
-    "against the host long double reference exactly as `zsparse spmv --check` does. Prints one\n"
-    "row per format: bytes/nnz, size relative to CSR, median SpMV and SpMVT time in ms and\n"
-    "GB/s (encoded bytes + x + y per product), the larger max_rel_err of the two, ok/FAIL.\n"
-    "A format whose decoded matrix differs from the input (a lossy format) is checked against\n"
-    "its decoded matrix and marked 'lossy'. Exits 1 when any check or run fails.\n"
+    "1024 x 1024 grid, 1048576 rows, about 5.2M nonzeros), encodes it in every sparse format\n"
+    "with its default options, runs SpMV (y = A x) and SpMVT (y = A^T x) on the backend and\n"
+    "checks both against the host long double reference exactly as `zsparse spmv --check`\n"
+    "does. Prints one row per format: bytes per nonzero and size relative to CSR; median SpMV\n"
+    "and SpMVT time in ms, each with its speed-up against CSR on the same backend (CSR's time\n"
+    "/ the format's: above 1 is faster); the larger max_rel_err of the two; ok/FAIL. A format\n"
+    "whose defaults are made for GPUs is marked and footnoted. Formats that cannot run here\n"
+    "(not sparse-matrix formats, or no kernel on the backend) are named under the table with\n"
+    "the reason. A format whose decoded matrix differs from the input (a lossy format) is\n"
+    "checked against its decoded matrix and marked 'lossy'. Exits 1 when any check or run\n"
+    "fails.\n"
     "\n"
     "options:\n"
     "  -b, --backend B    backend (default: $ZS_BACKEND, else the best usable: cuda > hip > cpu)\n"
@@ -28,9 +32,28 @@ static const char help_text[] =
     "  --type f32|f64     value type (default f64)\n"
     "  -r, --repeat K     timed repetitions per product (default 10)\n"
     "  --json             one JSON object: spec, type, backend, rows, cols, nnz, formats[{format,\n"
-    "                     status (ok|FAIL|skipped), reason, bytes, bytes_per_nnz, size_vs_csr,\n"
-    "                     exact, spmv{time_median_s, gbps, max_rel_err, tolerance, ok},\n"
-    "                     spmvt{...}}], ok\n";
+    "                     status (ok|FAIL|skipped), reason, note, bytes, bytes_per_nnz,\n"
+    "                     size_vs_csr, exact, spmv{time_median_s, speedup_vs_csr, gbps,\n"
+    "                     max_rel_err, tolerance, ok}, spmvt{...}}], ok (gbps counts encoded\n"
+    "                     bytes + x + y per product)\n";
+
+/* Formats whose default options are chosen for GPUs, and what to use on a CPU instead (the
+ * table breaks the line after its first "; "). */
+static const struct {
+  zs_format format;
+  const char *note;
+} gpu_defaults[] = {
+    {ZS_FORMAT_CCI,
+     "cci's default slices=8 (a row's codes in 8 streams, one per GPU thread) is "
+     "its GPU layout; on a CPU slices=1 is smaller and faster: "
+     "zsparse spmv FILE -f cci --options slices=1"},
+};
+
+static const char *gpu_default_note(zs_format f) {
+  for (size_t i = 0; i < sizeof gpu_defaults / sizeof *gpu_defaults; i++)
+    if (gpu_defaults[i].format == f) return gpu_defaults[i].note;
+  return NULL;
+}
 
 typedef struct demo_row {
   zs_format format;
@@ -104,9 +127,17 @@ done:
   return failed;
 }
 
-static void json_measure(zs_json *j, const char *key, const zs_cli_measure *m) {
+/* CSR's median time / this one's, on the same backend; 0 when either is missing. */
+static double speedup(const zs_cli_measure *csr, const zs_cli_measure *m) {
+  return csr->time_median_s > 0.0 && m->time_median_s > 0.0 ? csr->time_median_s / m->time_median_s
+                                                            : 0.0;
+}
+
+static void json_measure(zs_json *j, const char *key, const zs_cli_measure *m,
+                         const zs_cli_measure *csr) {
   zs_json_object(j, key);
   zs_json_num(j, "time_median_s", m->time_median_s);
+  zs_json_num(j, "speedup_vs_csr", speedup(csr, m));
   zs_json_num(j, "gbps", m->gbps);
   zs_json_num(j, "max_rel_err", m->max_rel_err);
   zs_json_num(j, "tolerance", m->tolerance);
@@ -168,28 +199,37 @@ int zs_cli_demo(int argc, char **argv) {
            zs_type_name(type), backend);
     if (strcmp(backend, "cpu") == 0) printf(" (%d threads)", topo.threads);
     printf("; median of %d runs\n\n", (int)repeat);
-    printf("%-7s %7s %7s %10s %8s %10s %8s %11s  %s\n", "format", "B/nnz", "vs CSR", "SpMV ms",
-           "GB/s", "SpMVT ms", "GB/s", "max_rel_err", "check");
+    printf("%-9s %15s   %19s   %19s\n", "", "----- size -----", "------ SpMV ------",
+           "------ SpMVT -----");
+    printf("%-9s %7s %7s   %9s %9s   %9s %9s %12s  %s\n", "format", "B/nnz", "vs CSR", "ms",
+           "speed-up", "ms", "speed-up", "max_rel_err", "check");
     fflush(stdout);
   }
   uint64_t csr_bytes = 0;
+  const demo_row *csr = NULL;
+  int n_notes = 0;
   for (int f = 1; zs_format_name((zs_format)f) && n_rows < 16; f++) {
     demo_row *r = &rows[n_rows++];
     memset(r, 0, sizeof *r);
     r->format = (zs_format)f;
     failures += demo_format(ctx, backend, A, (int)repeat, r);
-    if (r->format == ZS_FORMAT_CSR) csr_bytes = r->bytes;
+    if (r->format == ZS_FORMAT_CSR) csr_bytes = r->bytes, csr = r;
     if (json) continue;
-    const char *name = zs_format_name(r->format);
+    /* Rows that did not run are listed under the table, not as formats. */
+    if (strcmp(r->status, "skipped") == 0) continue;
+    char name[16];
+    const int noted = gpu_default_note(r->format) != NULL;
+    snprintf(name, sizeof name, "%s%s", zs_format_name(r->format), noted ? " *" : "");
+    n_notes += noted;
     if (strcmp(r->status, "ok") == 0 || (r->n.repeat && r->t.repeat && !r->reason[0])) {
       const double err = r->n.max_rel_err > r->t.max_rel_err ? r->n.max_rel_err : r->t.max_rel_err;
-      printf("%-7s %7.3f %7.3f %10.3f %8.2f %10.3f %8.2f %11.2e  %s%s\n", name,
+      printf("%-9s %7.3f %7.3f   %9.3f %8.2fx   %9.3f %8.2fx %12.2e  %s%s\n", name,
              nnz ? (double)r->bytes / (double)nnz : 0.0,
              csr_bytes ? (double)r->bytes / (double)csr_bytes : 0.0, 1e3 * r->n.time_median_s,
-             r->n.gbps, 1e3 * r->t.time_median_s, r->t.gbps, err, r->status,
-             r->exact ? "" : " (lossy)");
+             csr ? speedup(&csr->n, &r->n) : 0.0, 1e3 * r->t.time_median_s,
+             csr ? speedup(&csr->t, &r->t) : 0.0, err, r->status, r->exact ? "" : " (lossy)");
     } else {
-      printf("%-7s %s: %s\n", name, r->status, r->reason);
+      printf("%-9s %s: %s\n", name, r->status, r->reason);
     }
     fflush(stdout);
   }
@@ -216,14 +256,27 @@ int zs_cli_demo(int argc, char **argv) {
         zs_json_num(&j, "size_vs_csr", csr_bytes ? (double)r->bytes / (double)csr_bytes : 0.0);
         zs_json_bool(&j, "exact", r->exact);
       }
-      if (r->n.repeat) json_measure(&j, "spmv", &r->n);
-      if (r->t.repeat) json_measure(&j, "spmvt", &r->t);
+      zs_json_str(&j, "note", gpu_default_note(r->format));
+      if (r->n.repeat) json_measure(&j, "spmv", &r->n, csr ? &csr->n : &r->n);
+      if (r->t.repeat) json_measure(&j, "spmvt", &r->t, csr ? &csr->t : &r->t);
       zs_json_object_end(&j);
     }
     zs_json_array_end(&j);
     zs_json_bool(&j, "ok", failures == 0);
     zs_json_end(&j);
   } else {
+    printf("\nspeed-up: CSR's median time / the format's, both on %s (above 1: faster than CSR)\n",
+           backend);
+    if (n_notes)
+      for (int i = 0; i < n_rows; i++)
+        if (gpu_default_note(rows[i].format) && strcmp(rows[i].status, "skipped") != 0) {
+          const char *note = gpu_default_note(rows[i].format), *cut = strstr(note, "; ");
+          printf("* %.*s\n  %s\n", (int)(cut ? cut + 1 - note : (ptrdiff_t)strlen(note)), note,
+                 cut ? cut + 2 : "");
+        }
+    for (int i = 0; i < n_rows; i++)
+      if (strcmp(rows[i].status, "skipped") == 0)
+        printf("not run: %s: %s\n", zs_format_name(rows[i].format), rows[i].reason);
     printf("\n%s\n", failures ? "FAILED: see the rows marked FAIL" : "all checks passed");
   }
   zs_matrix_destroy(&A);
