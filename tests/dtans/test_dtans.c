@@ -213,8 +213,8 @@ static void size_against_bound(void) {
       printf("%-60s %-18s stream %.0f B, bound %.0f B, ratio %.4f\n", specs[i],
              opts[o] ? opts[o] : "(defaults)", st.stream, st.bound, ratio);
       /* Lanes of 1024 symbols (the default) and of 2048 spread the per-lane cost (about 3
-       * words) below 2 %, issue 4's size target; smaller default lanes for small matrices were
-       * measured 4-11 % over (bench/NOTES.md) and not adopted. */
+       * words) below 2 %, the format's size target; smaller default lanes for small matrices
+       * cost more than that and were not adopted. */
       CHECK(ratio > 1.0 && ratio <= 1.02);
     }
     zs_matrix_destroy(&A);
@@ -532,7 +532,7 @@ static void row_order(void) {
 
 /* col_order=frequency: columns renumbered by count (version 4, col_perm) round-trip with any value
  * mode, row order, long rows, empty and repeated columns; auto renumbers only skewed counts; an
- * unknown order is refused. (What it saves is a bench figure: bench/NOTES.md.) */
+ * unknown order is refused. (What it saves is a bench figure: docs/performance.md.) */
 static void col_order(void) {
   static const struct {
     const char *spec, *options;
