@@ -83,76 +83,64 @@ static zs_status no_memory(const char *what) {
   return zsi_error(ZS_ERR_OUT_OF_MEMORY, "backend 'cpu': dtans %s", what);
 }
 
-/* The blob was validated when it was encoded or loaded: the view's arrays are trusted here. */
+/* A copy of n elements of es bytes into aligned memory (count 0: a valid empty block). */
+static zs_status copy_of(const void *src, uint64_t n, size_t es, void *out) {
+  void *p = zsi_alloc_array(n, es);
+  if (!p) return no_memory("arrays");
+  if (n) memcpy(p, src, (size_t)(n * es));
+  *(void **)out = p;
+  return ZS_OK;
+}
+
+/* The blob was validated when it was encoded or loaded: its layout's contents are trusted here. */
 static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
                                   const zsi_cpu_opts *opts) {
+  dtans_layout L;
+  char why[ZSI_LAYOUT_WHY];
+  zs_status s = dtans_layout_parse(enc, &L, why, sizeof why);
+  if (s != ZS_OK) return zsi_error(s, "backend 'cpu': %s", why);
   dtans_op *A = zsi_alloc(sizeof *A);
   if (!A) return no_memory("operator");
-  A->type = enc->type, A->rows = enc->rows, A->cols = enc->cols, A->nnz = enc->nnz;
-  A->slices = zsb_find_param(enc, "slices", 0);
-  A->value_mode = (int)zsb_find_param(enc, "value_mode", DTANS_VALUES_RAW);
+  A->type = L.type, A->rows = L.rows, A->cols = L.cols, A->nnz = L.nnz;
+  A->slices = L.slices;
+  A->value_mode = L.value_mode;
   A->threads = opts->threads, A->transpose_atomic = opts->transpose_atomic;
-  const uint32_t es = (uint32_t)zs_type_size(A->type);
+  const size_t es = L.value_bytes;
   const uint64_t sl = (uint64_t)A->slices + 1;
-  const zsb_array *stream = zsb_find_array(enc, "stream"),
-                  *desc = zsb_find_array(enc, "delta_escapes");
-  const zsb_array *dcnt = zsb_find_array(enc, "delta_counts");
-  zs_status s = ZS_OK;
-  if (!stream || !desc || !dcnt)
-    return cpu_dtans_destroy(A), zsi_error(ZS_ERR_CORRUPT, "backend 'cpu': dtans arrays missing");
-  const int coded = A->value_mode == DTANS_VALUES_CODED;
+  const int coded = L.value_mode == DTANS_VALUES_CODED;
   /* Row lengths widened to 4 bytes (the blob may hold 1 or 2 a row): the kernels read them per row. */
-  const zsb_array *lens = zsb_find_array(enc, "row_nnz");
-  if (!lens || lens->count != (uint64_t)A->rows ||
-      (lens->elem_size != 1 && lens->elem_size != 2 && lens->elem_size != 4))
-    return cpu_dtans_destroy(A),
-           zsi_error(ZS_ERR_CORRUPT, "backend 'cpu': dtans row_nnz is malformed");
   if (!(A->row_nnz = zsi_alloc_array((uint64_t)A->rows, 4))) goto oom;
-  dtans_row_nnz_widen(lens->data, (int)lens->elem_size, A->rows, A->row_nnz);
-  if ((s = zsi_view_copy_array(enc, "cpu", "stream", 4, stream->count, (void **)&A->stream)) ||
-      (s = zsi_view_copy_array(enc, "cpu", "slice_words", 8, sl, (void **)&A->slice_words)) ||
-      (s = zsi_view_copy_array(enc, "cpu", "slice_rows", 8, sl, (void **)&A->slice_rows)) ||
-      (s = zsi_view_copy_array(enc, "cpu", "slice_delta_escapes", 8, sl,
-                               (void **)&A->slice_desc)) ||
-      (s = zsi_view_copy_array(enc, "cpu", "delta_escapes", 4, desc->count,
-                               (void **)&A->delta_escapes)))
+  dtans_row_nnz_widen(L.row_nnz, L.row_nnz_bytes, A->rows, A->row_nnz);
+  if ((s = copy_of(L.stream, L.stream_words, 4, &A->stream)) ||
+      (s = copy_of(L.slice_words, sl, 8, &A->slice_words)) ||
+      (s = copy_of(L.slice_rows, sl, 8, &A->slice_rows)) ||
+      (s = copy_of(L.slice_delta_esc, sl, 8, &A->slice_desc)) ||
+      (s = copy_of(L.delta_escapes, L.n_delta_escapes, 4, &A->delta_escapes)) ||
+      (L.columns && (s = copy_of(L.columns, L.n_columns, 4, &A->columns))))
     goto fail;
-  const zsb_array *cols = zsb_find_array(enc, "columns");
-  if (zsb_find_param(enc, "column_mode", DTANS_COLUMNS_DELTAS) == DTANS_COLUMNS_RAW &&
-      (!cols ||
-       (s = zsi_view_copy_array(enc, "cpu", "columns", 4, cols->count, (void **)&A->columns)))) {
-    if (s == ZS_OK) s = zsi_error(ZS_ERR_CORRUPT, "backend 'cpu': dtans columns missing");
-    goto fail;
-  }
   /* Tables with the symbols folded in. */
   {
     dtans_slot t[DTANS_K];
-    const int64_t real = zsb_find_param(enc, "delta_real", 0);
-    const int32_t *sym = zsb_find_array(enc, "delta_symbols")->data;
-    dtans_build_table(dcnt->data, (int)dcnt->count, t);
+    const int real = L.delta_real;
+    dtans_build_table(L.delta_counts, L.delta_entries, t);
     for (int i = 0; i < DTANS_K; i++)
-      A->dtab[i] = (delta_slot){t[i].id < real ? sym[t[i].id] : 0, t[i].digit, t[i].base_m1,
-                                t[i].id >= real};
+      A->dtab[i] = (delta_slot){t[i].id < real ? L.delta_symbols[t[i].id] : 0, t[i].digit,
+                                t[i].base_m1, t[i].id >= real};
   }
-  const int joint = A->value_mode == DTANS_VALUES_JOINT;
+  const int joint = L.value_mode == DTANS_VALUES_JOINT;
   if (coded || joint) {
     /* Coded: the value table; joint: the delta table's slots with their pair's value. */
-    const zsb_array *vcnt = zsb_find_array(enc, coded ? "value_counts" : "delta_counts");
-    const zsb_array *vesc = zsb_find_array(enc, "value_escapes");
-    const zsb_array *pairs = joint ? zsb_find_array(enc, "pair_values") : NULL;
-    if (!vcnt || !vesc || (joint && !pairs)) {
-      s = zsi_error(ZS_ERR_CORRUPT, "backend 'cpu': dtans value arrays missing");
-      goto fail;
-    }
-    if ((coded && (s = zsi_view_copy_array(enc, "cpu", "slice_value_escapes", 8, sl,
-                                           (void **)&A->slice_vesc))) ||
-        (s = zsi_view_copy_array(enc, "cpu", "value_escapes", es, vesc->count, &A->value_escapes)))
+    if ((coded && (s = copy_of(L.slice_value_esc, sl, 8, &A->slice_vesc))) ||
+        (s = copy_of(L.value_escapes, L.n_value_escapes, es, &A->value_escapes)))
       goto fail;
     dtans_slot t[DTANS_K];
-    dtans_build_table(vcnt->data, (int)vcnt->count, t);
-    const int64_t real = zsb_find_param(enc, coded ? "value_real" : "delta_real", 0);
-    const void *sym = zsb_find_array(enc, "value_symbols")->data;
-    const uint16_t *pv = pairs ? pairs->data : NULL;
+    if (coded)
+      dtans_build_table(L.value_counts, L.value_entries, t);
+    else
+      dtans_build_table(L.delta_counts, L.delta_entries, t);
+    const int64_t real = coded ? L.value_real : L.delta_real;
+    const void *sym = L.value_symbols;
+    const uint16_t *pv = L.pair_values;
     for (int i = 0; i < DTANS_K; i++)
       if (t[i].id < real && pv) t[i].id = pv[t[i].id]; /* the id of the pair's value */
     if (A->type == ZS_F64) {
@@ -172,42 +160,30 @@ static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
                                 (uint8_t)esc};
       }
     }
-  } else if (A->value_mode == DTANS_VALUES_CONSTANT) {
-    if ((s = zsi_view_copy_array(enc, "cpu", "value_symbols", es, 1, &A->constant))) goto fail;
+  } else if (L.value_mode == DTANS_VALUES_CONSTANT) {
+    if ((s = copy_of(L.value_symbols, 1, es, &A->constant))) goto fail;
   }
-  const zsb_array *lr = zsb_find_array(enc, "long_rows"), *lc = zsb_find_array(enc, "long_cols");
-  if (!lr || !lc) {
-    s = zsi_error(ZS_ERR_CORRUPT, "backend 'cpu': dtans long-row arrays missing");
-    goto fail;
-  }
-  A->n_long = (int64_t)lr->count;
-  if ((s = zsi_view_copy_array(enc, "cpu", "long_rows", 4, lr->count, (void **)&A->long_rows)) ||
-      (s = zsi_view_copy_array(enc, "cpu", "long_ptr", 8, lr->count + 1, (void **)&A->long_ptr)) ||
-      (s = zsi_view_copy_array(enc, "cpu", "long_cols", 4, lc->count, (void **)&A->long_cols)) ||
-      (s = zsi_view_copy_array(enc, "cpu", "long_values", es, lc->count, &A->long_values)))
+  A->n_long = L.n_long;
+  if ((s = copy_of(L.long_rows, (uint64_t)L.n_long, 4, &A->long_rows)) ||
+      (s = copy_of(L.long_ptr, (uint64_t)L.n_long + 1, 8, &A->long_ptr)) ||
+      (s = copy_of(L.long_cols, L.long_nnz, 4, &A->long_cols)) ||
+      (s = copy_of(L.long_values, L.long_nnz, es, &A->long_values)))
     goto fail;
   /* Version 3: y and x are indexed through row_perm; long rows get the matrix's row at once. */
-  if (zsb_find_array(enc, "row_perm")) {
-    if ((s = zsi_view_copy_array(enc, "cpu", "row_perm", 4, (uint64_t)A->rows,
-                                 (void **)&A->row_perm)))
-      goto fail;
+  if (L.row_perm) {
+    if ((s = copy_of(L.row_perm, (uint64_t)A->rows, 4, &A->row_perm))) goto fail;
     for (int64_t k = 0; k < A->n_long; k++) A->long_rows[k] = A->row_perm[A->long_rows[k]];
   }
   /* Version 4: the kernels index x by encoded column (apply and pair copy it through col_perm
    * into xs); SpMVT's sums land at the matrix's columns. */
-  if (zsb_find_array(enc, "col_perm")) {
-    if ((s = zsi_view_copy_array(enc, "cpu", "col_perm", 4, (uint64_t)A->cols,
-                                 (void **)&A->col_perm)))
-      goto fail;
+  if (L.col_perm) {
+    if ((s = copy_of(L.col_perm, (uint64_t)A->cols, 4, &A->col_perm))) goto fail;
     if (!(A->xs = zsi_alloc_array((uint64_t)A->cols, es))) goto oom;
   }
   /* Coded nonzeros before each slice: where its raw values start, and how slices are split. */
   if (!(A->raw_start = zsi_alloc_array((uint64_t)A->slices + 1, 8))) goto oom;
   dtans_coded_before_slices(A->row_nnz, 4, A->slice_rows, A->slices, A->raw_start);
-  if (A->value_mode == DTANS_VALUES_RAW &&
-      (s = zsi_view_copy_array(enc, "cpu", "values", es, (uint64_t)A->raw_start[A->slices],
-                               &A->values)))
-    goto fail;
+  if (L.values && (s = copy_of(L.values, L.n_values, es, &A->values))) goto fail;
   /* Slices split among threads by coded nonzeros, fixed here: the SpMVT sums then depend only on
    * the thread count. */
   if (!(A->part = zsi_alloc_array((uint64_t)A->threads + 1, 8))) goto oom;

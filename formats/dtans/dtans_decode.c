@@ -13,18 +13,6 @@ static int64_t param(const zs_encoded *E, const char *name, int64_t fallback) {
   return fallback;
 }
 
-static zs_status need_param(const zs_encoded *E, const char *name, int64_t lo, int64_t hi,
-                            int64_t *out) {
-  const int64_t v = param(E, name, INT64_MIN);
-  if (v == INT64_MIN) return zsi_error(ZS_ERR_CORRUPT, "dtans: parameter '%s' is missing", name);
-  if (v < lo || v > hi)
-    return zsi_error(ZS_ERR_CORRUPT,
-                     "dtans: parameter '%s' = %" PRId64 " is not in [%" PRId64 ", %" PRId64 "]",
-                     name, v, lo, hi);
-  *out = v;
-  return ZS_OK;
-}
-
 /* Multiplicities in [1, M] summing to K: the slot table is then a permutation. */
 static zs_status check_counts(const char *name, const uint16_t *c, int entries) {
   uint32_t sum = 0;
@@ -71,43 +59,15 @@ static zs_status check_permutation(const int32_t *perm, int64_t n, const char *n
   return ZS_OK;
 }
 
-zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
-  memset(v, 0, sizeof *v);
-  v->rows = E->rows, v->cols = E->cols, v->nnz = E->nnz, v->type = E->type;
-  const uint32_t es = (uint32_t)zs_type_size(E->type);
-  int64_t version = 0, tlog = 0, mult = 0, lanes = 0, rpl = 0, mode = 0, dr = 0, de = 0, vr = 0;
-  int64_t ve = 0, first = 0;
-  zs_status s;
-  if (param(E, "version", 0) == 1)
-    return zsi_error(ZS_ERR_UNSUPPORTED,
-                     "dtans: stream version 1 is no longer read (its raw "
-                     "values are in another order); encode the matrix again");
-  if ((s = need_param(E, "version", DTANS_VERSION, DTANS_VERSION_COL_ORDER, &version)) ||
-      (s = need_param(E, "table_log", DTANS_TABLE_LOG, DTANS_TABLE_LOG, &tlog)) ||
-      (s = need_param(E, "max_multiplicity", DTANS_M, DTANS_M, &mult)) ||
-      (s = need_param(E, "lanes", DTANS_LANES, DTANS_LANES, &lanes)) ||
-      (s = need_param(E, "slices", E->rows ? 1 : 0, E->rows, &rpl)) ||
-      (s = need_param(E, "first_column", 1, 1, &first)) ||
-      (s = need_param(E, "value_mode", 0, 3, &mode)) ||
-      (s = need_param(E, "delta_real", 0, DTANS_SYMBOLS, &dr)) ||
-      (s = need_param(E, "delta_escape", 0, 1, &de)))
-    return s;
-  if (mode == DTANS_VALUES_CODED && ((s = need_param(E, "value_real", 0, DTANS_SYMBOLS, &vr)) ||
-                                     (s = need_param(E, "value_escape", 0, 1, &ve))))
-    return s;
-  if (mode == DTANS_VALUES_JOINT && (s = need_param(E, "value_real", 0, DTANS_SYMBOLS, &vr)))
-    return s;
-  const int64_t column_mode = param(E, "column_mode", DTANS_COLUMNS_DELTAS);
-  if (column_mode != DTANS_COLUMNS_DELTAS &&
-      (column_mode != DTANS_COLUMNS_RAW || mode != DTANS_VALUES_JOINT))
-    return zsi_error(ZS_ERR_CORRUPT,
-                     "dtans: parameter 'column_mode' = %" PRId64
-                     " (0: deltas; 1: raw, only with value_mode 3, joint)",
-                     column_mode);
-  const int raw_columns = column_mode == DTANS_COLUMNS_RAW;
-  v->slices = rpl;
-  if ((s = zsi_encoded_need(E, "slice_rows", 8, (uint64_t)rpl + 1, (const void **)&v->slice_rows)))
-    return s;
+zs_status dtans_layout_of(const zs_encoded *E, dtans_layout *v) {
+  zsb_array arrays[ZSI_MAX_ARRAYS];
+  zsb_param params[ZSI_MAX_PARAMS];
+  zsb_encoded_view view;
+  char why[ZSI_LAYOUT_WHY];
+  zsi_encoded_view(E, &view, arrays, params);
+  zs_status s = dtans_layout_parse(&view, v, why, sizeof why);
+  if (s != ZS_OK) return zsi_error(s, "%s", why);
+  const int64_t rpl = v->slices;
   if ((rpl && v->slice_rows[0] != 0) || v->slice_rows[rpl] != E->rows)
     return zsi_error(ZS_ERR_CORRUPT, "dtans: slice_rows must run from 0 to %" PRId64, E->rows);
   /* Both ends are now known, so every difference below stays in range. */
@@ -118,93 +78,33 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
                        "dtans: slice_rows[%" PRId64 "] = %" PRId64
                        " does not increase, or the slice has over %d rows per lane",
                        i + 1, v->slice_rows[i + 1], DTANS_MAX_ROWS_PER_LANE);
-  v->value_mode = (int)mode, v->delta_real = (int)dr, v->value_real = (int)vr;
-  v->delta_escape = (int)de, v->value_escape = (int)ve;
-  const uint64_t rows = (uint64_t)E->rows, sl = (uint64_t)v->slices + 1;
-  const zsi_array *a;
-  if (!(a = zsi_encoded_array(E, "row_nnz")) || a->count != rows ||
-      (a->elem_size != 1 && a->elem_size != 2 && a->elem_size != 4))
-    return zsi_error(ZS_ERR_CORRUPT,
-                     "dtans: array 'row_nnz' of %" PRIu64 " elements of 1, 2 or 4 bytes is missing",
-                     rows);
-  v->row_nnz = a->data, v->row_nnz_bytes = (int)a->elem_size;
-  if ((s = zsi_encoded_need(E, "slice_words", 8, sl, (const void **)&v->slice_words)) ||
-      (s = zsi_encoded_need(E, "slice_delta_escapes", 8, sl, (const void **)&v->slice_delta_esc)))
+  if ((s = check_offsets("slice_words", v->slice_words, v->slices, v->stream_words)) ||
+      (s = check_counts("delta_counts", v->delta_counts, v->delta_entries)))
     return s;
-  if (!(a = zsi_encoded_array(E, "stream")) || a->elem_size != 4)
-    return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'stream' of 4-byte words is missing");
-  v->stream = a->data;
-  if ((s = check_offsets("slice_words", v->slice_words, v->slices, a->count))) return s;
-  if (!(a = zsi_encoded_array(E, "delta_counts")) || a->elem_size != 2 || a->count < 1 ||
-      a->count > DTANS_SYMBOLS || a->count < (uint64_t)(dr + de))
-    return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'delta_counts' is missing or has a bad size");
-  v->delta_counts = a->data, v->delta_entries = (int)a->count;
-  if ((s = check_counts("delta_counts", v->delta_counts, v->delta_entries)) ||
-      (s = zsi_encoded_need(E, "delta_symbols", 4, (uint64_t)dr, (const void **)&v->delta_symbols)))
-    return s;
-  if (!(a = zsi_encoded_array(E, "delta_escapes")) || a->elem_size != 4)
-    return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'delta_escapes' is missing");
-  v->delta_escapes = a->data;
-  /* Raw columns: no deltas are stored; the offsets count the escaped pairs' values. */
-  const zsi_array *pair_esc = raw_columns ? zsi_encoded_array(E, "value_escapes") : a;
-  if (raw_columns && a->count)
-    return zsi_error(ZS_ERR_CORRUPT, "dtans: raw columns, but delta_escapes holds %" PRIu64,
-                     a->count);
-  if (!pair_esc || pair_esc->elem_size != (raw_columns ? es : 4))
-    return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'value_escapes' is missing");
-  if ((s = check_offsets("slice_delta_escapes", v->slice_delta_esc, v->slices, pair_esc->count)))
-    return s;
-  if (!de && pair_esc->count)
+  const uint64_t pair_esc = dtans_layout_pair_escapes(v);
+  if ((s = check_offsets("slice_delta_escapes", v->slice_delta_esc, v->slices, pair_esc))) return s;
+  if (!v->delta_escape && pair_esc)
     return zsi_error(ZS_ERR_CORRUPT, "dtans: delta escapes stored but the table has none");
-  for (int64_t j = 0; raw_columns && j < dr; j++)
+  for (int64_t j = 0; v->columns && j < v->delta_real; j++)
     if (v->delta_symbols[j] != 0)
       return zsi_error(ZS_ERR_CORRUPT,
                        "dtans: raw columns, but delta_symbols[%" PRId64 "] = %" PRId32 ", not 0", j,
                        v->delta_symbols[j]);
-  if (mode == DTANS_VALUES_CODED) {
-    if (!(a = zsi_encoded_array(E, "value_counts")) || a->elem_size != 2 || a->count < 1 ||
-        a->count > DTANS_SYMBOLS || a->count < (uint64_t)(vr + ve))
-      return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'value_counts' is missing or has a bad size");
-    v->value_counts = a->data, v->value_entries = (int)a->count;
+  if (v->value_mode == DTANS_VALUES_CODED) {
     if ((s = check_counts("value_counts", v->value_counts, v->value_entries)) ||
-        (s = zsi_encoded_need(E, "value_symbols", es, (uint64_t)vr, &v->value_symbols)) ||
-        (s = zsi_encoded_need(E, "slice_value_escapes", 8, sl, (const void **)&v->slice_value_esc)))
+        (s = check_offsets("slice_value_escapes", v->slice_value_esc, v->slices,
+                           v->n_value_escapes)))
       return s;
-    if (!(a = zsi_encoded_array(E, "value_escapes")) || a->elem_size != es)
-      return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'value_escapes' is missing");
-    v->value_escapes = a->data;
-    if ((s = check_offsets("slice_value_escapes", v->slice_value_esc, v->slices, a->count)))
-      return s;
-    if (!ve && a->count)
+    if (!v->value_escape && v->n_value_escapes)
       return zsi_error(ZS_ERR_CORRUPT, "dtans: value escapes stored but the table has none");
-  } else if (mode == DTANS_VALUES_CONSTANT) {
-    if ((s = zsi_encoded_need(E, "value_symbols", es, 1, &v->value_symbols))) return s;
-  } else if (mode == DTANS_VALUES_JOINT) {
-    /* Pairs: each delta id names a value; an escaped pair has an entry in both escape arrays. */
-    const uint64_t n_esc = pair_esc->count;
-    if ((s = zsi_encoded_need(E, "pair_values", 2, (uint64_t)dr, (const void **)&v->pair_values)) ||
-        (s = zsi_encoded_need(E, "value_symbols", es, (uint64_t)vr, &v->value_symbols)) ||
-        (s = zsi_encoded_need(E, "value_escapes", es, n_esc, &v->value_escapes)))
-      return s;
-    for (int64_t j = 0; j < dr; j++)
-      if (v->pair_values[j] >= vr)
-        return zsi_error(ZS_ERR_CORRUPT,
-                         "dtans: pair_values[%" PRId64 "] = %u is not below value_real = %" PRId64,
-                         j, v->pair_values[j], vr);
   }
+  for (int64_t j = 0; v->pair_values && j < v->delta_real; j++)
+    if (v->pair_values[j] >= v->value_real)
+      return zsi_error(ZS_ERR_CORRUPT,
+                       "dtans: pair_values[%" PRId64 "] = %u is not below value_real = %d", j,
+                       v->pair_values[j], v->value_real);
   /* Long rows: listed ascending, marked in row_nnz, their nonzeros in plain CSR. */
-  if (!(a = zsi_encoded_array(E, "long_rows")) || a->elem_size != 4)
-    return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'long_rows' is missing");
-  v->long_rows = a->data, v->n_long = (int64_t)a->count;
-  if (!(a = zsi_encoded_array(E, "long_cols")) || a->elem_size != 4)
-    return zsi_error(ZS_ERR_CORRUPT, "dtans: array 'long_cols' is missing");
-  v->long_cols = a->data;
-  const uint64_t long_nnz = a->count;
-  if ((s = zsi_encoded_need(E, "long_ptr", 8, (uint64_t)v->n_long + 1,
-                            (const void **)&v->long_ptr)) ||
-      (s = zsi_encoded_need(E, "long_values", es, long_nnz, &v->long_values)) ||
-      (s = check_offsets("long_ptr", v->long_ptr, v->n_long, long_nnz)))
-    return s;
+  if ((s = check_offsets("long_ptr", v->long_ptr, v->n_long, v->long_nnz))) return s;
   uint64_t coded = 0;
   int64_t marked = 0;
   for (int64_t i = 0; i < E->rows; i++) {
@@ -235,33 +135,20 @@ zs_status dtans_view_of(const zs_encoded *E, dtans_view *v) {
     return zsi_error(ZS_ERR_CORRUPT,
                      "dtans: row_nnz marks %" PRId64 " long rows, long_rows lists %" PRId64, marked,
                      v->n_long);
-  if (coded + long_nnz != (uint64_t)E->nnz)
+  if (coded + v->long_nnz != (uint64_t)E->nnz)
     return zsi_error(ZS_ERR_CORRUPT,
                      "dtans: %" PRIu64 " coded and %" PRIu64 " long nonzeros, nnz is %" PRId64,
-                     coded, long_nnz, E->nnz);
-  if (mode == DTANS_VALUES_RAW && (s = zsi_encoded_need(E, "values", es, coded, &v->values)))
-    return s;
-  if (raw_columns && (s = zsi_encoded_need(E, "columns", 4, coded, (const void **)&v->columns)))
-    return s;
-  /* Version 3: a permutation of the rows (version 2 has none; version 4 may). Version 4: one of
-   * the columns (versions 2 and 3 have none). */
-  const int rows_permuted =
-      version == DTANS_VERSION_ROW_ORDER ||
-      (version == DTANS_VERSION_COL_ORDER && zsi_encoded_array(E, "row_perm"));
-  if (!rows_permuted && zsi_encoded_array(E, "row_perm"))
-    return zsi_error(ZS_ERR_CORRUPT, "dtans: version 2 carries a row_perm array (version 3 does)");
-  if (version != DTANS_VERSION_COL_ORDER && zsi_encoded_array(E, "col_perm"))
+                     coded, v->long_nnz, E->nnz);
+  if (v->values && v->n_values != coded)
     return zsi_error(ZS_ERR_CORRUPT,
-                     "dtans: version %" PRId64 " carries a col_perm array (version 4 does)",
-                     version);
-  if (rows_permuted &&
-      ((s = zsi_encoded_need(E, "row_perm", 4, (uint64_t)E->rows, (const void **)&v->row_perm)) ||
-       (s = check_permutation(v->row_perm, E->rows, "row_perm"))))
-    return s;
-  if (version == DTANS_VERSION_COL_ORDER &&
-      ((s = zsi_encoded_need(E, "col_perm", 4, (uint64_t)E->cols, (const void **)&v->col_perm)) ||
-       (s = check_permutation(v->col_perm, E->cols, "col_perm"))))
-    return s;
+                     "dtans: array 'values' has %" PRIu64 " elements, expected %" PRIu64,
+                     v->n_values, coded);
+  if (v->columns && v->n_columns != coded)
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "dtans: array 'columns' has %" PRIu64 " elements, expected %" PRIu64,
+                     v->n_columns, coded);
+  if (v->row_perm && (s = check_permutation(v->row_perm, E->rows, "row_perm"))) return s;
+  if (v->col_perm && (s = check_permutation(v->col_perm, E->cols, "col_perm"))) return s;
   return ZS_OK;
 }
 
@@ -276,7 +163,7 @@ typedef struct lane {
 } lane;
 
 /* Move to the lane's next row that has nonzeros (rows without any are simply passed). */
-static void settle(const dtans_view *v, const int64_t *row_ptr, lane *x) {
+static void settle(const dtans_layout *v, const int64_t *row_ptr, lane *x) {
   while (x->left == 0 && x->row + DTANS_LANES < x->stop) {
     x->row += DTANS_LANES;
     x->left = dtans_coded_len(dtans_row_nnz(v->row_nnz, v->row_nnz_bytes, x->row));
@@ -286,7 +173,7 @@ static void settle(const dtans_view *v, const int64_t *row_ptr, lane *x) {
 
 #define CORRUPT(...) zsi_error(ZS_ERR_CORRUPT, __VA_ARGS__)
 
-zs_status dtans_decode_slice(const dtans_view *v, const dtans_slot *dtab, const dtans_slot *vtab,
+zs_status dtans_decode_slice(const dtans_layout *v, const dtans_slot *dtab, const dtans_slot *vtab,
                              int64_t s, const int64_t *row_ptr, int64_t raw_start, int32_t *col,
                              void *val) {
   const int coded = v->value_mode == DTANS_VALUES_CODED;
@@ -466,8 +353,8 @@ zs_status dtans_copy_rows(zs_matrix *dst, const zs_matrix *src, const int32_t *r
 
 /* Decode every slice into a matrix (validate keeps nothing, decode keeps it). */
 static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
-  dtans_view v;
-  zs_status s = dtans_view_of(E, &v);
+  dtans_layout v;
+  zs_status s = dtans_layout_of(E, &v);
   if (s != ZS_OK) return s;
   static _Thread_local dtans_slot dtab[DTANS_K], vtab[DTANS_K];
   dtans_build_table(v.delta_counts, v.delta_entries, dtab);

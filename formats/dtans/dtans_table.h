@@ -48,7 +48,10 @@ static inline void dtans_row_nnz_widen(const void *row_nnz, int bytes, int64_t r
 /* How columns are stored (parameter column_mode; absent: deltas). Raw: value_mode is joint, every
  * pair's delta is 0, and `columns` holds each coded nonzero's column in the raw values' layout
  * (dtans_raw_step); delta_escapes is empty and slice_delta_escapes counts the escaped pairs. */
-enum { DTANS_COLUMNS_DELTAS = 0, DTANS_COLUMNS_RAW = 1 };
+typedef enum dtans_column_mode {
+  DTANS_COLUMNS_DELTAS = 0,
+  DTANS_COLUMNS_RAW = 1
+} dtans_column_mode;
 
 /* Slot of the digit-th copy of the symbol whose copies start at rank `start`. */
 DTANS_HD static inline uint32_t dtans_slot_of(uint32_t start, uint32_t digit) {
