@@ -1,0 +1,476 @@
+"""_operator.py — an encoded matrix resident on a backend: A x, Aᵀ x, BiCG's pair, LinearOperator."""
+
+import ctypes
+import threading
+import weakref
+
+import numpy as np
+from scipy.sparse.linalg import LinearOperator
+
+from . import _lib
+from ._context import Vector, as_input, as_output, default_context, dtype_of
+from ._encoded import Encoded, encode, options_string
+from ._lib import ClosedError, check
+
+# Host vectors go through work vectors cached on the operator, one per role: the input and the
+# output of A x (x has A's column count, y its row count), and of Aᵀ w. The pair uses all four.
+_X, _Y, _W, _Z = range(4)
+
+_ndarray, _empty = np.ndarray, np.empty
+_address = _lib.address
+
+
+def _destroy_operator(lib, handle, work, jacobi, ctx):
+    # ctx is passed only to keep the context alive until the operator and its vectors are gone.
+    for v in work:
+        _lib.destroy(lib.zs_vector_destroy, v)
+    _lib.destroy(lib.zs_operator_destroy, jacobi)
+    _lib.destroy(lib.zs_operator_destroy, handle)
+
+
+class Operator:
+    """An encoded matrix uploaded to one backend, applied as y = alpha op(A) x + beta y.
+
+    Operator(A, context=None, options=None, backend=None): A is an Encoded (from zsparse.encode
+    or zsparse.load) or anything zsparse.encode accepts (then encoded in the default format).
+    context: a zsparse.Context (None: the process-wide default context); backend: a backend name
+    overriding the context's; options: the backend's "key=value,..." string or a dict (e.g.
+    {"transpose": "stored"}). The operator keeps its context and the Encoded alive (the latter
+    for the Jacobi preconditioner of zsparse.solve).
+
+    Products take NumPy arrays (converted to the operator's dtype and made contiguous when they
+    are not already) and return new arrays, or write into `out`; they also take zsparse.Vector
+    objects, which stay on the backend (no host copies)."""
+
+    # NumPy defers `x @ op` to __rmatmul__ instead of treating op as a 0-d object array.
+    __array_ufunc__ = None
+
+    def __init__(self, A, context=None, options=None, backend=None):
+        ctx = context if context is not None else default_context()
+        if not isinstance(A, Encoded):
+            A = encode(A)
+        lib = ctx._lib
+        opts = options_string(options, "operator options")
+        be = backend if backend is not None else ctx._backend
+        if be is not None and not isinstance(be, str):
+            raise TypeError(f"backend must be a name such as 'cpu', not {be!r}")
+        self._p = ctypes.c_void_p()
+        check(
+            lib.zs_operator_create(
+                ctypes.byref(self._p), ctx.handle(), A.handle(), be.encode() if be else None, opts
+            ),
+            "zs_operator_create",
+        )
+        self._work = [ctypes.c_void_p() for _ in range(4)]
+        self._jacobi_p = ctypes.c_void_p()  # diag(A)^-1 for zsparse.solve, made on first use
+        self._finalizer = weakref.finalize(
+            self, _destroy_operator, lib, self._p, self._work, self._jacobi_p, ctx
+        )
+        self._lib, self._ctx, self._encoded = lib, ctx, A
+        self._rows = int(lib.zs_operator_rows(self._p))
+        self._cols = int(lib.zs_operator_cols(self._p))
+        self._dtype = dtype_of(lib.zs_operator_type(self._p))
+        self._type = int(lib.zs_operator_type(self._p))
+        self._backend = lib.zs_operator_backend(self._p).decode()
+        self._format = A.format
+        self._nnz = A.nnz
+        self._xshape, self._yshape = (self._cols,), (self._rows,)
+        self._lock = threading.Lock()
+        # Bound once: a product through the Python layer is a handful of attribute reads.
+        self._upload, self._download = lib.zs_vector_upload, lib.zs_vector_download
+        self._spmv = lib.zs_spmv
+        ctx._adopt(self)
+
+    # -- lifetime ---------------------------------------------------------------------------
+    def handle(self):
+        """The zs_operator pointer (a ctypes c_void_p); ClosedError once closed."""
+        if self._p.value is None:
+            raise ClosedError(
+                "the operator is closed" + (" (its context was closed)" if self._ctx.closed else "")
+            )
+        return self._p
+
+    @property
+    def closed(self):
+        return self._p.value is None
+
+    def _close_with_context(self):
+        self.close()
+
+    def close(self):
+        """Free the operator and its work vectors on the backend (also done on collection)."""
+        with self._lock:
+            self._finalizer()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- what it is -------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return (self._rows, self._cols)
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def backend(self):
+        return self._backend
+
+    @property
+    def format(self):
+        return self._format
+
+    @property
+    def nnz(self):
+        return self._nnz
+
+    @property
+    def context(self):
+        return self._ctx
+
+    @property
+    def encoded(self):
+        return self._encoded
+
+    @property
+    def T(self):
+        """Aᵀ as an operator view sharing this operator (no copy)."""
+        return TransposedOperator(self)
+
+    def __repr__(self):
+        state = " (closed)" if self.closed else ""
+        return (
+            f"<zsparse.Operator {self._format} {self._rows}x{self._cols} dtype={self._dtype} "
+            f"backend={self._backend}{state}>"
+        )
+
+    # -- products ---------------------------------------------------------------------------
+    def _vec(self, v, n):
+        """Create a work vector of length n in handle v unless it exists (the lock is held)."""
+        if v.value is None:
+            check(
+                self._lib.zs_vector_create(
+                    ctypes.byref(v), self._ctx.handle(), self._backend.encode(), self._type, n
+                ),
+                "zs_vector_create",
+            )
+        return v
+
+    def _product(self, which, x, out, alpha, beta):
+        rows, cols = (self._rows, self._cols) if which == _lib.OP_N else (self._cols, self._rows)
+        if isinstance(x, Vector) or isinstance(out, Vector):
+            return self._product_resident(which, x, out, alpha, beta, cols, rows)
+        xin = as_input(x, cols, self._dtype, "x")
+        y = as_output(out, rows, self._dtype, "out")
+        if beta != 0 and out is None:
+            raise ValueError("beta != 0 needs out= (the y that beta scales)")
+        return self._run(which, xin, y, alpha, beta)
+
+    def _run(self, which, x, y, alpha, beta):
+        """The three calls of a host product (upload x, spmv, download y) on checked arrays.
+        The hot path: every line here counts towards the Python layer's cost per product."""
+        xaddr = _address(x)
+        yaddr = _address(y)
+        lock = self._lock
+        lock.acquire()
+        try:
+            p = self._p
+            if p.value is None:
+                self.handle()  # raises ClosedError
+            work = self._work
+            xv, yv = (work[_X], work[_Y]) if which == 0 else (work[_W], work[_Z])
+            if xv.value is None or yv.value is None:
+                self._vec(xv, x.shape[0])
+                self._vec(yv, y.shape[0])
+            s = self._upload(xv, xaddr)
+            if s == 0 and beta != 0:
+                s = self._upload(yv, yaddr)
+            if s == 0:
+                s = self._spmv(p, which, alpha, xv, beta, yv)
+            if s == 0:
+                s = self._download(yv, yaddr)
+        finally:
+            lock.release()
+        if s:
+            raise _lib.error(s, "spmv" if which == 0 else "spmvt")
+        return y
+
+    def _product_resident(self, which, x, out, alpha, beta, n_in, n_out):
+        if not isinstance(x, Vector):
+            raise TypeError("x must be a zsparse.Vector when out is one")
+        if out is None:
+            out = Vector(n_out, context=self._ctx, backend=self._backend, dtype=self._dtype)
+        elif not isinstance(out, Vector):
+            raise TypeError("out must be a zsparse.Vector when x is one")
+        for v, n, name in ((x, n_in, "x"), (out, n_out, "out")):
+            if v.size != n or v.dtype != self._dtype:
+                raise ValueError(
+                    f"{name} is a {v.dtype} vector of {v.size}; this product needs {self._dtype} "
+                    f"of {n}"
+                )
+        check(
+            self._spmv(self.handle(), which, alpha, x.handle(), beta, out.handle()),
+            "spmv" if which == _lib.OP_N else "spmvt",
+        )
+        return out
+
+    def matvec(self, x, out=None, alpha=1.0, beta=0.0):
+        """y = alpha A x + beta y: a new array, or `out` (overwritten; read first when beta != 0,
+        so it must then hold y). out must be a writable C-contiguous array of the operator's
+        dtype; x is converted when it is not one."""
+        if (
+            out is None
+            and type(x) is _ndarray
+            and x.dtype is self._dtype
+            and x.shape == self._xshape
+            and x.flags.c_contiguous
+            and beta == 0
+        ):
+            return self._run(0, x, _empty(self._rows, self._dtype), alpha, 0.0)
+        return self._product(_lib.OP_N, x, out, alpha, beta)
+
+    def rmatvec(self, x, out=None, alpha=1.0, beta=0.0):
+        """y = alpha Aᵀ x + beta y (see matvec)."""
+        if (
+            out is None
+            and type(x) is _ndarray
+            and x.dtype is self._dtype
+            and x.shape == self._yshape
+            and x.flags.c_contiguous
+            and beta == 0
+        ):
+            return self._run(1, x, _empty(self._cols, self._dtype), alpha, 0.0)
+        return self._product(_lib.OP_T, x, out, alpha, beta)
+
+    def _columns(self, which, X):
+        n_in, n_out = (self._cols, self._rows) if which == _lib.OP_N else (self._rows, self._cols)
+        X = np.asarray(X)
+        if X.ndim != 2 or X.shape[0] != n_in:
+            raise ValueError(f"X has shape {X.shape}; expected ({n_in}, k)")
+        # Columns as contiguous rows of Xᵀ, results as rows of Yᵀ: one conversion, no copies per
+        # column.
+        Xt = np.ascontiguousarray(X.T, dtype=self._dtype) if X.dtype.kind in "fiub" else None
+        if Xt is None:
+            raise TypeError(f"X is {X.dtype}; zsparse operators are real (float32/float64)")
+        Yt = np.empty((X.shape[1], n_out), self._dtype)
+        for j in range(X.shape[1]):
+            self._product(which, Xt[j], Yt[j], 1.0, 0.0)
+        return Yt.T
+
+    def matmat(self, X):
+        """A X for a 2-D X, column by column."""
+        return self._columns(_lib.OP_N, X)
+
+    def rmatmat(self, X):
+        """Aᵀ X for a 2-D X, column by column."""
+        return self._columns(_lib.OP_T, X)
+
+    def __matmul__(self, x):
+        if type(x) is _ndarray and x.ndim == 1:
+            return self.matvec(x)
+        if isinstance(x, Vector):
+            return self.matvec(x)
+        a = x if isinstance(x, np.ndarray) else np.asarray(x)
+        if a.ndim == 2:
+            return self.matmat(a)
+        return self.matvec(a)
+
+    def __rmatmul__(self, x):
+        a = np.asarray(x)
+        if a.ndim != 1:
+            raise ValueError(f"x @ op takes a 1-D x, not shape {a.shape}")
+        return self.rmatvec(a)
+
+    def pair(self, x, w, alpha=1.0, beta=0.0, alpha_t=1.0, beta_t=0.0, y=None, z=None):
+        """BiCG's two products in one call: (y, z) = (alpha A x + beta y, alpha_t Aᵀ w + beta_t z),
+        one pass over the matrix where the backend fuses them (docs/backends.md)."""
+        if any(isinstance(v, Vector) for v in (x, w, y, z)):
+            return self._pair_resident(x, w, alpha, beta, alpha_t, beta_t, y, z)
+        rows, cols = self._rows, self._cols
+        xin, win = as_input(x, cols, self._dtype, "x"), as_input(w, rows, self._dtype, "w")
+        yout, zout = as_output(y, rows, self._dtype, "y"), as_output(z, cols, self._dtype, "z")
+        if (beta != 0 and y is None) or (beta_t != 0 and z is None):
+            raise ValueError("beta != 0 needs y= and beta_t != 0 needs z= (what they scale)")
+        if y is not None and z is not None and np.shares_memory(yout, zout):
+            raise ValueError("y and z overlap; the pair writes both")
+        a = [_address(v) for v in (xin, win, yout, zout)]
+        with self._lock:
+            p = self.handle()
+            xv, yv, wv, zv = self._work
+            for v, n in ((xv, cols), (yv, rows), (wv, rows), (zv, cols)):
+                self._vec(v, n)
+            s = self._upload(xv, a[0]) or self._upload(wv, a[1])
+            if s == 0 and beta != 0:
+                s = self._upload(yv, a[2])
+            if s == 0 and beta_t != 0:
+                s = self._upload(zv, a[3])
+            if s == 0:
+                s = self._lib.zs_spmv_pair(p, alpha, xv, beta, yv, alpha_t, wv, beta_t, zv)
+            if s == 0:
+                s = self._download(yv, a[2]) or self._download(zv, a[3])
+        if s:
+            raise _lib.error(s, "spmv_pair")
+        return yout, zout
+
+    def _pair_resident(self, x, w, alpha, beta, alpha_t, beta_t, y, z):
+        if not all(isinstance(v, Vector) for v in (x, w)):
+            raise TypeError("x and w must both be zsparse.Vector objects (or both arrays)")
+        mk = lambda n: Vector(n, context=self._ctx, backend=self._backend, dtype=self._dtype)  # noqa: E731
+        y = mk(self._rows) if y is None else y
+        z = mk(self._cols) if z is None else z
+        if not all(isinstance(v, Vector) for v in (y, z)):
+            raise TypeError("y and z must be zsparse.Vector objects when x and w are")
+        check(
+            self._lib.zs_spmv_pair(
+                self.handle(), alpha, x.handle(), beta, y.handle(), alpha_t, w.handle(), beta_t,
+                z.handle(),
+            ),
+            "spmv_pair",
+        )
+        return y, z
+
+    def sync(self):
+        """Wait for the backend to finish queued work (for timing)."""
+        check(self._lib.zs_operator_sync(self.handle()), "zs_operator_sync")
+
+    def aslinearoperator(self):
+        """A scipy.sparse.linalg.LinearOperator (matvec, rmatvec, matmat, adjoint) running on
+        this operator, for SciPy's iterative solvers; it keeps the operator alive."""
+        return ZsLinearOperator(self)
+
+    # -- for zsparse.solve ------------------------------------------------------------------
+    def _jacobi(self):
+        """diag(A)^-1 as an operator on this backend (built once, freed with the operator)."""
+        with self._lock:
+            j = self._jacobi_p
+            if j.value is None:
+                p = self.handle()
+                m = ctypes.c_void_p()
+                check(
+                    self._lib.zs_decode(ctypes.byref(m), self._encoded.handle()),
+                    "Jacobi: decoding the operator's matrix",
+                )
+                try:
+                    check(
+                        self._lib.zs_solver_jacobi(
+                            ctypes.byref(j), self._ctx.handle(), m, self._lib.zs_operator_backend(p)
+                        ),
+                        "Jacobi preconditioner",
+                    )
+                finally:
+                    self._lib.zs_matrix_destroy(ctypes.byref(m))
+            return j
+
+
+class TransposedOperator:
+    """Aᵀ of an Operator: its products are the operator's transposed ones (op.T @ x = Aᵀ x)."""
+
+    __array_ufunc__ = None
+
+    def __init__(self, op):
+        self._op = op
+
+    @property
+    def T(self):
+        return self._op
+
+    @property
+    def shape(self):
+        return self._op.shape[::-1]
+
+    @property
+    def dtype(self):
+        return self._op.dtype
+
+    @property
+    def backend(self):
+        return self._op.backend
+
+    @property
+    def context(self):
+        return self._op.context
+
+    def __repr__(self):
+        return f"<transpose of {self._op!r}>"
+
+    def matvec(self, x, out=None, alpha=1.0, beta=0.0):
+        return self._op.rmatvec(x, out, alpha, beta)
+
+    def rmatvec(self, x, out=None, alpha=1.0, beta=0.0):
+        return self._op.matvec(x, out, alpha, beta)
+
+    def matmat(self, X):
+        return self._op.rmatmat(X)
+
+    def rmatmat(self, X):
+        return self._op.matmat(X)
+
+    def __matmul__(self, x):
+        if isinstance(x, Vector):
+            return self.matvec(x)
+        a = x if isinstance(x, np.ndarray) else np.asarray(x)
+        return self.matmat(a) if a.ndim == 2 else self.matvec(a)
+
+    def __rmatmul__(self, x):
+        return self._op.__matmul__(x) if np.ndim(x) == 1 else NotImplemented
+
+    def pair(self, x, w, alpha=1.0, beta=0.0, alpha_t=1.0, beta_t=0.0, y=None, z=None):
+        """(Aᵀ x, A w) through the operator's fused pair."""
+        z2, y2 = self._op.pair(w, x, alpha_t, beta_t, alpha, beta, y=z, z=y)
+        return y2, z2
+
+    def aslinearoperator(self):
+        return _TransposedLinearOperator(self._op)
+
+
+class ZsLinearOperator(LinearOperator):
+    """scipy.sparse.linalg.LinearOperator over a zsparse Operator (real: adjoint = transpose)."""
+
+    def __init__(self, op):
+        super().__init__(dtype=op.dtype, shape=op.shape)
+        self.operator = op
+
+    def _matvec(self, x):
+        return self.operator.matvec(x.reshape(-1))
+
+    def _rmatvec(self, x):
+        return self.operator.rmatvec(x.reshape(-1))
+
+    def _matmat(self, X):
+        return self.operator.matmat(X)
+
+    def _rmatmat(self, X):
+        return self.operator.rmatmat(X)
+
+    def _adjoint(self):
+        return _TransposedLinearOperator(self.operator)
+
+    _transpose = _adjoint
+
+
+class _TransposedLinearOperator(LinearOperator):
+    def __init__(self, op):
+        super().__init__(dtype=op.dtype, shape=op.shape[::-1])
+        self.operator = op
+
+    def _matvec(self, x):
+        return self.operator.rmatvec(x.reshape(-1))
+
+    def _rmatvec(self, x):
+        return self.operator.matvec(x.reshape(-1))
+
+    def _matmat(self, X):
+        return self.operator.rmatmat(X)
+
+    def _rmatmat(self, X):
+        return self.operator.matmat(X)
+
+    def _adjoint(self):
+        return ZsLinearOperator(self.operator)
+
+    _transpose = _adjoint
