@@ -18,6 +18,7 @@ _X, _Y, _W, _Z = range(4)
 
 _ndarray, _empty = np.ndarray, np.empty
 _address = _lib.address
+_addressof, _from_buffer = ctypes.addressof, ctypes.c_char.from_buffer
 
 
 def _destroy_operator(lib, handle, work, jacobi, ctx):
@@ -62,6 +63,7 @@ class Operator:
             "zs_operator_create",
         )
         self._work = [ctypes.c_void_p() for _ in range(4)]
+        self._pairs = ((self._work[_X], self._work[_Y]), (self._work[_W], self._work[_Z]))
         self._jacobi_p = ctypes.c_void_p()  # diag(A)^-1 for zsparse.solve, made on first use
         self._finalizer = weakref.finalize(
             self, _destroy_operator, lib, self._p, self._work, self._jacobi_p, ctx
@@ -180,13 +182,9 @@ class Operator:
         lock.acquire()
         try:
             p = self._p
-            if p.value is None:
-                self.handle()  # raises ClosedError
-            work = self._work
-            xv, yv = (work[_X], work[_Y]) if which == 0 else (work[_W], work[_Z])
-            if xv.value is None or yv.value is None:
-                self._vec(xv, x.shape[0])
-                self._vec(yv, y.shape[0])
+            xv, yv = self._pairs[which]
+            if xv.value is None or yv.value is None or p.value is None:
+                self._prepare(which)
             s = self._upload(xv, xaddr)
             if s == 0 and beta != 0:
                 s = self._upload(yv, yaddr)
@@ -199,6 +197,36 @@ class Operator:
         if s:
             raise _lib.error(s, "spmv" if which == 0 else "spmvt")
         return y
+
+    def _fast(self, which, x):
+        """op(A) x for an x already of the right type, dtype, length and layout: the common case
+        inlined, since each Python step here costs about as much as a library call."""
+        y = _empty(self._rows if which == 0 else self._cols, self._dtype)
+        try:
+            xaddr = _addressof(_from_buffer(x))
+        except (TypeError, ValueError):  # read-only, or empty
+            xaddr = x.ctypes.data
+        yaddr = _addressof(_from_buffer(y)) if y.shape[0] else y.ctypes.data
+        lock = self._lock
+        lock.acquire()
+        try:
+            xv, yv = self._pairs[which]
+            if xv.value is None or yv.value is None or self._p.value is None:
+                self._prepare(which)
+            s = self._upload(xv, xaddr) or self._spmv(self._p, which, 1.0, xv, 0.0, yv) or \
+                self._download(yv, yaddr)
+        finally:
+            lock.release()
+        if s:
+            raise _lib.error(s, "spmv" if which == 0 else "spmvt")
+        return y
+
+    def _prepare(self, which):
+        """Check the operator is open and create the work vectors of op(A) (the lock is held)."""
+        self.handle()
+        xv, yv = self._pairs[which]
+        self._vec(xv, self._cols if which == 0 else self._rows)
+        self._vec(yv, self._rows if which == 0 else self._cols)
 
     def _product_resident(self, which, x, out, alpha, beta, n_in, n_out):
         if not isinstance(x, Vector):
@@ -229,9 +257,10 @@ class Operator:
             and x.dtype is self._dtype
             and x.shape == self._xshape
             and x.flags.c_contiguous
+            and alpha == 1
             and beta == 0
         ):
-            return self._run(0, x, _empty(self._rows, self._dtype), alpha, 0.0)
+            return self._fast(0, x)
         return self._product(_lib.OP_N, x, out, alpha, beta)
 
     def rmatvec(self, x, out=None, alpha=1.0, beta=0.0):
@@ -242,9 +271,10 @@ class Operator:
             and x.dtype is self._dtype
             and x.shape == self._yshape
             and x.flags.c_contiguous
+            and alpha == 1
             and beta == 0
         ):
-            return self._run(1, x, _empty(self._cols, self._dtype), alpha, 0.0)
+            return self._fast(1, x)
         return self._product(_lib.OP_T, x, out, alpha, beta)
 
     def _columns(self, which, X):
@@ -271,8 +301,13 @@ class Operator:
         return self._columns(_lib.OP_T, X)
 
     def __matmul__(self, x):
-        if type(x) is _ndarray and x.ndim == 1:
-            return self.matvec(x)
+        if (
+            type(x) is _ndarray
+            and x.dtype is self._dtype
+            and x.shape == self._xshape
+            and x.flags.c_contiguous
+        ):
+            return self._fast(0, x)
         if isinstance(x, Vector):
             return self.matvec(x)
         a = x if isinstance(x, np.ndarray) else np.asarray(x)
