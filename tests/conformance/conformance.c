@@ -1039,7 +1039,7 @@ int main(int argc, char **argv) {
     } else
       dir = argv[i];
   }
-  if (random_only == matrices_only && !dir) {
+  if ((random_only && matrices_only) || (!random_only && !dir)) {
     fprintf(stderr,
             "usage: conformance [--require BACKEND] [--format NAME[:OPTIONS]]... "
             "[--matrices-only] MATRICES_DIR | --random-only\n");
