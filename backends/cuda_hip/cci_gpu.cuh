@@ -17,7 +17,7 @@ __device__ __forceinline__ uint64_t cci_next_dev(const uint64_t *__restrict__ co
   return (m >> ((t >> 8) & 0xff)) & ((UINT64_C(1) << (t >> 16)) - 1);
 }
 
-/* The first kernel (711 us on st27 f64 on the H100), kept for comparisons: kernel=slices or
+/* The first kernel (slower than the batched one), kept for comparisons: kernel=slices or
  * ZS_CCI_KERNEL=slices. S lanes per row, lane s decoding slice s (the row's entries s, s + S,
  * ...). The slices' first columns chain (entry s is entry s - 1 plus 1 + its code), so step 0
  * ends with an inclusive scan over the S lanes; later steps are independent per lane. Then a
@@ -81,9 +81,9 @@ __global__ void __launch_bounds__(ZS_CCI_THREADS)
  *   summed. */
 #define ZS_CCI_STEPS 4
 
-/* Codes per lane and chunk: 8 in f64 with S <= 4 (el3d:n=77 f64 S = 4: 494 -> 435 us on the
- * H100 against 4 codes), else 4: f32 gained nothing from 8, and at S = 8 a lane's row share is
- * short (st27: 3-4 codes), so 8-code chunks would mostly decode padding (597 -> 817 us). */
+/* Codes per lane and chunk: 8 in f64 with S <= 4 (12 % less time than 4 on the H100), else 4: f32
+ * gained nothing from 8, and at S = 8 a lane's row share is short (st27: 3-4 codes), so 8-code
+ * chunks would mostly decode padding (1.4x slower). */
 template <typename T, int S>
 __host__ __device__ constexpr int cci_chunk() {
   return sizeof(T) == 8 && S <= 4 ? 8 : 4;

@@ -38,9 +38,8 @@ struct zs_csb_task {
 
 /* A block as the f64 warp walk reads it: its elements are contiguous (stride 1), and only the
  * block index on the input side is needed (bcol for SpMV, brow for SpMVT). 16 bytes, one load,
- * against 24 for zs_csb_task: the 27-point stencil reads 27 tasks beside 432 elements of 10
- * bytes per output block (H100: f64 1-7 % faster; the f32 kernels took 8 more registers and lost
- * 4-5 %, so they keep zs_csb_task; bench/NOTES.md). */
+ * against 24 for zs_csb_task. f64 only: in f32 the 16-byte task costs the kernels more registers
+ * than its bytes save, so they keep zs_csb_task (docs/performance.md, "Tried and dropped"). */
 struct alignas(16) zs_csb_wtask {
   int64_t first;
   int32_t count, seg;
@@ -192,11 +191,10 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
   for (int r = 0; r < bsz; r++) acc[r * ZS_CSB_ROW] = T(0);
   /* The output block's blocks, a warp's worth at a time, cut into chunks that the lanes share
    * out: a few long blocks no longer leave most lanes idle while one walks its block (a banded
-   * block row has ~10 blocks of ~32 elements). Chunk size, measured on the H100 with the blocks
-   * contiguous (bench/NOTES.md): 8-byte values (beta 16 by default) want about one chunk per
-   * lane, since chunks of 8 cost the share-out per chunk (27-point stencil SpMV 747 -> 880 us);
-   * 4-byte values (beta 32: four times the elements per block) want chunks of 8, whose lanes
-   * read neighbouring chunks (972 -> 457 us; banded, pruned layers 1.2-1.7x). */
+   * block row has ~10 blocks of ~32 elements). Chunk size (measured on the H100): 8-byte values
+   * (beta 16 by default) want about one chunk per lane, since chunks of 8 pay the share-out per
+   * chunk; 4-byte values (beta 32: four times the elements per block) want chunks of 8, whose
+   * lanes read neighbouring chunks. */
   for (int64_t p0 = ptr[o]; p0 < ptr[o + 1]; p0 += ZS_WARP_SIZE) {
     zs_csb_task t = {0, 0, 0, 0, 0};
     if (p0 + lane < ptr[o + 1]) t = task[p0 + lane];
@@ -258,20 +256,19 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
  * in the same way (pieces of ZS_WARP_SIZE / TEAMS elements). An output block of a few dozen
  * elements (the 2-D stencil's hold 80) is a chain of dependent loads (offsets, tasks, elements,
  * x) and a tail with little work in each link; TEAMS chains per warp keep TEAMS times the loads
- * in flight for the same sums in shared memory (the 2-D stencil f64 on the H100: 849 µs with one
- * team, 630 with two, 525 with four). The loops run as often as the warp's longest team needs,
+ * in flight for the same sums in shared memory (the 2-D stencil f64 on the H100 runs 1.6x faster
+ * with four teams than with one). The loops run as often as the warp's longest team needs,
  * since every lane takes part in the ballots and shuffles. */
 #ifndef ZS_CSB_PIECES /* overridable for A/B builds of the module */
 #define ZS_CSB_PIECES 4
 #endif
-/* Pieces in flight per lane when TEAMS > 1: 5 (the 2-D stencil f64 with two teams: 4 pieces
- * 657 µs, 5 614, 8 748; more registers cost more warps per SM than the loads gained). */
+/* Pieces in flight per lane when TEAMS > 1: 5, the fastest of 4, 5 and 8 on the 2-D stencil f64
+ * (more pieces take more registers, which cost more warps per SM than the loads gain). */
 #ifndef ZS_CSB_TEAM_PIECES
 #define ZS_CSB_TEAM_PIECES 5
 #endif
-/* SpMV's pieces: without the block search (csb_tag_blocks) one team loads one more (H100, the
- * 27-point stencil f64: 4 pieces 474 µs, 5 465), teams as many as SpMVT (6: the 2-D stencil f64
- * 440 -> 459 µs). */
+/* SpMV's pieces: without the block search (csb_tag_blocks) one team loads one more (5: faster
+ * on the 27-point stencil), teams as many as SpMVT (6 was slower on the 2-D stencil). */
 #ifndef ZS_CSB_PIECES_N
 #define ZS_CSB_PIECES_N 5
 #endif
@@ -281,8 +278,9 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
 /* Called by every lane of a split warp walk's warp once its parts are written: the output
  * block's last warp to finish (counted in done[o], which it sets back to 0 for the next product)
  * adds the parts in part order, the same bits every run for a given split count. A second
- * kernel did this before; its launch and ramp cost more than the fence and the counter (H100,
- * bench/NOTES.md). The parts of other warps are read through volatile loads, past this SM's L1. */
+ * kernel did this before; its launch and ramp cost more than the fence and the counter (1-3 µs
+ * a product on the H100's pruned layers). The parts of other warps are read through volatile
+ * loads, past this SM's L1. */
 template <typename T>
 __device__ __forceinline__ void zs_csb_split_last(int64_t o, int splits, int lb, int no, int lane,
                                                   const T *partial, unsigned *done, T *y, T alpha,
@@ -319,9 +317,8 @@ __global__ void __launch_bounds__(ZS_CSB_THREADS)
   constexpr int PIECES = TEAMS > 1 ? (TRANS ? ZS_CSB_TEAM_PIECES : ZS_CSB_TEAM_PIECES_N)
                                    : (TRANS ? ZS_CSB_PIECES : ZS_CSB_PIECES_N);
   /* Slots of the values and indices: 32-bit for teams (csb_choose_teams: fewer than 2^30
-   * elements), one shuffle per block skew and fewer registers (H100, random values: the 2-D
-   * stencil's SpMVT 532 -> 517 us in f64, 396 -> 344 in f32); 64-bit for one team, where the
-   * 32-bit ones cost the 27-point stencil's SpMVT 5-11 % in f64 and 2 % in f32 (bench/NOTES.md). */
+   * elements), one shuffle per block skew and fewer registers, faster on the H100; 64-bit for one
+   * team, where 32-bit slots made the 27-point stencil's SpMVT slower (docs/performance.md). */
   using slot_t = typename std::conditional<(TEAMS > 1), int32_t, int64_t>::type;
   extern __shared__ unsigned char zs_csb_smem[];
   T *acc = (T *)zs_csb_smem + threadIdx.x;
@@ -537,9 +534,9 @@ bool csb_sort_tasks(const zs_csb_task *in, int64_t nb, int64_t n_keys, bool by_r
 
 /* The format-order SpMV's lanes share their output block, not their segment of x: each lane
  * gathers its own 128-byte segment, which the SM's L1 must hold while the block is walked.
- * Half the shared memory (6 blocks of 128 threads per SM) leaves it that room: 27-point
- * stencil f64 1.48 -> 0.91 ms on the H100. SpMVT's neighbours (same block row) share x and
- * want the occupancy instead (0.92 -> 1.13 ms with the same setting), so it keeps the default. */
+ * Half the shared memory (6 blocks of 128 threads per SM) leaves it that room (1.6x faster on
+ * the 27-point stencil, H100). SpMVT's neighbours (same block row) share x and want the
+ * occupancy instead (the same setting made it 1.2x slower), so it keeps the default. */
 template <typename T, typename I>
 void csb_prefer_l1_for_spmv() {
   void (*spmv)(int64_t, int, int64_t, const zs_csb_task *, const T *, const I *, const T *, T *,
@@ -602,10 +599,9 @@ void csb_choose_staging(csb_gpu_op *op, const zs_csb_task *blocks, int64_t eleme
  * each output block's blocks into parts of at least a piece's worth (32 blocks) while all the
  * warps still fit in one wave of the split kernel (op->wave), rounded down to a power of two so
  * that a block of 4 warps holds whole output blocks or whole parts of one. Past one wave, the
- * warps of the second run after the first, a whole walk later. H100, f64 SpMV of the 16384^2
- * 1 % layer at beta 32 (24 warps per SM fit: 512 output blocks): 2 / 4 / 6 / 8 / 12 / 16 parts
- * 33.5 / 24.1 / 24.2 / 28.0 / 26.2 / 27.2 us; at beta 16 (32 per SM fit) 4 parts 38.6 us
- * against 46.2 with 5 (bench/NOTES.md). */
+ * warps of the second run after the first, a whole walk later: on the H100's pruned layers the
+ * largest power of two within one wave was as fast as any count, and one part past the wave
+ * lost a fifth. */
 int csb_auto_splits(const csb_gpu_op *op, int64_t n_blocks_out) {
   if (n_blocks_out == 0) return 1;
   const int64_t per_block = op->nb / n_blocks_out;
@@ -654,12 +650,10 @@ int csb_splits(const csb_gpu_op *op, int64_t n_blocks_out, int forced) {
  * zs_csb_owner_kernel (walk_opt 0, and always for beta > 32). Auto (-1): the warp walk for 8-byte
  * values, whose lanes' chunks are long per-lane streams; for 4-byte values only while blocks
  * average under 48 elements: larger blocks give every lane whole 8-element chunks, one sector
- * each, and the warp walk's block search then costs more than it saves (H100, bench/NOTES.md:
- * banded f32, ~107 per block, 585 / 615 us lanes against 659 / 686 warp, Erdos-Renyi 16384^2
- * at 5 %, 51 per block, 258 / 306 against 327 / 325; the 27-point stencil f32, 37 per block,
- * 448 / 500 against 421 / 415), and for any type when the warp walk would split its output
- * blocks: few output blocks leave the lanes walk as idle as the unsplit warp walk (the same
- * 5 % layer: 62 / 60 us split). */
+ * each, and the warp walk's block search then costs more than it saves (measured on the H100 with
+ * blocks of ~107, 51 and 37 elements: the lanes walk won on the first two), and for any type when
+ * the warp walk would split its output blocks: few output blocks leave the lanes walk as idle as
+ * the unsplit warp walk. */
 void csb_choose_walk(csb_gpu_op *op, int64_t elements, int walk_opt) {
   const bool small_blocks = elements < 48 * op->nb;
   const bool few = csb_auto_splits(op, op->nbr) > 1 || csb_auto_splits(op, op->nbc) > 1;
@@ -669,16 +663,13 @@ void csb_choose_walk(csb_gpu_op *op, int64_t elements, int walk_opt) {
 
 /* Output blocks per warp of the warp walk (forced: det_teams=1|2|4), for unsplit output blocks
  * by the elements they average, in turns of the whole warp (ZS_CSB_PIECES pieces of
- * ZS_WARP_SIZE, 128 elements on CUDA): under 2 turns four teams, under 3 two. Measured on the
- * H100 (module A/B, bench/NOTES.md), SpMV µs with 1 / 2 / 4 teams: the 2-D stencil f64 (80 per
- * output block) 849 / 630 / 525, f32 (158) 548 / 428 / 390; the banded matrix f64 (320) 840 /
- * 797; the 27-point stencil f64 (432) 551 / 618 (two teams lose).
+ * ZS_WARP_SIZE, 128 elements on CUDA): under 2 turns four teams, under 3 two, the fastest count
+ * for each op measured on the H100 (the 2-D stencil's 80 and 158 elements per output block take
+ * four, the banded matrix's 320 two, the 27-point stencil's 432 one: two teams lose there).
  * With transpose=atomic the SpMV's walk also serves BiCG's pair (its y keeps the SpMV's bits only
- * with the same teams), whose time is z's atomics: four teams under 1 turn, two under 2.25. H100,
- * pair µs with 1 / 2 / 4 teams: the 2-D stencil f32 (158) 537 / 497 / 621 (its SpMV alone: 304
- * with two, 294 with four), with blocks of 16 (80) 885 / 575 / 561; f64 (80) - / 915 / 842; the
- * banded f64 (320) 1309 / 1364 / -; Erdős–Rényi f64 (256) 4083 / 3968 / -; the 27-point
- * stencil f32 (864) 473 / 611 / -. */
+ * with the same teams), whose time is z's atomics and which wants more lanes per output block:
+ * four teams under 1 turn, two under 2.25 (the 2-D stencil f32 pair 1.25x faster with two teams
+ * than with four; docs/performance.md, "GCSB and CSB"). */
 void csb_choose_teams(csb_gpu_op *op, int64_t elements, int forced) {
   const int64_t quarter_turn = (int64_t)ZS_CSB_PIECES * ZS_WARP_SIZE / 4;
   for (int w = 0; w < 2; w++) {
@@ -710,11 +701,11 @@ zs_status csb_choose_splits(csb_gpu_op *op, int forced) {
 }
 
 /* The deterministic kernels walk an output block's blocks one after another, and GCSB's slots
- * put a block's elements a group apart: each element read a sector of its own (27-point stencil
- * f64 deterministic SpMVT on the H100: 1.75 ms, against CSB-baseline's 0.86 on the same blocks).
+ * put a block's elements a group apart: each element read a sector of its own (on the H100 twice
+ * CSB-baseline's time on the same blocks).
  * So a GCSB operator whose deterministic kernels run copies its blocks contiguous, in block-row
  * order without padding, as the cpu backend does, and points the row- and column-order tasks at
- * the copy: both formats then run these kernels at the same speed (bench/NOTES.md). The copy is
+ * the copy: both formats then run these kernels at the same speed. The copy is
  * made on the host (*hv, *hi: `elements` entries each; the caller tags and uploads them). */
 zs_status csb_contiguous_copy(const zsb_array *va, const zsb_array *ia, zs_csb_task *tasks,
                               int64_t nb, int64_t elements, unsigned char **hv,
@@ -739,7 +730,7 @@ zs_status csb_contiguous_copy(const zsb_array *va, const zsb_array *ia, zs_csb_t
  * element's block: the position of the element's block among its block row's blocks, modulo
  * ZS_WARP_SIZE, is stored from bit 2 lb of its 16-bit index (5 bits, 6 on a 64-lane wavefront:
  * free while beta <= 32), and names the lane holding the block in the walk's turn. This saved
- * the search of zs_csb_run_owner per piece (bench/NOTES.md). Only the deterministic kernels'
+ * the search of zs_csb_run_owner per piece. Only the deterministic kernels'
  * indices are tagged, in the operator's device copy; the format is not changed.
  * SpMVT reads the same indices, and a local row then comes with its block's tag above it:
  * i >> lb is tag * beta + row. So the block row of each task (in `sorted`, row order) is lowered
@@ -771,8 +762,7 @@ zs_status csb_upload_tasks(csb_gpu_op *op, const zs_csb_task *tasks, bool trans)
 }
 
 /* Whether each block row's blocks (row order: ptr, tasks) lie end to end, as SpMV's warp walk
- * reads them (one skew per turn: H100, random values, SpMV 2-D stencil f64 523 -> 477 us, f32
- * 388 -> 336, 27-point stencil f64 552 -> 531, f32 398 -> 340, from the registers freed):
+ * reads them (one skew per turn, which frees registers: 4-17 % faster SpMV on the H100):
  * the format's row-major blocks for CSB, the contiguous copy for GCSB. */
 bool csb_row_runs(const zs_csb_task *tasks, const int64_t *ptr, int64_t nbr) {
   for (int64_t r = 0; r < nbr; r++)

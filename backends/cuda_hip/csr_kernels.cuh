@@ -88,9 +88,9 @@ template <typename T, typename I, int ITEMS, bool STREAM>
 __global__ void __launch_bounds__(ZS_BLOCK_THREADS)
     zs_csr_rows_kernel(const zs_row_block *blocks, const I *ptr, const int32_t *idx, const T *val,
                        const T *x, T *y, T *partials, T alpha, T beta) {
-  /* f64: the block's row offsets are copied to shared memory before the products are staged
-   * (H100: 468 vs 530 us on the 2-D Laplacian); f32 reads them after the barrier (302 vs 318
-   * us): measured, see bench/NOTES.md. */
+  /* f64: the block's row offsets are copied to shared memory before the products are staged;
+   * f32 reads them after the barrier: each the faster of the two on the H100's stencils
+   * (docs/performance.md, "CSR and COO"). */
   constexpr bool PREFETCH = sizeof(T) == 8;
   __shared__ T prod[ZS_BLOCK_THREADS * ITEMS];
   __shared__ int32_t offs[PREFETCH ? ZS_BLOCK_MAX_ROWS + 1 : 1];

@@ -6,16 +6,16 @@
 #define ZS_DT_LANES 32
 #define ZS_DT_THREADS 256
 /* Blocks per multiprocessor the register budget is cut for: coded tables take 57 KiB of shared
- * memory, so 3 blocks fit; constant and raw ones 40 KiB, and a fourth block pays (measured on the
- * H100: st27 random-valued f64 SpMV 973 → 741 µs; coded st27 f64 428 → 453 µs with 4). Raw
+ * memory, so 3 blocks fit; constant and raw ones 40 KiB, and a fourth block pays for raw values
+ * (a quarter less time on the H100) while coded tables lose with it. Raw
  * values have a second kernel cut for 3 (80 registers instead of 64: the raw SpMV spills 112–124
  * bytes at 64), taken where it needs no more rounds of slices (dtans_launch, dtans_rounds). */
 #define ZS_DT_MIN_BLOCKS(VMODE) ((VMODE) == 0 || (VMODE) >= 3 ? 3 : 4)
 #define ZS_DT_SUBS (ZS_WARP_SIZE / ZS_DT_LANES)             /* slices per warp */
 #define ZS_DT_DYNAMIC(VMODE) ((VMODE) == 0 || (VMODE) >= 3) /* slices from a ticket counter */
 /* Raw values take tickets too where their slices need this many rounds of the 4-block kernel or
- * more (small lanes, e.g. lane_symbols=256): the last round is then a small part of the work (H100,
- * random-valued 3-D stencil f64 in 12699 slices: 486 -> 422 us with the 3-block kernel); and
+ * more (small lanes, e.g. lane_symbols=256): the last round is then a small part of the work
+ * (13 % less time on the H100's random-valued 3-D stencil); and
  * where the encoder shrank them (guided): at a stride, a warp's small slices would not make up
  * for another's full ones. */
 #define ZS_DT_RAW_DYNAMIC_ROUNDS 3
@@ -348,9 +348,8 @@ __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
       /* (d) The gathers go out now; the state update below runs while they are in flight. */
       constexpr int CH = (RAW || JOINT) && sizeof(T) == 8 ? 4 : PER; /* f64: 16 doubles not live */
       /* The raw kernel cut for 3 blocks has the registers to issue the second chunk before the
-       * first chunk's products instead of after them (H100, random values, f64 SpMV: banded 686
-       * -> 646 us, Erdős–Rényi unchanged; the same in the 4-block kernel spilled, 3-D stencil
-       * 514 -> 551, and in the joint kernel lost 3-4 %: bench/NOTES.md). */
+       * first chunk's products instead of after them (6 % faster on the H100's banded matrix);
+       * the 4-block kernel spilled and the joint kernel lost with it (docs/performance.md). */
       constexpr bool EARLY = RAW && BLOCKS == 3 && CH < PER;
       T xv[PER];
       /* x (and raw values) of the nonzeros from .. from + CH - 1 */
@@ -662,8 +661,8 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
                 ZS_GPU_BACKEND_NAME, op->smem, g_state.smem_optin);
   }
   /* Row lengths, widened to 4 bytes when the blob holds 1 or 2 a row: the kernels read them as
-   * u32, since a width chosen at run time cost the decode-bound kernels 2-19 % (H100, r16 of
-   * bench/results/h100-2026-11-27-dtans-guided-start). */
+   * u32, since a width chosen at run time cost the decode-bound kernels 2-19 % on the H100
+   * (docs/performance.md, "Tried and dropped"). */
   const zsb_array *lens = zsb_find_array(v, "row_nnz");
   uint32_t *row_nnz = (uint32_t *)malloc(((size_t)op->rows + 1) * sizeof(uint32_t));
   int64_t *row_ptr = (int64_t *)malloc(((size_t)op->rows + 1) * sizeof(int64_t));
@@ -792,21 +791,19 @@ zs_status dtans_launch(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, T 
   if (VMODE == 0 || VMODE >= 3)
     /* Coded and joint tables fill 41–57 KiB a block, so 3 blocks leave L1 about 60 KiB. Rows that
      * gather at random from an x whose hot part fits the L2 in one slab hit L1 more often with
-     * half the storage kept for it (2 blocks): R-MAT's hubs (H100, few-valued, f64 SpMV 836 →
-     * 710 µs, f32 747 → 638; Erdős–Rényi f32 unchanged; with 2 slabs, Erdős–Rényi f64 loses
-     * 13 %, the banded matrix, whose gathers are near, 17 %: bench/NOTES.md). */
+     * half the storage kept for it (2 blocks): R-MAT's hubs (15 % less time on the H100); with 2
+     * slabs, Erdős–Rényi f64 loses 13 % with it, the banded matrix, whose gathers are near,
+     * 17 % (docs/performance.md). */
     gpuFuncPreferSharedPercent(kernel, op->far && op->slabs == 1 ? 50 : ZS_CARVEOUT_DEFAULT);
   int per_sm = 1;
   zs_status s = dtans_occupancy(op, kernel, &per_sm);
   bool dynamic = ZS_DT_DYNAMIC(VMODE);
   if constexpr (VMODE == 2) {
     /* Raw values at a fixed stride: the kernel cut for 3 blocks (no spills) unless it takes more
-     * rounds of slices than the one for 4, since a round more is a slice's time more (H100,
-     * random values, f64 SpMV: 3-D stencil, 3257 slices, one round of 4224 warps or two of 3168:
-     * 513 µs with 4 blocks, 658 with 3; banded, 5042 slices, two rounds either way: 774 and
-     * 686 µs). Slices needing ZS_DT_RAW_DYNAMIC_ROUNDS rounds or more go by tickets, and then f64
-     * takes the 3-block kernel, f32 the 4-block one (H100, lane_symbols=256: 3-D stencil f64 464
-     * and 422 µs with 4 and 3 blocks, f32 272 and 287; bench/NOTES.md). */
+     * rounds of slices than the one for 4, since a round more is a slice's time more (on the
+     * H100 a round more cost the 3-D stencil 28 %; at equal rounds the 3-block kernel is 11 %
+     * faster). Slices needing ZS_DT_RAW_DYNAMIC_ROUNDS rounds or more go by tickets, and then
+     * f64 takes the 3-block kernel, f32 the 4-block one (each the faster there). */
     auto lean = zs_dtans_kernel<T, 2, MODE, PERM, WIN, 3>;
     int lean_sm = 1;
     if (s == ZS_OK) s = dtans_occupancy(op, lean, &lean_sm);
@@ -1012,10 +1009,9 @@ zs_status dtans_apply_encoded(dtans_gpu_op *op, zs_op which, T alpha, const T *x
 
 /* zs_spmv_pair in one decode (ZS_DT_PAIR) where SpMVT is atomic anyway: each slab pass gathers
  * and scatters its columns, as SpMV's and the atomic SpMVT's passes do apart; long rows (plain
- * CSR) take their SpMV and SpMVT kernels. ZS_ERR_UNSUPPORTED with the deterministic SpMVT. On
- * the H100, few-valued f64, against SpMV + atomic SpMVT: 1.23-1.32x faster on the stencils and
- * the banded matrix, 1-3 % slower on Erdős–Rényi and R-MAT, whose scattered atomics cost what
- * the decode saves (bench/NOTES.md, "BiCG's pair in one call"). */
+ * CSR) take their SpMV and SpMVT kernels. ZS_ERR_UNSUPPORTED with the deterministic SpMVT. One
+ * decode for both pays on the stencils and banded matrices; on scattered rows (Erdős–Rényi,
+ * R-MAT) the random atomics cost what the decode saves (docs/performance.md, "CSR-dtANS"). */
 template <typename T>
 zs_status dtans_pair_encoded(dtans_gpu_op *op, T alpha, const T *x, T beta, T *y, T alpha_t,
                              const T *w, T beta_t, T *z) {

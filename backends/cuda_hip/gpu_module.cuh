@@ -546,9 +546,9 @@ zs_status gpu_axpby(void *self, zs_type type, int64_t n, double alpha, const voi
 }
 
 /* Rows whose first columns jump far from one row to the next gather x at random: there
- * smaller row blocks (Erdős–Rényi f64 0.84 vs 0.98 ms, R-MAT 0.64 vs 0.70 ms on the H100) and
- * evict-first matrix loads pay, while banded and stencil rows prefer 2048-nonzero blocks and
- * plain loads (bench/NOTES.md). Decided from a sample of at most 4096 row pairs. */
+ * smaller row blocks and evict-first matrix loads pay (9-17 % on the H100's Erdős–Rényi and
+ * R-MAT), while banded and stencil rows prefer 2048-nonzero blocks and plain loads
+ * (docs/performance.md, "CSR and COO"). Decided from a sample of at most 4096 row pairs. */
 bool rows_scattered(const int64_t *ptr, const int32_t *col, int64_t rows) {
   const int64_t pairs = rows > 1 ? rows - 1 : 0, samples = pairs < 4096 ? pairs : 4096;
   int64_t seen = 0, far = 0;
@@ -637,7 +637,7 @@ int64_t hot_columns(const int32_t *col, int64_t nnz, int64_t cols) {
 /* Column slabs for a CSR product that gathers x at random: as many as keep each slab's share of
  * x's hot columns within 40 % of the L2 cache. On the H100 (50 MB of L2), Erdős–Rényi f64 with 4 M
  * uniform columns (33.5 MB of x, all of it hot) runs in 2 slabs 1.24x faster (its atomic SpMVT
- * 1.7x), while R-MAT's hot columns fit and 2 slabs cost it 14 % (bench/NOTES.md). Rows with
+ * 1.7x), while R-MAT's hot columns fit and 2 slabs cost it 14 % (docs/performance.md). Rows with
  * locality reuse their lines of x anyway: one slab. */
 int csr_slab_count(int forced, bool scattered, const int32_t *col, int64_t nnz, int64_t cols,
                    size_t value_size) {

@@ -101,8 +101,8 @@ __device__ __forceinline__ uint4 vans_x_below(uint4 v, uint32_t base, uint32_t c
 /* Copy n 16-byte pieces from global to shared memory, each thread issuing its loads (up to
  * VANS_COPY_AHEAD) before its stores, so that a block stages its table and x in about one round
  * trip to L2. A loop of one load and store per trip, as before, took one round trip per word of
- * the table and per byte of x a thread copied: ~8 + N / 512 trips per layer (bench/notes/vans.md,
- * run38). X: pieces of x, bytes from `cols` on zeroed. */
+ * the table and per byte of x a thread copied: ~8 + N / 512 trips per layer. X: pieces of x,
+ * bytes from `cols` on zeroed. */
 template <bool X>
 __device__ __forceinline__ void vans_copy16(uint4 *dst, const uint4 *__restrict__ src, uint32_t n,
                                             uint32_t cols) {
@@ -148,7 +148,7 @@ __device__ __forceinline__ void vans_stage(const int8_t *x, uint32_t cols, uint3
  * in one dp4a.
  *
  * The step is a serial chain per lane (table load, multiply-add, compare, ballot, prefix count,
- * refill load); the kernel is bound by issue and by the refill's latency (bench/notes/vans.md).
+ * refill load); the kernel is bound by issue and by the refill's latency (docs/performance.md).
  * This kernel refills by global loads; vans_layer_ring below, the default, stages the stream in
  * shared memory. Options, measured on the H100 (ZS_VANS_GPU_VARIANT):
  * - REP: the table replicated per lane (lane l reads only bank l); gained nothing measurable;
@@ -195,7 +195,7 @@ __device__ __forceinline__ void vans_two_steps(uint32_t &st, const uint16_t *&pc
  *
  * The step is a serial chain per lane (table load, multiply-add, compare, ballot, prefix count,
  * refill load), and at ~16 warp instructions per 32 weights the kernel is bound by issue, the
- * 16-per-clock popc and shared-memory wavefronts (bench/notes/vans.md). What is done about it:
+ * 16-per-clock popc and shared-memory wavefronts. What is done about it:
  * - the table is replicated per lane (REP): conflict-free lookups, 1 wavefront instead of ~3.5;
  * - PAIRS: a lane that refilled holds a state >= 2^24, so it cannot refill at the next step
  *   (with every initial state >= 2^16, checked at upload). The masks m0, m1 of two steps are
@@ -469,7 +469,7 @@ __device__ __forceinline__ uint32_t vans_pair(uint32_t &lo, uint32_t &hi, const 
  * prefetched into L2 once per chunk, so that the refills find their lines in L2 instead of
  * waiting on DRAM (H100, N = 16384: L2 hit rate 47 %, L1 35 %, and 8 of 20 stall cycles per
  * instruction on the refill load). It gains 1-4 % with two rows a group and loses 4 % with
- * one. A lookahead into L1 by cp.async.ca was slower (16384: 144 -> 154 us). */
+ * one. A lookahead into L1 by cp.async.ca was slower (docs/performance.md, "Tried and dropped"). */
 #define VANS_PAIR_AHEAD 256
 
 /* The lanes of a row whose state fell below 2^32 after a chunk: their ballot, and whether this
@@ -976,9 +976,8 @@ zs_status vans_config_pairs(vans_dev_layer *d, int sms) {
 }
 
 /* Pair layers: the ring kernel with two rows per group (one row's decode hides the other's
- * refill) wherever its shared memory fits, with the ring size of vans_pair_plan. H100,
- * entropy-4 layers, us per layer with `zsparse vans run` (bench/notes/vans.md): N = 8192, 44.7
- * against 50.3 for the best kernel without rings (run34); 16384, 125 against 138.
+ * refill) wherever its shared memory fits, with the ring size of vans_pair_plan: 10-12 %
+ * faster on the H100 than the best kernel without rings.
  * Where the rings do not fit (64 KiB of LDS on AMD), the kernels that refill from global memory:
  * two rows per group once the rows fill the groups that fit at least 0.9 times over in pairs,
  * with the L2 lookahead; one row per group below that, where two would leave groups idle,
@@ -1027,11 +1026,11 @@ zs_status vans_config_variant(vans_dev_layer *d, int sms, int variant) {
 /* The ring size of a pair layer's kernel (d->pair_ring) and whether x goes to shared memory.
  * x is in shared memory while two blocks with the rings of two-row groups still fit on an SM
  * (the opt-in size and 1 KiB reserved per block): one block of 16 groups does not hide the
- * refills (H100, N = 32768: 0.62 ms against 0.48). By default the rings are 2 KiB; where x then
+ * refills (1.3x slower on the H100 at N = 32768). By default the rings are 2 KiB; where x then
  * no longer fits, 1 KiB where it does, else 2 KiB with x through L1. 1 KiB rings turn every 2
  * chunks instead of 4 (13 % more instructions), and were 24 % slower at N = 16384 where both
- * keep x; where x fits beside them and not beside 2 KiB rings they win (before the exact slack,
- * N = 32768: 0.434 ms against 0.506, run39). Without rings (variants 11-23, or no room for
+ * keep x; where x fits beside them and not beside 2 KiB rings they win. Without rings
+ * (variants 11-23, or no room for
  * them), x is in shared memory while it fits at all. */
 bool vans_pair_plan(vans_dev_layer *d, int variant) {
   const size_t optin = g_state.smem_optin;
@@ -1190,8 +1189,8 @@ zs_status vans_chain_launch(vans_chain *c, int8_t **out) {
     int8_t *o = c->x[(k + 1) % 2];
     /* The first kernel follows the memset of the maxima; the rows kernel launches plainly. A
      * layer kernel launched early has its blocks placed where the previous layer's left room:
-     * with fewer tickets than groups, busy blocks may then share a multiprocessor (H100,
-     * N = 4096, two rows a group: 18.7 us against 16.3, run43), so it launches early only when
+     * with fewer tickets than groups, busy blocks may then share a multiprocessor (15 % slower
+     * on the H100 at N = 4096), so it launches early only when
      * its tickets fill nine tenths of the groups that fit. */
     const uint64_t groups = (uint64_t)d->fit_blocks * d->threads / VANS_GROUP;
     const bool early = (c->early & 1) && k > 0 && 10 * (uint64_t)vans_tickets(d) >= 9 * groups;
