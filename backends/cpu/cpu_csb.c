@@ -25,9 +25,8 @@
 
 /* SpMVT walks the blocks of a block column: runs of a few hundred bytes, block rows apart in
  * memory, which the hardware prefetcher does not follow; so it prefetches the block
- * PREFETCH_AHEAD tasks ahead. Measured on one thread (stencil2d:n=1024, banded 512 K rows):
- * 2, 8, 16, 32 ahead gave f64 SpMVT 12.0, 7.3, 6.3, 5.9 ms on the stencil, 10.9, 10.9, 8.8,
- * 8.9 on banded; f32 stencil 7.3, 5.0, 4.7, 5.9 ms. */
+ * PREFETCH_AHEAD tasks ahead: of 2, 8, 16 and 32, 16 was the best over the stencil and banded
+ * matrices in both types (one thread; 32 helps f64 stencils a little and costs f32 more). */
 #define PREFETCH_AHEAD 16
 
 /* SpMVT of matrices whose blocks are small (under SMALL_BLOCK elements on average: pruned

@@ -10,8 +10,8 @@
 
 /* Arrays of this size or more are placed on 2 MiB boundaries and offered transparent huge pages
  * (Linux with THP in `madvise` mode, as Debian ships it). The first write to a fresh 4 KiB page
- * faults; on the 2-core VMs we build on, 200 MB of new 4 KiB pages took 0.44-0.59 s to zero, and
- * 0.02 s as huge pages (bench/NOTES.md, "Encoding speed"). Smaller arrays keep 64 bytes. */
+ * faults, and on the 2-core virtual machines this project builds on, zeroing fresh 4 KiB pages
+ * took over 20x what huge pages did. Smaller arrays keep 64 bytes. */
 #define HUGE_ALIGN (UINT64_C(2) << 20)
 #define HUGE_MIN (UINT64_C(8) << 20)
 

@@ -50,8 +50,8 @@ static int64_t csb_count_blocks(const zs_matrix *A, int lb) {
 /* The default beta for 8-byte values: 16 fills a 128-byte line with a block row's values, but
  * a matrix whose 16 x 16 blocks hold fewer than 4 nonzeros on average while its 32 x 32 blocks
  * hold at least 4 gets 32 (the 1 %-dense random layer 16384^2: 2.6 and 10.5 per block). There
- * the per-block costs outweigh the line: H100 deterministic SpMV / SpMVT 37 / 48-50 us at 16,
- * 33 / 39-40 at 32; cpu, 2 threads, 6.7 / 7.6 ms against 3.1 / 4.3 (bench/NOTES.md). Blocks of
+ * the per-block costs outweigh the line (at 32 the H100's deterministic products took 10-20 %
+ * less time, the cpu's half). Blocks of
  * 12.8 at 16 (the 5 %-dense layer) lost 20 % on the H100 at 32, and blocks that stay sparse at
  * 32 (Erdos-Renyi and R-MAT with 16 nonzeros per row) gain little from it: both keep 16. */
 static int64_t csb_default_beta_f64(const zs_matrix *A) {

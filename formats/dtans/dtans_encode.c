@@ -510,7 +510,7 @@ static zs_status parse_options(const char *options, enc_opts *o) {
   else if (found && zsi_option_int(options, "guided", 0, INT64_C(1) << 40, &o->guided, &found))
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "dtans: guided=%s (0 to 2^40, or start)", word);
   /* guided_floor=D: the shrinking slices keep at least 1/D of a full one (default 3: with 4,
-   * the few-valued 2-D stencil's stream was 2.24 % over its bound, bench/NOTES.md). */
+   * the few-valued 2-D stencil's stream was over the 2 % bound the format keeps). */
   o->guided_floor = 3;
   if ((s = zsi_option_int(options, "guided_floor", 1, 1024, &o->guided_floor, &found))) return s;
   /* row_bytes=1|2|4 (default: the narrowest that holds every row in the stream): bytes of a
@@ -815,8 +815,8 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
    * where values are not raw and not one constant. Rows that step to random columns escape nearly
    * every delta (Erdős–Rényi, R-MAT): 32 raw bits behind an escape symbol, 4 nonzeros a segment
    * with coded values, against 32 bits and 8 nonzeros a segment here. columns=auto tries them
-   * for 8-byte values only: measured on the H100 (few-valued Erdős–Rényi, 4 M rows x 16, where
-   * they are 9 % smaller), f64 SpMV 875 -> 753 us, but f32 608 -> 648 (bench/NOTES.md). */
+   * for 8-byte values only: on the H100 they made few-valued Erdős–Rényi's f64 SpMV faster and
+   * its f32 SpMV slower (docs/performance.md). */
   const int try_raw_columns =
       (o->columns == 1 || (o->columns < 0 && es == 8)) && coded_nnz > 0 && vd.unseen == 0 &&
       head > 0 &&
@@ -863,9 +863,8 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
       mode = DTANS_VALUES_CONSTANT, chosen_bits = dd.choice.bits;
     else if (joint_bits <= split * 1.1)
       /* Joint even when a little larger: a joint segment decodes 8 nonzeros where a coded one
-       * decodes 4, and the kernels are bound by decoding (H100, few-valued banded matrix, 5.4 %
-       * larger as joint in f64, 6.6 % predicted, 4.0 % in f32: SpMV 541 -> 521 us in f64,
-       * 493 -> 454 in f32; its SpMVT is unchanged). */
+       * decodes 4, and the kernels are bound by decoding (on the H100 the few-valued banded
+       * matrix, 5.4 % larger as joint, ran its SpMV in 4-8 % less time). */
       mode = DTANS_VALUES_JOINT, chosen_bits = joint_bits;
     else
       mode = vd.choice.bits < raw_bits ? DTANS_VALUES_CODED : DTANS_VALUES_RAW, chosen_bits = split;
@@ -891,8 +890,8 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
   const int64_t per_nz = coded ? 2 : 1, full = DTANS_LANES * lane_symbols;
   const int64_t symbols = coded_nnz * per_nz;
   /* Raw and constant values: the GPU kernel runs a quarter more warps and reads the raw values
-   * beside the stream; measured on the H100, smaller last slices only slowed it (random-valued
-   * Erdős–Rényi f64 1309 -> 1597 us), while coded and joint ones gained (st27 408 -> 309 us). */
+   * beside the stream; measured on the H100, smaller last slices only slowed it, while coded and
+   * joint ones gained. */
   if (guided == -1) guided = coded || joint ? 2048 : 0;
   if (R > 0) guided = 0;              /* rows_per_lane: uniform slices */
   if (guided == DTANS_GUIDED_START) { /* as many as the equal cut: they shrink from the first */
@@ -1158,7 +1157,7 @@ static zs_status encode_ordered(const zs_matrix *A, const enc_opts *op, const in
   int32_t *perm = NULL;
   if (o.row_order != 0 && A->rows >= 2 && A->nnz > 0) {
     /* The rows ordered by length, and whether that pays (auto): R-MAT's degree follows the low
-     * bits of the row index, so lanes taken by row mod 32 differ several-fold (bench/NOTES.md).
+     * bits of the row index, so lanes taken by row mod 32 differ several-fold.
      * Row lengths alone decide, so renumbered columns change nothing here. */
     int64_t longest = 0;
     for (int64_t i = 0; i < A->rows; i++)
@@ -1204,9 +1203,8 @@ static void columns_by_count(const zs_matrix *A, const uint32_t *count, int64_t 
 }
 
 /* col_order=auto, on a matrix of 2^16 columns or more: renumber when its 1 % fullest columns hold
- * a quarter of the nonzeros or more. R-MAT scale 22 × 16 (0.57): SpMV 12-16 % faster on the
- * H200; Erdős–Rényi (0.017): 5-8 % slower; stencils and banded matrices hold about 0.01-0.02
- * (bench/NOTES.md, "Columns renumbered by count"). */
+ * a quarter of the nonzeros or more. R-MAT (0.57) gains on the GPU, Erdős–Rényi (0.017) loses;
+ * stencils and banded matrices hold about 0.01-0.02 (docs/performance.md, "CSR-dtANS"). */
 static int skewed_columns(const zs_matrix *A, const int64_t *with_count, int64_t most) {
   int64_t top = (A->cols + 99) / 100, held = 0;
   for (int64_t n = most; n > 0 && top > 0; n--) {
