@@ -467,6 +467,10 @@ PetscErrorCode MatZsparseSetFormat(Mat A, const char format[], const char option
   PetscCall(ZspGet(A, &z));
   PetscCheck(format, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_NULL,
              "MatZsparseSetFormat: format is NULL");
+  zs_format fmt;
+  /* Checked before anything changes, so a refused name leaves the matrix as it was. */
+  PetscCheck(zs_format_from_name(format, &fmt) == ZS_OK, PetscObjectComm((PetscObject)A),
+             PETSC_ERR_ARG_UNKNOWN_TYPE, "MatZsparseSetFormat: %s", zs_last_error());
   PetscCall(PetscStrncpy(z->format, format, ZSP_FIELD));
   PetscCall(PetscStrncpy(z->options, options ? options : "", ZSP_FIELD));
   PetscCall(settings_changed(A, z));
