@@ -459,21 +459,29 @@ PetscErrorCode MatCreate_MPIAIJZsparse(Mat A) {
   PetscFunctionReturn(0);
 }
 
+/* Store a setting and its options (NULL: none), then take them on. Collective. */
+static PetscErrorCode set_pair(Mat A, zsp_mat *z, char *field, const char *value, char *opts_field,
+                               const char *opts) {
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(field, value ? value : "", ZSP_FIELD));
+  PetscCall(PetscStrncpy(opts_field, opts ? opts : "", ZSP_FIELD));
+  PetscCall(settings_changed(A, z));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatZsparseSetFormat(Mat A, const char format[], const char options[]) {
   zsp_mat *z;
+  zs_format fmt;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscCall(ZspGet(A, &z));
   PetscCheck(format, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_NULL,
              "MatZsparseSetFormat: format is NULL");
-  zs_format fmt;
   /* Checked before anything changes, so a refused name leaves the matrix as it was. */
   PetscCheck(zs_format_from_name(format, &fmt) == ZS_OK, PetscObjectComm((PetscObject)A),
              PETSC_ERR_ARG_UNKNOWN_TYPE, "MatZsparseSetFormat: %s", zs_last_error());
-  PetscCall(PetscStrncpy(z->format, format, ZSP_FIELD));
-  PetscCall(PetscStrncpy(z->options, options ? options : "", ZSP_FIELD));
-  PetscCall(settings_changed(A, z));
+  PetscCall(set_pair(A, z, z->format, format, z->options, options));
   PetscFunctionReturn(0);
 }
 
@@ -483,9 +491,7 @@ PetscErrorCode MatZsparseSetBackend(Mat A, const char backend[], const char opti
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscCall(ZspGet(A, &z));
-  PetscCall(PetscStrncpy(z->backend, backend ? backend : "", ZSP_FIELD));
-  PetscCall(PetscStrncpy(z->backend_options, options ? options : "", ZSP_FIELD));
-  PetscCall(settings_changed(A, z));
+  PetscCall(set_pair(A, z, z->backend, backend, z->backend_options, options));
   PetscFunctionReturn(0);
 }
 

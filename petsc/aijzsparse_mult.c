@@ -51,15 +51,22 @@ static PetscErrorCode log_flops(const zsp_mat *z) {
   PetscFunctionReturn(0);
 }
 
+/* A's state with operators that match its values. */
+static PetscErrorCode current(Mat A, zsp_mat **z) {
+  PetscFunctionBegin;
+  PetscCall(ZspGet(A, z));
+  PetscCall(ZspEnsureCurrent(A, *z));
+  PetscFunctionReturn(0);
+}
+
 /* w = A x (+ y when y is not NULL; y may be w). */
 static PetscErrorCode mult(Mat A, Vec x, Vec y, Vec w) {
   MPI_Comm comm = PetscObjectComm((PetscObject)A);
   zsp_mat *z;
-  const double beta = y ? 1.0 : 0.0;
 
   PetscFunctionBegin;
-  PetscCall(ZspGet(A, &z));
-  PetscCall(ZspEnsureCurrent(A, z));
+  PetscCall(current(A, &z));
+  const double beta = y ? 1.0 : 0.0;
   if (z->scatter)
     PetscCall(VecScatterBegin(z->scatter, x, z->lvec, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(upload(comm, z->vcol, x));
@@ -79,11 +86,10 @@ static PetscErrorCode mult(Mat A, Vec x, Vec y, Vec w) {
 static PetscErrorCode mult_transpose(Mat A, Vec x, Vec y, Vec w) {
   MPI_Comm comm = PetscObjectComm((PetscObject)A);
   zsp_mat *z;
-  const double beta = y ? 1.0 : 0.0;
 
   PetscFunctionBegin;
-  PetscCall(ZspGet(A, &z));
-  PetscCall(ZspEnsureCurrent(A, z));
+  PetscCall(current(A, &z));
+  const double beta = y ? 1.0 : 0.0;
   PetscCall(upload(comm, z->vrow, x));
   if (y) PetscCall(upload(comm, z->vcol, y));
   PetscCall(block_product(comm, &z->blk[0], ZS_OP_T, z->vrow, beta, z->vcol));

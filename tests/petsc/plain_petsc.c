@@ -31,13 +31,13 @@ int main(int argc, char **argv) {
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatCreateVecs(A, &x, &b));
   PetscCall(VecSet(b, 1));
+  PetscCall(MatGetType(A, &type)); /* set by MatSetFromOptions above */
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(KSPSolve(ksp, b, x));
-  PetscCall(KSPGetIterationNumber(ksp, &its));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
-  PetscCall(MatGetType(A, &type));
+  PetscCall(KSPGetIterationNumber(ksp, &its));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "plain_petsc: type %s, %" PetscInt_FMT " iterations, %s\n", type, its,
                         KSPConvergedReasons[reason]));
