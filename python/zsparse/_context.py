@@ -7,7 +7,7 @@ import weakref
 import numpy as np
 
 from . import _lib
-from ._lib import ClosedError, check
+from ._lib import check
 
 _DTYPES = {_lib.F32: np.dtype(np.float32), _lib.F64: np.dtype(np.float64)}
 _TYPE_IDS = {np.dtype(np.float32): _lib.F32, np.dtype(np.float64): _lib.F64}
@@ -32,7 +32,7 @@ def _destroy_context(lib, handle):
     _lib.destroy(lib.zs_context_destroy, handle)
 
 
-class Context:
+class Context(_lib.Owner):
     """Hardware discovery and the backends that can run operators ("ref", "cpu", and "cuda" or
     "hip" where a device and its runtime are found).
 
@@ -66,16 +66,7 @@ class Context:
                 )
         self._backend = backend
 
-    # -- lifetime ---------------------------------------------------------------------------
-    def handle(self):
-        """The zs_context pointer (a ctypes c_void_p); ClosedError once closed."""
-        if self._p.value is None:
-            raise ClosedError("the context is closed")
-        return self._p
-
-    @property
-    def closed(self):
-        return self._p.value is None
+    _what = "context"
 
     def _adopt(self, child):
         with self._children_lock:
@@ -89,12 +80,6 @@ class Context:
         for child in children:
             child._close_with_context()
         self._finalizer()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def __repr__(self):
         if self.closed:
@@ -181,7 +166,7 @@ def _destroy_vector(lib, handle, ctx):
     _lib.destroy(lib.zs_vector_destroy, handle)
 
 
-class Vector:
+class Vector(_lib.Owner):
     """A vector resident on one backend, for products and solves without host copies.
 
     Vector(data, context=None, backend=None, dtype=None): data is a length (the vector is then
@@ -221,28 +206,10 @@ class Vector:
         else:
             self.upload(array)
 
-    def handle(self):
-        if self._p.value is None:
-            raise ClosedError(
-                "the vector is closed" + (" (its context was closed)" if self._ctx.closed else "")
-            )
-        return self._p
+    _what = "vector"
 
-    @property
-    def closed(self):
-        return self._p.value is None
-
-    def _close_with_context(self):
-        self._finalizer()
-
-    def close(self):
-        self._finalizer()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+    def _closed_message(self):
+        return super()._closed_message() + (" (its context was closed)" if self._ctx.closed else "")
 
     @property
     def size(self):

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from . import _lib
 from ._context import _TYPE_IDS, dtype_of, type_id
-from ._lib import ClosedError, check
+from ._lib import check
 
 _INT32_MAX = 2**31 - 1
 
@@ -121,7 +121,9 @@ def csr_parts(A, dtype=None):
     # The library reads indptr[rows] entries of indices and data: check the lengths here, where
     # a malformed SciPy object would otherwise make it read past their ends.
     if indptr.shape != (rows + 1,):
-        raise ValueError(f"CSR indptr has {indptr.shape[0]} entries; a {rows}-row matrix needs {rows + 1}")
+        raise ValueError(
+            f"CSR indptr has {indptr.shape[0]} entries; a {rows}-row matrix needs {rows + 1}"
+        )
     nnz = int(indptr[-1])
     if nnz > indices.shape[0] or nnz > data.shape[0]:
         raise ValueError(
@@ -201,7 +203,7 @@ def _destroy_encoded(lib, handle):
     _lib.destroy(lib.zs_encoded_destroy, handle)
 
 
-class Encoded:
+class Encoded(_lib.Owner):
     """A matrix encoded in one format: named typed arrays and parameters, held on the host.
 
     Made by zsparse.encode() or zsparse.load(); freed by close(), a `with` block, or garbage
@@ -212,23 +214,7 @@ class Encoded:
         self._lib, self._p = lib, handle
         self._finalizer = weakref.finalize(self, _destroy_encoded, lib, handle)
 
-    def handle(self):
-        if self._p.value is None:
-            raise ClosedError("the encoded matrix is closed")
-        return self._p
-
-    @property
-    def closed(self):
-        return self._p.value is None
-
-    def close(self):
-        self._finalizer()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+    _what = "encoded matrix"
 
     @property
     def format(self):

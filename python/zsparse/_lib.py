@@ -1,4 +1,4 @@
-"""_lib.py — finds and loads libzsparse, declares its C prototypes, turns statuses into exceptions."""
+"""_lib.py — loads libzsparse, declares its C prototypes, turns statuses into exceptions."""
 
 import ctypes
 import ctypes.util
@@ -351,6 +351,39 @@ def destroy(destroy_fn, handle):
     """Free a handle through its zs_*_destroy (which accepts NULL and sets it to NULL)."""
     if handle.value is not None:
         destroy_fn(ctypes.byref(handle))
+
+
+class Owner:
+    """Base of the objects that own a library handle (self._p, freed by self._finalizer, a
+    weakref.finalize): close(), `with` blocks, .closed, and a ClosedError once closed."""
+
+    _what = "object"
+
+    def _closed_message(self):
+        return f"the {self._what} is closed"
+
+    def handle(self):
+        """The library's pointer (a ctypes c_void_p); ClosedError once closed."""
+        if self._p.value is None:
+            raise ClosedError(self._closed_message())
+        return self._p
+
+    @property
+    def closed(self):
+        return self._p.value is None
+
+    def close(self):
+        """Free the handle now (also done on garbage collection); closing twice is harmless."""
+        self._finalizer()
+
+    def _close_with_context(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 _addressof, _from_buffer = ctypes.addressof, ctypes.c_char.from_buffer

@@ -1,4 +1,4 @@
-"""_operator.py — an encoded matrix resident on a backend: A x, Aᵀ x, BiCG's pair, LinearOperator."""
+"""_operator.py — an encoded matrix on a backend: A x, Aᵀ x, BiCG's pair, SciPy's LinearOperator."""
 
 import ctypes
 import threading
@@ -10,7 +10,7 @@ from scipy.sparse.linalg import LinearOperator
 from . import _lib
 from ._context import Vector, as_input, as_output, default_context, dtype_of
 from ._encoded import Encoded, encode, options_string
-from ._lib import ClosedError, check
+from ._lib import check
 
 # Host vectors go through work vectors cached on the operator, one per role: the input and the
 # output of A x (x has A's column count, y its row count), and of Aᵀ w. The pair uses all four.
@@ -29,7 +29,7 @@ def _destroy_operator(lib, handle, work, jacobi, ctx):
     _lib.destroy(lib.zs_operator_destroy, handle)
 
 
-class Operator:
+class Operator(_lib.Owner):
     """An encoded matrix uploaded to one backend, applied as y = alpha op(A) x + beta y.
 
     Operator(A, context=None, options=None, backend=None): A is an Encoded (from zsparse.encode
@@ -83,32 +83,15 @@ class Operator:
         self._spmv = lib.zs_spmv
         ctx._adopt(self)
 
-    # -- lifetime ---------------------------------------------------------------------------
-    def handle(self):
-        """The zs_operator pointer (a ctypes c_void_p); ClosedError once closed."""
-        if self._p.value is None:
-            raise ClosedError(
-                "the operator is closed" + (" (its context was closed)" if self._ctx.closed else "")
-            )
-        return self._p
+    _what = "operator"
 
-    @property
-    def closed(self):
-        return self._p.value is None
-
-    def _close_with_context(self):
-        self.close()
+    def _closed_message(self):
+        return super()._closed_message() + (" (its context was closed)" if self._ctx.closed else "")
 
     def close(self):
         """Free the operator and its work vectors on the backend (also done on collection)."""
         with self._lock:
             self._finalizer()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     # -- what it is -------------------------------------------------------------------------
     @property
@@ -355,9 +338,11 @@ class Operator:
     def _pair_resident(self, x, w, alpha, beta, alpha_t, beta_t, y, z):
         if not all(isinstance(v, Vector) for v in (x, w)):
             raise TypeError("x and w must both be zsparse.Vector objects (or both arrays)")
-        mk = lambda n: Vector(n, context=self._ctx, backend=self._backend, dtype=self._dtype)  # noqa: E731
-        y = mk(self._rows) if y is None else y
-        z = mk(self._cols) if z is None else z
+        def new(n):
+            return Vector(n, context=self._ctx, backend=self._backend, dtype=self._dtype)
+
+        y = new(self._rows) if y is None else y
+        z = new(self._cols) if z is None else z
         if not all(isinstance(v, Vector) for v in (y, z)):
             raise TypeError("y and z must be zsparse.Vector objects when x and w are")
         check(

@@ -54,7 +54,8 @@ def main():
 
     counts = Outcomes()
     rc = pytest.main(
-        ["-p", "no:cacheprovider", "-q", "-rs", args.tests] + args.pytest_args + extra, plugins=[counts]
+        ["-p", "no:cacheprovider", "-q", "-rs", args.tests] + args.pytest_args + extra,
+        plugins=[counts],
     )
     if rc == 0 and counts.passed == 0 and counts.skipped > 0:
         print("SKIP: every test skipped")

@@ -143,7 +143,8 @@ def test_linear_operator(dtype, context):
 def test_transposed_view(context):
     A = GENERATED["random_300x200"]
     A64 = rounded(A, np.float64)
-    op = zsparse.Operator(zsparse.encode(A, "gcsb" if "gcsb" in FORMATS else "csr"), context=context)
+    fmt = "gcsb" if "gcsb" in FORMATS else "csr"
+    op = zsparse.Operator(zsparse.encode(A, fmt), context=context)
     T = op.T
     assert T.shape == (200, 300) and T.T is op
     w, x = np.arange(300.0) / 300, np.arange(200.0) / 200
