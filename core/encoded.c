@@ -77,24 +77,9 @@ void zsi_encoded_view(const zs_encoded *E, zsb_encoded_view *view, zsb_array *ar
                              E->n_arrays, arrays,  E->n_params, params};
 }
 
-zs_status zsi_view_copy_array(const zsb_encoded_view *view, const char *backend, const char *name,
-                              uint32_t elem_size, uint64_t count, void **out) {
-  const zsb_array *a = zsb_find_array(view, name);
-  if (!a)
-    return zsi_error(ZS_ERR_CORRUPT, "backend '%s': %s matrix has no array '%s'", backend,
-                     zs_format_name(view->format), name);
-  if (a->elem_size != elem_size || a->count != count)
-    return zsi_error(ZS_ERR_CORRUPT,
-                     "backend '%s': array '%s' has %llu elements of %u bytes, expected %llu of %u",
-                     backend, name, (unsigned long long)a->count, a->elem_size,
-                     (unsigned long long)count, elem_size);
-  void *p = zsi_alloc_array(count, elem_size);
-  if (!p)
-    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "backend '%s': cannot copy array '%s' (%llu x %u bytes)",
-                     backend, name, (unsigned long long)count, elem_size);
-  if (count) memcpy(p, a->data, (size_t)(count * elem_size));
-  *out = p;
-  return ZS_OK;
+const zsb_encoded_view *zsi_encoded_as_view(const zs_encoded *E, zsi_view_buf *buf) {
+  zsi_encoded_view(E, &buf->view, buf->arrays, buf->params);
+  return &buf->view;
 }
 
 zs_status zsi_view_decode(const zsb_encoded_view *view, const char *backend, zs_matrix **out) {

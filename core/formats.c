@@ -1,28 +1,23 @@
-/* formats.c — the table of built-in formats and their names. */
+/* formats.c — the library's table of formats and their names, derived from formats/format_list.h. */
 #include <string.h>
 
 #include "core/zs_internal.h"
-#include "formats/cci/cci.h"
-#include "formats/coo/coo.h"
-#include "formats/csb/csb.h"
-#include "formats/csr/csr.h"
-#include "formats/dtans/dtans.h"
+#include "formats/format_list.h"
 
-static const zsi_format_ops *const formats[] = {
-    &zsi_format_csr,  &zsi_format_coo, &zsi_format_csb,
-    &zsi_format_gcsb, &zsi_format_cci, &zsi_format_dtans,
-};
+/* Each sparse format's operations, defined in its folder. */
+#define DECLARE_OPS(ID, name, folder, summary) \
+  ZSI_HIDDEN extern const zsi_format_ops zsi_format_##name;
+ZSI_FORMAT_LIST(DECLARE_OPS)
 
-static const char *const names[] = {
-    [ZS_FORMAT_CSR] = "csr",   [ZS_FORMAT_COO] = "coo", [ZS_FORMAT_CSB] = "csb",
-    [ZS_FORMAT_GCSB] = "gcsb", [ZS_FORMAT_CCI] = "cci", [ZS_FORMAT_DTANS] = "dtans",
-    [ZS_FORMAT_VANS] = "vans",
-};
+#define OPS_SLOT(ID, name, folder, summary) [ZS_FORMAT_##ID] = &zsi_format_##name,
+#define NAME_SLOT(ID, name, folder, summary) [ZS_FORMAT_##ID] = #name,
+static const zsi_format_ops *const formats[] = {ZSI_FORMAT_LIST(OPS_SLOT)};
+static const char *const names[] = {ZSI_FORMAT_LIST(NAME_SLOT) ZSI_LAYER_FORMAT_LIST(NAME_SLOT)};
+#define N_OPS (sizeof formats / sizeof *formats)
+#define N_NAMES (sizeof names / sizeof *names)
 
 const zsi_format_ops *zsi_format_lookup(zs_format id) {
-  for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
-    if (formats[i]->id == id) return formats[i];
-  return NULL;
+  return (int)id > 0 && (size_t)id < N_OPS ? formats[id] : NULL;
 }
 
 /* Named where the id has a name. MAT-VANS is named with its own route: its layers are dense int8
@@ -40,17 +35,15 @@ zs_status zsi_format_absent(zs_format id, const char *prefix) {
 }
 
 const char *zs_format_name(zs_format f) {
-  if ((int)f <= 0 || (size_t)f >= sizeof names / sizeof *names) return NULL;
-  return names[f];
+  return (int)f > 0 && (size_t)f < N_NAMES ? names[f] : NULL;
 }
 
 zs_status zs_format_from_name(const char *name, zs_format *out) {
-  for (size_t i = 1; name && i < sizeof names / sizeof *names; i++)
+  for (size_t i = 1; name && i < N_NAMES; i++)
     if (names[i] && strcmp(names[i], name) == 0) {
       *out = (zs_format)i;
       return ZS_OK;
     }
-  return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                   "unknown format '%s' (known: csr, coo, csb, gcsb, cci, dtans, vans)",
+  return zsi_error(ZS_ERR_INVALID_ARGUMENT, "unknown format '%s' (known:" ZSI_FORMAT_NAMES ")",
                    name ? name : "(null)");
 }

@@ -7,13 +7,7 @@
 #include <string.h>
 
 #include "core/zs_internal.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#define ZSI_OMP(x) _Pragma(#x)
-#else
-#define ZSI_OMP(x)
-#endif
+#include "core/zs_omp.h"
 
 /* ---- counter-based random numbers ------------------------------------------------------- */
 /* Every random draw is a pure function of (seed, stream, a, b): rows and edges can then be
@@ -144,23 +138,6 @@ static void sort_i32(int32_t *v, int64_t n) {
     for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
     v[j] = x;
   }
-}
-
-/* Generators follow $ZS_NUM_THREADS like the cpu backend (the result never depends on it). */
-static int gen_threads(void) {
-#ifdef _OPENMP
-  return zsi_threads_from_env(omp_get_max_threads());
-#else
-  return 1;
-#endif
-}
-
-static int thread_id(void) {
-#ifdef _OPENMP
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
 }
 
 /* ---- stencils and elasticity -------------------------------------------------------------- */
@@ -312,7 +289,7 @@ enum { BLOCK = 8192 };
  * an error, never as a malformed matrix. */
 static zs_status check_canonical(const zs_matrix *A, const char *kind) {
   int64_t bad = -1;
-  ZSI_OMP(omp parallel for num_threads(gen_threads()) schedule(static) reduction(max : bad))
+  ZSI_OMP(parallel for num_threads(zsi_omp_threads()) schedule(static) reduction(max : bad))
   for (int64_t i = 0; i < A->rows; i++) {
     for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
       if (A->col_idx[k] < 0 || A->col_idx[k] >= A->cols ||
@@ -343,13 +320,13 @@ static zs_status build_rows(const gen *g, row_fn fn, int64_t rows, int64_t cols,
   const int64_t table_cap =
       sample_k > 64 ? (int64_t)1 << (64 - __builtin_clzll((uint64_t)sample_k * 2)) : 0;
   int failed = 0;
-  ZSI_OMP(omp parallel num_threads(gen_threads())) {
+  ZSI_OMP(parallel num_threads(zsi_omp_threads())) {
     scratch s = {NULL, table_cap};
     if (table_cap && !(s.table = malloc((size_t)table_cap * sizeof *s.table))) {
-      ZSI_OMP(omp atomic write)
+      ZSI_OMP(atomic write)
       failed = 1;
     }
-    ZSI_OMP(omp for schedule(dynamic, 1))
+    ZSI_OMP(for schedule(dynamic, 1))
     for (int64_t b = 0; b < nblocks; b++) {
       const int64_t end = (b + 1) * BLOCK < rows ? (b + 1) * BLOCK : rows;
       for (int64_t i = b * BLOCK; i < end; i++) rp[i + 1] = fn(g, i, NULL, NULL, &s);
@@ -373,14 +350,14 @@ static zs_status build_rows(const gen *g, row_fn fn, int64_t rows, int64_t cols,
   zsi_progress pr;
   zsi_progress_begin(&pr, g->kind, (uint64_t)rows, progress);
   int64_t done = 0;
-  ZSI_OMP(omp parallel num_threads(gen_threads())) {
+  ZSI_OMP(parallel num_threads(zsi_omp_threads())) {
     scratch s = {NULL, table_cap};
     double coef[96];
     if (table_cap && !(s.table = malloc((size_t)table_cap * sizeof *s.table))) {
-      ZSI_OMP(omp atomic write)
+      ZSI_OMP(atomic write)
       failed = 1;
     }
-    ZSI_OMP(omp for schedule(dynamic, 1))
+    ZSI_OMP(for schedule(dynamic, 1))
     for (int64_t b = 0; b < nblocks; b++) {
       if (table_cap && !s.table) continue;
       const int64_t end = (b + 1) * BLOCK < rows ? (b + 1) * BLOCK : rows;
@@ -392,9 +369,9 @@ static zs_status build_rows(const gen *g, row_fn fn, int64_t rows, int64_t cols,
       }
       if (progress) {
         int64_t now;
-        ZSI_OMP(omp atomic capture)
+        ZSI_OMP(atomic capture)
         now = done += end - b * BLOCK;
-        if (thread_id() == 0) zsi_progress_update(&pr, (uint64_t)now);
+        if (zsi_omp_tid() == 0) zsi_progress_update(&pr, (uint64_t)now);
       }
     }
     free(s.table);
@@ -442,7 +419,7 @@ static zs_status build_edges(const gen *g, int64_t n, int64_t nedges, const int3
     if (mirror) tmp[len[dst[e]]++] = src[e];
   }
   zsi_progress_update(&pr, 1);
-  ZSI_OMP(omp parallel for num_threads(gen_threads()) schedule(dynamic, 1024))
+  ZSI_OMP(parallel for num_threads(zsi_omp_threads()) schedule(dynamic, 1024))
   for (int64_t i = 0; i < n; i++) {
     int32_t *r = tmp + pos[i];
     const int64_t m = pos[i + 1] - pos[i];
@@ -462,7 +439,7 @@ static zs_status build_edges(const gen *g, int64_t n, int64_t nedges, const int3
     return zsi_error_prefix(st, "%s", g->kind);
   }
   for (int64_t i = 0; i < n; i++) A->row_ptr[i + 1] = A->row_ptr[i] + len[i];
-  ZSI_OMP(omp parallel for num_threads(gen_threads()) schedule(dynamic, 1024))
+  ZSI_OMP(parallel for num_threads(zsi_omp_threads()) schedule(dynamic, 1024))
   for (int64_t i = 0; i < n; i++) {
     const int64_t at = A->row_ptr[i];
     memcpy(A->col_idx + at, tmp + pos[i], (size_t)len[i] * sizeof *tmp);
@@ -490,7 +467,7 @@ static zs_status gen_watts_strogatz(const gen *g, int64_t n, int64_t k, int prog
     zsi_free(src), zsi_free(dst);
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "watts_strogatz: %" PRId64 " edges", nedges);
   }
-  ZSI_OMP(omp parallel for num_threads(gen_threads()) schedule(static))
+  ZSI_OMP(parallel for num_threads(zsi_omp_threads()) schedule(static))
   for (int64_t e = 0; e < nedges; e++) {
     const int64_t i = e / half, j = e % half + 1;
     int64_t t = (i + j) % n;
@@ -555,7 +532,7 @@ static zs_status gen_rmat(const gen *g, int scale, int64_t per_row, const uint32
     zsi_free(src), zsi_free(dst);
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "rmat: %" PRId64 " edges", nedges);
   }
-  ZSI_OMP(omp parallel for num_threads(gen_threads()) schedule(static))
+  ZSI_OMP(parallel for num_threads(zsi_omp_threads()) schedule(static))
   for (int64_t e = 0; e < nedges; e++) {
     uint64_t r = 0, c = 0, h = 0;
     const uint64_t ekey = mix(g->skey ^ (uint64_t)e); /* draw(skey, e, w) == mix(ekey ^ w) */

@@ -41,6 +41,12 @@ static inline bool zsi_add_u64(uint64_t a, uint64_t b, uint64_t *out) {
 ZSI_HIDDEN void *zsi_alloc(uint64_t bytes); /* NULL on failure or overflow */
 ZSI_HIDDEN void *zsi_alloc_array(uint64_t count, uint64_t elem_size);
 ZSI_HIDDEN void zsi_free(void *p);
+/* An aligned copy of `count` elements of elem_size bytes (a valid block even for 0), or NULL. */
+static inline void *zsi_copy_array(const void *src, uint64_t count, uint64_t elem_size) {
+  void *p = zsi_alloc_array(count ? count : 1, elem_size);
+  if (p && count) __builtin_memcpy(p, src, (size_t)(count * elem_size));
+  return p;
+}
 
 /* ---- matrix (core/matrix.c) ---- */
 struct zs_matrix {
@@ -98,11 +104,6 @@ ZSI_HIDDEN const zsi_array *zsi_encoded_array(const zs_encoded *E, const char *n
  * naming the array). */
 ZSI_HIDDEN zs_status zsi_encoded_need(const zs_encoded *E, const char *name, uint32_t elem_size,
                                       uint64_t count, const void **data);
-/* Copy array `name` of a backend's view into owned, 64-byte aligned host memory, checking its
- * element size and count; errors name `backend` and the array. */
-ZSI_HIDDEN zs_status zsi_view_copy_array(const zsb_encoded_view *view, const char *backend,
-                                         const char *name, uint32_t elem_size, uint64_t count,
-                                         void **out);
 /* Rebuild an encoded matrix from a backend's view, validate it and decode it with the format's
  * reference decoder (the ref backend's path for every compressed format). */
 ZSI_HIDDEN zs_status zsi_view_decode(const zsb_encoded_view *view, const char *backend,
@@ -110,6 +111,14 @@ ZSI_HIDDEN zs_status zsi_view_decode(const zsb_encoded_view *view, const char *b
 /* A plain view for backends; `arrays` and `params` must have room for E's counts. */
 ZSI_HIDDEN void zsi_encoded_view(const zs_encoded *E, zsb_encoded_view *view, zsb_array *arrays,
                                  zsb_param *params);
+/* E as a view with its own storage: what a format's layout parser (formats/<fmt>/<fmt>_layout.h)
+ * reads, in the library as in the backends. */
+typedef struct zsi_view_buf {
+  zsb_encoded_view view;
+  zsb_array arrays[ZSI_MAX_ARRAYS];
+  zsb_param params[ZSI_MAX_PARAMS];
+} zsi_view_buf;
+ZSI_HIDDEN const zsb_encoded_view *zsi_encoded_as_view(const zs_encoded *E, zsi_view_buf *buf);
 
 /* ---- formats (formats/<fmt>/, registered in core/formats.c) ---- */
 typedef struct zsi_format_ops {

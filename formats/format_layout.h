@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "zsparse_backend.h"
 
@@ -79,6 +80,33 @@ static inline zs_status zsi_layout_param(const zsi_layout_ctx *c, const char *na
 /* Bytes of one value of type t (0 for an unknown type): zs_type_size without linking it. */
 static inline uint32_t zsi_layout_value_bytes(zs_type t) {
   return t == ZS_F64 ? 8u : t == ZS_F32 ? 4u : 0u;
+}
+
+/* Zero the layout (`size` bytes at `layout`) and copy the view's sizes into its first fields;
+ * ZS_ERR_CORRUPT for a value type other than f32 and f64. */
+static inline zs_status zsi_layout_begin(const zsi_layout_ctx *c, void *layout, size_t size,
+                                         int64_t *rows, int64_t *cols, int64_t *nnz, zs_type *type,
+                                         uint32_t *value_bytes) {
+  memset(layout, 0, size);
+  *rows = c->view->rows, *cols = c->view->cols, *nnz = c->view->nnz, *type = c->view->type;
+  *value_bytes = zsi_layout_value_bytes(c->view->type);
+  if (!*value_bytes)
+    return zsi_layout_fail(c, ZS_ERR_CORRUPT, "value type %d is not f32 or f64", c->view->type);
+  return ZS_OK;
+}
+
+/* The arrays of a plain format: its row index (`rows_name` of rows_bytes bytes, rows_count of
+ * them), then col_idx and values, one per nonzero. */
+static inline zs_status zsi_layout_plain(const zsi_layout_ctx *c, const char *rows_name,
+                                         uint32_t rows_bytes, uint64_t rows_count,
+                                         const void **rows, const int32_t **col_idx,
+                                         const void **values) {
+  const uint64_t nnz = (uint64_t)c->view->nnz;
+  zs_status s;
+  if ((s = zsi_layout_array(c, rows_name, rows_bytes, rows_count, 1, rows, NULL)) ||
+      (s = zsi_layout_array(c, "col_idx", 4, nnz, 1, (const void **)col_idx, NULL)))
+    return s;
+  return zsi_layout_array(c, "values", zsi_layout_value_bytes(c->view->type), nnz, 1, values, NULL);
 }
 
 #endif

@@ -71,7 +71,7 @@ static void run(const uint8_t *d, size_t n) {
   zsb_param params[ZSI_MAX_PARAMS];
   zsb_encoded_view view;
   zsi_encoded_view(E, &view, arrays, params);
-  const zsi_cpu_kernel *kern = f == ZS_FORMAT_CSB ? &zsi_cpu_csb : &zsi_cpu_gcsb;
+  const zsi_cpu_kernel *kern = zsi_cpu_kernels_for(f);
   const zsi_cpu_opts o = {.threads = 2, .transpose_atomic = (d[0] >> 2) & 1};
   void *op = NULL;
   if (kern->create(&op, &view, &o) == ZS_OK) {

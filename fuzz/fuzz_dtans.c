@@ -180,16 +180,17 @@ static void check_loaded(const zs_encoded *E) {
   zsb_param params[ZSI_MAX_PARAMS];
   zsb_encoded_view view;
   zsi_encoded_view(E, &view, arrays, params);
+  const zsi_cpu_kernel *kern = zsi_cpu_kernels_for(ZS_FORMAT_DTANS);
   for (int atomic = 0; atomic < 2; atomic++) {
     const zsi_cpu_opts o = {.threads = 2, .transpose_atomic = atomic};
     void *op = NULL;
-    s = zsi_cpu_dtans.create(&op, &view, &o);
+    s = kern->create(&op, &view, &o);
     if (s == ZS_ERR_OUT_OF_MEMORY) break;
     if (s != ZS_OK) abort();
-    product(&zsi_cpu_dtans, op, A, ZS_OP_N, atomic ? 0.0 : -1.25);
-    product(&zsi_cpu_dtans, op, A, ZS_OP_T, atomic ? 0.5 : 0.0);
-    if (zsi_cpu_dtans.pair) pair(&zsi_cpu_dtans, op, A, atomic);
-    zsi_cpu_dtans.destroy(op);
+    product(kern, op, A, ZS_OP_N, atomic ? 0.0 : -1.25);
+    product(kern, op, A, ZS_OP_T, atomic ? 0.5 : 0.0);
+    if (kern->pair) pair(kern, op, A, atomic);
+    kern->destroy(op);
   }
 done:
   zs_matrix_destroy(&A), zs_matrix_destroy(&B);

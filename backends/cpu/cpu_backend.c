@@ -4,10 +4,6 @@
 
 #include "backends/cpu/cpu_kernels.h"
 
-static const zsi_cpu_kernel *const cpu_kernels[] = {
-    &zsi_cpu_csr, &zsi_cpu_coo, &zsi_cpu_csb, &zsi_cpu_gcsb, &zsi_cpu_cci, &zsi_cpu_dtans,
-};
-
 /* Set by the context before init; 0 means "whatever OpenMP would use". */
 static int cpu_threads_set;
 
@@ -163,9 +159,7 @@ static zs_status cpu_op_create(void *self, void **op, const zsb_encoded_view *en
   if (enc->type != ZS_F32 && enc->type != ZS_F64)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "backend 'cpu': value type %d is invalid",
                      (int)enc->type);
-  const zsi_cpu_kernel *k = NULL;
-  for (size_t i = 0; i < sizeof cpu_kernels / sizeof *cpu_kernels; i++)
-    if (cpu_kernels[i]->format == enc->format) k = cpu_kernels[i];
+  const zsi_cpu_kernel *k = zsi_cpu_kernels_for(enc->format);
   if (!k) {
     const char *name = zs_format_name(enc->format);
     return zsi_error(ZS_ERR_UNSUPPORTED, "backend 'cpu' has no kernel for format '%s'",

@@ -2,7 +2,6 @@
  * column (SpMVT) per task, summed in small per-thread buffers, so both ops are deterministic;
  * the SpMVT of small blocks by block rows into fixed per-range buffers (T_CHUNKS), and BiCG's
  * pair in one sweep by block rows the same way (pair_setup). */
-#ifndef ZS_CPU_CSB_TYPED
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,8 +121,8 @@ static int64_t stride_of(const csb_op *A, int64_t first) {
 }
 
 /* Block rows and columns of every block, and where its slots are, from either format. */
-static zs_status read_blocks(csb_op *A, const zsb_encoded_view *enc, int64_t **brow_out,
-                             int64_t **bcol_out, int64_t **first_out, int32_t **count_out) {
+static zs_status read_blocks(csb_op *A, const csb_layout *L, int64_t **brow_out, int64_t **bcol_out,
+                             int64_t **first_out, int32_t **count_out) {
   const int64_t nb = A->nb;
   int64_t *brow = zsi_alloc_array((uint64_t)(nb ? nb : 1), 8);
   int64_t *bcol = zsi_alloc_array((uint64_t)(nb ? nb : 1), 8);
@@ -131,21 +130,18 @@ static zs_status read_blocks(csb_op *A, const zsb_encoded_view *enc, int64_t **b
   int32_t *count = zsi_alloc_array((uint64_t)(nb ? nb : 1), 4);
   *brow_out = brow, *bcol_out = bcol, *first_out = first, *count_out = count;
   if (!brow || !bcol || !first || !count) return no_memory("block tables");
-  if (enc->format == ZS_FORMAT_CSB) {
-    const int64_t *bp = zsb_find_array(enc, "block_ptr")->data;
-    const int32_t *bc = zsb_find_array(enc, "block_col")->data;
-    const int64_t *bo = zsb_find_array(enc, "block_offset")->data;
+  if (L->format == ZS_FORMAT_CSB) {
+    const int64_t *bp = L->block_ptr, *bo = L->block_offset;
+    const int32_t *bc = L->block_col;
     for (int64_t r = 0; r < A->nbr; r++)
       for (int64_t b = bp[r]; b < bp[r + 1]; b++)
         brow[b] = r, bcol[b] = bc[b], first[b] = bo[b], count[b] = (int32_t)(bo[b + 1] - bo[b]);
     return ZS_OK;
   }
-  const zsb_array *bia = zsb_find_array(enc, "block_index");
-  const int64_t *go = zsb_find_array(enc, "group_offset")->data;
+  const int64_t *go = L->group_offset;
   const int64_t G = A->group;
   for (int64_t p = 0; p < nb; p++) {
-    const uint64_t lin =
-        bia->elem_size == 4 ? ((const uint32_t *)bia->data)[p] : ((const uint64_t *)bia->data)[p];
+    const uint64_t lin = csb_bidx_get(L->block_index, L->geom.bidx_size, p);
     const int64_t q = p / G, t = p % G, nbg = nb - q * G < G ? nb - q * G : G;
     const int64_t depth = (go[q + 1] - go[q]) / nbg;
     brow[p] = (int64_t)(lin / (uint64_t)A->nbc), bcol[p] = (int64_t)(lin % (uint64_t)A->nbc);
@@ -155,7 +151,7 @@ static zs_status read_blocks(csb_op *A, const zsb_encoded_view *enc, int64_t **b
     uint32_t prev = 0;
     for (int64_t k = 0; k < depth; k++) {
       const uint32_t m =
-          zsi_csb_morton(zsi_csb_idx_get(A->local, A->idx16 ? 2 : 4, go[q] + k * nbg + t), A->lb);
+          csb_morton(csb_idx_get(A->local, A->idx16 ? 2 : 4, go[q] + k * nbg + t), A->lb);
       if (k > 0 && m <= prev) break;
       prev = m, j = k + 1;
     }
@@ -287,30 +283,31 @@ static zs_status pair_setup(csb_op *A, int64_t nnz) {
 }
 
 static zs_status csb_create(void **state, const zsb_encoded_view *enc, const zsi_cpu_opts *o) {
+  csb_layout L;
+  char why[ZSI_LAYOUT_WHY];
+  zs_status s = csb_layout_parse(enc, &L, why, sizeof why);
+  if (s != ZS_OK) return zsi_error(s, "backend 'cpu': %s", why);
   csb_op *A = zsi_alloc(sizeof *A);
   if (!A) return no_memory("operator header");
-  A->type = enc->type, A->rows = enc->rows, A->cols = enc->cols;
+  A->type = L.type, A->rows = L.rows, A->cols = L.cols;
   A->threads = o->threads < 1 ? 1 : o->threads;
-  A->parallel = enc->nnz + enc->rows + enc->cols >= PARALLEL_MIN_WORK;
+  A->parallel = L.nnz + L.rows + L.cols >= PARALLEL_MIN_WORK;
   /* o->transpose_atomic is moot: the block-column SpMVT is deterministic and needs no
    * buffers, so it serves both settings. */
-  A->beta = zsb_find_param(enc, "beta", 0);
-  A->group = enc->format == ZS_FORMAT_GCSB ? zsb_find_param(enc, "group_size", 0) : 0;
-  while ((INT64_C(1) << A->lb) < A->beta) A->lb++;
-  A->nbr = (A->rows + A->beta - 1) >> A->lb, A->nbc = (A->cols + A->beta - 1) >> A->lb;
-  A->idx16 = A->beta <= 256;
-  const zsb_array *va = zsb_find_array(enc, "values");
-  const uint64_t slots = va ? va->count : 0;
-  zs_status s = zsi_view_copy_array(enc, "cpu", "values", (uint32_t)zs_type_size(enc->type), slots,
-                                    &A->values);
-  if (s == ZS_OK)
-    s = zsi_view_copy_array(enc, "cpu", "local_idx", A->idx16 ? 2 : 4, slots, &A->local);
-  const zsb_array *blocks =
-      zsb_find_array(enc, enc->format == ZS_FORMAT_CSB ? "block_col" : "block_index");
-  A->nb = blocks ? (int64_t)blocks->count : 0;
+  A->beta = L.geom.beta, A->lb = L.geom.lb, A->group = L.group_size;
+  A->nbr = L.geom.nbr, A->nbc = L.geom.nbc;
+  A->idx16 = L.geom.idx_size == 2;
+  A->nb = L.n_blocks;
+  if (!(A->values = zsi_alloc_array(L.slots ? L.slots : 1, L.value_bytes)) ||
+      !(A->local = zsi_alloc_array(L.slots ? L.slots : 1, L.geom.idx_size)))
+    s = no_memory("values and indices");
+  if (s == ZS_OK && L.slots) {
+    memcpy(A->values, L.values, (size_t)L.slots * L.value_bytes);
+    memcpy(A->local, L.local_idx, (size_t)L.slots * L.geom.idx_size);
+  }
   int64_t *brow = NULL, *bcol = NULL, *first = NULL, *rm = NULL;
   int32_t *count = NULL;
-  if (s == ZS_OK) s = read_blocks(A, enc, &brow, &bcol, &first, &count);
+  if (s == ZS_OK) s = read_blocks(A, &L, &brow, &bcol, &first, &count);
   /* Row-major order (sort by column, then stably by row), then column-major from it. */
   int64_t *by_col = NULL;
   csb_task *scratch = NULL;
@@ -322,7 +319,7 @@ static zs_status csb_create(void **state, const zsb_encoded_view *enc, const zsi
     s = order_tasks(A->nb, A->nbc, bcol, brow, first, count, NULL, &scratch_ptr, &scratch, by_col);
   if (s == ZS_OK)
     s = order_tasks(A->nb, A->nbr, brow, bcol, first, count, by_col, &A->n_ptr, &A->n_task, rm);
-  if (s == ZS_OK && A->group) s = gcsb_contiguous(A, enc->nnz, first, rm);
+  if (s == ZS_OK && A->group) s = gcsb_contiguous(A, L.nnz, first, rm);
   if (s == ZS_OK)
     s = order_tasks(A->nb, A->nbc, bcol, brow, first, count, rm, &A->t_ptr, &A->t_task, NULL);
   zsi_free(brow), zsi_free(bcol), zsi_free(first), zsi_free(count), zsi_free(rm);
@@ -340,7 +337,7 @@ static zs_status csb_create(void **state, const zsb_encoded_view *enc, const zsi
   }
   /* The T_CHUNKS chunks of block rows: for the SpMVT by block rows and for the pair. */
   const uint64_t t_buf_values = (uint64_t)T_CHUNKS * (uint64_t)A->cols;
-  const int by_rows = enc->nnz < SMALL_BLOCK * A->nb && 4 * t_buf_values <= (uint64_t)enc->nnz;
+  const int by_rows = L.nnz < SMALL_BLOCK * A->nb && 4 * t_buf_values <= (uint64_t)L.nnz;
   if (s == ZS_OK && (by_rows || o->transpose_atomic)) {
     if (!(A->t_rows = zsi_alloc_array(T_CHUNKS + 1, 8)))
       s = no_memory("chunks of block rows");
@@ -350,7 +347,7 @@ static zs_status csb_create(void **state, const zsb_encoded_view *enc, const zsi
   if (s == ZS_OK && by_rows &&
       !(A->t_buf = zsi_alloc_array(t_buf_values, (uint32_t)zs_type_size(A->type))))
     s = no_memory("SpMVT row buffers");
-  if (s == ZS_OK && A->t_rows) s = pair_setup(A, enc->nnz);
+  if (s == ZS_OK && A->t_rows) s = pair_setup(A, L.nnz);
   if (s != ZS_OK) {
     csb_destroy(A);
     return s;
@@ -359,20 +356,17 @@ static zs_status csb_create(void **state, const zsb_encoded_view *enc, const zsi
   return ZS_OK;
 }
 
-/* The typed kernels: this file includes itself once per value type (the kernels of a format
- * live in one file), with ZS_CPU_CSB_TYPED, VT and SFX(name) defined. */
-#define ZS_CPU_CSB_TYPED
+/* The typed kernels, once per value type. */
 #define VT float
 #define SFX(name) name##_f32
-#include "backends/cpu/cpu_csb.c"
+#include "backends/cpu/cpu_csb_tmpl.inc"
 #undef VT
 #undef SFX
 #define VT double
 #define SFX(name) name##_f64
-#include "backends/cpu/cpu_csb.c"
+#include "backends/cpu/cpu_csb_tmpl.inc"
 #undef VT
 #undef SFX
-#undef ZS_CPU_CSB_TYPED
 
 static zs_status csb_apply(void *state, zs_op which, double alpha, const void *x, double beta,
                            void *y) {
@@ -396,187 +390,5 @@ static zs_status csb_pair(void *state, double alpha, const void *x, double beta,
   return ZS_OK;
 }
 
-const zsi_cpu_kernel zsi_cpu_csb = {ZS_FORMAT_CSB, csb_create, csb_destroy, csb_apply, csb_pair};
-const zsi_cpu_kernel zsi_cpu_gcsb = {ZS_FORMAT_GCSB, csb_create, csb_destroy, csb_apply, csb_pair};
-
-#else /* ZS_CPU_CSB_TYPED: the kernels of one value type */
-
-/* beta == 0 must not read y (it may hold NaN). */
-static inline VT SFX(finish)(double alpha, VT s, double beta, const VT *y) {
-  return beta == 0.0 ? (VT)(alpha * (double)s) : (VT)(alpha * (double)s + beta * (double)*y);
-}
-
-/* The tasks of output block o (a block row for SpMV, a block column for SpMVT) are
- * ptr[o] .. ptr[o + 1], each block contiguous; other is the block's coordinate in x. TRANS swaps
- * which half of local_idx indexes x and which the sum. Inlined with constant trans, lb and idx16
- * for the default betas, so the shifts and masks are immediates. With w (SpMV only: the pair),
- * each element also adds a_ij w_i into zb[j - zlo] (a chunk's z buffer, from column zlo). */
-CSB_INLINE void SFX(output_blocks)(const csb_op *A, int trans, int lb, int idx16, int64_t o_begin,
-                                   int64_t o_end, double alpha, const VT *restrict x, double beta,
-                                   VT *restrict y, VT *restrict acc, const VT *restrict w,
-                                   VT *restrict zb, int64_t zlo) {
-  const VT *restrict v = A->values;
-  const uint16_t *restrict l16 = A->local;
-  const uint32_t *restrict l32 = A->local;
-  const int64_t B = INT64_C(1) << lb, rs = row_stride(lb);
-  const uint32_t mask = (uint32_t)B - 1;
-  const int64_t *ptr = trans ? A->t_ptr : A->n_ptr;
-  const csb_task *task = trans ? A->t_task : A->n_task;
-  const int64_t n_out = trans ? A->cols : A->rows, last = ptr[o_end] - 1;
-  for (int64_t o = o_begin; o < o_end; o++) {
-    const int64_t o0 = o << lb, no = n_out - o0 < B ? n_out - o0 : B;
-    if (trans)
-      for (int64_t i = 0; i < NACC * B; i++) acc[i] = 0;
-    else
-      for (int64_t i = 0; i < B; i++)
-        for (int k = 0; k < NACC; k++) acc[i * rs + k] = 0;
-    for (int64_t p = ptr[o]; p < ptr[o + 1]; p++) {
-      const csb_task T = task[p];
-      if (trans) {
-        const csb_task P = task[p + PREFETCH_AHEAD <= last ? p + PREFETCH_AHEAD : last];
-        prefetch_run(v + P.first, P.count * (int64_t)sizeof(VT));
-        prefetch_run(idx16 ? (const void *)(l16 + P.first) : (const void *)(l32 + P.first),
-                     P.count * (idx16 ? 2 : 4));
-      }
-      const VT *restrict xb = x + ((int64_t)T.other << lb);
-      const VT *restrict wb = w ? w + o0 : NULL;
-      VT *restrict zr = w ? zb + (((int64_t)T.other << lb) - zlo) : NULL;
-      const VT *restrict vb = v + T.first;
-      const uint16_t *restrict p16 = l16 + T.first;
-      const uint32_t *restrict p32 = l32 + T.first;
-      for (int64_t j = 0; j < T.count; j++) {
-        const uint32_t idx = idx16 ? p16[j] : p32[j];
-        /* SpMVT: copy row & 3 of column c at (row & 3) * B + c, i.e. idx with the upper row bits
-         * masked off. SpMV: copy col & 3 of row r at r * rs + (col & 3); with rs == B that is idx
-         * with the middle column bits masked off. One AND either way. */
-        const uint32_t slot = trans     ? idx & ((NACC << lb) - 1)
-                              : rs == B ? idx & (mask << lb | (NACC - 1))
-                                        : (idx >> lb) * NACC + (idx & (NACC - 1));
-        acc[slot] += vb[j] * xb[trans ? idx >> lb : idx & mask];
-        if (w) zr[idx & mask] += vb[j] * wb[idx >> lb];
-      }
-    }
-    for (int64_t i = 0; i < no; i++) {
-      const int64_t a = trans ? i : i * rs, d = trans ? B : 1; /* copy k at a + k * d */
-      const VT s = (acc[a] + acc[a + d]) + (acc[a + 2 * d] + acc[a + 3 * d]);
-      y[o0 + i] = SFX(finish)(alpha, s, beta, &y[o0 + i]);
-    }
-  }
-}
-
-/* SFX(output_blocks) with the shifts and masks of beta 16 and 32 (the f64 and f32 defaults) as
- * immediates; inlined, so constant trans and w fold away too. */
-CSB_INLINE void SFX(output_blocks_beta)(const csb_op *A, int trans, int64_t o_begin, int64_t o_end,
-                                        double alpha, const VT *restrict x, double beta,
-                                        VT *restrict y, VT *restrict acc, const VT *restrict w,
-                                        VT *restrict zb, int64_t zlo) {
-  const int lb = A->lb;
-  if (!trans && lb == 4)
-    SFX(output_blocks)(A, 0, 4, 1, o_begin, o_end, alpha, x, beta, y, acc, w, zb, zlo);
-  else if (!trans && lb == 5)
-    SFX(output_blocks)(A, 0, 5, 1, o_begin, o_end, alpha, x, beta, y, acc, w, zb, zlo);
-  else if (trans && lb == 4)
-    SFX(output_blocks)(A, 1, 4, 1, o_begin, o_end, alpha, x, beta, y, acc, w, zb, zlo);
-  else if (trans && lb == 5)
-    SFX(output_blocks)(A, 1, 5, 1, o_begin, o_end, alpha, x, beta, y, acc, w, zb, zlo);
-  else
-    SFX(output_blocks)(A, trans, lb, A->idx16, o_begin, o_end, alpha, x, beta, y, acc, w, zb, zlo);
-}
-
-/* Sums run in the value type in a fixed order (blocks by column or row, Morton order inside
- * each of the NACC copies, then the copies pairwise), so every thread count gives the same bits. */
-static void SFX(blocks)(const csb_op *A, int trans, double alpha, const VT *restrict x, double beta,
-                        VT *restrict y) {
-  const int64_t *chunk = trans ? A->t_chunk : A->n_chunk;
-  const int nc = trans ? A->t_chunks : A->n_chunks, lb = A->lb;
-  ZSI_OMP(parallel for schedule(static) num_threads(A->threads) if (A->parallel))
-  for (int c = 0; c < nc; c++) {
-    VT *restrict acc = (VT *)A->acc + (int64_t)zsi_cpu_tid() * acc_size(lb);
-    const int64_t b = chunk[c], e = chunk[c + 1];
-    SFX(output_blocks_beta)(A, trans, b, e, alpha, x, beta, y, acc, NULL, NULL, 0);
-  }
-}
-
-/* BiCG's pair in one sweep (pair_setup): y has the SpMV's bits (the same sums per block row);
- * z's sums run in a fixed order (chunks in order; in a chunk, blocks by row, Morton order
- * inside), transpose_by_rows' order: a chunk that does not cover a column adds nothing there,
- * where transpose_by_rows adds a +0 that changes no sum. */
-static void SFX(pair)(const csb_op *A, double alpha, const VT *restrict x, double beta,
-                      VT *restrict y, double alpha_t, const VT *restrict w, double beta_t,
-                      VT *restrict z) {
-  const int lb = A->lb;
-  VT *buf = A->p_buf;
-  ZSI_OMP(parallel for schedule(static) num_threads(A->threads) if (A->parallel))
-  for (int c = 0; c < T_CHUNKS; c++) {
-    VT *restrict acc = (VT *)A->acc + (int64_t)zsi_cpu_tid() * acc_size(lb);
-    VT *restrict zb = buf + A->p_off[c];
-    memset(zb, 0, (size_t)A->p_span[c] * sizeof(VT));
-    const int64_t b = A->t_rows[c], e = A->t_rows[c + 1];
-    SFX(output_blocks_beta)(A, 0, b, e, alpha, x, beta, y, acc, w, zb, A->p_lo[c]);
-  }
-  /* z by tiles of columns; in a tile, the segments it meets, each with its chunks' buffers */
-  const int64_t tile = 4096, tiles = (A->cols + tile - 1) / tile;
-  ZSI_OMP(parallel for schedule(static) num_threads(A->threads) if (A->parallel))
-  for (int64_t t = 0; t < tiles; t++) {
-    const int64_t j0 = t * tile, j1 = j0 + tile < A->cols ? j0 + tile : A->cols;
-    for (int k = 0; k < A->n_seg; k++) {
-      const int64_t a = A->seg_lo[k] > j0 ? A->seg_lo[k] : j0;
-      const int64_t d = A->seg_lo[k + 1] < j1 ? A->seg_lo[k + 1] : j1;
-      if (a >= d) continue;
-      const VT *part[T_CHUNKS];
-      int np = 0;
-      for (int c = 0; c < T_CHUNKS; c++) /* part[q][i]: column a + i of chunk c's buffer */
-        if (A->seg_mask[k] >> c & 1) part[np++] = buf + A->p_off[c] + (a - A->p_lo[c]);
-      for (int64_t i = 0; i < d - a; i++) {
-        VT s = 0;
-        for (int q = 0; q < np; q++) s += part[q][i];
-        z[a + i] = SFX(finish)(alpha_t, s, beta_t, &z[a + i]);
-      }
-    }
-  }
-}
-
-/* SpMVT by block rows into T_CHUNKS buffers (see T_CHUNKS): the sums of an output run in a fixed
- * order (chunks in order; in a chunk, blocks by row, Morton order inside). */
-static void SFX(transpose_by_rows)(const csb_op *A, double alpha, const VT *restrict x, double beta,
-                                   VT *restrict y) {
-  const int lb = A->lb, idx16 = A->idx16;
-  const uint32_t mask = (UINT32_C(1) << lb) - 1;
-  const VT *restrict v = A->values;
-  const uint16_t *restrict l16 = A->local;
-  const uint32_t *restrict l32 = A->local;
-  VT *restrict buf = A->t_buf;
-  const int64_t cols = A->cols;
-  ZSI_OMP(parallel for schedule(static) num_threads(A->threads) if (A->parallel))
-  for (int c = 0; c < T_CHUNKS; c++) {
-    VT *restrict b = buf + (int64_t)c * cols;
-    memset(b, 0, (size_t)cols * sizeof(VT));
-    for (int64_t r = A->t_rows[c]; r < A->t_rows[c + 1]; r++) {
-      const VT *restrict xr = x + (r << lb);
-      for (int64_t p = A->n_ptr[r]; p < A->n_ptr[r + 1]; p++) {
-        const csb_task T = A->n_task[p];
-        VT *restrict yb = b + ((int64_t)T.other << lb);
-        for (int64_t j = 0; j < T.count; j++) {
-          const uint32_t idx = idx16 ? l16[T.first + j] : l32[T.first + j];
-          yb[idx & mask] += v[T.first + j] * xr[idx >> lb];
-        }
-      }
-    }
-  }
-  ZSI_OMP(parallel for schedule(static) num_threads(A->threads) if (A->parallel))
-  for (int64_t j = 0; j < cols; j++) {
-    VT s = 0;
-    for (int c = 0; c < T_CHUNKS; c++) s += buf[(int64_t)c * cols + j];
-    y[j] = SFX(finish)(alpha, s, beta, &y[j]);
-  }
-}
-
-static void SFX(apply)(const csb_op *A, zs_op which, double alpha, const void *x, double beta,
-                       void *y) {
-  if (which == ZS_OP_T && A->t_buf)
-    SFX(transpose_by_rows)(A, alpha, x, beta, y);
-  else
-    SFX(blocks)(A, which == ZS_OP_T, alpha, x, beta, y);
-}
-
-#endif /* ZS_CPU_CSB_TYPED */
+const zsi_format_kernels zsi_cpu_csb = {csb_create, csb_destroy, csb_apply, csb_pair};
+const zsi_format_kernels zsi_cpu_gcsb = {csb_create, csb_destroy, csb_apply, csb_pair};

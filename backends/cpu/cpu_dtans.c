@@ -83,13 +83,9 @@ static zs_status no_memory(const char *what) {
   return zsi_error(ZS_ERR_OUT_OF_MEMORY, "backend 'cpu': dtans %s", what);
 }
 
-/* A copy of n elements of es bytes into aligned memory (count 0: a valid empty block). */
+/* *out = an aligned copy of n elements of es bytes. */
 static zs_status copy_of(const void *src, uint64_t n, size_t es, void *out) {
-  void *p = zsi_alloc_array(n, es);
-  if (!p) return no_memory("arrays");
-  if (n) memcpy(p, src, (size_t)(n * es));
-  *(void **)out = p;
-  return ZS_OK;
+  return (*(void **)out = zsi_copy_array(src, n, es)) ? ZS_OK : no_memory("arrays");
 }
 
 /* The blob was validated when it was encoded or loaded: its layout's contents are trusted here. */
@@ -244,5 +240,5 @@ static zs_status cpu_dtans_pair(void *state, double alpha, const void *x, double
   return ZS_OK;
 }
 
-const zsi_cpu_kernel zsi_cpu_dtans = {ZS_FORMAT_DTANS, cpu_dtans_create, cpu_dtans_destroy,
-                                      cpu_dtans_apply, cpu_dtans_pair};
+const zsi_format_kernels zsi_cpu_dtans = {cpu_dtans_create, cpu_dtans_destroy, cpu_dtans_apply,
+                                          cpu_dtans_pair};

@@ -1,21 +1,11 @@
-/* cpu_kernels.h — the cpu backend's kernel table, thread helpers and OpenMP pragma wrapper. */
+/* cpu_kernels.h — the cpu backend's kernel table and thread helpers. */
 #ifndef ZS_CPU_KERNELS_H
 #define ZS_CPU_KERNELS_H
 
+#include "backends/format_kernels.h"
 #include "core/zs_internal.h"
 
-#if defined(_OPENMP)
-#include <omp.h>
-#define ZSI_PRAGMA(...) _Pragma(#__VA_ARGS__)
-#define ZSI_OMP(...) ZSI_PRAGMA(omp __VA_ARGS__)
-static inline int zsi_cpu_tid(void) { return omp_get_thread_num(); }
-static inline int zsi_cpu_nth(void) { return omp_get_num_threads(); }
-#else
-/* Built without OpenMP: the pragmas vanish and every loop runs on the calling thread. */
-#define ZSI_OMP(...)
-static inline int zsi_cpu_tid(void) { return 0; }
-static inline int zsi_cpu_nth(void) { return 1; }
-#endif
+#include "core/zs_omp.h"
 
 /* gcc 12 at -O3 -march=native turns the in-order f32 CSR sum into AVX-512 gathers plus a
  * lane-by-lane fold, which halved its speed (baselines/cpu.md); keep such loops scalar.
@@ -26,24 +16,13 @@ static inline int zsi_cpu_nth(void) { return 1; }
 #define ZSI_NO_VECTORIZE
 #endif
 
-/* What op_create hands every format's kernel, parsed once from the option string. */
-typedef struct zsi_cpu_opts {
-  int threads;          /* team size; the work partition is fixed from it at create */
-  int transpose_atomic; /* "transpose=atomic": omp atomic SpMVT, not bitwise reproducible */
-} zsi_cpu_opts;
+/* Kernels get the shared table type and options (backends/format_kernels.h). */
+typedef zsi_kernel_opts zsi_cpu_opts;
+typedef zsi_format_kernels zsi_cpu_kernel;
 
-typedef struct zsi_cpu_kernel {
-  zs_format format;
-  zs_status (*create)(void **state, const zsb_encoded_view *enc, const zsi_cpu_opts *opts);
-  void (*destroy)(void *state);
-  zs_status (*apply)(void *state, zs_op which, double alpha, const void *x, double beta, void *y);
-  /* zs_spmv_pair in one sweep; NULL, or ZS_ERR_UNSUPPORTED for this operator: two products */
-  zs_status (*pair)(void *state, double alpha, const void *x, double beta, void *y, double alpha_t,
-                    const void *w, double beta_t, void *z);
-} zsi_cpu_kernel;
-
-ZSI_HIDDEN extern const zsi_cpu_kernel zsi_cpu_csr, zsi_cpu_coo, zsi_cpu_csb, zsi_cpu_gcsb,
-    zsi_cpu_cci, zsi_cpu_dtans;
+/* The cpu kernels of format f, or NULL when the cpu has none (backends/cpu/cpu_formats.c, one
+ * `zsi_cpu_<name>` per line of formats/format_list.h). */
+ZSI_HIDDEN const zsi_format_kernels *zsi_cpu_kernels_for(zs_format f);
 
 /* floor(total * c / n) without overflowing int64 (total < 2^63, n <= 2^31). */
 ZSI_HIDDEN int64_t zsi_cpu_split_point(int64_t total, int64_t n, int64_t c);

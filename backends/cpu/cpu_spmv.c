@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "backends/cpu/cpu_kernels.h"
+#include "formats/coo/coo_layout.h"
+#include "formats/csr/csr_layout.h"
 
 /* SpMV runs CHUNKS_PER_THREAD equal-work chunks per thread, static schedule (contiguous chunks
  * per thread). SpMVT runs one slot per thread, each with its own column buffer. */
@@ -149,7 +151,15 @@ static zs_status partition(cpu_op *A) {
   return ZS_OK;
 }
 
+/* CSR or COO: the arrays copied from the format's layout. */
 static zs_status cpu_create(void **state, const zsb_encoded_view *enc, const zsi_cpu_opts *o) {
+  csr_layout csr;
+  coo_layout coo;
+  char why[ZSI_LAYOUT_WHY];
+  const int is_csr = enc->format == ZS_FORMAT_CSR;
+  zs_status s = is_csr ? csr_layout_parse(enc, &csr, why, sizeof why)
+                       : coo_layout_parse(enc, &coo, why, sizeof why);
+  if (s != ZS_OK) return zsi_error(s, "backend 'cpu': %s", why);
   cpu_op *A = zsi_alloc(sizeof *A);
   if (!A) return no_memory("operator header");
   A->format = enc->format, A->type = enc->type;
@@ -157,16 +167,15 @@ static zs_status cpu_create(void **state, const zsb_encoded_view *enc, const zsi
   A->threads = o->threads < 1 ? 1 : o->threads;
   A->transpose_atomic = o->transpose_atomic;
   A->parallel = enc->nnz + enc->rows + enc->cols >= PARALLEL_MIN_WORK;
-  const uint64_t nnz = (uint64_t)enc->nnz;
-  zs_status s = zsi_view_copy_array(enc, "cpu", "col_idx", 4, nnz, (void **)&A->col_idx);
-  if (s == ZS_OK)
-    s = zsi_view_copy_array(enc, "cpu", "values", (uint32_t)zs_type_size(enc->type), nnz,
-                            &A->values);
-  if (s == ZS_OK && enc->format == ZS_FORMAT_CSR)
-    s = zsi_view_copy_array(enc, "cpu", "row_ptr", 8, (uint64_t)enc->rows + 1,
-                            (void **)&A->row_ptr);
-  if (s == ZS_OK && enc->format == ZS_FORMAT_COO)
-    s = zsi_view_copy_array(enc, "cpu", "row_idx", 4, nnz, (void **)&A->row_idx);
+  const uint64_t nnz = (uint64_t)enc->nnz, es = zs_type_size(enc->type);
+  A->col_idx = zsi_copy_array(is_csr ? csr.col_idx : coo.col_idx, nnz, 4);
+  A->values = zsi_copy_array(is_csr ? csr.values : coo.values, nnz, es);
+  if (is_csr)
+    A->row_ptr = zsi_copy_array(csr.row_ptr, (uint64_t)enc->rows + 1, 8);
+  else
+    A->row_idx = zsi_copy_array(coo.row_idx, nnz, 4);
+  if (!A->col_idx || !A->values || !(is_csr ? (void *)A->row_ptr : (void *)A->row_idx))
+    s = no_memory("arrays");
   if (s == ZS_OK) s = partition(A);
   if (s != ZS_OK) {
     cpu_destroy(A);
@@ -223,5 +232,5 @@ static zs_status cpu_pair(void *state, double alpha, const void *x, double beta,
   return ZS_OK;
 }
 
-const zsi_cpu_kernel zsi_cpu_csr = {ZS_FORMAT_CSR, cpu_create, cpu_destroy, cpu_apply, cpu_pair};
-const zsi_cpu_kernel zsi_cpu_coo = {ZS_FORMAT_COO, cpu_create, cpu_destroy, cpu_apply, cpu_pair};
+const zsi_format_kernels zsi_cpu_csr = {cpu_create, cpu_destroy, cpu_apply, cpu_pair};
+const zsi_format_kernels zsi_cpu_coo = {cpu_create, cpu_destroy, cpu_apply, cpu_pair};

@@ -4,10 +4,6 @@
 
 #include "backends/ref/ref_kernels.h"
 
-static const zsi_ref_kernel *const ref_kernels[] = {
-    &zsi_ref_csr, &zsi_ref_coo, &zsi_ref_csb, &zsi_ref_gcsb, &zsi_ref_cci, &zsi_ref_dtans,
-};
-
 typedef struct ref_handle {
   const zsi_ref_kernel *k;
   void *state;
@@ -81,9 +77,7 @@ static zs_status ref_op_create(void *self, void **op, const zsb_encoded_view *en
   if (enc->type != ZS_F32 && enc->type != ZS_F64)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "backend 'ref': value type %d is invalid",
                      (int)enc->type);
-  const zsi_ref_kernel *k = NULL;
-  for (size_t i = 0; i < sizeof ref_kernels / sizeof *ref_kernels; i++)
-    if (ref_kernels[i]->format == enc->format) k = ref_kernels[i];
+  const zsi_ref_kernel *k = zsi_ref_kernels_for(enc->format);
   if (!k) {
     const char *name = zs_format_name(enc->format);
     return zsi_error(ZS_ERR_UNSUPPORTED, "backend 'ref' has no kernel for format '%s'",
@@ -92,7 +86,7 @@ static zs_status ref_op_create(void *self, void **op, const zsb_encoded_view *en
   ref_handle *h = zsi_alloc(sizeof *h);
   if (!h) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "backend 'ref': operator handle");
   h->k = k;
-  if ((s = k->create(&h->state, enc)) != ZS_OK) {
+  if ((s = k->create(&h->state, enc, NULL)) != ZS_OK) {
     zsi_free(h);
     return s;
   }

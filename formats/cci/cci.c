@@ -259,49 +259,14 @@ static zs_status cci_encode(const zs_matrix *A, const char *options, zs_encoded 
 
 /* ---- validate and decode: one walk over every stream ---- */
 
-typedef struct cci_view {
-  int64_t rows, cols, nnz, S, shift;
-  const int64_t *rp;
-  const uint32_t *table;
-  const void *cstart;
-  uint32_t cstart_size;
-  const uint64_t *codes;
-  uint64_t total_bits;
-} cci_view;
-
-static uint64_t start_at(const cci_view *c, uint64_t q) {
-  return c->cstart_size == 4 ? ((const uint32_t *)c->cstart)[q] : ((const uint64_t *)c->cstart)[q];
-}
-
-static zs_status cci_check(const zs_encoded *E, cci_view *c) {
-  const zsi_param *sl = NULL, *fs = NULL;
-  for (int i = 0; i < E->n_params; i++) {
-    if (strcmp(E->params[i].name, "slices") == 0) sl = &E->params[i];
-    if (strcmp(E->params[i].name, "first_shift") == 0) fs = &E->params[i];
-  }
-  if (!sl || sl->value < 1 || sl->value > ZS_CCI_MAX_SLICES || (sl->value & (sl->value - 1)))
-    return zsi_error(ZS_ERR_CORRUPT, "parameter 'slices' is %s (a power of two in 1..32)",
-                     sl ? "out of range" : "missing");
-  if (!fs || fs->value < -(INT64_C(1) << 32) || fs->value > (INT64_C(1) << 32))
-    return zsi_error(ZS_ERR_CORRUPT, "parameter 'first_shift' is %s (limit +-2^32)",
-                     fs ? "out of range" : "missing");
-  c->rows = E->rows, c->cols = E->cols, c->nnz = E->nnz, c->S = sl->value, c->shift = fs->value;
-  const void *v;
-  zs_status s;
-  const uint64_t nstreams = (uint64_t)E->rows * (uint64_t)c->S;
-  if ((s = zsi_encoded_need(E, "row_ptr", 8, (uint64_t)E->rows + 1, (const void **)&c->rp)) ||
-      (s = zsi_encoded_need(E, "optable", 4, ZS_CCI_TABLE, (const void **)&c->table)) ||
-      (s = zsi_encoded_need(E, "values", (uint32_t)zs_type_size(E->type), (uint64_t)E->nnz, &v)))
-    return s;
-  const zsi_array *cs = zsi_encoded_array(E, "cstart");
-  if (!cs) return zsi_error(ZS_ERR_CORRUPT, "array 'cstart' is missing");
-  if ((cs->elem_size != 4 && cs->elem_size != 8) || cs->count != nstreams + 1)
-    return zsi_error(ZS_ERR_CORRUPT,
-                     "array 'cstart' has %" PRIu64 " elements of %u bytes, expected %" PRIu64
-                     " of 4 or 8 (rows x slices + 1)",
-                     cs->count, cs->elem_size, nstreams + 1);
-  c->cstart = cs->data, c->cstart_size = cs->elem_size;
-  const int64_t *rp = c->rp;
+/* E's layout (cci_layout.h) with its row offsets, table, stream starts and padding checked. */
+static zs_status cci_check(const zs_encoded *E, cci_layout *c) {
+  zsi_view_buf vb;
+  char why[ZSI_LAYOUT_WHY];
+  zs_status s = cci_layout_parse(zsi_encoded_as_view(E, &vb), c, why, sizeof why);
+  if (s != ZS_OK) return zsi_error(s, "%s", why);
+  const uint64_t nstreams = (uint64_t)E->rows * (uint64_t)c->slices;
+  const int64_t *rp = c->row_ptr;
   if (rp[0] != 0) return zsi_error(ZS_ERR_CORRUPT, "row_ptr[0] is %" PRId64 ", not 0", rp[0]);
   for (int64_t i = 0; i < E->rows; i++)
     if (rp[i + 1] < rp[i] || rp[i + 1] > E->nnz)
@@ -311,7 +276,7 @@ static zs_status cci_check(const zs_encoded *E, cci_view *c) {
     return zsi_error(ZS_ERR_CORRUPT, "row_ptr ends at %" PRId64 ", nnz is %" PRId64, rp[E->rows],
                      E->nnz);
   for (int e = 0; e < ZS_CCI_TABLE; e++) {
-    const uint32_t t = c->table[e], oplen = (t >> 8) & 0xff, width = t >> 16;
+    const uint32_t t = c->optable[e], oplen = (t >> 8) & 0xff, width = t >> 16;
     if (oplen < 1 || oplen > 3 || width > ZS_CCI_MAX_WIDTH || (t & 0xff) != oplen + width)
       return zsi_error(ZS_ERR_CORRUPT,
                        "optable[%d] = 0x%08x: opcode length must be 1..3, width <= 32, count "
@@ -319,27 +284,18 @@ static zs_status cci_check(const zs_encoded *E, cci_view *c) {
                        e, t);
     /* Don't-care filling: every index sharing this opcode's low bits holds the same entry. */
     for (int f = 0; f < ZS_CCI_TABLE; f++)
-      if ((f & ((1 << oplen) - 1)) == (e & ((1 << oplen) - 1)) && c->table[f] != t)
+      if ((f & ((1 << oplen) - 1)) == (e & ((1 << oplen) - 1)) && c->optable[f] != t)
         return zsi_error(ZS_ERR_CORRUPT,
                          "optable[%d] and optable[%d] share a %u-bit opcode but differ", e, f,
                          oplen);
   }
-  if (start_at(c, 0) != 0) return zsi_error(ZS_ERR_CORRUPT, "cstart[0] is not 0");
+  if (cci_start_at(c, 0) != 0) return zsi_error(ZS_ERR_CORRUPT, "cstart[0] is not 0");
   for (uint64_t q = 0; q < nstreams; q++)
-    if (start_at(c, q + 1) < start_at(c, q))
+    if (cci_start_at(c, q + 1) < cci_start_at(c, q))
       return zsi_error(ZS_ERR_CORRUPT, "cstart[%" PRIu64 "] decreases", q + 1);
-  c->total_bits = start_at(c, nstreams);
-  if (c->total_bits > (uint64_t)E->nnz * (3 + ZS_CCI_MAX_WIDTH))
-    return zsi_error(ZS_ERR_CORRUPT,
-                     "cstart ends at bit %" PRIu64 ", beyond 35 bits for each of %" PRId64
-                     " nonzeros",
-                     c->total_bits, E->nnz);
-  if ((s = zsi_encoded_need(E, "codes", 8, (c->total_bits + 63) / 64 + 1,
-                            (const void **)&c->codes)))
-    return s;
   /* Bits past the end are zero, so one matrix has one encoding. */
-  const uint64_t last = c->total_bits / 64, ncodes = (c->total_bits + 63) / 64 + 1;
-  for (uint64_t w = last; w < ncodes; w++) {
+  const uint64_t last = c->total_bits / 64;
+  for (uint64_t w = last; w < c->n_codes; w++) {
     const uint64_t used = w == last ? c->total_bits % 64 : 0;
     if (used < 64 && (c->codes[w] >> used) != 0)
       return zsi_error(ZS_ERR_CORRUPT, "codes[%" PRIu64 "] holds bits past the stream end", w);
@@ -349,16 +305,17 @@ static zs_status cci_check(const zs_encoded *E, cci_view *c) {
 
 /* Decode every row; each code must lie inside its stream, every stream must end exactly where
  * the next begins, and columns must be in range and strictly ascending. */
-static zs_status cci_walk(const cci_view *c, int32_t *col) {
-  const int64_t S = c->S;
+static zs_status cci_walk(const cci_layout *c, int32_t *col) {
+  const int64_t S = c->slices;
   zs_cci_entry tab[ZS_CCI_TABLE];
-  for (int e = 0; e < ZS_CCI_TABLE; e++) tab[e] = zs_cci_unpack(c->table[e]);
+  for (int e = 0; e < ZS_CCI_TABLE; e++) tab[e] = zs_cci_unpack(c->optable[e]);
   for (int64_t i = 0; i < c->rows; i++) {
-    const int64_t b = c->rp[i], n = c->rp[i + 1] - b;
-    const int64_t ref = zs_cci_ref(i, c->rows, c->cols, c->shift);
+    const int64_t b = c->row_ptr[i], n = c->row_ptr[i + 1] - b;
+    const int64_t ref = zs_cci_ref(i, c->rows, c->cols, c->first_shift);
     uint64_t pos[ZS_CCI_MAX_SLICES], end[ZS_CCI_MAX_SLICES];
     for (int64_t s = 0; s < S; s++)
-      pos[s] = start_at(c, (uint64_t)(i * S + s)), end[s] = start_at(c, (uint64_t)(i * S + s + 1));
+      pos[s] = cci_start_at(c, (uint64_t)(i * S + s)),
+      end[s] = cci_start_at(c, (uint64_t)(i * S + s + 1));
     for (int64_t k = 0; k < n; k++) {
       const int64_t s = k % S;
       if (pos[s] >= end[s])
@@ -399,7 +356,7 @@ static zs_status cci_walk(const cci_view *c, int32_t *col) {
 }
 
 static zs_status cci_validate(const zs_encoded *E) {
-  cci_view c;
+  cci_layout c;
   zs_status s = cci_check(E, &c);
   if (s != ZS_OK) return s;
   int32_t *col = zsi_alloc_array((uint64_t)E->nnz, 4);
@@ -411,7 +368,7 @@ static zs_status cci_validate(const zs_encoded *E) {
 }
 
 static zs_status cci_decode(const zs_encoded *E, zs_matrix **out) {
-  cci_view c;
+  cci_layout c;
   zs_status s = cci_check(E, &c); /* cheap next to the walk; decode never trusts blindly */
   if (s != ZS_OK) return s;
   zs_matrix *A;
@@ -420,8 +377,8 @@ static zs_status cci_decode(const zs_encoded *E, zs_matrix **out) {
     zs_matrix_destroy(&A);
     return s;
   }
-  memcpy(A->row_ptr, c.rp, ((size_t)E->rows + 1) * 8);
-  memcpy(A->values, zsi_encoded_array(E, "values")->data, (size_t)E->nnz * zs_type_size(E->type));
+  memcpy(A->row_ptr, c.row_ptr, ((size_t)E->rows + 1) * 8);
+  memcpy(A->values, c.values, (size_t)E->nnz * c.value_bytes);
   *out = A;
   return ZS_OK;
 }
@@ -429,15 +386,14 @@ static zs_status cci_decode(const zs_encoded *E, zs_matrix **out) {
 /* Column-index bytes against CSR's 4 per nonzero: the codes alone (the paper's measure) and
  * every index array CCI adds (codes, stream starts, table). */
 static void cci_stats(const zs_encoded *E, zs_stat_fn emit, void *ctx) {
-  const zsi_array *codes = zsi_encoded_array(E, "codes"), *cs = zsi_encoded_array(E, "cstart");
-  if (!codes || !cs || cs->count == 0) return;
-  const uint64_t last = cs->count - 1;
-  const double bits = cs->elem_size == 4 ? (double)((const uint32_t *)cs->data)[last]
-                                         : (double)((const uint64_t *)cs->data)[last];
+  zsi_view_buf vb;
+  cci_layout L;
+  if (cci_layout_parse(zsi_encoded_as_view(E, &vb), &L, NULL, 0) != ZS_OK) return;
+  const double bits = (double)L.total_bits;
   const double csr = 4.0 * (double)E->nnz;
-  const double index = (double)(codes->count * 8 + cs->count * cs->elem_size + ZS_CCI_TABLE * 4);
-  for (int i = 0; i < E->n_params; i++)
-    if (strcmp(E->params[i].name, "slices") == 0) emit(ctx, "slices", (double)E->params[i].value);
+  const uint64_t starts = (uint64_t)E->rows * (uint64_t)L.slices + 1;
+  const double index = (double)(L.n_codes * 8 + starts * L.cstart_bytes + ZS_CCI_TABLE * 4);
+  emit(ctx, "slices", (double)L.slices);
   emit(ctx, "csr_col_idx_bytes", csr);
   emit(ctx, "code_bytes", bits / 8);
   emit(ctx, "index_bytes", index);

@@ -3,6 +3,7 @@
 #define ZS_FORMAT_CCI_H
 
 #include "core/zs_internal.h"
+#include "formats/cci/cci_layout.h"
 
 ZSI_HIDDEN extern const zsi_format_ops zsi_format_cci;
 

@@ -29,13 +29,10 @@ static zs_status coo_encode(const zs_matrix *A, const char *options, zs_encoded 
 }
 
 static zs_status coo_validate(const zs_encoded *E) {
-  const int32_t *ri, *ci;
-  const void *v;
-  zs_status s;
-  if ((s = zsi_encoded_need(E, "row_idx", 4, (uint64_t)E->nnz, (const void **)&ri)) ||
-      (s = zsi_encoded_need(E, "col_idx", 4, (uint64_t)E->nnz, (const void **)&ci)) ||
-      (s = zsi_encoded_need(E, "values", (uint32_t)zs_type_size(E->type), (uint64_t)E->nnz, &v)))
-    return s;
+  coo_layout L;
+  zs_status s = zsi_coo_layout_of(E, &L);
+  if (s != ZS_OK) return s;
+  const int32_t *ri = L.row_idx, *ci = L.col_idx;
   for (int64_t k = 0; k < E->nnz; k++) {
     if (ri[k] < 0 || ri[k] >= E->rows || ci[k] < 0 || ci[k] >= E->cols)
       return zsi_error(ZS_ERR_CORRUPT,
@@ -49,16 +46,24 @@ static zs_status coo_validate(const zs_encoded *E) {
 }
 
 static zs_status coo_decode(const zs_encoded *E, zs_matrix **out) {
-  const int32_t *ri = zsi_encoded_array(E, "row_idx")->data;
-  zs_matrix *A;
-  zs_status s = zsi_matrix_alloc(&A, E->rows, E->cols, E->nnz, E->type);
+  coo_layout L;
+  zs_status s = zsi_coo_layout_of(E, &L);
   if (s != ZS_OK) return s;
-  for (int64_t k = 0; k < E->nnz; k++) A->row_ptr[ri[k] + 1]++;
+  zs_matrix *A;
+  if ((s = zsi_matrix_alloc(&A, E->rows, E->cols, E->nnz, E->type)) != ZS_OK) return s;
+  for (int64_t k = 0; k < E->nnz; k++) A->row_ptr[L.row_idx[k] + 1]++;
   for (int64_t i = 0; i < E->rows; i++) A->row_ptr[i + 1] += A->row_ptr[i];
-  memcpy(A->col_idx, zsi_encoded_array(E, "col_idx")->data, (size_t)E->nnz * 4);
-  memcpy(A->values, zsi_encoded_array(E, "values")->data, (size_t)E->nnz * zs_type_size(E->type));
+  memcpy(A->col_idx, L.col_idx, (size_t)E->nnz * 4);
+  memcpy(A->values, L.values, (size_t)E->nnz * L.value_bytes);
   *out = A;
   return ZS_OK;
+}
+
+zs_status zsi_coo_layout_of(const zs_encoded *E, coo_layout *L) {
+  zsi_view_buf vb;
+  char why[ZSI_LAYOUT_WHY];
+  const zs_status s = coo_layout_parse(zsi_encoded_as_view(E, &vb), L, why, sizeof why);
+  return s == ZS_OK ? ZS_OK : zsi_error(s, "%s", why);
 }
 
 const zsi_format_ops zsi_format_coo = {ZS_FORMAT_COO, "coo",      coo_encode,

@@ -7,12 +7,12 @@
 
 static zs_status csb_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
   int64_t beta;
-  zs_status s = zsi_csb_options(options, "csb", A, &beta, NULL);
+  zs_status s = csb_options(options, "csb", A, &beta, NULL);
   if (s != ZS_OK) return s;
-  zsi_csb_geom g;
-  zsi_csb_geom_init(&g, A->rows, A->cols, beta);
-  zsi_csb_blocks B;
-  if ((s = zsi_csb_blocks_build(A, &g, &B)) != ZS_OK) return s;
+  csb_geom g;
+  csb_geom_init(&g, A->rows, A->cols, beta);
+  csb_blocks B;
+  if ((s = csb_blocks_build(A, &g, &B)) != ZS_OK) return s;
   const size_t es = zs_type_size(A->type);
   zs_encoded *E = NULL;
   void *v, *li, *bp, *bc, *bo;
@@ -24,7 +24,7 @@ static zs_status csb_encode(const zs_matrix *A, const char *options, zs_encoded 
       (s = zsi_encoded_add_array(E, "block_col", 4, (uint64_t)B.nb, &bc)) != ZS_OK ||
       (s = zsi_encoded_add_array(E, "block_offset", 8, (uint64_t)B.nb + 1, &bo)) != ZS_OK) {
     zs_encoded_destroy(&E);
-    zsi_csb_blocks_free(&B);
+    csb_blocks_free(&B);
     return s;
   }
   for (int64_t k = 0; k < A->nnz; k++) {
@@ -37,27 +37,19 @@ static zs_status csb_encode(const zs_matrix *A, const char *options, zs_encoded 
   memcpy(bp, B.block_ptr, ((size_t)g.nbr + 1) * 8);
   if (B.nb) memcpy(bc, B.block_col, (size_t)B.nb * 4);
   memcpy(bo, B.block_off, ((size_t)B.nb + 1) * 8);
-  zsi_csb_blocks_free(&B);
+  csb_blocks_free(&B);
   *out = E;
   return ZS_OK;
 }
 
 static zs_status csb_validate(const zs_encoded *E) {
-  int64_t beta;
-  zs_status s = zsi_csb_param(E, "beta", 2, ZSI_CSB_BETA_MAX, &beta);
+  csb_layout L;
+  zs_status s = csb_layout_of(E, &L);
   if (s != ZS_OK) return s;
-  if (beta & (beta - 1))
-    return zsi_error(ZS_ERR_CORRUPT, "csb: parameter 'beta' = %" PRId64 " is not a power of two",
-                     beta);
-  zsi_csb_geom g;
-  zsi_csb_geom_init(&g, E->rows, E->cols, beta);
-  const void *v, *li;
-  const int64_t *bp, *bo;
-  const int32_t *bc;
-  if ((s = zsi_encoded_need(E, "values", (uint32_t)zs_type_size(E->type), (uint64_t)E->nnz, &v)) ||
-      (s = zsi_encoded_need(E, "local_idx", g.idx_size, (uint64_t)E->nnz, &li)) ||
-      (s = zsi_encoded_need(E, "block_ptr", 8, (uint64_t)g.nbr + 1, (const void **)&bp)))
-    return s;
+  const csb_geom g = L.geom;
+  const void *li = L.local_idx;
+  const int64_t *bp = L.block_ptr, *bo = L.block_offset;
+  const int32_t *bc = L.block_col;
   if (bp[0] != 0)
     return zsi_error(ZS_ERR_CORRUPT, "csb: block_ptr[0] is %" PRId64 ", not 0", bp[0]);
   for (int64_t r = 0; r < g.nbr; r++)
@@ -66,15 +58,7 @@ static zs_status csb_validate(const zs_encoded *E) {
                        "csb: block_ptr[%" PRId64 "] = %" PRId64
                        " is out of order or gives a block row more than %" PRId64 " blocks",
                        r + 1, bp[r + 1], g.nbc);
-  const int64_t nb = bp[g.nbr];
-  if (nb > E->nnz)
-    return zsi_error(ZS_ERR_CORRUPT,
-                     "csb: block_ptr ends at %" PRId64 " blocks, more than the %" PRId64
-                     " nonzeros (blocks are never empty)",
-                     nb, E->nnz);
-  if ((s = zsi_encoded_need(E, "block_col", 4, (uint64_t)nb, (const void **)&bc)) ||
-      (s = zsi_encoded_need(E, "block_offset", 8, (uint64_t)nb + 1, (const void **)&bo)))
-    return s;
+  const int64_t nb = L.n_blocks;
   if (bo[0] != 0)
     return zsi_error(ZS_ERR_CORRUPT, "csb: block_offset[0] is %" PRId64 ", not 0", bo[0]);
   for (int64_t b = 0; b < nb; b++)
@@ -94,8 +78,8 @@ static zs_status csb_validate(const zs_encoded *E) {
                          "csb: block_col[%" PRId64 "] = %" PRId32 " (block row %" PRId64
                          ") is outside [0, %" PRId64 ") or not ascending",
                          b, bc[b], r, g.nbc);
-      if ((s = zsi_csb_check_block(&g, E->rows, E->cols, r, bc[b], li, bo[b], bo[b + 1] - bo[b], 1,
-                                   "csb", b)) != ZS_OK)
+      if ((s = csb_check_block(&g, E->rows, E->cols, r, bc[b], li, bo[b], bo[b + 1] - bo[b], 1,
+                               "csb", b)) != ZS_OK)
         return s;
     }
   return ZS_OK;
@@ -104,24 +88,21 @@ static zs_status csb_validate(const zs_encoded *E) {
 /* Blocks of a block row ascend in column and a row's elements ascend in column inside a block
  * (Morton order with the row fixed), so appending each element to its row gives sorted rows. */
 static zs_status csb_decode(const zs_encoded *E, zs_matrix **out) {
-  int64_t beta = 0;
-  zs_status s = zsi_csb_param(E, "beta", 2, ZSI_CSB_BETA_MAX, &beta);
+  csb_layout L;
+  zs_status s = csb_layout_of(E, &L);
   if (s != ZS_OK) return s;
-  zsi_csb_geom g;
-  zsi_csb_geom_init(&g, E->rows, E->cols, beta);
-  const void *v = zsi_encoded_array(E, "values")->data,
-             *li = zsi_encoded_array(E, "local_idx")->data;
-  const int64_t *bp = zsi_encoded_array(E, "block_ptr")->data;
-  const int32_t *bc = zsi_encoded_array(E, "block_col")->data;
-  const int64_t *bo = zsi_encoded_array(E, "block_offset")->data;
-  const size_t es = zs_type_size(E->type);
+  const csb_geom g = L.geom;
+  const void *v = L.values, *li = L.local_idx;
+  const int64_t *bp = L.block_ptr, *bo = L.block_offset;
+  const int32_t *bc = L.block_col;
+  const size_t es = L.value_bytes;
   const uint32_t mask = (uint32_t)g.beta - 1;
   zs_matrix *A;
   if ((s = zsi_matrix_alloc(&A, E->rows, E->cols, E->nnz, E->type)) != ZS_OK) return s;
   for (int64_t r = 0; r < g.nbr; r++)
     for (int64_t b = bp[r]; b < bp[r + 1]; b++)
       for (int64_t k = bo[b]; k < bo[b + 1]; k++)
-        A->row_ptr[(r << g.lb) + (zsi_csb_idx_get(li, g.idx_size, k) >> g.lb) + 1]++;
+        A->row_ptr[(r << g.lb) + (csb_idx_get(li, g.idx_size, k) >> g.lb) + 1]++;
   for (int64_t i = 0; i < E->rows; i++) A->row_ptr[i + 1] += A->row_ptr[i];
   int64_t *next = zsi_alloc_array((uint64_t)(E->rows ? E->rows : 1), 8);
   if (!next) {
@@ -132,7 +113,7 @@ static zs_status csb_decode(const zs_encoded *E, zs_matrix **out) {
   for (int64_t r = 0; r < g.nbr; r++)
     for (int64_t b = bp[r]; b < bp[r + 1]; b++)
       for (int64_t k = bo[b]; k < bo[b + 1]; k++) {
-        const uint32_t idx = zsi_csb_idx_get(li, g.idx_size, k);
+        const uint32_t idx = csb_idx_get(li, g.idx_size, k);
         const int64_t p = next[(r << g.lb) + (idx >> g.lb)]++;
         A->col_idx[p] = (int32_t)(((int64_t)bc[b] << g.lb) + (idx & mask));
         memcpy((char *)A->values + p * es, (const char *)v + k * es, es);
@@ -143,12 +124,12 @@ static zs_status csb_decode(const zs_encoded *E, zs_matrix **out) {
 }
 
 static void csb_stats(const zs_encoded *E, zs_stat_fn emit, void *ctx) {
-  const zsi_array *bc = zsi_encoded_array(E, "block_col");
-  int64_t beta = 0;
-  for (int i = 0; i < E->n_params; i++)
-    if (strcmp(E->params[i].name, "beta") == 0) beta = E->params[i].value;
-  const double nb = bc ? (double)bc->count : 0, bytes = (double)zs_encoded_bytes(E);
-  const double csr = zsi_csb_csr_bytes(E);
+  zsi_view_buf vb;
+  csb_layout L;
+  if (csb_layout_parse(zsi_encoded_as_view(E, &vb), &L, NULL, 0) != ZS_OK) return;
+  const double nb = (double)L.n_blocks, bytes = (double)zs_encoded_bytes(E);
+  const int64_t beta = L.geom.beta;
+  const double csr = csb_csr_bytes(E);
   emit(ctx, "beta", (double)beta);
   emit(ctx, "blocks", nb);
   emit(ctx, "nnz_per_block", nb > 0 ? (double)E->nnz / nb : 0);

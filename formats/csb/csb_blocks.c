@@ -6,16 +6,6 @@
 
 #include "formats/csb/csb.h"
 
-void zsi_csb_geom_init(zsi_csb_geom *g, int64_t rows, int64_t cols, int64_t beta) {
-  int lb = 0;
-  while ((INT64_C(1) << lb) < beta) lb++;
-  g->lb = lb, g->beta = beta;
-  g->nbr = (rows + beta - 1) >> lb, g->nbc = (cols + beta - 1) >> lb;
-  g->idx_size = beta <= 256 ? 2 : 4;
-  /* nbr, nbc < 2^31, so the product fits a uint64 */
-  g->bidx_size = (uint64_t)g->nbr * (uint64_t)g->nbc <= (UINT64_C(1) << 32) ? 4 : 8;
-}
-
 /* Rows [r0, r1) of block row br of A at 2^lb. */
 static void csb_block_rows(const zs_matrix *A, int lb, int64_t br, int64_t *r0, int64_t *r1) {
   *r0 = br << lb;
@@ -61,8 +51,8 @@ static int64_t csb_default_beta_f64(const zs_matrix *A) {
   return b32 >= 0 && A->nnz >= 4 * b32 ? 32 : 16;
 }
 
-zs_status zsi_csb_options(const char *options, const char *fmt, const zs_matrix *A, int64_t *beta,
-                          int64_t *group) {
+zs_status csb_options(const char *options, const char *fmt, const zs_matrix *A, int64_t *beta,
+                      int64_t *group) {
   static const char *const known_csb[] = {"beta", NULL}, *const known_gcsb[] = {"beta", "group",
                                                                                 NULL};
   zs_status s = zsi_option_check(options, group ? known_gcsb : known_csb, fmt);
@@ -71,51 +61,41 @@ zs_status zsi_csb_options(const char *options, const char *fmt, const zs_matrix 
    * locality), and a group's k-th elements fill the same line (coalesced loads). */
   int found;
   *beta = 128 / (int64_t)zs_type_size(A->type);
-  if ((s = zsi_option_int(options, "beta", 2, ZSI_CSB_BETA_MAX, beta, &found)) != ZS_OK) return s;
+  if ((s = zsi_option_int(options, "beta", 2, CSB_BETA_MAX, beta, &found)) != ZS_OK) return s;
   if (!found && A->type == ZS_F64) *beta = csb_default_beta_f64(A);
   if (*beta & (*beta - 1))
     return zsi_error(ZS_ERR_INVALID_ARGUMENT,
                      "%s: option 'beta': %" PRId64 " is not a power of two", fmt, *beta);
   if (group) {
     *group = 32;
-    if ((s = zsi_option_int(options, "group", 1, ZSI_CSB_GROUP_MAX, group, &found)) != ZS_OK)
-      return s;
+    if ((s = zsi_option_int(options, "group", 1, CSB_GROUP_MAX, group, &found)) != ZS_OK) return s;
   }
   return ZS_OK;
 }
 
-zs_status zsi_csb_param(const zs_encoded *E, const char *name, int64_t lo, int64_t hi,
-                        int64_t *value) {
-  for (int i = 0; i < E->n_params; i++)
-    if (strcmp(E->params[i].name, name) == 0) {
-      const int64_t v = E->params[i].value;
-      if (v < lo || v > hi)
-        return zsi_error(ZS_ERR_CORRUPT,
-                         "%s: parameter '%s' = %" PRId64 " is outside [%" PRId64 ", %" PRId64 "]",
-                         zs_format_name(E->format), name, v, lo, hi);
-      *value = v;
-      return ZS_OK;
-    }
-  return zsi_error(ZS_ERR_CORRUPT, "%s: parameter '%s' is missing", zs_format_name(E->format),
-                   name);
+zs_status csb_layout_of(const zs_encoded *E, csb_layout *L) {
+  zsi_view_buf vb;
+  char why[ZSI_LAYOUT_WHY];
+  const zs_status s = csb_layout_parse(zsi_encoded_as_view(E, &vb), L, why, sizeof why);
+  return s == ZS_OK ? ZS_OK : zsi_error(s, "%s", why);
 }
 
-zs_status zsi_csb_check_block(const zsi_csb_geom *g, int64_t rows, int64_t cols, int64_t brow,
-                              int64_t bcol, const void *local, int64_t first, int64_t count,
-                              int64_t stride, const char *what, int64_t block) {
+zs_status csb_check_block(const csb_geom *g, int64_t rows, int64_t cols, int64_t brow, int64_t bcol,
+                          const void *local, int64_t first, int64_t count, int64_t stride,
+                          const char *what, int64_t block) {
   const uint32_t limit = (uint32_t)(g->beta * g->beta - 1), mask = (uint32_t)g->beta - 1;
   const int64_t r0 = brow << g->lb, c0 = bcol << g->lb;
   uint32_t prev = 0;
   for (int64_t j = 0; j < count; j++) {
     const int64_t k = first + j * stride;
-    const uint32_t idx = zsi_csb_idx_get(local, g->idx_size, k);
+    const uint32_t idx = csb_idx_get(local, g->idx_size, k);
     if (idx > limit || r0 + (idx >> g->lb) >= rows || c0 + (idx & mask) >= cols)
       return zsi_error(ZS_ERR_CORRUPT,
                        "%s: local_idx[%" PRId64 "] = %" PRIu32 " (block %" PRId64 ", row %" PRId64
                        ", col %" PRId64 ") is outside the block or the %" PRId64 " x %" PRId64
                        " matrix",
                        what, k, idx, block, r0 + (idx >> g->lb), c0 + (idx & mask), rows, cols);
-    const uint32_t m = zsi_csb_morton(idx, g->lb);
+    const uint32_t m = csb_morton(idx, g->lb);
     if (j > 0 && m <= prev)
       return zsi_error(ZS_ERR_CORRUPT,
                        "%s: local_idx[%" PRId64 "] (block %" PRId64
@@ -126,7 +106,7 @@ zs_status zsi_csb_check_block(const zsi_csb_geom *g, int64_t rows, int64_t cols,
   return ZS_OK;
 }
 
-void zsi_csb_blocks_free(zsi_csb_blocks *b) {
+void csb_blocks_free(csb_blocks *b) {
   zsi_free(b->block_ptr), zsi_free(b->block_col), zsi_free(b->block_off);
   zsi_free(b->src), zsi_free(b->local);
   memset(b, 0, sizeof *b);
@@ -145,7 +125,7 @@ static int keyed_cmp(const void *a, const void *b) {
 
 /* A block row is a range of whole rows, so its elements keep their CSR positions
  * [row_ptr[r0], row_ptr[r1]) in block order too: only their order inside that range changes. */
-zs_status zsi_csb_blocks_build(const zs_matrix *A, const zsi_csb_geom *g, zsi_csb_blocks *out) {
+zs_status csb_blocks_build(const zs_matrix *A, const csb_geom *g, csb_blocks *out) {
   memset(out, 0, sizeof *out);
   const int64_t nbr = g->nbr, nbc = g->nbc, nnz = A->nnz;
   const int lb = g->lb;
@@ -154,7 +134,7 @@ zs_status zsi_csb_blocks_build(const zs_matrix *A, const zsi_csb_geom *g, zsi_cs
   int64_t *stamp = zsi_alloc_array((uint64_t)(nbc ? nbc : 1), 8);
   if (!stamp || !(out->block_ptr = zsi_alloc_array((uint64_t)nbr + 1, 8))) {
     zsi_free(stamp);
-    zsi_csb_blocks_free(out);
+    csb_blocks_free(out);
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "csb: block tables for %" PRId64 " block rows", nbr);
   }
   for (int64_t c = 0; c < nbc; c++) stamp[c] = -1;
@@ -173,7 +153,7 @@ zs_status zsi_csb_blocks_build(const zs_matrix *A, const zsi_csb_geom *g, zsi_cs
       !(out->src = zsi_alloc_array((uint64_t)(nnz ? nnz : 1), 8)) ||
       !(out->local = zsi_alloc_array((uint64_t)(nnz ? nnz : 1), 4))) {
     zsi_free(tmp);
-    zsi_csb_blocks_free(out);
+    csb_blocks_free(out);
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "csb: %" PRId64 " blocks, %" PRId64 " nonzeros", nb,
                      nnz);
   }
@@ -185,7 +165,7 @@ zs_status zsi_csb_blocks_build(const zs_matrix *A, const zsi_csb_geom *g, zsi_cs
     for (int64_t r = r0; r < r1; r++)
       for (int64_t k = rp[r]; k < rp[r + 1]; k++) {
         const uint32_t idx = (uint32_t)(r - r0) << lb | ((uint32_t)ci[k] & mask);
-        tmp[k - k0].key = (uint64_t)(ci[k] >> lb) << 32 | zsi_csb_morton(idx, lb);
+        tmp[k - k0].key = (uint64_t)(ci[k] >> lb) << 32 | csb_morton(idx, lb);
         tmp[k - k0].k = k, tmp[k - k0].idx = idx;
       }
     qsort(tmp, (size_t)n, sizeof *tmp, keyed_cmp);

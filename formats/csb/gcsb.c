@@ -24,12 +24,12 @@ static int u64_cmp(const void *a, const void *b) {
 
 static zs_status gcsb_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
   int64_t beta, group;
-  zs_status s = zsi_csb_options(options, "gcsb", A, &beta, &group);
+  zs_status s = csb_options(options, "gcsb", A, &beta, &group);
   if (s != ZS_OK) return s;
-  zsi_csb_geom g;
-  zsi_csb_geom_init(&g, A->rows, A->cols, beta);
-  zsi_csb_blocks B;
-  if ((s = zsi_csb_blocks_build(A, &g, &B)) != ZS_OK) return s;
+  csb_geom g;
+  csb_geom_init(&g, A->rows, A->cols, beta);
+  csb_blocks B;
+  if ((s = csb_blocks_build(A, &g, &B)) != ZS_OK) return s;
   const int64_t nb = B.nb, ng = (nb + group - 1) / group;
   ranked *order = zsi_alloc_array((uint64_t)(nb ? nb : 1), sizeof(ranked));
   int64_t *brow = zsi_alloc_array((uint64_t)(nb ? nb : 1), 8);
@@ -91,16 +91,16 @@ static zs_status gcsb_encode(const zs_matrix *A, const char *options, zs_encoded
 done:
   zs_encoded_destroy(&E);
   zsi_free(order), zsi_free(brow), zsi_free(go);
-  zsi_csb_blocks_free(&B);
+  csb_blocks_free(&B);
   return s;
 }
 
 /* Real elements of the block at group position t: the ascending Morton prefix of its slots. */
-static int64_t block_count(const zsi_csb_geom *g, const void *li, int64_t base, int64_t nbg,
+static int64_t block_count(const csb_geom *g, const void *li, int64_t base, int64_t nbg,
                            int64_t depth, int64_t t) {
-  uint32_t prev = zsi_csb_morton(zsi_csb_idx_get(li, g->idx_size, base + t), g->lb);
+  uint32_t prev = csb_morton(csb_idx_get(li, g->idx_size, base + t), g->lb);
   for (int64_t j = 1; j < depth; j++) {
-    const uint32_t m = zsi_csb_morton(zsi_csb_idx_get(li, g->idx_size, base + j * nbg + t), g->lb);
+    const uint32_t m = csb_morton(csb_idx_get(li, g->idx_size, base + j * nbg + t), g->lb);
     if (m <= prev) return j;
     prev = m;
   }
@@ -108,38 +108,14 @@ static int64_t block_count(const zsi_csb_geom *g, const void *li, int64_t base, 
 }
 
 static zs_status gcsb_validate(const zs_encoded *E) {
-  int64_t beta, group;
-  zs_status s;
-  if ((s = zsi_csb_param(E, "beta", 2, ZSI_CSB_BETA_MAX, &beta)) != ZS_OK ||
-      (s = zsi_csb_param(E, "group_size", 1, ZSI_CSB_GROUP_MAX, &group)) != ZS_OK)
-    return s;
-  if (beta & (beta - 1))
-    return zsi_error(ZS_ERR_CORRUPT, "gcsb: parameter 'beta' = %" PRId64 " is not a power of two",
-                     beta);
-  zsi_csb_geom g;
-  zsi_csb_geom_init(&g, E->rows, E->cols, beta);
-  const zsi_array *bia = zsi_encoded_array(E, "block_index"), *va = zsi_encoded_array(E, "values");
-  if (!bia) return zsi_error(ZS_ERR_CORRUPT, "array 'block_index' is missing");
-  if (!va) return zsi_error(ZS_ERR_CORRUPT, "array 'values' is missing");
-  const int64_t nb = (int64_t)(bia->count > (uint64_t)INT64_MAX ? INT64_MAX : bia->count);
-  if (nb > E->nnz)
-    return zsi_error(ZS_ERR_CORRUPT,
-                     "gcsb: block_index has %" PRId64 " blocks, more than the %" PRId64
-                     " nonzeros (blocks are never empty)",
-                     nb, E->nnz);
-  const int64_t ng = (nb + group - 1) / group;
-  if (va->count > (uint64_t)ZS_MAX_NNZ)
-    return zsi_error(ZS_ERR_CORRUPT, "gcsb: values has %" PRIu64 " slots, limit %" PRId64,
-                     va->count, ZS_MAX_NNZ);
-  const int64_t S = (int64_t)va->count;
-  const void *v, *li, *bi;
-  const int64_t *go;
-  const size_t es = zs_type_size(E->type);
-  if ((s = zsi_encoded_need(E, "values", (uint32_t)es, (uint64_t)S, &v)) ||
-      (s = zsi_encoded_need(E, "local_idx", g.idx_size, (uint64_t)S, &li)) ||
-      (s = zsi_encoded_need(E, "block_index", g.bidx_size, (uint64_t)nb, &bi)) ||
-      (s = zsi_encoded_need(E, "group_offset", 8, (uint64_t)ng + 1, (const void **)&go)))
-    return s;
+  csb_layout L;
+  zs_status s = csb_layout_of(E, &L);
+  if (s != ZS_OK) return s;
+  const csb_geom g = L.geom;
+  const int64_t nb = L.n_blocks, ng = L.n_groups, group = L.group_size, S = (int64_t)L.slots;
+  const void *v = L.values, *li = L.local_idx, *bi = L.block_index;
+  const int64_t *go = L.group_offset;
+  const size_t es = L.value_bytes;
   if (go[0] != 0)
     return zsi_error(ZS_ERR_CORRUPT, "gcsb: group_offset[0] is %" PRId64 ", not 0", go[0]);
   for (int64_t q = 0; q < ng; q++) {
@@ -161,7 +137,7 @@ static zs_status gcsb_validate(const zs_encoded *E) {
     const int64_t q = p / group, t = p % group;
     const int64_t nbg = nb - q * group < group ? nb - q * group : group;
     const int64_t depth = (go[q + 1] - go[q]) / nbg;
-    const uint64_t lin = zsi_csb_bidx_get(bi, g.bidx_size, p);
+    const uint64_t lin = csb_bidx_get(bi, g.bidx_size, p);
     if (lin >= nblin)
       return zsi_error(ZS_ERR_CORRUPT,
                        "gcsb: block_index[%" PRId64 "] = %" PRIu64 " is outside the %" PRIu64
@@ -174,21 +150,21 @@ static zs_status gcsb_validate(const zs_encoded *E) {
                        " slots deep (group_offset) but local_idx gives its first block %" PRId64
                        " elements",
                        q, depth, cnt);
-    if (p > 0 && (cnt > prev_count ||
-                  (cnt == prev_count && lin <= zsi_csb_bidx_get(bi, g.bidx_size, p - 1))))
+    if (p > 0 &&
+        (cnt > prev_count || (cnt == prev_count && lin <= csb_bidx_get(bi, g.bidx_size, p - 1))))
       return zsi_error(ZS_ERR_CORRUPT,
                        "gcsb: block_index[%" PRId64
                        "] is out of order (blocks go by nnz "
                        "descending, then block_index ascending)",
                        p);
-    if ((s = zsi_csb_check_block(&g, E->rows, E->cols, (int64_t)(lin / (uint64_t)g.nbc),
-                                 (int64_t)(lin % (uint64_t)g.nbc), li, go[q] + t, cnt, nbg, "gcsb",
-                                 p)) != ZS_OK)
+    if ((s = csb_check_block(&g, E->rows, E->cols, (int64_t)(lin / (uint64_t)g.nbc),
+                             (int64_t)(lin % (uint64_t)g.nbc), li, go[q] + t, cnt, nbg, "gcsb",
+                             p)) != ZS_OK)
       return s;
-    const uint32_t last = zsi_csb_idx_get(li, g.idx_size, go[q] + (cnt - 1) * nbg + t);
+    const uint32_t last = csb_idx_get(li, g.idx_size, go[q] + (cnt - 1) * nbg + t);
     for (int64_t j = cnt; j < depth; j++) {
       const int64_t slot = go[q] + j * nbg + t;
-      if (zsi_csb_idx_get(li, g.idx_size, slot) != last ||
+      if (csb_idx_get(li, g.idx_size, slot) != last ||
           memcmp((const char *)v + slot * es, zero, es))
         return zsi_error(ZS_ERR_CORRUPT,
                          "gcsb: padding slot %" PRId64 " (block %" PRId64
@@ -203,7 +179,7 @@ static zs_status gcsb_validate(const zs_encoded *E) {
   /* Equal counts ascend, but a block could still repeat across counts. */
   uint64_t *sorted = zsi_alloc_array((uint64_t)(nb ? nb : 1), 8);
   if (!sorted) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "gcsb: checking %" PRId64 " blocks", nb);
-  for (int64_t p = 0; p < nb; p++) sorted[p] = zsi_csb_bidx_get(bi, g.bidx_size, p);
+  for (int64_t p = 0; p < nb; p++) sorted[p] = csb_bidx_get(bi, g.bidx_size, p);
   qsort(sorted, (size_t)nb, 8, u64_cmp);
   for (int64_t p = 1; p < nb; p++)
     if (sorted[p] == sorted[p - 1]) {
@@ -216,20 +192,14 @@ static zs_status gcsb_validate(const zs_encoded *E) {
 }
 
 static zs_status gcsb_decode(const zs_encoded *E, zs_matrix **out) {
-  int64_t beta, group;
-  zs_status s;
-  if ((s = zsi_csb_param(E, "beta", 2, ZSI_CSB_BETA_MAX, &beta)) != ZS_OK ||
-      (s = zsi_csb_param(E, "group_size", 1, ZSI_CSB_GROUP_MAX, &group)) != ZS_OK)
-    return s;
-  zsi_csb_geom g;
-  zsi_csb_geom_init(&g, E->rows, E->cols, beta);
-  const zsi_array *bia = zsi_encoded_array(E, "block_index");
-  const void *v = zsi_encoded_array(E, "values")->data,
-             *li = zsi_encoded_array(E, "local_idx")->data;
-  const void *bi = bia->data;
-  const int64_t *go = zsi_encoded_array(E, "group_offset")->data;
-  const int64_t nb = (int64_t)bia->count;
-  const size_t es = zs_type_size(E->type);
+  csb_layout L;
+  zs_status s = csb_layout_of(E, &L);
+  if (s != ZS_OK) return s;
+  const csb_geom g = L.geom;
+  const int64_t nb = L.n_blocks, group = L.group_size;
+  const void *v = L.values, *li = L.local_idx, *bi = L.block_index;
+  const int64_t *go = L.group_offset;
+  const size_t es = L.value_bytes;
   const uint32_t mask = (uint32_t)g.beta - 1;
   zs_matrix *A;
   if ((s = zsi_matrix_alloc(&A, E->rows, E->cols, E->nnz, E->type)) != ZS_OK) return s;
@@ -242,7 +212,7 @@ static zs_status gcsb_decode(const zs_encoded *E, zs_matrix **out) {
   }
   /* Row-major block order: rows then come out with ascending columns, as in csb_decode. */
   for (int64_t p = 0; p < nb; p++)
-    order[p] = (ranked){(int64_t)zsi_csb_bidx_get(bi, g.bidx_size, p), p};
+    order[p] = (ranked){(int64_t)csb_bidx_get(bi, g.bidx_size, p), p};
   qsort(order, (size_t)nb, sizeof *order, ranked_cmp);
   for (int pass = 0; pass < 2; pass++) {
     for (int64_t i = nb - 1; i >= 0; i--) { /* ranked_cmp sorted descending */
@@ -255,7 +225,7 @@ static zs_status gcsb_decode(const zs_encoded *E, zs_matrix **out) {
       const int64_t c0 = (int64_t)(lin % (uint64_t)g.nbc) << g.lb;
       for (int64_t j = 0; j < cnt; j++) {
         const int64_t slot = go[q] + j * nbg + t;
-        const uint32_t idx = zsi_csb_idx_get(li, g.idx_size, slot);
+        const uint32_t idx = csb_idx_get(li, g.idx_size, slot);
         if (pass == 0) {
           A->row_ptr[r0 + (idx >> g.lb) + 1]++;
           continue;
@@ -276,20 +246,17 @@ static zs_status gcsb_decode(const zs_encoded *E, zs_matrix **out) {
 }
 
 static void gcsb_stats(const zs_encoded *E, zs_stat_fn emit, void *ctx) {
-  const zsi_array *bi = zsi_encoded_array(E, "block_index"), *v = zsi_encoded_array(E, "values");
-  const zsi_array *go = zsi_encoded_array(E, "group_offset");
-  int64_t beta = 0, group = 0;
-  for (int i = 0; i < E->n_params; i++) {
-    if (strcmp(E->params[i].name, "beta") == 0) beta = E->params[i].value;
-    if (strcmp(E->params[i].name, "group_size") == 0) group = E->params[i].value;
-  }
-  const double nb = bi ? (double)bi->count : 0, slots = v ? (double)v->count : 0;
-  const double bytes = (double)zs_encoded_bytes(E), csr = zsi_csb_csr_bytes(E);
+  zsi_view_buf vb;
+  csb_layout L;
+  if (csb_layout_parse(zsi_encoded_as_view(E, &vb), &L, NULL, 0) != ZS_OK) return;
+  const int64_t beta = L.geom.beta, group = L.group_size;
+  const double nb = (double)L.n_blocks, slots = (double)L.slots;
+  const double bytes = (double)zs_encoded_bytes(E), csr = csb_csr_bytes(E);
   const double nnz = (double)E->nnz;
   emit(ctx, "beta", (double)beta);
   emit(ctx, "group_size", (double)group);
   emit(ctx, "blocks", nb);
-  emit(ctx, "groups", go && go->count ? (double)(go->count - 1) : 0);
+  emit(ctx, "groups", (double)L.n_groups);
   emit(ctx, "nnz_per_block", nb > 0 ? nnz / nb : 0);
   emit(ctx, "padding_slots", slots - nnz);
   emit(ctx, "padding_overhead", nnz > 0 ? (slots - nnz) / nnz : 0);

@@ -27,14 +27,11 @@ static zs_status csr_encode(const zs_matrix *A, const char *options, zs_encoded 
 }
 
 static zs_status csr_validate(const zs_encoded *E) {
-  const int64_t *rp;
-  const int32_t *ci;
-  const void *v;
-  zs_status s;
-  if ((s = zsi_encoded_need(E, "row_ptr", 8, (uint64_t)E->rows + 1, (const void **)&rp)) ||
-      (s = zsi_encoded_need(E, "col_idx", 4, (uint64_t)E->nnz, (const void **)&ci)) ||
-      (s = zsi_encoded_need(E, "values", (uint32_t)zs_type_size(E->type), (uint64_t)E->nnz, &v)))
-    return s;
+  csr_layout L;
+  zs_status s = zsi_csr_layout_of(E, &L);
+  if (s != ZS_OK) return s;
+  const int64_t *rp = L.row_ptr;
+  const int32_t *ci = L.col_idx;
   if (rp[0] != 0) return zsi_error(ZS_ERR_CORRUPT, "row_ptr[0] is %" PRId64 ", not 0", rp[0]);
   for (int64_t i = 0; i < E->rows; i++) {
     if (rp[i + 1] < rp[i] || rp[i + 1] > E->nnz)
@@ -54,14 +51,23 @@ static zs_status csr_validate(const zs_encoded *E) {
 }
 
 static zs_status csr_decode(const zs_encoded *E, zs_matrix **out) {
-  zs_matrix *A;
-  zs_status s = zsi_matrix_alloc(&A, E->rows, E->cols, E->nnz, E->type);
+  csr_layout L;
+  zs_status s = zsi_csr_layout_of(E, &L);
   if (s != ZS_OK) return s;
-  memcpy(A->row_ptr, zsi_encoded_array(E, "row_ptr")->data, ((size_t)E->rows + 1) * 8);
-  memcpy(A->col_idx, zsi_encoded_array(E, "col_idx")->data, (size_t)E->nnz * 4);
-  memcpy(A->values, zsi_encoded_array(E, "values")->data, (size_t)E->nnz * zs_type_size(E->type));
+  zs_matrix *A;
+  if ((s = zsi_matrix_alloc(&A, E->rows, E->cols, E->nnz, E->type)) != ZS_OK) return s;
+  memcpy(A->row_ptr, L.row_ptr, ((size_t)E->rows + 1) * 8);
+  memcpy(A->col_idx, L.col_idx, (size_t)E->nnz * 4);
+  memcpy(A->values, L.values, (size_t)E->nnz * L.value_bytes);
   *out = A;
   return ZS_OK;
+}
+
+zs_status zsi_csr_layout_of(const zs_encoded *E, csr_layout *L) {
+  zsi_view_buf vb;
+  char why[ZSI_LAYOUT_WHY];
+  const zs_status s = csr_layout_parse(zsi_encoded_as_view(E, &vb), L, why, sizeof why);
+  return s == ZS_OK ? ZS_OK : zsi_error(s, "%s", why);
 }
 
 const zsi_format_ops zsi_format_csr = {ZS_FORMAT_CSR, "csr",      csr_encode,

@@ -5,17 +5,8 @@
 #include <string.h>
 
 #include "core/zs_internal.h"
+#include "core/zs_omp.h"
 #include "formats/dtans/dtans_layout.h"
-
-/* OpenMP in the encoder and decoder: DT_OMP(pragma) and the thread count to use. */
-#if defined(_OPENMP)
-#include <omp.h>
-#define DT_OMP(x) _Pragma(#x)
-static inline int dt_threads(void) { return zsi_threads_from_env(omp_get_max_threads()); }
-#else
-#define DT_OMP(x)
-static inline int dt_threads(void) { return 1; }
-#endif
 
 ZSI_HIDDEN extern const zsi_format_ops zsi_format_dtans;
 

@@ -60,12 +60,9 @@ static zs_status check_permutation(const int32_t *perm, int64_t n, const char *n
 }
 
 zs_status dtans_layout_of(const zs_encoded *E, dtans_layout *v) {
-  zsb_array arrays[ZSI_MAX_ARRAYS];
-  zsb_param params[ZSI_MAX_PARAMS];
-  zsb_encoded_view view;
+  zsi_view_buf vb;
   char why[ZSI_LAYOUT_WHY];
-  zsi_encoded_view(E, &view, arrays, params);
-  zs_status s = dtans_layout_parse(&view, v, why, sizeof why);
+  zs_status s = dtans_layout_parse(zsi_encoded_as_view(E, &vb), v, why, sizeof why);
   if (s != ZS_OK) return zsi_error(s, "%s", why);
   const int64_t rpl = v->slices;
   if ((rpl && v->slice_rows[0] != 0) || v->slice_rows[rpl] != E->rows)
@@ -309,19 +306,15 @@ zs_status dtans_copy_rows(zs_matrix *dst, const zs_matrix *src, const int32_t *r
    * that every thread's keys are aligned (f32 values are 4 bytes) */
   const size_t es = zs_type_size(src->type), copy = dst == src ? es : 0;
   const size_t per = ((size_t)(longest ? longest : 1) * (16 + copy) + 63) & ~(size_t)63;
-  const int nt = dt_threads();
+  const int nt = zsi_omp_threads();
   char *scratch = map ? malloc((size_t)nt * per) : NULL;
   if (map && !scratch)
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order of rows up to %" PRId64, longest);
-  DT_OMP(omp parallel num_threads(nt) if (src->nnz > 65536)) {
-#if defined(_OPENMP)
-    const int t = omp_get_thread_num();
-#else
-    const int t = 0;
-#endif
+  ZSI_OMP(parallel num_threads(nt) if (src->nnz > 65536)) {
+    const int t = zsi_omp_tid();
     uint64_t *key = map ? (uint64_t *)(scratch + (size_t)t * per) : NULL;
     char *val = map && copy ? (char *)(key + 2 * (longest ? longest : 1)) : NULL;
-    DT_OMP(omp for schedule(dynamic, 1024))
+    ZSI_OMP(for schedule(dynamic, 1024))
     for (int64_t r = 0; r < dst->rows; r++) {
       if (rows && r + 2 * COPY_AHEAD < dst->rows) { /* reordered rows are scattered: fetch early */
         __builtin_prefetch(&src->row_ptr[rows[r + 2 * COPY_AHEAD]]);
@@ -382,10 +375,10 @@ static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
   }
   dtans_coded_before_slices(v.row_nnz, v.row_nnz_bytes, v.slice_rows, v.slices, raw);
   const dtans_slot *dt = dtab, *vt = vtab; /* this thread's tables, for every thread */
-  DT_OMP(omp parallel for schedule(dynamic, 16) num_threads(dt_threads()) if (v.slices > 16))
+  ZSI_OMP(parallel for schedule(dynamic, 16) num_threads(zsi_omp_threads()) if (v.slices > 16))
   for (int64_t sl = 0; sl < v.slices; sl++)
     if (dtans_decode_slice(&v, dt, vt, sl, start, raw[sl], A->col_idx, A->values)) {
-      DT_OMP(omp critical(dtans_first_bad))
+      ZSI_OMP(critical(dtans_first_bad))
       if (sl < first_bad) first_bad = sl;
     }
   if (first_bad < v.slices)

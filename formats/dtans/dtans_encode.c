@@ -625,7 +625,7 @@ static uint32_t *delta_counts(const zs_matrix *A, int nt) {
 static zs_status delta_hist_of_counts(const zs_matrix *A, uint32_t *dc, int nt, hist *hd) {
   const int64_t span = A->rows + A->cols;
   int64_t distinct = 0;
-  DT_OMP(omp parallel for num_threads(nt) schedule(static) reduction(+ : distinct))
+  ZSI_OMP(parallel for num_threads(nt) schedule(static) reduction(+ : distinct))
   for (int64_t j = 0; j < span; j++) {
     for (int t = 1; t < nt; t++) dc[j] += dc[(size_t)t * (size_t)span + (size_t)j];
     distinct += dc[j] != 0;
@@ -642,22 +642,18 @@ static zs_status delta_hist_of_counts(const zs_matrix *A, uint32_t *dc, int nt, 
  * with `vrank`, the histogram of pair keys (pair_key) into hd alone. */
 static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want_values,
                             const hist *vrank, hist *hd, hist *hv) {
-  const int nt = dt_threads();
+  const int nt = zsi_omp_threads();
   hist *part = calloc((size_t)nt * 2, sizeof *part);
   if (!part) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: histograms");
   uint32_t *dc = vrank ? NULL : delta_counts(A, nt);
   const int64_t span = A->rows + A->cols, zero = A->rows - 1; /* dc's index of delta 0 */
   int failed = 0;
-  DT_OMP(omp parallel num_threads(nt)) {
-#if defined(_OPENMP)
-    const int t = omp_get_thread_num(), n = omp_get_num_threads();
-#else
-    const int t = 0, n = 1;
-#endif
+  ZSI_OMP(parallel num_threads(nt)) {
+    const int t = zsi_omp_tid(), n = zsi_omp_nth();
     hist *d = &part[2 * t], *v = &part[2 * t + 1];
     uint32_t *c = dc ? dc + (size_t)t * (size_t)span + (size_t)zero : NULL;
     if ((!dc && !hist_init(d, 1024)) || (want_values && !hist_init(v, 1024))) {
-      DT_OMP(omp atomic write)
+      ZSI_OMP(atomic write)
       failed = 1;
     } else {
       const int64_t lo_nz = A->nnz * t / n, hi_nz = A->nnz * (t + 1) / n;
@@ -909,7 +905,7 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: symbol ids of %" PRId64 " nonzeros", A->nnz);
     goto done;
   }
-  DT_OMP(omp parallel for num_threads(dt_threads()) schedule(dynamic, 4096))
+  ZSI_OMP(parallel for num_threads(zsi_omp_threads()) schedule(dynamic, 4096))
   for (int64_t i = 0; i < A->rows; i++)
     for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1] && !is_long[i]; k++) {
       uint64_t key;
@@ -945,16 +941,16 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
   zsi_progress_begin(&pr, "dtans encode", 2 * (uint64_t)slices, progress);
   int failed = 0;
   int64_t done_slices = 0;
-  DT_OMP(omp parallel num_threads(dt_threads())) {
+  ZSI_OMP(parallel num_threads(zsi_omp_threads())) {
     slice_scratch sc = {NULL, NULL, NULL, NULL, 0, 0};
-    DT_OMP(omp for schedule(dynamic, 64))
+    ZSI_OMP(for schedule(dynamic, 64))
     for (int64_t sl = 0; sl < slices; sl++) {
       if (!slice_size(&e, sl, &sc, &so[sl + 1])) {
-        DT_OMP(omp atomic write)
+        ZSI_OMP(atomic write)
         failed = 1;
       }
       if (progress && sl % 4096 == 0) {
-        DT_OMP(omp atomic)
+        ZSI_OMP(atomic)
         done_slices += 4096;
         zsi_progress_update(&pr, (uint64_t)done_slices);
       }
@@ -1066,17 +1062,17 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     if (sv) sv[sl] = so[sl].vesc;
   }
 
-  DT_OMP(omp parallel num_threads(dt_threads())) {
+  ZSI_OMP(parallel num_threads(zsi_omp_threads())) {
     slice_scratch sc = {NULL, NULL, NULL, NULL, 0, 0};
-    DT_OMP(omp for schedule(dynamic, 64))
+    ZSI_OMP(for schedule(dynamic, 64))
     for (int64_t sl = 0; sl < slices; sl++) {
       slice_out cur = so[sl];
       if (!slice_write(&e, sl, &sc, &cur, stream, desc, vesc, raw, columns)) {
-        DT_OMP(omp atomic write)
+        ZSI_OMP(atomic write)
         failed = 1;
       }
       if (progress && sl % 4096 == 0) {
-        DT_OMP(omp atomic)
+        ZSI_OMP(atomic)
         done_slices += 4096;
         zsi_progress_update(&pr, (uint64_t)done_slices);
       }

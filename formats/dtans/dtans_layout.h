@@ -4,8 +4,6 @@
 #ifndef ZS_DTANS_LAYOUT_H
 #define ZS_DTANS_LAYOUT_H
 
-#include <string.h>
-
 #include "formats/dtans/dtans_table.h"
 #include "formats/format_layout.h"
 
@@ -98,17 +96,16 @@ static inline uint64_t dtans_layout_pair_escapes(const dtans_layout *L) {
 static inline zs_status dtans_layout_parse(const zsb_encoded_view *v, dtans_layout *L, char *why,
                                            size_t why_len) {
   const zsi_layout_ctx c = {v, "dtans", why, why_len};
-  memset(L, 0, sizeof *L);
-  L->rows = v->rows, L->cols = v->cols, L->nnz = v->nnz, L->type = v->type;
-  const uint32_t es = L->value_bytes = zsi_layout_value_bytes(v->type);
-  if (!es) return zsi_layout_fail(&c, ZS_ERR_CORRUPT, "value type %d is not f32 or f64", v->type);
+  zs_status s =
+      zsi_layout_begin(&c, L, sizeof *L, &L->rows, &L->cols, &L->nnz, &L->type, &L->value_bytes);
+  if (s != ZS_OK) return s;
+  const uint32_t es = L->value_bytes;
   if (zsb_find_param(v, "version", 0) == 1)
     return zsi_layout_fail(&c, ZS_ERR_UNSUPPORTED,
                            "stream version 1 is no longer read (its raw values are in another "
                            "order); encode the matrix again");
   int64_t version = 0, tlog = 0, mult = 0, lanes = 0, first = 0, mode = 0, cmode, dr = 0, de = 0;
   int64_t vr = 0, ve = 0;
-  zs_status s;
   const int64_t R = ZSI_LAYOUT_REQUIRED;
   if ((s = zsi_layout_param(&c, "version", DTANS_VERSION, DTANS_VERSION_COL_ORDER, R, &version)) ||
       (s = zsi_layout_param(&c, "table_log", DTANS_TABLE_LOG, DTANS_TABLE_LOG, R, &tlog)) ||

@@ -1,14 +1,21 @@
-/* test_layout.c — the formats' typed layouts: every golden blob parses, the C and the C++17
- * builds of a parser agree byte for byte, and a missing or mis-sized array or parameter is
- * refused with a message naming it. */
+/* test_layout.c — the list of formats and their typed layouts: every line of
+ * formats/format_list.h reaches the library's tables, both host backends and a golden blob; every
+ * golden blob parses, the C and C++17 builds of a parser agree byte for byte, and a missing or
+ * mis-sized array or parameter is refused with a message naming it. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../unit/check.h"
+#include "backends/format_kernels.h"
 #include "core/zs_internal.h"
+#include "formats/cci/cci_layout.h"
+#include "formats/coo/coo_layout.h"
+#include "formats/csb/csb_layout.h"
+#include "formats/csr/csr_layout.h"
 #include "formats/dtans/dtans_layout.h"
+#include "formats/format_list.h"
 #include "layout_cpp.h"
 
 #define CHECK_MSG(cond, ...)                                        \
@@ -21,20 +28,26 @@
     }                                                               \
   } while (0)
 
-static int dtans_parse(const zsb_encoded_view *v, void *out, char *why, size_t n) {
-  return dtans_layout_parse(v, out, why, n);
-}
+/* Every format of the list has a typed layout `<folder>_layout` with its parser. */
+#define PARSER(ID, name, folder, summary)                                              \
+  static int parse_##name(const zsb_encoded_view *v, void *out, char *why, size_t n) { \
+    return folder##_layout_parse(v, (folder##_layout *)out, why, n);                   \
+  }
+ZSI_FORMAT_LIST(PARSER)
 
 typedef struct layout_case {
   zs_format format;
-  const char *dir; /* under tests/golden */
   size_t size;
   int (*parse)(const zsb_encoded_view *v, void *out, char *why, size_t n);
 } layout_case;
 
-static const layout_case cases[] = {
-    {ZS_FORMAT_DTANS, "dtans", sizeof(dtans_layout), dtans_parse},
-};
+#define CASE(ID, name, folder, summary) {ZS_FORMAT_##ID, sizeof(folder##_layout), parse_##name},
+static const layout_case cases[] = {ZSI_FORMAT_LIST(CASE)};
+#define N_CASES (sizeof cases / sizeof *cases)
+
+/* The host backends' tables (backends/cpu/cpu_formats.c, backends/ref/ref_spmv.c). */
+const zsi_format_kernels *zsi_cpu_kernels_for(zs_format f);
+const zsi_format_kernels *zsi_ref_kernels_for(zs_format f);
 
 /* A view of E whose arrays and parameters the caller may then damage. */
 typedef struct view_copy {
@@ -105,13 +118,13 @@ static void damaged(const layout_case *lc, const zs_encoded *E, const char *file
   }
 }
 
-static int blobs_of(const char *root, const layout_case *lc) {
-  char dir[1024], path[2048], why[ZSI_LAYOUT_WHY];
-  snprintf(dir, sizeof dir, "%s/%s", root, lc->dir);
+/* Every golden blob under root/<dir>/ parses, in C and C++ alike, and survives damage with a
+ * message; counts the blobs of each format. */
+static void blobs_in(const char *dir, int *count) {
+  char path[2048], why[ZSI_LAYOUT_WHY];
   DIR *d = opendir(dir);
-  CHECK_MSG(d != NULL, "cannot open %s", dir);
-  int n = 0;
-  for (struct dirent *e; d && (e = readdir(d));) {
+  if (!d) return;
+  for (struct dirent *e; (e = readdir(d));) {
     const size_t len = strlen(e->d_name);
     if (len < 4 || strcmp(e->d_name + len - 4, ".zsm") != 0) continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
@@ -120,20 +133,34 @@ static int blobs_of(const char *root, const layout_case *lc) {
       CHECK_MSG(0, "%s: %s", path, zs_last_error());
       continue;
     }
-    if (E->format != lc->format) {
-      zs_encoded_destroy(&E);
-      continue;
+    for (size_t i = 0; i < N_CASES; i++) {
+      if (cases[i].format != E->format) continue;
+      view_copy c;
+      view_of(E, &c);
+      CHECK_MSG(parse_both(&cases[i], &c.v, why, e->d_name) == ZS_OK, "%s: %s", e->d_name, why);
+      damaged(&cases[i], E, e->d_name);
+      count[i]++;
     }
-    view_copy c;
-    view_of(E, &c);
-    CHECK_MSG(parse_both(lc, &c.v, why, e->d_name) == ZS_OK, "%s: %s", e->d_name, why);
-    damaged(lc, E, e->d_name);
     zs_encoded_destroy(&E);
-    n++;
+  }
+  closedir(d);
+}
+
+/* Golden blobs pin every format of the list: each has one at least, in any folder of root. */
+static void every_format_golden(const char *root) {
+  int count[N_CASES] = {0};
+  char dir[1024];
+  DIR *d = opendir(root);
+  CHECK_MSG(d != NULL, "cannot open %s", root);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (e->d_name[0] == '.') continue;
+    snprintf(dir, sizeof dir, "%s/%s", root, e->d_name);
+    blobs_in(dir, count);
   }
   if (d) closedir(d);
-  CHECK_MSG(n > 0, "no %s golden blob in %s", zs_format_name(lc->format), dir);
-  return n;
+  for (size_t i = 0; i < N_CASES; i++)
+    CHECK_MSG(count[i] > 0, "format '%s' has no golden blob under %s",
+              zs_format_name(cases[i].format), root);
 }
 
 /* dtans: the modes come out typed, and stream version 1 is refused as unsupported. */
@@ -152,9 +179,34 @@ static void dtans_modes(const char *root) {
   CHECK(L.value_bytes == 8 && L.rows == 144 && L.slices >= 1);
   for (int i = 0; i < c.v.n_params; i++)
     if (strcmp(c.params[i].name, "version") == 0) c.params[i].value = 1;
-  CHECK(parse_both(&cases[0], &c.v, why, "version 1") == ZS_ERR_UNSUPPORTED);
+  const layout_case *lc = NULL;
+  for (size_t i = 0; i < N_CASES; i++)
+    if (cases[i].format == ZS_FORMAT_DTANS) lc = &cases[i];
+  CHECK(lc && parse_both(lc, &c.v, why, "version 1") == ZS_ERR_UNSUPPORTED);
   CHECK(strstr(why, "version 1") != NULL);
   zs_encoded_destroy(&E);
+}
+
+/* Each line of the list reaches the library's table, the names and both host backends. */
+#define AGREES(ID, nm, folder, summary)                                                       \
+  do {                                                                                        \
+    const zsi_format_ops *f = zsi_format_lookup(ZS_FORMAT_##ID);                              \
+    zs_format back = (zs_format)0;                                                            \
+    CHECK_MSG(f && f->id == ZS_FORMAT_##ID && strcmp(f->name, #nm) == 0, "%s: ops", #nm);     \
+    CHECK_MSG(zs_format_name(ZS_FORMAT_##ID) && !strcmp(zs_format_name(ZS_FORMAT_##ID), #nm), \
+              "%s: zs_format_name", #nm);                                                     \
+    CHECK_MSG(zs_format_from_name(#nm, &back) == ZS_OK && back == ZS_FORMAT_##ID,             \
+              "%s: zs_format_from_name", #nm);                                                \
+    CHECK_MSG(zsi_cpu_kernels_for(ZS_FORMAT_##ID) && zsi_ref_kernels_for(ZS_FORMAT_##ID),     \
+              "%s: a host backend has no kernel", #nm);                                       \
+  } while (0);
+static void registry_agrees(void) {
+  ZSI_FORMAT_LIST(AGREES)
+  zs_format f;
+  CHECK(zs_format_from_name("nonesuch", &f) == ZS_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(zs_last_error(), "known: csr coo") != NULL);
+  CHECK(zsi_format_lookup(ZS_FORMAT_VANS) == NULL && zsi_ref_kernels_for(ZS_FORMAT_VANS) == NULL);
+  CHECK(zs_format_name(ZS_FORMAT_VANS) && strcmp(zs_format_name(ZS_FORMAT_VANS), "vans") == 0);
 }
 
 int main(int argc, char **argv) {
@@ -162,7 +214,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s GOLDEN_DIR\n", argv[0]);
     return 2;
   }
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) blobs_of(argv[1], &cases[i]);
+  registry_agrees();
+  every_format_golden(argv[1]);
   dtans_modes(argv[1]);
   CHECK_DONE();
 }

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "formats/format_list.h"
 
 static const char help_text[] =
     "usage: zsparse convert IN -o OUT.zsm [-f FORMAT] [--type f32|f64] [--options K=V,...]\n"
@@ -16,7 +17,8 @@ static const char help_text[] =
     "\n"
     "options:\n"
     "  -o, --output OUT     output file (required)\n"
-    "  -f, --format FORMAT  csr, coo, csb, gcsb, cci, dtans (default: csr, or the input\n"
+    "  -f, --format FORMAT  one of" ZSI_SPARSE_FORMAT_NAMES
+    " (default: csr, or the input\n"
     "                       container's format); formats this build lacks fail with a message\n"
     "                       (MAT-VANS layers are encoded by zsparse vans encode)\n"
     "  --type f32|f64       value type (default: f64, or the input container's type)\n"

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "formats/format_list.h"
 
 static const char help_text[] =
     "usage: zsparse spmv FILE|ZSM [--format F] [--backend B] [--op N|T|pair] [--type f32|f64]\n"
@@ -25,7 +26,8 @@ static const char help_text[] =
     "exits 1 when max_rel_err > tolerance and prints both.\n"
     "\n"
     "options:\n"
-    "  -f, --format F        csr, coo, csb, gcsb, cci, dtans (default csr; for a .zsm the\n"
+    "  -f, --format F        one of" ZSI_SPARSE_FORMAT_NAMES
+    " (default csr; for a .zsm the\n"
     "                        container's format, and a different F is an error; MAT-VANS\n"
     "                        layers run through zsparse vans)\n"
     "  -b, --backend B       ref, cpu, cuda, hip (default: $ZS_BACKEND, else cuda > hip > cpu)\n"
