@@ -172,7 +172,5 @@ ZSI_HIDDEN int zsi_threads_from_env(int fallback);
 /* ---- built-in backends ---- */
 ZSI_HIDDEN const zsb_backend *zsi_backend_ref(void);
 ZSI_HIDDEN const zsb_backend *zsi_backend_cpu(void);
-/* Threads the cpu backend runs with (from the discovered core count or ZS_NUM_THREADS). */
-ZSI_HIDDEN void zsi_backend_cpu_set_threads(int threads);
 
 #endif /* ZS_INTERNAL_H */

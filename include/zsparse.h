@@ -190,8 +190,10 @@ ZS_API zs_status zs_encoded_param_info(const zs_encoded *E, int i, const char **
 
 /* Discover hardware (hwloc: cores, NUMA nodes, PCI GPUs) and register backends ("ref", "cpu",
  * and "cuda"/"hip" modules when a device of that vendor is found and its runtime confirms it).
- * Not thread-safe while being created or destroyed; otherwise its objects may be used from
- * several threads on distinct objects. */
+ * Each context has its own backend state: any number may exist at once, be created from
+ * several threads, and be destroyed while others work on. A context's objects (vectors,
+ * operators, solvers, chains) may be used from several threads on distinct objects; objects of
+ * two contexts never mix (ZS_ERR_INVALID_ARGUMENT). Destroy a context's objects before it. */
 ZS_API zs_status zs_context_create(zs_context **out);
 ZS_API void zs_context_destroy(zs_context **ctx);
 

@@ -9,7 +9,7 @@ extern "C" {
 #endif
 
 /* Bump when any struct below changes layout or a function changes meaning. */
-#define ZS_BACKEND_ABI_VERSION 2
+#define ZS_BACKEND_ABI_VERSION 3
 
 /* One named array of an encoded matrix, already validated, in host memory. */
 typedef struct zsb_array {
@@ -40,13 +40,24 @@ typedef struct zsb_encoded_view {
  * library). Device pointers are opaque to the library. */
 typedef void (*zsb_error_fn)(zs_status status, const char *message);
 
+/* What the library tells a backend about the context it serves. */
+typedef struct zsb_init_args {
+  zsb_error_fn error; /* the library's error reporter: the same function for every context */
+  int threads;        /* host threads the context may use (ZS_NUM_THREADS, else one per core) */
+} zsb_init_args;
+
+/* A backend is a table of functions; its state lives in `self`, made by init once per context,
+ * so contexts never share state and a module serves any number of them. Functions on distinct
+ * objects (vectors, operators) of one context may run concurrently from several threads:
+ * scratch memory belongs to the object or the call, never to the module. */
 typedef struct zsb_backend {
   uint32_t abi_version; /* ZS_BACKEND_ABI_VERSION */
   const char *name;
-  void *self; /* backend state, passed back as first argument */
 
-  /* Called once after loading. Returns ZS_OK when usable; otherwise writes why to `why`. */
-  zs_status (*init)(void *self, zsb_error_fn error, char *why, size_t why_len);
+  /* Called once per context after loading: makes the context's state in *self. Returns ZS_OK
+   * when usable; otherwise writes why to `why`, leaves nothing to free and *self NULL. */
+  zs_status (*init)(void **self, const zsb_init_args *args, char *why, size_t why_len);
+  /* Frees what init made, once per context, after every vector and operator of it is gone. */
   void (*fini)(void *self);
 
   /* Memory. Vectors are arrays of `type` on the backend. */
@@ -70,7 +81,7 @@ typedef struct zsb_backend {
                         void *y);
   zs_status (*sync)(void *self);
 
-  /* Named tables of functions beyond sparse operators (ABI 2), such as "vans-v1" for MAT-VANS
+  /* Named tables of functions beyond sparse operators (ABI 2), such as "vans-v2" for MAT-VANS
    * layer kernels (formats/vans/vans_backend.h). NULL, or a NULL result: not provided. */
   const void *(*extension)(void *self, const char *name);
 } zsb_backend;

@@ -81,7 +81,7 @@ ZS_API zs_status zs_vans_layer_info_get(const zs_vans *V, int k, zs_vans_layer_i
 ZS_API zs_status zs_vans_layer_decode(const zs_vans *V, int k, int8_t *w);
 
 /* A chain bound to a backend ("ref", "cpu", "cuda", "hip"; NULL: the context's default). GPU
- * backends receive the coded layers here (the upload) through their "vans-v1" extension.
+ * backends receive the coded layers here (the upload) through their "vans-v2" extension.
  * V must outlive the chain. Errors: ZS_ERR_BACKEND_UNAVAILABLE, ZS_ERR_UNSUPPORTED (a backend
  * without MAT-VANS kernels), ZS_ERR_DEVICE, ZS_ERR_OUT_OF_MEMORY. */
 typedef struct zs_vans_chain zs_vans_chain;

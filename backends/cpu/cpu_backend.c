@@ -4,19 +4,21 @@
 
 #include "backends/cpu/cpu_kernels.h"
 
-/* Set by the context before init; 0 means "whatever OpenMP would use". */
-static int cpu_threads_set;
+/* The backend's state in one context: the threads its kernels use. */
+typedef struct cpu_state {
+  int threads;
+} cpu_state;
 
-void zsi_backend_cpu_set_threads(int threads) { cpu_threads_set = threads > 0 ? threads : 0; }
-
+/* Work outside any context (encoders, decoders): $ZS_NUM_THREADS, else OpenMP's default. */
 int zsi_cpu_threads(void) {
-  if (cpu_threads_set > 0) return cpu_threads_set;
 #if defined(_OPENMP)
-  return omp_get_max_threads();
+  return zsi_threads_from_env(omp_get_max_threads());
 #else
   return 1;
 #endif
 }
+
+int zsi_backend_cpu_threads(const void *self) { return ((const cpu_state *)self)->threads; }
 
 /* Below this many elements a vector operation runs on the calling thread only. */
 #define PARALLEL_MIN 32768
@@ -26,17 +28,25 @@ typedef struct cpu_handle {
   void *state;
 } cpu_handle;
 
-static zs_status cpu_init(void *self, zsb_error_fn error, char *why, size_t why_len) {
-  (void)self, (void)error;
+static zs_status cpu_init(void **self, const zsb_init_args *args, char *why, size_t why_len) {
+  cpu_state *st = zsi_alloc(sizeof *st);
+  if (!st) {
+    snprintf(why, why_len, "out of memory for the backend's state");
+    return ZS_ERR_OUT_OF_MEMORY;
+  }
 #if defined(_OPENMP)
-  snprintf(why, why_len, "OpenMP, %d threads", zsi_cpu_threads());
+  st->threads = args->threads > 0 ? args->threads : omp_get_max_threads();
+  snprintf(why, why_len, "OpenMP, %d threads", st->threads);
 #else
+  (void)args;
+  st->threads = 1;
   snprintf(why, why_len, "built without OpenMP: 1 thread");
 #endif
+  *self = st;
   return ZS_OK;
 }
 
-static void cpu_fini(void *self) { (void)self; }
+static void cpu_fini(void *self) { zsi_free(self); }
 
 static zs_status cpu_alloc(void *self, void **ptr, size_t bytes) {
   (void)self;
@@ -57,8 +67,7 @@ static zs_status cpu_memcpy(void *self, void *dst, const void *src, size_t bytes
 }
 
 static zs_status cpu_fill(void *self, zs_type type, void *x, int64_t n, double value) {
-  (void)self;
-  const int t = zsi_cpu_threads();
+  const int t = zsi_backend_cpu_threads(self);
   (void)t; /* unused without OpenMP */
   if (type == ZS_F32) {
     float *restrict p = x;
@@ -95,12 +104,11 @@ static zs_status cpu_fill(void *self, zs_type type, void *x, int64_t n, double v
 
 static zs_status cpu_dot(void *self, zs_type type, int64_t n, const void *x, const void *y,
                          double *out) {
-  (void)self;
   int64_t bs = DOT_MIN_BLOCK;
   if ((n + bs - 1) / bs > DOT_MAX_BLOCKS) bs = (n + DOT_MAX_BLOCKS - 1) / DOT_MAX_BLOCKS;
   const int64_t nb = (n + bs - 1) / bs;
   double part[DOT_MAX_BLOCKS];
-  const int t = zsi_cpu_threads();
+  const int t = zsi_backend_cpu_threads(self);
   (void)t; /* unused without OpenMP */
   ZSI_OMP(parallel for schedule(static) num_threads(t) if (nb > 1))
   for (int64_t b = 0; b < nb; b++) {
@@ -119,8 +127,7 @@ static zs_status cpu_dot(void *self, zs_type type, int64_t n, const void *x, con
 /* Same expression as the ref backend, element by element: the results agree bit for bit. */
 static zs_status cpu_axpby(void *self, zs_type type, int64_t n, double alpha, const void *x,
                            double beta, void *y) {
-  (void)self;
-  const int t = zsi_cpu_threads();
+  const int t = zsi_backend_cpu_threads(self);
   (void)t; /* unused without OpenMP */
   if (type == ZS_F32) {
     const float *restrict px = x;
@@ -141,11 +148,10 @@ static zs_status cpu_axpby(void *self, zs_type type, int64_t n, double alpha, co
 
 static zs_status cpu_op_create(void *self, void **op, const zsb_encoded_view *enc,
                                const char *options) {
-  (void)self;
   static const char *const known[] = {"transpose", NULL};
   zs_status s = zsi_option_check(options, known, "backend 'cpu'");
   if (s != ZS_OK) return s;
-  zsi_cpu_opts o = {.threads = zsi_cpu_threads(), .transpose_atomic = 0};
+  zsi_cpu_opts o = {.threads = zsi_backend_cpu_threads(self), .transpose_atomic = 0};
   char val[16];
   int found;
   if ((s = zsi_option_str(options, "transpose", val, sizeof val, &found)) != ZS_OK) return s;
@@ -201,7 +207,7 @@ static zs_status cpu_op_pair(void *self, void *op, double alpha, const void *x, 
 
 static const zsb_spmv_pair cpu_spmv_pair = {cpu_op_pair};
 
-/* MAT-VANS runs on the host through formats/vans directly: no "vans-v1" here. */
+/* MAT-VANS runs on the host through formats/vans directly: no "vans-v2" here. */
 static const void *cpu_extension(void *self, const char *name) {
   (void)self;
   return strcmp(name, ZSB_EXT_SPMV_PAIR) == 0 ? &cpu_spmv_pair : NULL;
@@ -216,7 +222,6 @@ static zs_status cpu_sync(void *self) {
 static const zsb_backend cpu_backend = {
     .abi_version = ZS_BACKEND_ABI_VERSION,
     .name = "cpu",
-    .self = NULL,
     .init = cpu_init,
     .fini = cpu_fini,
     .alloc = cpu_alloc,

@@ -30,7 +30,9 @@ ZSI_HIDDEN int64_t zsi_cpu_split_point(int64_t total, int64_t n, int64_t c);
  * y write even when empty): bounds[0..n] from the row offsets rp. */
 ZSI_HIDDEN void zsi_cpu_split_rows(const int64_t *rp, int64_t rows, int n, int64_t *bounds);
 
-/* The thread count set by the context (>= 1). */
+/* Threads for work outside a context, such as encoding (>= 1): $ZS_NUM_THREADS, else OpenMP's
+ * default. A context's cpu backend uses its own count: zsi_backend_cpu_threads(its state). */
 ZSI_HIDDEN int zsi_cpu_threads(void);
+ZSI_HIDDEN int zsi_backend_cpu_threads(const void *self);
 
 #endif

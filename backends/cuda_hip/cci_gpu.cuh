@@ -226,6 +226,7 @@ __global__ void __launch_bounds__(ZS_CCI_THREADS, (cci_min_blocks<T, S>()))
 }
 
 struct cci_gpu_op {
+  const gpu_device *dev; /* its context's device */
   zs_type type;
   int64_t rows, cols, nnz, S, shift;
   bool atomic, cstart64;
@@ -261,9 +262,11 @@ uint64_t zs_cci_bytes_table(const uint32_t *e) {
   return t;
 }
 
-zs_status cci_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
+zs_status cci_gpu_create(const gpu_device *dev, void **state, const zsb_encoded_view *v,
+                         const char *options) {
   cci_gpu_op *op = (cci_gpu_op *)calloc(1, sizeof(cci_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "CCI operator");
+  op->dev = dev;
   op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
   op->S = zsb_find_param(v, "slices", 0), op->shift = zsb_find_param(v, "first_shift", 0);
   /* The kernel: an option, else ZS_CCI_KERNEL (so benchmarks that pass no options can compare
@@ -375,7 +378,8 @@ zs_status cci_ensure_transpose(cci_gpu_op *op) {
     }
   }
   if (s == ZS_OK)
-    s = transpose_op(&op->t_csr, op->type, op->rows, op->cols, nnz, rows_of, col, op->val, 0);
+    s = transpose_op(&op->t_csr, op->dev, op->type, op->rows, op->cols, nnz, rows_of, col, op->val,
+                     0);
   free(col), free(rows_of);
   return s;
 }

@@ -55,6 +55,7 @@ __host__ __device__ __forceinline__ int32_t zs_csb_in_block(const zs_csb_task &t
 }
 
 struct csb_gpu_op {
+  const gpu_device *dev; /* its context's device */
   zs_type type;
   int64_t rows, cols, nb, nbr, nbc, beta;
   int64_t wave; /* warps of the split warp walk the device holds at once (csb_measure_wave) */
@@ -635,7 +636,7 @@ zs_status csb_measure_wave(csb_gpu_op *op) {
     s = check(gpuOccupancyMaxActiveBlocksPerMultiprocessor(
                   &t, zs_csb_warp_kernel<T, I, true, true, 1>, ZS_CSB_THREADS, smem),
               "CSB split occupancy");
-  op->wave = (int64_t)g_state.sm_count * (n < t ? n : t) * (ZS_CSB_THREADS / ZS_WARP_SIZE);
+  op->wave = (int64_t)op->dev->sm_count * (n < t ? n : t) * (ZS_CSB_THREADS / ZS_WARP_SIZE);
   return s;
 }
 
@@ -772,9 +773,11 @@ bool csb_row_runs(const zs_csb_task *tasks, const int64_t *ptr, int64_t nbr) {
   return true;
 }
 
-zs_status csb_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
+zs_status csb_gpu_create(const gpu_device *dev, void **state, const zsb_encoded_view *v,
+                         const char *options) {
   csb_gpu_op *op = (csb_gpu_op *)calloc(1, sizeof(csb_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "CSB operator");
+  op->dev = dev;
   zs_status s = ZS_OK;
   int stage_opt = -1; /* x_stage: -1 auto, 0 off, 1 on */
   int walk_opt = -1;  /* det_walk: -1 auto, 0 lanes, 1 warp */

@@ -474,6 +474,7 @@ __global__ void zs_dtans_long_fixup(int64_t n_long, const int32_t *rows, const i
 }
 
 struct dtans_gpu_op {
+  const gpu_device *dev; /* its context's device */
   zs_type type;
   int vmode, dreal, vreal;
   int64_t rows, cols, nnz, slices;
@@ -543,12 +544,15 @@ zs_status dtans_gpu_tables(dtans_gpu_op *op, const zsb_encoded_view *v) {
   if (!dc || !ds)
     return fail(ZS_ERR_CORRUPT, "backend '%s': dtans delta table missing", ZS_GPU_BACKEND_NAME);
   uint32_t words[DTANS_K];
-  static uint2 entries[DTANS_K]; /* 32 KiB: not on the stack */
+  uint2 *entries = (uint2 *)malloc(DTANS_K * sizeof(uint2)); /* 32 KiB: not on the stack */
+  if (!entries) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans delta table (%d entries)", DTANS_K);
   dtans_table_words((const uint16_t *)dc->data, (int)dc->count, words);
   const int32_t *sym = (const int32_t *)ds->data;
   const zsb_array *pv = op->vmode >= 3 ? zsb_find_array(v, "pair_values") : NULL;
-  if (op->vmode >= 3 && !pv)
+  if (op->vmode >= 3 && !pv) {
+    free(entries);
     return fail(ZS_ERR_CORRUPT, "backend '%s': dtans pair_values missing", ZS_GPU_BACKEND_NAME);
+  }
   for (int k = 0; k < DTANS_K; k++) {
     const int id = (int)(words[k] >> 16);
     const uint32_t value_id = pv && id < op->dreal ? ((const uint16_t *)pv->data)[id] : 0u;
@@ -557,6 +561,7 @@ zs_status dtans_gpu_tables(dtans_gpu_op *op, const zsb_encoded_view *v) {
     entries[k].y = id < op->dreal ? (uint32_t)sym[id] : 0u;
   }
   zs_status s = upload_array(&op->dtab, entries, DTANS_K, "dtans delta table");
+  free(entries);
   if (s != ZS_OK || op->vmode != 0) return s;
   const zsb_array *vc = zsb_find_array(v, "value_counts");
   if (!vc)
@@ -631,7 +636,8 @@ bool dtans_far_deltas(const zsb_encoded_view *v, int dreal) {
   return all > 0 && 4 * far >= all;
 }
 
-zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *options) {
+zs_status dtans_gpu_create(const gpu_device *dev, void **state, const zsb_encoded_view *v,
+                           const char *options) {
   bool atomic = false;
   int items = 0, slabs = 0;
   raw_choice raw = {0, 0};
@@ -639,6 +645,7 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   if (s != ZS_OK) return s;
   dtans_gpu_op *op = (dtans_gpu_op *)calloc(1, sizeof(dtans_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans operator");
+  op->dev = dev;
   op->raw_kernel = raw;
   op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
   op->atomic = atomic;
@@ -653,12 +660,12 @@ zs_status dtans_gpu_create(void **state, const zsb_encoded_view *v, const char *
   op->smem = 4 * (size_t)ZS_DT_SLICES_PER_BLOCK * ZS_DT_RING + sizeof(uint2) * DTANS_K;
   if (op->vmode == 0) op->smem += 4 * DTANS_K + es * (size_t)op->vreal;
   if (op->vmode >= 3) op->smem += es * (size_t)op->vreal;
-  if (op->smem > g_state.smem_optin) {
+  if (op->smem > dev->smem_optin) {
     dtans_gpu_destroy(op);
     return fail(ZS_ERR_UNSUPPORTED,
                 "backend '%s': dtans tables need %zu bytes of shared memory, the device allows "
                 "%zu per block",
-                ZS_GPU_BACKEND_NAME, op->smem, g_state.smem_optin);
+                ZS_GPU_BACKEND_NAME, op->smem, dev->smem_optin);
   }
   /* Row lengths, widened to 4 bytes when the blob holds 1 or 2 a row: the kernels read them as
    * u32, since a width chosen at run time cost the decode-bound kernels 2-19 % on the H100
@@ -777,7 +784,7 @@ zs_status dtans_occupancy(const dtans_gpu_op *op, K kernel, int *per_sm) {
 /* Rounds in which a fixed-stride grid of per_sm blocks per multiprocessor decodes op's slices. */
 int64_t dtans_rounds(const dtans_gpu_op *op, int per_sm) {
   const int64_t per_round =
-      (int64_t)per_sm * g_state.sm_count * (ZS_DT_THREADS / ZS_WARP_SIZE) * ZS_DT_SUBS;
+      (int64_t)per_sm * op->dev->sm_count * (ZS_DT_THREADS / ZS_WARP_SIZE) * ZS_DT_SUBS;
   return (op->slices + per_round - 1) / per_round;
 }
 
@@ -819,7 +826,7 @@ zs_status dtans_launch(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, T 
   /* A persistent grid: each block loads the tables once and walks many slices. */
   const int64_t wpb = ZS_DT_THREADS / ZS_WARP_SIZE;
   const int64_t need = ((op->slices + ZS_DT_SUBS - 1) / ZS_DT_SUBS + wpb - 1) / wpb;
-  int64_t grid = (int64_t)per_sm * g_state.sm_count;
+  int64_t grid = (int64_t)per_sm * op->dev->sm_count;
   if (grid > need) grid = need;
   zs_dt_args a;
   a.stream = op->stream, a.row_nnz = op->row_nnz, a.dtab = op->dtab, a.vtab = op->vtab;
@@ -938,15 +945,15 @@ zs_status dtans_host_columns(dtans_gpu_op *op, int32_t **h_col) {
  * moment; without that memory, one slab. */
 int dtans_slab_count(dtans_gpu_op *op, int forced, bool far) {
   const size_t es = type_size(op->type);
-  if (forced || !far || (double)op->cols * (double)es <= 0.4 * (double)g_state.l2_bytes)
-    return csr_slab_count(forced, false, NULL, op->nnz, op->cols, es);
+  if (forced || !far || (double)op->cols * (double)es <= 0.4 * (double)op->dev->l2_bytes)
+    return csr_slab_count(op->dev, forced, false, NULL, op->nnz, op->cols, es);
   int32_t *h_col = NULL;
   const zs_status s = op->type == ZS_F64 ? dtans_host_columns<double>(op, &h_col)
                                          : dtans_host_columns<float>(op, &h_col);
   int k = 1;
   if (s == ZS_OK) {
     const bool scattered = rows_scattered(op->host_row_ptr, h_col, op->rows);
-    k = csr_slab_count(0, scattered, h_col, op->nnz, op->cols, es);
+    k = csr_slab_count(op->dev, 0, scattered, h_col, op->nnz, op->cols, es);
   } else {
     (void)gpuGetLastError(); /* a choice of speed, not a failure: no error left for later checks */
   }
@@ -978,7 +985,8 @@ zs_status dtans_ensure_transpose(dtans_gpu_op *op) {
     free(perm);
   }
   if (s == ZS_OK)
-    s = transpose_op(&op->t_csr, op->type, op->rows, op->cols, op->nnz, rows_of, h_col, val, 0);
+    s = transpose_op(&op->t_csr, op->dev, op->type, op->rows, op->cols, op->nnz, rows_of, h_col,
+                     val, 0);
   release(col), release(val);
   free(h_col), free(rows_of);
   return s;

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <atomic>
+#include <mutex>
+#include <new>
 #include <type_traits>
 
 #include "backends/cuda_hip/blas1_kernels.cuh"
@@ -18,18 +21,31 @@
 
 namespace {
 
-#define ZS_GPU_NAME_LEN 256
-
-struct gpu_state {
-  zsb_error_fn error;
-  double *dot_partials; /* 2 ZS_DOT_BLOCKS + 2 doubles: two sums' partials, then the sums */
-  int sm_count;         /* multiprocessors of device 0: grids of persistent kernels */
+/* The device a context runs on (device 0), read once at init: what grids and shared memory are
+ * sized by. Operators keep a pointer to their context's copy. */
+struct gpu_device {
+  int sm_count;         /* multiprocessors: grids of persistent kernels */
   size_t smem_optin;    /* the most shared memory a block may ask for */
   size_t smem_reserved; /* shared bytes before a kernel's dynamic ones ((size_t)-1: unknown) */
-  size_t l2_bytes;      /* L2 cache of device 0: how much of x a gathering product keeps */
-  char name[ZS_GPU_NAME_LEN];
+  size_t l2_bytes;      /* L2 cache: how much of x a gathering product keeps */
 };
-gpu_state g_state;
+
+/* Scratch of one reduction: 2 ZS_DOT_BLOCKS partials of two sums, then the two sums. */
+#define ZS_SCRATCH_DOUBLES (2 * ZS_DOT_BLOCKS + 2)
+#define ZS_SCRATCH_KEPT 16 /* idle scratch buffers a context keeps for later calls */
+
+/* One context's state (zsb_backend.init makes it, fini frees it). A reduction takes a scratch
+ * buffer for the duration of its call, so concurrent calls on one context never share one. */
+struct gpu_context {
+  gpu_device dev;
+  std::mutex lock; /* guards idle */
+  double *idle[ZS_SCRATCH_KEPT];
+  int n_idle;
+};
+
+/* The library's error reporter: one function for every context (it writes the calling thread's
+ * last error), so it is kept once for the module, not per context. */
+std::atomic<zsb_error_fn> g_report{nullptr};
 
 zs_status fail(zs_status s, const char *fmt, ...) {
   char msg[512];
@@ -37,7 +53,8 @@ zs_status fail(zs_status s, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (g_state.error) g_state.error(s, msg);
+  const zsb_error_fn report = g_report.load();
+  if (report) report(s, msg);
   return s;
 }
 
@@ -89,8 +106,10 @@ void release(void *p) {
 /* ---- operators of the compressed formats: one file each, one table entry each ---- */
 struct gpu_format {
   zs_format format;
-  /* Upload what the kernels need from the view (the caller may free it afterwards). */
-  zs_status (*create)(void **state, const zsb_encoded_view *v, const char *options);
+  /* Upload what the kernels need from the view (the caller may free it afterwards), for the
+   * context whose device is dev (which outlives the operator). */
+  zs_status (*create)(const gpu_device *dev, void **state, const zsb_encoded_view *v,
+                      const char *options);
   void (*destroy)(void *state);
   zs_status (*apply)(void *state, zs_op which, double alpha, const void *x, double beta, void *y);
   /* zs_spmv_pair in one pass; NULL, or ZS_ERR_UNSUPPORTED for this operator: two products */
@@ -111,6 +130,7 @@ struct csr_plan {
 };
 
 struct gpu_op {
+  const gpu_device *dev; /* its context's device */
   zs_format format;
   const gpu_format *compressed; /* set for formats past CSR/COO; `state` is theirs */
   void *state;
@@ -222,22 +242,23 @@ zs_status transpose_fits(int64_t nnz) {
 }
 
 bool rows_scattered(const int64_t *ptr, const int32_t *col, int64_t rows);
-int csr_slab_count(int forced, bool scattered, const int32_t *col, int64_t nnz, int64_t cols,
-                   size_t value_size);
+int csr_slab_count(const gpu_device *dev, int forced, bool scattered, const int32_t *col,
+                   int64_t nnz, int64_t cols, size_t value_size);
 zs_status csr_split_slabs(const int64_t *ptr, const int32_t *col, const void *val,
                           size_t value_size, int64_t rows, int64_t cols, int slabs,
                           int64_t **ptr_out, int32_t **col_out, void **val_out);
-zs_status csr_op_adopt(gpu_op **out, zs_type type, int64_t rows, int64_t cols, int64_t nnz,
-                       const int64_t *host_ptr, int slabs, bool scattered, int32_t *d_idx,
-                       void *d_val);
+zs_status csr_op_adopt(gpu_op **out, const gpu_device *dev, zs_type type, int64_t rows,
+                       int64_t cols, int64_t nnz, const int64_t *host_ptr, int slabs,
+                       bool scattered, int32_t *d_idx, void *d_val);
 
 /* Aᵀ of a rows x cols matrix as a CSR operator to run forward: the deterministic SpMVT of CSR and
  * of the compressed formats. rows_of/col: each nonzero's row and column on the host; d_val: its
  * value on the device, same order (not taken over). Aᵀ gets its own column slabs (slabs: 0
  * choose, else forced). Memory: 4 bytes plus the value per nonzero, plus the offsets: a second
  * copy of the matrix, with its values in Aᵀ's order so the product reads them contiguously. */
-zs_status transpose_op(gpu_op **out, zs_type type, int64_t rows, int64_t cols, int64_t nnz,
-                       const int32_t *rows_of, const int32_t *col, const void *d_val, int slabs) {
+zs_status transpose_op(gpu_op **out, const gpu_device *dev, zs_type type, int64_t rows,
+                       int64_t cols, int64_t nnz, const int32_t *rows_of, const int32_t *col,
+                       const void *d_val, int slabs) {
   *out = NULL;
   zs_status s = transpose_fits(nnz);
   if (s != ZS_OK) return s;
@@ -247,7 +268,7 @@ zs_status transpose_op(gpu_op **out, zs_type type, int64_t rows, int64_t cols, i
   s = build_transpose_host(rows_of, col, nnz, cols, &t_ptr, &t_row, &t_perm);
   const bool scattered = s == ZS_OK && rows_scattered(t_ptr, t_row, cols);
   const int k =
-      s == ZS_OK ? csr_slab_count(slabs, scattered, t_row, nnz, rows, type_size(type)) : 1;
+      s == ZS_OK ? csr_slab_count(dev, slabs, scattered, t_row, nnz, rows, type_size(type)) : 1;
   if (s == ZS_OK && k > 1) /* the row positions (perm) travel with the rows */
     s = csr_split_slabs(t_ptr, t_row, t_perm, 4, cols, rows, k, &s_ptr, &s_row, &s_perm);
   const bool split = s == ZS_OK && k > 1;
@@ -256,8 +277,8 @@ zs_status transpose_op(gpu_op **out, zs_type type, int64_t rows, int64_t cols, i
   release(d_perm);
   if (s == ZS_OK) s = upload_array(&d_row, split ? s_row : t_row, (uint64_t)nnz, "transpose rows");
   if (s == ZS_OK) /* it takes d_row and d_tval over, also when it fails */
-    s = csr_op_adopt(out, type, cols, rows, nnz, split ? s_ptr : t_ptr, split ? k : 1, scattered,
-                     d_row, d_tval);
+    s = csr_op_adopt(out, dev, type, cols, rows, nnz, split ? s_ptr : t_ptr, split ? k : 1,
+                     scattered, d_row, d_tval);
   else
     release(d_row), release(d_tval);
   free(t_ptr), free(t_row), free(t_perm), free(s_ptr), free(s_row), free(s_perm);
@@ -292,8 +313,8 @@ zs_status ensure_transpose(gpu_op *op) {
     }
     free(ptr);
     if (s == ZS_OK)
-      s = transpose_op(&op->t_op, op->type, op->rows, op->cols, op->nnz, rows_of, col, op->val,
-                       op->forced_slabs);
+      s = transpose_op(&op->t_op, op->dev, op->type, op->rows, op->cols, op->nnz, rows_of, col,
+                       op->val, op->forced_slabs);
   }
   if (s == ZS_OK && op->format == ZS_FORMAT_COO) {
     int64_t *t_ptr = NULL;
@@ -398,9 +419,9 @@ zs_status apply_coo(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) 
 }
 
 /* ---- the zsb_backend entries ---- */
-zs_status gpu_init(void *self, zsb_error_fn error, char *why, size_t why_len) {
-  (void)self;
-  g_state.error = error;
+zs_status gpu_init(void **self, const zsb_init_args *args, char *why, size_t why_len) {
+  *self = NULL;
+  g_report.store(args->error);
   int count = 0;
   gpuError_t e = gpuGetDeviceCount(&count);
   if (e != gpuSuccess || count == 0) {
@@ -423,26 +444,53 @@ zs_status gpu_init(void *self, zsb_error_fn error, char *why, size_t why_len) {
              gpuGetErrorString(e));
     return ZS_ERR_BACKEND_UNAVAILABLE;
   }
-  if ((e = gpuMalloc((void **)&g_state.dot_partials, (2 * ZS_DOT_BLOCKS + 2) * sizeof(double))) !=
-      gpuSuccess) {
-    snprintf(why, why_len, "%s: %s", p.name, gpuGetErrorString(e));
+  gpu_context *ctx = new (std::nothrow) gpu_context();
+  if (!ctx) {
+    snprintf(why, why_len, "%s: out of memory for the backend's state", p.name);
     return ZS_ERR_BACKEND_UNAVAILABLE;
   }
-  snprintf(g_state.name, sizeof g_state.name, "%s", p.name);
-  g_state.sm_count = p.multiProcessorCount;
-  g_state.smem_optin = ZS_SMEM_OPTIN(p);
-  g_state.smem_reserved = ZS_SMEM_RESERVED(p);
-  g_state.l2_bytes = (size_t)p.l2CacheSize;
+  ctx->dev.sm_count = p.multiProcessorCount;
+  ctx->dev.smem_optin = ZS_SMEM_OPTIN(p);
+  ctx->dev.smem_reserved = ZS_SMEM_RESERVED(p);
+  ctx->dev.l2_bytes = (size_t)p.l2CacheSize;
   snprintf(why, why_len, "%s, cc %d.%d, %d SMs, %.1f GiB, pci %s (%d device%s)", p.name, p.major,
            p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / (1 << 30), bus, count,
            count > 1 ? "s" : "");
+  *self = ctx;
   return ZS_OK;
 }
 
 void gpu_fini(void *self) {
-  (void)self;
-  release(g_state.dot_partials);
-  g_state.dot_partials = NULL;
+  gpu_context *ctx = (gpu_context *)self;
+  for (int i = 0; i < ctx->n_idle; i++) release(ctx->idle[i]);
+  delete ctx;
+}
+
+/* A reduction's scratch for one call: an idle buffer of the context, else a new one. */
+zs_status scratch_take(void *self, double **out) {
+  gpu_context *ctx = (gpu_context *)self;
+  {
+    std::lock_guard<std::mutex> hold(ctx->lock);
+    if (ctx->n_idle > 0) {
+      *out = ctx->idle[--ctx->n_idle];
+      return ZS_OK;
+    }
+  }
+  *out = NULL;
+  return check(gpuMalloc((void **)out, ZS_SCRATCH_DOUBLES * sizeof(double)), "reduction scratch");
+}
+
+/* Back to the context for the next call (freed when it already keeps enough). */
+void scratch_give(void *self, double *buf) {
+  gpu_context *ctx = (gpu_context *)self;
+  {
+    std::lock_guard<std::mutex> hold(ctx->lock);
+    if (ctx->n_idle < ZS_SCRATCH_KEPT) {
+      ctx->idle[ctx->n_idle++] = buf;
+      return;
+    }
+  }
+  release(buf);
 }
 
 zs_status gpu_alloc(void *self, void **ptr, size_t bytes) {
@@ -481,27 +529,29 @@ zs_status gpu_fill(void *self, zs_type type, void *x, int64_t n, double value) {
 }
 
 zs_status gpu_dot(void *self, zs_type type, int64_t n, const void *x, const void *y, double *out) {
-  (void)self;
+  double *part;
+  zs_status s = scratch_take(self, &part);
+  if (s != ZS_OK) return s;
   if (type == ZS_F64)
-    zs_dot_partial_kernel<double><<<ZS_DOT_BLOCKS, ZS_DOT_THREADS>>>(
-        n, (const double *)x, (const double *)y, g_state.dot_partials);
+    zs_dot_partial_kernel<double>
+        <<<ZS_DOT_BLOCKS, ZS_DOT_THREADS>>>(n, (const double *)x, (const double *)y, part);
   else
-    zs_dot_partial_kernel<float><<<ZS_DOT_BLOCKS, ZS_DOT_THREADS>>>(
-        n, (const float *)x, (const float *)y, g_state.dot_partials);
-  zs_dot_final_kernel<<<1, ZS_DOT_THREADS>>>(g_state.dot_partials,
-                                             g_state.dot_partials + 2 * ZS_DOT_BLOCKS);
-  zs_status s = check_launch("dot kernel");
+    zs_dot_partial_kernel<float>
+        <<<ZS_DOT_BLOCKS, ZS_DOT_THREADS>>>(n, (const float *)x, (const float *)y, part);
+  zs_dot_final_kernel<<<1, ZS_DOT_THREADS>>>(part, part + 2 * ZS_DOT_BLOCKS);
+  s = check_launch("dot kernel");
   if (s == ZS_OK)
-    s = check(gpuMemcpy(out, g_state.dot_partials + 2 * ZS_DOT_BLOCKS, sizeof(double),
-                        gpuMemcpyDeviceToHost),
+    s = check(gpuMemcpy(out, part + 2 * ZS_DOT_BLOCKS, sizeof(double), gpuMemcpyDeviceToHost),
               "dot result");
+  scratch_give(self, part);
   return s;
 }
 
 zs_status gpu_residual_update(void *self, zs_type type, int64_t n, double alpha, const void *q,
                               void *r, const void *t, void *s, double out[2]) {
-  (void)self;
-  double *part = g_state.dot_partials;
+  double *part;
+  zs_status st = scratch_take(self, &part);
+  if (st != ZS_OK) return st;
   if (type == ZS_F64)
     zs_residual_update_kernel<double><<<ZS_DOT_BLOCKS, ZS_DOT_THREADS>>>(
         n, -alpha, (const double *)q, (double *)r, (const double *)t, (double *)s, part);
@@ -510,10 +560,11 @@ zs_status gpu_residual_update(void *self, zs_type type, int64_t n, double alpha,
         n, (float)-alpha, (const float *)q, (float *)r, (const float *)t, (float *)s, part);
   zs_dot_final_kernel<<<1, ZS_DOT_THREADS>>>(part, part + 2 * ZS_DOT_BLOCKS);
   zs_dot_final_kernel<<<1, ZS_DOT_THREADS>>>(part + ZS_DOT_BLOCKS, part + 2 * ZS_DOT_BLOCKS + 1);
-  zs_status st = check_launch("residual update kernel");
+  st = check_launch("residual update kernel");
   if (st == ZS_OK)
     st = check(gpuMemcpy(out, part + 2 * ZS_DOT_BLOCKS, 2 * sizeof(double), gpuMemcpyDeviceToHost),
                "residual update sums");
+  scratch_give(self, part);
   return st;
 }
 
@@ -639,11 +690,11 @@ int64_t hot_columns(const int32_t *col, int64_t nnz, int64_t cols) {
  * uniform columns (33.5 MB of x, all of it hot) runs in 2 slabs 1.24x faster (its atomic SpMVT
  * 1.7x), while R-MAT's hot columns fit and 2 slabs cost it 14 % (docs/performance.md). Rows with
  * locality reuse their lines of x anyway: one slab. */
-int csr_slab_count(int forced, bool scattered, const int32_t *col, int64_t nnz, int64_t cols,
-                   size_t value_size) {
+int csr_slab_count(const gpu_device *dev, int forced, bool scattered, const int32_t *col,
+                   int64_t nnz, int64_t cols, size_t value_size) {
   int k = forced; /* col_slabs=K, never more slabs than columns */
   if (!k) {
-    const double cap = 0.4 * (double)g_state.l2_bytes;
+    const double cap = 0.4 * (double)dev->l2_bytes;
     if (!scattered || cap <= 0 || (double)cols * (double)value_size <= cap) return 1;
     const int64_t hot = hot_columns(col, nnz, cols);
     const double want = ceil((double)(hot < 0 ? cols : hot) * (double)value_size / cap);
@@ -703,14 +754,15 @@ zs_status upload_slabs(gpu_op *op, const int64_t *host_ptr) {
 
 /* A CSR operator around device arrays (it takes them over), with `slabs` column slabs whose row
  * offsets are host_ptr + k (rows + 1): transpose_op's result. */
-zs_status csr_op_adopt(gpu_op **out, zs_type type, int64_t rows, int64_t cols, int64_t nnz,
-                       const int64_t *host_ptr, int slabs, bool scattered, int32_t *d_idx,
-                       void *d_val) {
+zs_status csr_op_adopt(gpu_op **out, const gpu_device *dev, zs_type type, int64_t rows,
+                       int64_t cols, int64_t nnz, const int64_t *host_ptr, int slabs,
+                       bool scattered, int32_t *d_idx, void *d_val) {
   gpu_op *op = (gpu_op *)calloc(1, sizeof(gpu_op));
   if (!op) {
     release(d_idx), release(d_val);
     return fail(ZS_ERR_OUT_OF_MEMORY, "operator");
   }
+  op->dev = dev;
   op->format = ZS_FORMAT_CSR, op->type = type, op->rows = rows, op->cols = cols, op->nnz = nnz;
   op->idx = d_idx, op->val = d_val;
   op->offsets32 = nnz <= INT32_MAX;
@@ -734,14 +786,14 @@ const gpu_format *const g_formats[] = {&csb_gpu_format, &gcsb_gpu_format, &cci_g
                                        &dtans_gpu_format};
 
 zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const char *options) {
-  (void)self;
+  const gpu_device *dev = &((gpu_context *)self)->dev;
   if (v->format != ZS_FORMAT_CSR && v->format != ZS_FORMAT_COO) {
     for (const gpu_format *f : g_formats)
       if (f->format == v->format) {
         gpu_op *op = (gpu_op *)calloc(1, sizeof(gpu_op));
         if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "operator");
-        op->format = v->format, op->type = v->type, op->compressed = f;
-        zs_status s = f->create(&op->state, v, options);
+        op->dev = dev, op->format = v->format, op->type = v->type, op->compressed = f;
+        zs_status s = f->create(dev, &op->state, v, options);
         if (s != ZS_OK) {
           free(op);
           return s;
@@ -754,7 +806,7 @@ zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const
   }
   gpu_op *op = (gpu_op *)calloc(1, sizeof(gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "operator");
-  op->format = v->format, op->type = v->type;
+  op->dev = dev, op->format = v->format, op->type = v->type;
   op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
   int slabs = 0;
   zs_status s = parse_options(options, &op->atomic_transpose, &op->items, &slabs, NULL);
@@ -770,8 +822,8 @@ zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const
     ptr = (const int64_t *)zsb_find_array(v, "row_ptr")->data;
     op->scattered = rows_scattered(ptr, (const int32_t *)col->data, v->rows);
     op->forced_slabs = slabs;
-    op->n_slabs =
-        csr_slab_count(slabs, op->scattered, (const int32_t *)col->data, v->nnz, v->cols, vs);
+    op->n_slabs = csr_slab_count(op->dev, slabs, op->scattered, (const int32_t *)col->data, v->nnz,
+                                 v->cols, vs);
   }
   if (s == ZS_OK && op->n_slabs > 1) {
     s = csr_split_slabs(ptr, (const int32_t *)col->data, val->data, vs, v->rows, v->cols,
@@ -837,7 +889,7 @@ const zsb_spmv_pair gpu_spmv_pair = {gpu_op_pair};
 #include "backends/cuda_hip/vans_gpu.cuh"
 
 const void *gpu_extension(void *self, const char *name) {
-  (void)self;
+  (void)self; /* the tables are the same for every context; their functions take self */
   if (strcmp(name, ZSB_EXT_FUSED_BLAS1) == 0) return &gpu_fused_blas1;
   if (strcmp(name, ZSB_EXT_SPMV_PAIR) == 0) return &gpu_spmv_pair;
   return vans_gpu_extension(name);
@@ -851,7 +903,6 @@ zs_status gpu_sync(void *self) {
 const zsb_backend g_backend = {
     ZS_BACKEND_ABI_VERSION,
     ZS_GPU_BACKEND_NAME,
-    NULL,
     gpu_init,
     gpu_fini,
     gpu_alloc,

@@ -1,5 +1,5 @@
 /* vans_gpu.cuh — MAT-VANS layer kernels of the GPU modules, reached through the backend's
- * "vans-v1" extension table (included by gpu_module.cuh inside its anonymous namespace). */
+ * "vans-v2" extension table (included by gpu_module.cuh inside its anonymous namespace). */
 #include <time.h>
 
 #include "formats/vans/vans_backend.h"
@@ -837,6 +837,7 @@ typedef void (*vans_kernel)(uint32_t, uint32_t, const uint32_t *, const uint16_t
                             unsigned long long *, uint32_t *);
 
 struct vans_dev_layer {
+  const gpu_device *dev; /* its chain's copy of the device */
   uint32_t rows, cols, lanes;
   vans_kernel kern; /* lanes layout: the kernel, its grid, block and shared bytes */
   uint32_t blocks, threads;
@@ -853,6 +854,7 @@ struct vans_dev_layer {
 };
 
 struct vans_chain {
+  gpu_device dev; /* the context's device, with the shared-memory reserve this chain checked */
   int n;
   vans_dev_layer *layers;
   int8_t *x[2];
@@ -911,7 +913,7 @@ zs_status vans_fit_launch(vans_dev_layer *d, vans_kernel k, size_t smem, int sms
   d->threads = VANS_LANES_THREADS;
   d->smem = smem;
   /* The largest any layer may ask: the limit is the kernel's, not the layer's. */
-  zs_status s = check(gpuFuncSetMaxDynamicShared(k, (int)g_state.smem_optin), "vans shared memory");
+  zs_status s = check(gpuFuncSetMaxDynamicShared(k, (int)d->dev->smem_optin), "vans shared memory");
   int per_sm = 0;
   if (s == ZS_OK)
     s = check(gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, (int)d->threads, d->smem),
@@ -958,7 +960,7 @@ size_t vans_pairs_smem(const vans_dev_layer *d, bool sx, int rows, int rb) {
   const size_t front =
       (size_t)VANS_PAIR_SLOTS * (d->pair_narrow ? 4 : 8) + (sx ? vans_padded_cols(d) : 0);
   if (!rb) return front;
-  const size_t base = g_state.smem_reserved;
+  const size_t base = d->dev->smem_reserved;
   const size_t slack = base == (size_t)-1 ? (size_t)rb : (rb - (base + front) % rb) % rb;
   return front + slack + (size_t)(VANS_LANES_THREADS / VANS_GROUP * rows) * rb;
 }
@@ -1033,7 +1035,7 @@ zs_status vans_config_variant(vans_dev_layer *d, int sms, int variant) {
  * (variants 11-23, or no room for
  * them), x is in shared memory while it fits at all. */
 bool vans_pair_plan(vans_dev_layer *d, int variant) {
-  const size_t optin = g_state.smem_optin;
+  const size_t optin = d->dev->smem_optin;
   const auto two_blocks = [&](int rb) {
     return 2 * (vans_pairs_smem(d, true, 2, rb) + 1024) <= optin + 1024;
   };
@@ -1063,12 +1065,14 @@ void vans_chain_free(vans_chain *c) {
   free(c);
 }
 
-zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
+zs_status vans_chain_create(void *self, void **out, int n, const zsb_vans_layer *L) {
   vans_chain *c = (vans_chain *)calloc(1, sizeof *c);
   if (!c || !(c->layers = (vans_dev_layer *)calloc((size_t)n, sizeof *c->layers))) {
     free(c);
     return fail(ZS_ERR_OUT_OF_MEMORY, "vans: chain");
   }
+  c->dev = ((const gpu_context *)self)->dev;
+  for (int k = 0; k < n; k++) c->layers[k].dev = &c->dev;
   c->n = n;
   c->n0 = L[0].cols;
   c->n_out = L[n - 1].rows;
@@ -1143,13 +1147,13 @@ zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
   c->sms = prop.multiProcessorCount;
   /* The ring slack assumes dynamic shared memory starts past the driver's reserve: check. A
    * kernel that cannot run here leaves the whole-ring slack. */
-  if (g_state.smem_reserved != (size_t)-1) {
+  if (c->dev.smem_reserved != (size_t)-1) {
     uint32_t base = UINT32_MAX;
     vans_smem_probe<<<1, 1, 16>>>((uint32_t *)c->z);
     if (gpuGetLastError() != gpuSuccess ||
         gpuMemcpy(&base, c->z, 4, gpuMemcpyDeviceToHost) != gpuSuccess ||
-        base != g_state.smem_reserved)
-      g_state.smem_reserved = (size_t)-1;
+        base != c->dev.smem_reserved)
+      c->dev.smem_reserved = (size_t)-1;
   }
   const char *e = getenv("ZS_VANS_GPU_EARLY"); /* bench comparisons only */
   c->early = prop.major >= 9 ? (e ? atoi(e) : 3) : 0;
@@ -1164,8 +1168,7 @@ zs_status vans_chain_create(void **out, int n, const zsb_vans_layer *L) {
     } else {
       const uint32_t padded = vans_padded_cols(d);
       const size_t tab = (size_t)256 * VANS_GROUP * 4;
-      sx =
-          c->variant == 3 ? padded <= VANS_SHARED_X_MAX : tab + padded + 1024 <= g_state.smem_optin;
+      sx = c->variant == 3 ? padded <= VANS_SHARED_X_MAX : tab + padded + 1024 <= c->dev.smem_optin;
     }
     s = sx ? vans_config_variant<true>(d, c->sms, c->variant)
            : vans_config_variant<false>(d, c->sms, c->variant);
@@ -1253,7 +1256,7 @@ zs_status vans_chain_time(void *opaque, int reps, double *ms) {
   return s;
 }
 
-const zsb_vans_ops g_vans_ops = {1, vans_chain_create, vans_chain_destroy, vans_chain_run,
+const zsb_vans_ops g_vans_ops = {2, vans_chain_create, vans_chain_destroy, vans_chain_run,
                                  vans_chain_time};
 
 const void *vans_gpu_extension(const char *name) {

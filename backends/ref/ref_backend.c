@@ -9,8 +9,10 @@ typedef struct ref_handle {
   void *state;
 } ref_handle;
 
-static zs_status ref_init(void *self, zsb_error_fn error, char *why, size_t why_len) {
-  (void)self, (void)error;
+/* The oracle keeps no state: every call works on its arguments alone. */
+static zs_status ref_init(void **self, const zsb_init_args *args, char *why, size_t why_len) {
+  (void)args;
+  *self = NULL;
   snprintf(why, why_len, "scalar single-thread oracle");
   return ZS_OK;
 }
@@ -117,7 +119,6 @@ static zs_status ref_sync(void *self) {
 static const zsb_backend ref_backend = {
     .abi_version = ZS_BACKEND_ABI_VERSION,
     .name = "ref",
-    .self = NULL,
     .init = ref_init,
     .fini = ref_fini,
     .alloc = ref_alloc,

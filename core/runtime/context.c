@@ -1,5 +1,6 @@
 /* context.c — context lifetime, backend registry, module loading and backend selection. */
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,18 +20,20 @@ static zsi_backend_slot *add_slot(zs_context *ctx, const char *name) {
   return b;
 }
 
-static void init_slot(zsi_backend_slot *b, const zsb_backend *ops) {
+/* The backend's state for this context; a slot whose init failed is kept, unusable, with why. */
+static void init_slot(const zs_context *ctx, zsi_backend_slot *b, const zsb_backend *ops) {
   if (ops->abi_version != ZS_BACKEND_ABI_VERSION) {
     snprintf(b->detail, sizeof b->detail, "module ABI %u, library expects %u", ops->abi_version,
              (unsigned)ZS_BACKEND_ABI_VERSION);
     return;
   }
+  const zsb_init_args args = {zsi_backend_error, ctx->topo.threads};
   b->ops = ops;
-  b->usable = ops->init(ops->self, zsi_backend_error, b->detail, sizeof b->detail) == ZS_OK;
+  b->usable = ops->init(&b->self, &args, b->detail, sizeof b->detail) == ZS_OK;
 }
 
 /* dlopen libzsparse-<name>.so from $ZS_MODULE_DIR, the build tree, then the install dir. */
-static void load_module(zsi_backend_slot *b, const char *name) {
+static void load_module(const zs_context *ctx, zsi_backend_slot *b, const char *name) {
   /* The build tree keeps each module in backends/<name>/. */
   char build_dir[512];
   snprintf(build_dir, sizeof build_dir, "%s/%s", ZS_MODULE_BUILD_DIR, name);
@@ -53,11 +56,20 @@ static void load_module(zsi_backend_slot *b, const char *name) {
       return;
     }
     b->module = h;
-    init_slot(b, entry());
+    init_slot(ctx, b, entry());
     return;
   }
   snprintf(b->detail, sizeof b->detail, "module libzsparse-%s.so not loaded: %s", name,
            tried[0] ? tried : "not built (configure with -Dcuda/-Dhip=enabled)");
+}
+
+/* Adds to a backend's detail line (cut at its size). */
+static void append_detail(zsi_backend_slot *b, const char *fmt, ...) {
+  const size_t used = strlen(b->detail);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(b->detail + used, sizeof b->detail - used, fmt, ap);
+  va_end(ap);
 }
 
 /* The module names its device's PCI bus id ("pci 0000:3b:00.0"); check that hwloc found the
@@ -70,12 +82,10 @@ static void match_pci(const zs_context *ctx, zsi_backend_slot *b) {
   snprintf(id, sizeof id, "pci %.*s", (int)(n < 16 ? n : 16), p + 4);
   for (int i = 0; i < ctx->n_devices; i++)
     if (strncmp(ctx->devices[i], id, strlen(id)) == 0) {
-      snprintf(b->detail + strlen(b->detail), sizeof b->detail - strlen(b->detail),
-               "; matches hwloc %s", id);
+      append_detail(b, "; matches hwloc %s", id);
       return;
     }
-  snprintf(b->detail + strlen(b->detail), sizeof b->detail - strlen(b->detail),
-           "; warning: hwloc lists no %s", id);
+  append_detail(b, "; warning: hwloc lists no %s", id);
 }
 
 zs_status zs_context_create(zs_context **out) {
@@ -83,9 +93,8 @@ zs_status zs_context_create(zs_context **out) {
   zs_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "context");
   zsi_discover(ctx);
-  init_slot(add_slot(ctx, "ref"), zsi_backend_ref());
-  zsi_backend_cpu_set_threads(ctx->topo.threads);
-  init_slot(add_slot(ctx, "cpu"), zsi_backend_cpu());
+  init_slot(ctx, add_slot(ctx, "ref"), zsi_backend_ref());
+  init_slot(ctx, add_slot(ctx, "cpu"), zsi_backend_cpu());
   static const struct {
     const char *name, *vendor;
     int pci_id;
@@ -94,7 +103,7 @@ zs_status zs_context_create(zs_context **out) {
     zsi_backend_slot *b = add_slot(ctx, gpu[i].name);
     int found = i == 0 ? ctx->topo.gpus_nvidia : ctx->topo.gpus_amd;
     if (found) {
-      load_module(b, gpu[i].name);
+      load_module(ctx, b, gpu[i].name);
       match_pci(ctx, b);
     } else
       snprintf(b->detail, sizeof b->detail, "no %s GPU found (hwloc PCI vendor 0x%04x)%s",
@@ -108,7 +117,7 @@ void zs_context_destroy(zs_context **ctx) {
   if (!ctx || !*ctx) return;
   for (int i = 0; i < (*ctx)->n_backends; i++) {
     zsi_backend_slot *b = &(*ctx)->backends[i];
-    if (b->ops && b->usable && b->ops->fini) b->ops->fini(b->ops->self);
+    if (b->ops && b->usable && b->ops->fini) b->ops->fini(b->self);
     if (b->module) dlclose(b->module);
   }
   free(*ctx);

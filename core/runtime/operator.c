@@ -6,7 +6,8 @@
 #include "core/runtime/runtime.h"
 
 struct zs_operator {
-  const zsb_backend *be;
+  const zsi_backend_slot *slot; /* its context's backend: functions and state */
+  const zsb_backend *be;        /* slot->ops */
   void *state;
   void *state_t; /* transpose=stored: Aᵀ in A's format, applied forward for SpMVT */
   zs_type type;
@@ -48,13 +49,13 @@ static zs_status encode_transpose(const zs_encoded *E, zs_encoded **out) {
   return s;
 }
 
-static zs_status backend_op(const zsb_backend *be, const zs_encoded *E, const char *options,
+static zs_status backend_op(const zsi_backend_slot *b, const zs_encoded *E, const char *options,
                             void **state) {
   zsb_array arrays[ZSI_MAX_ARRAYS];
   zsb_param params[ZSI_MAX_PARAMS];
   zsb_encoded_view view;
   zsi_encoded_view(E, &view, arrays, params);
-  return be->op_create(be->self, state, &view, options);
+  return b->ops->op_create(b->self, state, &view, options);
 }
 
 zs_status zs_operator_create(zs_operator **out, zs_context *ctx, const zs_encoded *E,
@@ -71,13 +72,13 @@ zs_status zs_operator_create(zs_operator **out, zs_context *ctx, const zs_encode
     free(rest);
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "operator header");
   }
-  op->be = b->ops, op->type = E->type, op->rows = E->rows, op->cols = E->cols;
+  op->slot = b, op->be = b->ops, op->type = E->type, op->rows = E->rows, op->cols = E->cols;
   const char *opts = rest && rest[0] ? rest : NULL;
-  s = backend_op(op->be, E, opts, &op->state);
+  s = backend_op(b, E, opts, &op->state);
   if (s == ZS_OK && stored) {
     zs_encoded *T = NULL;
     s = encode_transpose(E, &T);
-    if (s == ZS_OK) s = backend_op(op->be, T, opts, &op->state_t);
+    if (s == ZS_OK) s = backend_op(b, T, opts, &op->state_t);
     zs_encoded_destroy(&T);
   }
   free(rest);
@@ -91,8 +92,8 @@ zs_status zs_operator_create(zs_operator **out, zs_context *ctx, const zs_encode
 
 void zs_operator_destroy(zs_operator **op) {
   if (!op || !*op) return;
-  if ((*op)->state) (*op)->be->op_destroy((*op)->be->self, (*op)->state);
-  if ((*op)->state_t) (*op)->be->op_destroy((*op)->be->self, (*op)->state_t);
+  if ((*op)->state) (*op)->be->op_destroy((*op)->slot->self, (*op)->state);
+  if ((*op)->state_t) (*op)->be->op_destroy((*op)->slot->self, (*op)->state_t);
   free(*op);
   *op = NULL;
 }
@@ -114,8 +115,9 @@ static zs_status check_operand(const char *fn, const zs_operator *op, const zs_v
   if (zs_vector_type(v) != op->type)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: %s must be %s like the matrix", fn, name,
                      zs_type_name(op->type));
-  if (zsi_vector_backend(v) != op->be)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: %s must live on backend '%s'", fn, name,
+  if (zsi_vector_backend(v) != op->slot)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "%s: %s must live on backend '%s' of the operator's context", fn, name,
                      op->be->name);
   return ZS_OK;
 }
@@ -133,9 +135,9 @@ zs_status zs_spmv(zs_operator *op, zs_op which, double alpha, const zs_vector *x
   if (zsi_vector_data(x) == zsi_vector_data(y) && nx > 0)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv: x and y must not alias");
   if (which == ZS_OP_T && op->state_t) /* transpose=stored */
-    return op->be->op_apply(op->be->self, op->state_t, ZS_OP_N, alpha, zsi_vector_data(x), beta,
+    return op->be->op_apply(op->slot->self, op->state_t, ZS_OP_N, alpha, zsi_vector_data(x), beta,
                             zsi_vector_data(y));
-  return op->be->op_apply(op->be->self, op->state, which, alpha, zsi_vector_data(x), beta,
+  return op->be->op_apply(op->slot->self, op->state, which, alpha, zsi_vector_data(x), beta,
                           zsi_vector_data(y));
 }
 
@@ -156,9 +158,9 @@ zs_status zs_spmv_pair(zs_operator *op, double alpha, const zs_vector *x, double
     return zsi_error(ZS_ERR_INVALID_ARGUMENT,
                      "zs_spmv_pair: y and z must be distinct from each other and from x and w");
   if (!op->state_t && op->be->extension) {
-    const zsb_spmv_pair *ext = op->be->extension(op->be->self, ZSB_EXT_SPMV_PAIR);
+    const zsb_spmv_pair *ext = op->be->extension(op->slot->self, ZSB_EXT_SPMV_PAIR);
     if (ext) {
-      s = ext->apply_pair(op->be->self, op->state, alpha, zsi_vector_data(x), beta,
+      s = ext->apply_pair(op->slot->self, op->state, alpha, zsi_vector_data(x), beta,
                           zsi_vector_data(y), alpha_t, zsi_vector_data(w), beta_t,
                           zsi_vector_data(z));
       if (s != ZS_ERR_UNSUPPORTED) return s;
@@ -170,5 +172,5 @@ zs_status zs_spmv_pair(zs_operator *op, double alpha, const zs_vector *x, double
 
 zs_status zs_operator_sync(zs_operator *op) {
   if (!op) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_operator_sync: NULL operator");
-  return op->be->sync ? op->be->sync(op->be->self) : ZS_OK;
+  return op->be->sync ? op->be->sync(op->slot->self) : ZS_OK;
 }

@@ -8,8 +8,12 @@
 #define ZSI_MAX_DEVICES 32
 #define ZSI_DETAIL_LEN 256
 
+/* One backend of a context: its function table and this context's state of it. Vectors and
+ * operators keep a pointer to their slot, so they call the backend with their own context's
+ * state. */
 typedef struct zsi_backend_slot {
   const zsb_backend *ops; /* NULL when the backend could not be loaded */
+  void *self;             /* the state ops->init made for this context */
   char name[16];
   int usable;
   char detail[ZSI_DETAIL_LEN];
@@ -30,8 +34,8 @@ ZSI_HIDDEN void zsi_discover(zs_context *ctx);
 ZSI_HIDDEN zs_status zsi_backend_get(zs_context *ctx, const char *name,
                                      const zsi_backend_slot **out);
 
-/* A vector's backend and storage, for operators (core/runtime/vector.c). */
-ZSI_HIDDEN const zsb_backend *zsi_vector_backend(const zs_vector *v);
+/* A vector's backend slot (its context's) and storage, for operators (core/runtime/vector.c). */
+ZSI_HIDDEN const zsi_backend_slot *zsi_vector_backend(const zs_vector *v);
 ZSI_HIDDEN void *zsi_vector_data(const zs_vector *v);
 
 #endif

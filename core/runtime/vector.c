@@ -7,7 +7,8 @@
 #include "core/runtime/runtime.h"
 
 struct zs_vector {
-  const zsb_backend *be;
+  const zsi_backend_slot *slot; /* its context's backend: functions and state */
+  const zsb_backend *be;        /* slot->ops */
   zs_type type;
   int64_t n;
   void *data;
@@ -25,8 +26,8 @@ zs_status zs_vector_create(zs_vector **out, zs_context *ctx, const char *backend
   if (s != ZS_OK) return s;
   zs_vector *v = calloc(1, sizeof *v);
   if (!v) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "vector header");
-  v->be = b->ops, v->type = type, v->n = n;
-  if ((s = v->be->alloc(v->be->self, &v->data, (size_t)n * zs_type_size(type))) != ZS_OK) {
+  v->slot = b, v->be = b->ops, v->type = type, v->n = n;
+  if ((s = v->be->alloc(v->slot->self, &v->data, (size_t)n * zs_type_size(type))) != ZS_OK) {
     free(v);
     return s;
   }
@@ -36,7 +37,7 @@ zs_status zs_vector_create(zs_vector **out, zs_context *ctx, const char *backend
 
 void zs_vector_destroy(zs_vector **v) {
   if (!v || !*v) return;
-  (*v)->be->free((*v)->be->self, (*v)->data);
+  (*v)->be->free((*v)->slot->self, (*v)->data);
   free(*v);
   *v = NULL;
 }
@@ -45,7 +46,7 @@ int64_t zs_vector_size(const zs_vector *v) { return v ? v->n : 0; }
 zs_type zs_vector_type(const zs_vector *v) { return v ? v->type : ZS_F64; }
 
 /* Internal: the backend and data pointer of a vector, for operators. */
-const zsb_backend *zsi_vector_backend(const zs_vector *v) { return v->be; }
+const zsi_backend_slot *zsi_vector_backend(const zs_vector *v) { return v->slot; }
 void *zsi_vector_data(const zs_vector *v) { return v->data; }
 
 static size_t bytes_of(const zs_vector *v) { return (size_t)v->n * zs_type_size(v->type); }
@@ -53,25 +54,27 @@ static size_t bytes_of(const zs_vector *v) { return (size_t)v->n * zs_type_size(
 zs_status zs_vector_upload(zs_vector *v, const void *host) {
   if (!v || (!host && v->n))
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_upload: NULL argument");
-  return v->be->upload(v->be->self, v->data, host, bytes_of(v));
+  return v->be->upload(v->slot->self, v->data, host, bytes_of(v));
 }
 
 zs_status zs_vector_download(const zs_vector *v, void *host) {
   if (!v || (!host && v->n))
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_download: NULL argument");
-  return v->be->download(v->be->self, host, v->data, bytes_of(v));
+  return v->be->download(v->slot->self, host, v->data, bytes_of(v));
 }
 
 zs_status zs_vector_fill(zs_vector *v, double value) {
   if (!v) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_fill: NULL vector");
-  return v->be->fill(v->be->self, v->type, v->data, v->n, value);
+  return v->be->fill(v->slot->self, v->type, v->data, v->n, value);
 }
 
 static zs_status same_shape(const zs_vector *a, const zs_vector *b, const char *what) {
   if (!a || !b) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: NULL vector", what);
-  if (a->be != b->be)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: vectors live on backends '%s' and '%s'", what,
-                     a->be->name, b->be->name);
+  if (a->slot != b->slot)
+    return zsi_error(
+        ZS_ERR_INVALID_ARGUMENT, "%s: vectors live on backends '%s' and '%s'%s", what, a->be->name,
+        b->be->name,
+        a->be == b->be ? " of different contexts (a context's vectors stay in it)" : "");
   if (a->type != b->type || a->n != b->n)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT,
                      "%s: vectors differ (%s[%" PRId64 "] vs %s[%" PRId64 "])", what,
@@ -82,14 +85,14 @@ static zs_status same_shape(const zs_vector *a, const zs_vector *b, const char *
 zs_status zs_vector_copy(zs_vector *dst, const zs_vector *src) {
   zs_status s = same_shape(dst, src, "zs_vector_copy");
   if (s != ZS_OK) return s;
-  return dst->be->copy(dst->be->self, dst->data, src->data, bytes_of(dst));
+  return dst->be->copy(dst->slot->self, dst->data, src->data, bytes_of(dst));
 }
 
 zs_status zs_vector_dot(const zs_vector *x, const zs_vector *y, double *out) {
   zs_status s = same_shape(x, y, "zs_vector_dot");
   if (s != ZS_OK) return s;
   if (!out) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_dot: out is NULL");
-  return x->be->dot(x->be->self, x->type, x->n, x->data, y->data, out);
+  return x->be->dot(x->slot->self, x->type, x->n, x->data, y->data, out);
 }
 
 zs_status zs_vector_nrm2(const zs_vector *x, double *out) {
@@ -102,12 +105,12 @@ zs_status zs_vector_nrm2(const zs_vector *x, double *out) {
 zs_status zs_vector_axpby(double alpha, const zs_vector *x, double beta, zs_vector *y) {
   zs_status s = same_shape(x, y, "zs_vector_axpby");
   if (s != ZS_OK) return s;
-  return y->be->axpby(y->be->self, y->type, y->n, alpha, x->data, beta, y->data);
+  return y->be->axpby(y->slot->self, y->type, y->n, alpha, x->data, beta, y->data);
 }
 
 /* Backends that fuse the BiCG updates say so through an extension table. */
 static const zsb_fused_blas1 *fused_blas1(const zs_vector *v) {
-  return v->be->extension ? v->be->extension(v->be->self, ZSB_EXT_FUSED_BLAS1) : NULL;
+  return v->be->extension ? v->be->extension(v->slot->self, ZSB_EXT_FUSED_BLAS1) : NULL;
 }
 
 /* Every vector of a fused update on one backend, of one shape; the written ones distinct. */
@@ -134,7 +137,7 @@ zs_status zs_vector_residual_update(double alpha, const zs_vector *q, zs_vector 
   const zsb_fused_blas1 *f = fused_blas1(r);
   double out[2];
   if (f) {
-    st = f->residual_update(r->be->self, r->type, r->n, alpha, q->data, r->data, t->data, s->data,
+    st = f->residual_update(r->slot->self, r->type, r->n, alpha, q->data, r->data, t->data, s->data,
                             out);
   } else if ((st = zs_vector_axpby(-alpha, q, 1.0, r)) == ZS_OK &&
              (st = zs_vector_axpby(-alpha, t, 1.0, s)) == ZS_OK &&
@@ -153,7 +156,7 @@ zs_status zs_vector_direction_update(double alpha, zs_vector *p, zs_vector *x, d
   if (st != ZS_OK) return st;
   const zsb_fused_blas1 *f = fused_blas1(p);
   if (f)
-    return f->direction_update(p->be->self, p->type, p->n, alpha, p->data, x->data, beta, z->data,
+    return f->direction_update(p->slot->self, p->type, p->n, alpha, p->data, x->data, beta, z->data,
                                zt->data, pt->data);
   if ((st = zs_vector_axpby(alpha, p, 1.0, x)) != ZS_OK ||
       (st = zs_vector_axpby(1.0, z, beta, p)) != ZS_OK)

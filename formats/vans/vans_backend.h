@@ -1,4 +1,4 @@
-/* vans_backend.h — the "vans-v1" extension table a GPU module offers for MAT-VANS chains. */
+/* vans_backend.h — the "vans-v2" extension table a GPU module offers for MAT-VANS chains. */
 #ifndef ZS_VANS_BACKEND_H
 #define ZS_VANS_BACKEND_H
 
@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-#define ZSB_VANS_EXTENSION "vans-v1"
+#define ZSB_VANS_EXTENSION "vans-v2"
 
 /* One coded layer as validated host arrays (docs/formats/vans.md). lanes = 0: the report's
  * layout (one stream per row); lanes > 0: each row's symbols dealt to `lanes` interleaved rANS
@@ -32,9 +32,10 @@ typedef struct zsb_vans_layer {
 } zsb_vans_layer;
 
 typedef struct zsb_vans_ops {
-  uint32_t version; /* 1 */
-  /* Upload the layers; *chain receives the device-side chain. Layers are borrowed. */
-  zs_status (*chain_create)(void **chain, int n_layers, const zsb_vans_layer *layers);
+  uint32_t version; /* 2 */
+  /* Upload the layers for the context whose backend state is `self`; *chain receives the
+   * device-side chain. Layers are borrowed. */
+  zs_status (*chain_create)(void *self, void **chain, int n_layers, const zsb_vans_layer *layers);
   void (*chain_destroy)(void *chain);
   /* y = the chained product of the layers applied to x (host int8 arrays of the first layer's
    * cols and the last layer's rows); the layers run back to back on the device. */

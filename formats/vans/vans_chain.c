@@ -431,8 +431,8 @@ zs_status zs_vans_chain_create(zs_vans_chain **out, zs_context *ctx, const zs_va
     return ZS_OK;
   }
   c->kind = CHAIN_GPU;
-  c->ops = slot->ops->extension ? slot->ops->extension(slot->ops->self, ZSB_VANS_EXTENSION) : NULL;
-  if (!c->ops || c->ops->version != 1) {
+  c->ops = slot->ops->extension ? slot->ops->extension(slot->self, ZSB_VANS_EXTENSION) : NULL;
+  if (!c->ops || c->ops->version != 2) {
     zsi_free(c);
     return zsi_error(ZS_ERR_UNSUPPORTED, "vans: backend '%s' has no %s kernels", slot->name,
                      ZSB_VANS_EXTENSION);
@@ -444,7 +444,7 @@ zs_status zs_vans_chain_create(zs_vans_chain **out, zs_context *ctx, const zs_va
   }
   for (uint32_t k = 0; k < V->k; k++) zsi_vans_view(V, (int)k, &views[k]);
   zsi_error_clear();
-  s = c->ops->chain_create(&c->dev, (int)V->k, views);
+  s = c->ops->chain_create(slot->self, &c->dev, (int)V->k, views);
   zsi_free(views);
   if (s != ZS_OK) {
     zsi_free(c);

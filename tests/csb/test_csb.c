@@ -492,16 +492,16 @@ static void download_to(zs_vector *v, zs_type t, int64_t n, double *out, int *ok
 }
 
 /* which: ZS_OP_N or ZS_OP_T into out; pair_y non-NULL: zs_spmv_pair with x = w = hx instead,
- * z (Aᵀ hx) into out and y (A hx) into pair_y. The cpu operator fixes its thread count when it
- * is created, so one context serves every count (a context costs ~0.5 s where a GPU is found). */
-static int cpu_product(zs_context *ctx, const zs_encoded *E, int threads, zs_op which,
+ * z (Aᵀ hx) into out and y (A hx) into pair_y, on the cpu backend of ctx_of[threads]: a context
+ * made with that many threads. */
+static int cpu_product(zs_context *const *ctx_of, const zs_encoded *E, int threads, zs_op which,
                        const double *hx, double *out, double *pair_y) {
+  zs_context *ctx = ctx_of[threads];
   zs_operator *op = NULL;
   zs_vector *x = NULL, *y = NULL, *w = NULL, *z = NULL;
   const zs_type t = E->type;
   const int trans = which == ZS_OP_T && !pair_y;
   const int64_t nx = trans ? E->rows : E->cols, ny = trans ? E->cols : E->rows;
-  zsi_backend_cpu_set_threads(threads);
   int ok = zs_operator_create(&op, ctx, E, "cpu", pair_y ? "transpose=atomic" : NULL) == ZS_OK &&
            zs_vector_create(&x, ctx, "cpu", t, nx) == ZS_OK &&
            zs_vector_create(&y, ctx, "cpu", t, ny) == ZS_OK;
@@ -520,16 +520,31 @@ static int cpu_product(zs_context *ctx, const zs_encoded *E, int threads, zs_op 
   if (!ok) fprintf(stderr, "cpu product: %s\n", zs_last_error());
   zs_vector_destroy(&x), zs_vector_destroy(&y), zs_vector_destroy(&w), zs_vector_destroy(&z);
   zs_operator_destroy(&op);
-  zsi_backend_cpu_set_threads(0);
   return ok;
 }
 
 static void thread_cases(void) {
   /* 20000 x 128, 20000 nonzeros: ~8 per 32 x 32 block (beta 32 in both types), 156 per column. */
   static const struct { int64_t rows, cols, nnz; } shapes[] = {{20000, 128, 20000}, {600, 600, 0}};
-  zs_context *ctx = NULL;
-  CHECK_STATUS(zs_context_create(&ctx), ZS_OK);
-  for (size_t m = 0; ctx && m < 2; m++)
+  /* One context per thread count: a context's cpu backend keeps the count it was made with. */
+  enum { MAX_THREADS = 5 };
+  zs_context *ctx_of[MAX_THREADS + 1] = {NULL};
+  const char *env = getenv("ZS_NUM_THREADS");
+  char *saved = env ? strdup(env) : NULL;
+  int have_all = 1;
+  for (int t = 1; t <= MAX_THREADS; t++) {
+    char n[8];
+    snprintf(n, sizeof n, "%d", t);
+    setenv("ZS_NUM_THREADS", n, 1);
+    CHECK_STATUS(zs_context_create(&ctx_of[t]), ZS_OK);
+    have_all &= ctx_of[t] != NULL;
+  }
+  if (saved)
+    setenv("ZS_NUM_THREADS", saved, 1);
+  else
+    unsetenv("ZS_NUM_THREADS");
+  free(saved);
+  for (size_t m = 0; have_all && m < 2; m++)
     for (int k = 0; k < 2; k++) {
       const zs_type t = k ? ZS_F64 : ZS_F32;
       zs_matrix *A = NULL;
@@ -567,7 +582,7 @@ static void thread_cases(void) {
               else
                 ref[r] += a * (t == ZS_F64 ? hx[ci[p]] : (double)(float)hx[ci[p]]);
             }
-          CHECK(cpu_product(ctx, E, 1, which, hx, y1, pair_y));
+          CHECK(cpu_product(ctx_of, E, 1, which, hx, y1, pair_y));
           if (w == 0) memcpy(yn, y1, (size_t)rows * 8);
           if (w == 2 && memcmp(py, yn, (size_t)rows * 8)) {
             fprintf(stderr, "thread case %zu %s %s: the pair's y differs from the SpMV's bits\n", m,
@@ -583,7 +598,7 @@ static void thread_cases(void) {
               break;
             }
           for (int threads = 2; threads <= 5; threads += threads == 3 ? 2 : 1) {
-            CHECK(cpu_product(ctx, E, threads, which, hx, yt, pair_y));
+            CHECK(cpu_product(ctx_of, E, threads, which, hx, yt, pair_y));
             if (memcmp(y1, yt, (size_t)ny * 8)) {
               fprintf(stderr, "thread case %zu %s %s op %d: %d threads give other bits\n", m,
                       f ? "gcsb" : "csb", k ? "f64" : "f32", w, threads);
@@ -596,7 +611,7 @@ static void thread_cases(void) {
       free(hx), free(ref), free(y1), free(yt), free(yn), free(py);
       zs_matrix_destroy(&A);
     }
-  zs_context_destroy(&ctx);
+  for (int t = 1; t <= MAX_THREADS; t++) zs_context_destroy(&ctx_of[t]);
 }
 
 int main(int argc, char **argv) {
