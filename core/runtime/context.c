@@ -82,7 +82,7 @@ static void match_pci(const zs_context *ctx, zsi_backend_slot *b) {
   snprintf(id, sizeof id, "pci %.*s", (int)(n < 16 ? n : 16), p + 4);
   for (int i = 0; i < ctx->n_devices; i++)
     if (strncmp(ctx->devices[i], id, strlen(id)) == 0) {
-      append_detail(b, "; matches hwloc %s", id);
+      append_detail(b, "; found by hwloc, %s", id);
       return;
     }
   append_detail(b, "; warning: hwloc lists no %s", id);
@@ -99,15 +99,23 @@ zs_status zs_context_create(zs_context **out) {
     const char *name, *vendor;
     int pci_id;
   } gpu[] = {{"cuda", "NVIDIA", 0x10de}, {"hip", "AMD", 0x1002}};
+  /* hwloc finds GPUs by PCI vendor id. Where it lists no PCI device at all (built without it,
+   * a container that hides the bus, HWLOC_COMPONENTS=-pci), the vendor runtimes are asked
+   * instead, so a present GPU is never missed. */
+  const int bus_seen = ctx->topo.hwloc && ctx->pci_objects > 0;
   for (int i = 0; i < 2; i++) {
     zsi_backend_slot *b = add_slot(ctx, gpu[i].name);
     int found = i == 0 ? ctx->topo.gpus_nvidia : ctx->topo.gpus_amd;
-    if (found) {
+    if (found || !bus_seen) {
       load_module(ctx, b, gpu[i].name);
-      match_pci(ctx, b);
+      if (found)
+        match_pci(ctx, b);
+      else if (b->usable)
+        append_detail(b, "; found by the runtime: hwloc %s",
+                      ctx->topo.hwloc ? "lists no PCI devices" : "not built in");
     } else
-      snprintf(b->detail, sizeof b->detail, "no %s GPU found (hwloc PCI vendor 0x%04x)%s",
-               gpu[i].vendor, gpu[i].pci_id, ctx->topo.hwloc ? "" : "; built without hwloc");
+      snprintf(b->detail, sizeof b->detail, "no %s GPU found (hwloc PCI vendor 0x%04x)",
+               gpu[i].vendor, gpu[i].pci_id);
   }
   *out = ctx;
   return ZS_OK;

@@ -60,6 +60,7 @@ static int discover_hwloc(zs_context *ctx) {
   char line[ZSI_DETAIL_LEN];
   for (hwloc_obj_t o = NULL; (o = hwloc_get_next_pcidev(topo, o));) {
     const struct hwloc_pcidev_attr_s *p = &o->attr->pcidev;
+    ctx->pci_objects++;
     /* Class 0x03xx: display, VGA and 3-D controllers (data-centre GPUs report 0x0302). */
     if ((p->class_id >> 8) != 0x03) continue;
     const char *vendor = p->vendor_id == PCI_VENDOR_NVIDIA ? "nvidia"

@@ -24,6 +24,7 @@ struct zs_context {
   zs_topology topo;
   int n_devices;
   char devices[ZSI_MAX_DEVICES][ZSI_DETAIL_LEN];
+  int pci_objects; /* PCI devices of any class hwloc listed: 0 when it could not see the bus */
   int n_backends;
   zsi_backend_slot backends[ZSI_MAX_BACKENDS];
 };
