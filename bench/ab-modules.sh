@@ -9,8 +9,8 @@
 #         development machine (`ninja -C build backends/cuda/libzsparse-cuda.so` in a worktree of
 #         each revision) and copied into an ignored folder that the device call carries
 # CASE    FILE.zsm:OP[:OPERATOR_OPTIONS], OP N, T or pair (zs_spmv_pair), e.g.
-#         /tmp/st27.zsm:T:det_walk=lanes, /tmp/lap.zsm:pair:transpose=atomic;
-#         or FILE.vans[:VARIANT], a MAT-VANS chain (zsparse vans run) with ZS_VANS_GPU_VARIANT
+#         /tmp/st27.zsm:T:experimental.det_walk=lanes, /tmp/lap.zsm:pair:transpose=atomic;
+#         or FILE.vans[:VARIANT], a MAT-VANS chain (zsparse vans run) with ZS_EXPERIMENTAL_VANS_VARIANT
 #         set to VARIANT when given (backends/cuda_hip/vans_gpu.cuh), e.g. /tmp/p16384.vans:24
 # -r      rounds (default 2): each round runs every module once per case, in the order given,
 #         so that a drift of the machine shows as a difference between rounds
@@ -74,7 +74,7 @@ run() {
 run_vans() {
   local dir=$1 file=$2 variant=$3
   shift 3
-  ZS_MODULE_DIR=$dir ZS_VANS_GPU_VARIANT=${variant:-0} "$Z" vans run "$file" --backend "$backend" \
+  ZS_MODULE_DIR=$dir ZS_EXPERIMENTAL_VANS_VARIANT=${variant:-0} "$Z" vans run "$file" --backend "$backend" \
     --json "$@"
 }
 

@@ -41,7 +41,7 @@ fi
 mkdir -p "$out"
 if ! (cd "$scratch" && nvcc -O3 -std=c++17 -shared -Xcompiler -fPIC \
   -gencode arch=compute_90,code=sm_90 -Xptxas -v -I. -Iinclude "$@" \
-  backends/cuda/zsparse_cuda.cu -o "$out/libzsparse-cuda.so") >"$out/ptxas.txt" 2>&1; then
+  backends/cuda/cuda_*.cu -o "$out/libzsparse-cuda.so") >"$out/ptxas.txt" 2>&1; then
   tail -30 "$out/ptxas.txt"
   exit 1
 fi

@@ -249,13 +249,20 @@ ZS_API zs_status zs_vector_direction_update(double alpha, zs_vector *p, zs_vecto
 
 /* Upload E (a copy; E may be destroyed afterwards) to a backend. ZS_ERR_UNSUPPORTED when the
  * backend has no kernel for E's format; it never falls back to another backend. options:
- * "key=value,..." for the backend (cpu: "transpose=private|atomic"), or NULL. On every backend,
- * "transpose=stored" encodes Aᵀ in E's format (its default options) and uploads it beside A:
- * SpMVT is then a forward product of that copy (deterministic, as fast as SpMV), for the memory
- * of a second encoded copy and the encoding time at creation. */
+ * "key=value,...", or NULL for the defaults: one table of options for every backend
+ * (zs_operator_options_help lists it); ZS_ERR_INVALID_ARGUMENT for an unknown key, a key given
+ * twice, a value not allowed, or an option that the backend or E's format does not have (the
+ * message names which backends have it). "transpose=stored", on every backend, encodes Aᵀ in
+ * E's format (its default options) and uploads it beside A: SpMVT is then a forward product of
+ * that copy (deterministic, as fast as SpMV), for the memory of a second encoded copy and the
+ * encoding time at creation. Keys under "experimental." tune kernels for benchmarks and may
+ * change without notice. */
 ZS_API zs_status zs_operator_create(zs_operator **out, zs_context *ctx, const zs_encoded *E,
                                     const char *backend, const char *options);
 ZS_API void zs_operator_destroy(zs_operator **op);
+/* The operator options, one line each: key, allowed values, default, the backends that have
+ * it, what it does. Static text. */
+ZS_API const char *zs_operator_options_help(void);
 ZS_API const char *zs_operator_backend(const zs_operator *op);
 /* The operator's shape (A's, whatever the op) and value type; 0 / 0 for a NULL operator. */
 ZS_API int64_t zs_operator_rows(const zs_operator *op);

@@ -73,8 +73,10 @@ typedef struct zsb_backend {
   zs_status (*axpby)(void *self, zs_type type, int64_t n, double alpha, const void *x, double beta,
                      void *y);
 
-  /* Operators. create returns ZS_ERR_UNSUPPORTED for a format it has no kernel for.
-   * options is the user's "key=value,..." string or NULL. */
+  /* Operators. create returns ZS_ERR_UNSUPPORTED for a format it has no kernel for. options
+   * holds every operator option that applies to this backend and format, "key=value,...",
+   * checked by the library against its one table of options (docs/backends.md) and with the
+   * defaults filled in: read them with zsb_option, never parse or default them again. */
   zs_status (*op_create)(void *self, void **op, const zsb_encoded_view *enc, const char *options);
   void (*op_destroy)(void *self, void *op);
   zs_status (*op_apply)(void *self, void *op, zs_op which, double alpha, const void *x, double beta,
@@ -130,6 +132,34 @@ static inline int64_t zsb_find_param(const zsb_encoded_view *v, const char *name
     if (*a == *b) return v->params[i].value;
   }
   return fallback;
+}
+
+/* The value of `key` in op_create's options, or "" where the option does not apply. */
+static inline const char *zsb_option(const char *options, const char *key, char *buf, size_t len) {
+  buf[0] = '\0';
+  size_t klen = 0;
+  while (key[klen]) klen++;
+  for (const char *p = options; p && *p;) {
+    const char *end = p;
+    while (*end && *end != ',') end++;
+    size_t i = 0;
+    while (i < klen && p + i < end && p[i] == key[i]) i++;
+    if (i == klen && p[i] == '=') {
+      size_t n = 0;
+      for (const char *v = p + klen + 1; v < end && n + 1 < len; v++) buf[n++] = *v;
+      buf[n] = '\0';
+      return buf;
+    }
+    p = *end ? end + 1 : end;
+  }
+  return buf;
+}
+
+static inline int zsb_option_is(const char *options, const char *key, const char *value) {
+  char buf[32];
+  const char *v = zsb_option(options, key, buf, sizeof buf);
+  while (*v && *v == *value) v++, value++;
+  return *v == *value;
 }
 
 #ifdef __cplusplus

@@ -148,20 +148,9 @@ static zs_status cpu_axpby(void *self, zs_type type, int64_t n, double alpha, co
 
 static zs_status cpu_op_create(void *self, void **op, const zsb_encoded_view *enc,
                                const char *options) {
-  static const char *const known[] = {"transpose", NULL};
-  zs_status s = zsi_option_check(options, known, "backend 'cpu'");
-  if (s != ZS_OK) return s;
-  zsi_cpu_opts o = {.threads = zsi_backend_cpu_threads(self), .transpose_atomic = 0};
-  char val[16];
-  int found;
-  if ((s = zsi_option_str(options, "transpose", val, sizeof val, &found)) != ZS_OK) return s;
-  if (found && strcmp(val, "atomic") == 0)
-    o.transpose_atomic = 1;
-  else if (found && strcmp(val, "deterministic") != 0 && strcmp(val, "private") != 0)
-    return zsi_error(
-        ZS_ERR_INVALID_ARGUMENT,
-        "backend 'cpu': option transpose='%s' is not 'deterministic' (alias 'private') or 'atomic'",
-        val);
+  zsi_cpu_opts o = {.threads = zsi_backend_cpu_threads(self),
+                    .transpose_atomic = zsb_option_is(options, "transpose", "atomic")};
+  zs_status s;
   if (enc->type != ZS_F32 && enc->type != ZS_F64)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "backend 'cpu': value type %d is invalid",
                      (int)enc->type);

@@ -5,6 +5,9 @@
 
 #include "backends/cuda_hip/zs_gpu_compat.h"
 
+/* Kernels of internal linkage: a module's units compile separately, each with its own. */
+namespace {
+
 #define ZS_DOT_BLOCKS 1024
 #define ZS_DOT_THREADS 256
 
@@ -84,5 +87,7 @@ __global__ void zs_direction_update_kernel(int64_t n, T alpha, T *p, T *x, T bet
     pt[i] = zt[i] + beta * pt[i];
   }
 }
+
+}  // namespace
 
 #endif /* ZS_BLAS1_KERNELS_CUH */

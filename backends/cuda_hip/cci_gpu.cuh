@@ -1,6 +1,11 @@
-/* cci_gpu.cuh — CCI operators of the GPU modules (included by gpu_module.cuh, inside its
- * anonymous namespace, after the shared helpers fail/check/upload_array). */
+/* cci_gpu.cuh — CCI operators of the GPU modules: one unit of its own (backends/cuda/cuda_cci.cu,
+ * backends/hip/hip_cci.cpp). */
+#include "backends/cuda_hip/csr_kernels.cuh"
+#include "backends/cuda_hip/gpu_common.cuh"
 #include "formats/cci/cci_codec.h"
+
+namespace zs_gpu {
+namespace {
 
 #define ZS_CCI_THREADS 256
 
@@ -17,8 +22,8 @@ __device__ __forceinline__ uint64_t cci_next_dev(const uint64_t *__restrict__ co
   return (m >> ((t >> 8) & 0xff)) & ((UINT64_C(1) << (t >> 16)) - 1);
 }
 
-/* The first kernel (slower than the batched one), kept for comparisons: kernel=slices or
- * ZS_CCI_KERNEL=slices. S lanes per row, lane s decoding slice s (the row's entries s, s + S,
+/* The first kernel (slower than the batched one), kept for comparisons: the operator option
+ * experimental.kernel=slices. S lanes per row, lane s decoding slice s (the row's entries s, s + S,
  * ...). The slices' first columns chain (entry s is entry s - 1 plus 1 + its code), so step 0
  * ends with an inclusive scan over the S lanes; later steps are independent per lane. Then a
  * segmented reduction of the S partial sums. ATOMIC: SpMVT, each product added into y[col]. */
@@ -247,7 +252,7 @@ struct cci_gpu_op {
 void cci_gpu_destroy(void *state) {
   cci_gpu_op *op = (cci_gpu_op *)state;
   if (!op) return;
-  if (op->t_csr) op_free(op->t_csr);
+  csr_op_free(op->t_csr);
   void *ptrs[] = {op->rp, op->cstart, op->codes, op->val};
   for (void *p : ptrs) release(p);
   free(op->h_rp), free(op->h_cstart), free(op->h_codes);
@@ -269,29 +274,10 @@ zs_status cci_gpu_create(const gpu_device *dev, void **state, const zsb_encoded_
   op->dev = dev;
   op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
   op->S = zsb_find_param(v, "slices", 0), op->shift = zsb_find_param(v, "first_shift", 0);
-  /* The kernel: an option, else ZS_CCI_KERNEL (so benchmarks that pass no options can compare
-   * the two), else the batched one. */
-  const char *env = getenv("ZS_CCI_KERNEL");
-  op->slices = env && strcmp(env, "slices") == 0;
+  /* The library checked the options against its table and filled in the defaults. */
+  op->slices = zsb_option_is(options, "experimental.kernel", "slices");
+  op->atomic = zsb_option_is(options, "transpose", "atomic");
   zs_status s = ZS_OK;
-  for (const char *p = options; s == ZS_OK && p && *p;) {
-    const char *end = strchr(p, ',');
-    const int len = (int)(end ? (size_t)(end - p) : strlen(p));
-    if (len == 16 && strncmp(p, "transpose=atomic", 16) == 0)
-      op->atomic = true;
-    else if (len == 23 && strncmp(p, "transpose=deterministic", 23) == 0)
-      op->atomic = false;
-    else if (len == 13 && strncmp(p, "kernel=slices", 13) == 0)
-      op->slices = true;
-    else if (len == 14 && strncmp(p, "kernel=batched", 14) == 0)
-      op->slices = false;
-    else
-      s = fail(ZS_ERR_INVALID_ARGUMENT,
-               "backend '%s': CCI option '%.*s' unknown (known: "
-               "transpose=deterministic|atomic, kernel=batched|slices)",
-               ZS_GPU_BACKEND_NAME, len, p);
-    p = end ? end + 1 : p + len;
-  }
   const zsb_array *rp = zsb_find_array(v, "row_ptr"), *tab = zsb_find_array(v, "optable");
   const zsb_array *cs = zsb_find_array(v, "cstart"), *codes = zsb_find_array(v, "codes");
   const zsb_array *val = zsb_find_array(v, "values");
@@ -439,7 +425,7 @@ zs_status cci_apply_typed(cci_gpu_op *op, zs_op which, T alpha, const T *x, T be
   }
   zs_status s = cci_ensure_transpose(op);
   if (s != ZS_OK) return s;
-  return gpu_op_apply(NULL, op->t_csr, ZS_OP_N, (double)alpha, x, (double)beta, y);
+  return csr_apply(op->t_csr, ZS_OP_N, (double)alpha, x, (double)beta, y);
 }
 
 zs_status cci_gpu_apply(void *state, zs_op which, double alpha, const void *x, double beta,
@@ -450,5 +436,9 @@ zs_status cci_gpu_apply(void *state, zs_op which, double alpha, const void *x, d
   return cci_apply_typed<float>(op, which, (float)alpha, (const float *)x, (float)beta, (float *)y);
 }
 
+} /* namespace */
+
 const gpu_format cci_gpu_format = {ZS_FORMAT_CCI, cci_gpu_create, cci_gpu_destroy, cci_gpu_apply,
                                    NULL};
+
+} /* namespace zs_gpu */

@@ -9,6 +9,9 @@
 
 #include "backends/cuda_hip/zs_gpu_compat.h"
 
+/* Kernels of internal linkage: a module's units compile separately, each with its own. */
+namespace {
+
 #define ZS_COO_CHUNKS 16 /* warp-wide steps per range */
 #define ZS_COO_RANGE (ZS_COO_CHUNKS * ZS_WARP_SIZE)
 
@@ -101,5 +104,7 @@ __global__ void zs_coo_scatter_kernel(int64_t nnz, const int32_t *row, const int
        k += (int64_t)gridDim.x * blockDim.x)
     atomicAdd(&y[col[k]], alpha * val[k] * x[row[k]]);
 }
+
+}  // namespace
 
 #endif /* ZS_COO_KERNELS_CUH */

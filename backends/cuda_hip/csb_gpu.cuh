@@ -1,5 +1,11 @@
-/* csb_gpu.cuh — CSB/GCSB operators of the GPU modules (included by gpu_module.cuh, inside its
- * anonymous namespace, after the shared helpers fail/check/upload_array). */
+/* csb_gpu.cuh — CSB/GCSB operators of the GPU modules: one unit of its own
+ * (backends/cuda/cuda_csb.cu, backends/hip/hip_csb.cpp). */
+#include <math.h>
+#include "backends/cuda_hip/csr_kernels.cuh"
+#include "backends/cuda_hip/gpu_common.cuh"
+
+namespace zs_gpu {
+namespace {
 
 /* Kernels for both formats and both ops (TRANS swaps which half of local_idx indexes x). While
  * beta ≤ ZS_CSB_SHARED_BETA each thread sums its block's rows in shared memory, row r of thread
@@ -7,7 +13,7 @@
  * add to (a padded stride made those accesses collide and cost 2x on the 27-point stencil).
  * - deterministic (default for SpMV and SpMVT): a warp per output block (block row for Ax,
  *   block column for Aᵀx); its lanes read that block's blocks in a fixed order, together
- *   (zs_csb_warp_kernel) or in chunks of their own (zs_csb_owner_kernel: option det_walk=lanes,
+ *   (zs_csb_warp_kernel) or in chunks of their own (zs_csb_owner_kernel: option experimental.det_walk=lanes,
  *   and beta > 32), and the lanes' sums are added in a fixed order, so no atomics and the same
  *   bits every run;
  * - atomic ("spmv=atomic", "transpose=atomic"): a thread per block in the format's order (the
@@ -641,7 +647,7 @@ zs_status csb_measure_wave(csb_gpu_op *op) {
 }
 
 /* The split the operator runs: one unless the warp walk runs; each output block's last warp to
- * finish adds the parts (forced: det_splits=N). */
+ * finish adds the parts (forced: experimental.det_splits=N). */
 int csb_splits(const csb_gpu_op *op, int64_t n_blocks_out, int forced) {
   if (!op->warp_walk || n_blocks_out == 0) return 1;
   return forced > 0 ? forced : csb_auto_splits(op, n_blocks_out);
@@ -662,7 +668,7 @@ void csb_choose_walk(csb_gpu_op *op, int64_t elements, int walk_opt) {
                   (walk_opt < 0 ? op->type == ZS_F64 || small_blocks || few : walk_opt == 1);
 }
 
-/* Output blocks per warp of the warp walk (forced: det_teams=1|2|4), for unsplit output blocks
+/* Output blocks per warp of the warp walk (forced: experimental.det_teams=1|2|4), for unsplit output blocks
  * by the elements they average, in turns of the whole warp (ZS_CSB_PIECES pieces of
  * ZS_WARP_SIZE, 128 elements on CUDA): under 2 turns four teams, under 3 two, the fastest count
  * for each op measured on the H100 (the 2-D stencil's 80 and 158 elements per output block take
@@ -779,40 +785,16 @@ zs_status csb_gpu_create(const gpu_device *dev, void **state, const zsb_encoded_
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "CSB operator");
   op->dev = dev;
   zs_status s = ZS_OK;
-  int stage_opt = -1; /* x_stage: -1 auto, 0 off, 1 on */
-  int walk_opt = -1;  /* det_walk: -1 auto, 0 lanes, 1 warp */
-  int split_opt = 0;  /* det_splits: 0 auto */
-  int team_opt = 0;   /* det_teams: 0 auto */
-  for (const char *p = options; p && *p && s == ZS_OK;) {
-    const char *end = strchr(p, ',');
-    const int len = (int)(end ? (size_t)(end - p) : strlen(p));
-    char opt[64], extra;
-    int k = 0;
-    snprintf(opt, sizeof opt, "%.*s", len, p);
-    if (strcmp(opt, "transpose=atomic") == 0)
-      op->atomic_t = true;
-    else if (strcmp(opt, "spmv=atomic") == 0)
-      op->atomic_n = true;
-    else if (strcmp(opt, "x_stage=on") == 0 || strcmp(opt, "x_stage=off") == 0)
-      stage_opt = strcmp(opt, "x_stage=on") == 0;
-    else if (strcmp(opt, "det_walk=warp") == 0 || strcmp(opt, "det_walk=lanes") == 0)
-      walk_opt = strcmp(opt, "det_walk=warp") == 0;
-    else if (sscanf(opt, "det_splits=%d%c", &k, &extra) == 1 && k >= 1 && k <= ZS_CSB_MAX_SPLITS)
-      split_opt = k;
-    else if (strcmp(opt, "det_teams=1") == 0 || strcmp(opt, "det_teams=2") == 0 ||
-             strcmp(opt, "det_teams=4") == 0)
-      team_opt = opt[10] - '0';
-    else if (strcmp(opt, "transpose=deterministic") != 0 &&
-             strcmp(opt, "spmv=deterministic") != 0 && strcmp(opt, "x_stage=auto") != 0 &&
-             strcmp(opt, "det_walk=auto") != 0 && strcmp(opt, "det_teams=auto") != 0)
-      s = fail(ZS_ERR_INVALID_ARGUMENT,
-               "backend '%s': option '%s' unknown for %s (known: transpose=deterministic|atomic, "
-               "spmv=deterministic|atomic, x_stage=auto|on|off, det_walk=auto|warp|lanes, "
-               "det_splits=1..%d, det_teams=auto|1|2|4)",
-               ZS_GPU_BACKEND_NAME, opt, v->format == ZS_FORMAT_CSB ? "csb" : "gcsb",
-               ZS_CSB_MAX_SPLITS);
-    p = end ? end + 1 : p + len;
-  }
+  /* The library checked the options against its table and filled in the defaults. */
+  char buf[16];
+  op->atomic_t = zsb_option_is(options, "transpose", "atomic");
+  op->atomic_n = zsb_option_is(options, "spmv", "atomic");
+  const char *stage = zsb_option(options, "experimental.x_stage", buf, sizeof buf);
+  const int stage_opt = strcmp(stage, "on") == 0 ? 1 : strcmp(stage, "off") == 0 ? 0 : -1;
+  const char *walk = zsb_option(options, "experimental.det_walk", buf, sizeof buf);
+  const int walk_opt = strcmp(walk, "warp") == 0 ? 1 : strcmp(walk, "lanes") == 0 ? 0 : -1;
+  const int split_opt = atoi(zsb_option(options, "experimental.det_splits", buf, sizeof buf));
+  const int team_opt = atoi(zsb_option(options, "experimental.det_teams", buf, sizeof buf));
   op->type = v->type, op->rows = v->rows, op->cols = v->cols;
   op->beta = zsb_find_param(v, "beta", 2);
   while ((INT64_C(1) << op->lb) < op->beta) op->lb++;
@@ -1038,7 +1020,11 @@ zs_status csb_gpu_pair(void *state, double alpha, const void *x, double beta, vo
                    : csb_pair_typed<float, uint32_t>(op, a, xf, b, yf, at, wf, bt, zf);
 }
 
+} /* namespace */
+
 const gpu_format csb_gpu_format = {ZS_FORMAT_CSB, csb_gpu_create, csb_gpu_destroy, csb_gpu_apply,
                                    csb_gpu_pair};
 const gpu_format gcsb_gpu_format = {ZS_FORMAT_GCSB, csb_gpu_create, csb_gpu_destroy, csb_gpu_apply,
                                     csb_gpu_pair};
+
+} /* namespace zs_gpu */

@@ -8,6 +8,9 @@
 #include "backends/cuda_hip/row_blocks.h"
 #include "backends/cuda_hip/zs_gpu_compat.h"
 
+/* Kernels of internal linkage: a module's units compile separately, each with its own. */
+namespace {
+
 /* Stage a block's products val[k] * x[idx[k]] in shared memory: one guarded loop, which keeps
  * registers (and so occupancy) low, what streaming rows need. */
 template <typename T, int ITEMS, bool STREAM>
@@ -214,5 +217,7 @@ __global__ void __launch_bounds__(ZS_BLOCK_THREADS)
     if (window[i] != T(0) && c >= 0 && c < cols) atomicAdd(&y[c], window[i]);
   }
 }
+
+}  // namespace
 
 #endif /* ZS_CSR_KERNELS_CUH */

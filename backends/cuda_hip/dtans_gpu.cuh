@@ -1,7 +1,12 @@
 /* dtans_gpu.cuh — CSR-dtANS operators of the GPU modules (docs/formats/dtans.md): one warp
  * decodes a slice of 32 lanes in lockstep with the tables in shared memory (a 64-wide wavefront
- * decodes two slices). Included by gpu_module.cuh inside its anonymous namespace. */
+ * decodes two slices). One unit of its own (backends/cuda/cuda_dtans.cu, backends/hip/hip_dtans.cpp). */
+#include "backends/cuda_hip/csr_kernels.cuh"
+#include "backends/cuda_hip/gpu_common.cuh"
 #include "formats/dtans/dtans_table.h"
+
+namespace zs_gpu {
+namespace {
 
 #define ZS_DT_LANES 32
 #define ZS_DT_THREADS 256
@@ -519,7 +524,7 @@ void dtans_gpu_destroy(void *state) {
                op->long_values, op->slice_rows, op->chunk_long, op->chunk_ptr, op->partial,
                op->tickets,     op->row_perm,   op->col_perm,   op->xs,        op->ys};
   for (void *q : p) release(q);
-  if (op->t_csr) op_free(op->t_csr);
+  csr_op_free(op->t_csr);
   free(op->host_row_ptr);
   free(op);
 }
@@ -639,10 +644,10 @@ bool dtans_far_deltas(const zsb_encoded_view *v, int dreal) {
 zs_status dtans_gpu_create(const gpu_device *dev, void **state, const zsb_encoded_view *v,
                            const char *options) {
   bool atomic = false;
-  int items = 0, slabs = 0;
+  int items = 0, slabs = 0; /* block_nnz does not apply to CSR-dtANS: items stays 0 */
   raw_choice raw = {0, 0};
-  zs_status s = parse_options(options, &atomic, &items, &slabs, &raw);
-  if (s != ZS_OK) return s;
+  read_options(options, &atomic, &items, &slabs, &raw);
+  zs_status s = ZS_OK;
   dtans_gpu_op *op = (dtans_gpu_op *)calloc(1, sizeof(dtans_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans operator");
   op->dev = dev;
@@ -1006,7 +1011,7 @@ zs_status dtans_apply_encoded(dtans_gpu_op *op, zs_op which, T alpha, const T *x
   if (!op->atomic) {
     s = dtans_ensure_transpose<T>(op);
     if (s != ZS_OK) return s;
-    return gpu_op_apply(NULL, op->t_csr, ZS_OP_N, (double)alpha, x, (double)beta, y);
+    return csr_apply(op->t_csr, ZS_OP_N, (double)alpha, x, (double)beta, y);
   }
   zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta, y);
   s = check_launch("dtans SpMVT scale");
@@ -1106,5 +1111,9 @@ zs_status dtans_gpu_apply(void *state, zs_op which, double alpha, const void *x,
                                   (float *)y);
 }
 
+} /* namespace */
+
 const gpu_format dtans_gpu_format = {ZS_FORMAT_DTANS, dtans_gpu_create, dtans_gpu_destroy,
                                      dtans_gpu_apply, dtans_gpu_pair};
+
+} /* namespace zs_gpu */

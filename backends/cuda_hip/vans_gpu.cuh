@@ -1,8 +1,14 @@
 /* vans_gpu.cuh — MAT-VANS layer kernels of the GPU modules, reached through the backend's
- * "vans-v2" extension table (included by gpu_module.cuh inside its anonymous namespace). */
+ * "vans-v2" extension table; one unit of its own (backends/cuda/cuda_vans.cu,
+ * backends/hip/hip_vans.cpp). */
 #include <time.h>
 
+#include "backends/cuda_hip/csr_kernels.cuh"
+#include "backends/cuda_hip/gpu_common.cuh"
 #include "formats/vans/vans_backend.h"
+
+namespace zs_gpu {
+namespace {
 
 #define VANS_GROUP 32    /* lanes of the interleaved layout: one row per group of 32 lanes */
 #define VANS_THREADS 256 /* rows kernel and requantisation */
@@ -150,7 +156,7 @@ __device__ __forceinline__ void vans_stage(const int8_t *x, uint32_t cols, uint3
  * The step is a serial chain per lane (table load, multiply-add, compare, ballot, prefix count,
  * refill load); the kernel is bound by issue and by the refill's latency (docs/performance.md).
  * This kernel refills by global loads; vans_layer_ring below, the default, stages the stream in
- * shared memory. Options, measured on the H100 (ZS_VANS_GPU_VARIANT):
+ * shared memory. Options, measured on the H100 (ZS_EXPERIMENTAL_VANS_VARIANT):
  * - REP: the table replicated per lane (lane l reads only bank l); gained nothing measurable;
  * - PAIRS: a lane that refilled holds a state >= 2^24, so it cannot refill at the next step
  *   (with every initial state >= 2^16, checked at upload). The masks m0, m1 of two steps are
@@ -736,7 +742,7 @@ __global__ void __launch_bounds__(VANS_LANES_THREADS)
   }
 }
 
-/* The kernel before the work above (bench comparison only, ZS_VANS_GPU_VARIANT=3). */
+/* The kernel before the work above (bench comparison only, ZS_EXPERIMENTAL_VANS_VARIANT=3). */
 template <bool SHARED_X>
 __global__ void __launch_bounds__(VANS_THREADS)
     vans_layer_lanes_old(uint32_t rows, uint32_t cols, const uint32_t *__restrict__ cursors,
@@ -1071,7 +1077,7 @@ zs_status vans_chain_create(void *self, void **out, int n, const zsb_vans_layer 
     free(c);
     return fail(ZS_ERR_OUT_OF_MEMORY, "vans: chain");
   }
-  c->dev = ((const gpu_context *)self)->dev;
+  c->dev = *context_device(self);
   for (int k = 0; k < n; k++) c->layers[k].dev = &c->dev;
   c->n = n;
   c->n0 = L[0].cols;
@@ -1155,9 +1161,9 @@ zs_status vans_chain_create(void *self, void **out, int n, const zsb_vans_layer 
         base != c->dev.smem_reserved)
       c->dev.smem_reserved = (size_t)-1;
   }
-  const char *e = getenv("ZS_VANS_GPU_EARLY"); /* bench comparisons only */
+  const char *e = getenv("ZS_EXPERIMENTAL_VANS_EARLY"); /* bench comparisons only */
   c->early = prop.major >= 9 ? (e ? atoi(e) : 3) : 0;
-  const char *v = getenv("ZS_VANS_GPU_VARIANT"); /* bench comparisons only */
+  const char *v = getenv("ZS_EXPERIMENTAL_VANS_VARIANT"); /* bench comparisons only */
   c->variant = v ? atoi(v) : 0;
   for (int k = 0; k < n && s == ZS_OK; k++) {
     vans_dev_layer *d = &c->layers[k];
@@ -1259,6 +1265,10 @@ zs_status vans_chain_time(void *opaque, int reps, double *ms) {
 const zsb_vans_ops g_vans_ops = {2, vans_chain_create, vans_chain_destroy, vans_chain_run,
                                  vans_chain_time};
 
+} /* namespace */
+
 const void *vans_gpu_extension(const char *name) {
   return strcmp(name, ZSB_VANS_EXTENSION) == 0 ? &g_vans_ops : NULL;
 }
+
+} /* namespace zs_gpu */

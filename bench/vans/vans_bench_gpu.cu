@@ -58,7 +58,7 @@ __global__ void requant_i32(int n, const int *z, const unsigned long long *m, si
 int main(int argc, char **argv) {
   int sizes[16], n_sizes = 0, K = 4, reps = 20;
   double entropy = 0;
-  const char *variants = NULL; /* lanes kernel variants to compare (ZS_VANS_GPU_VARIANT) */
+  const char *variants = NULL; /* lanes kernel variants to compare (ZS_EXPERIMENTAL_VANS_VARIANT) */
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--layers") && i + 1 < argc)
       K = atoi(argv[++i]);
@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
           "memory, as a program loading a model would. Layouts: pairs (ZS_VANS_PAIRS; '-' when\n"
           "a layer has more than 4096 distinct pairs), lanes (interleaved) and rows (the\n"
           "report's); bits/w (lanes) and pairs/w count whole records with tables and cursors.\n"
-          "--variants times kernel variants (ZS_VANS_GPU_VARIANT, backends/cuda_hip/\n"
+          "--variants times kernel variants (ZS_EXPERIMENTAL_VANS_VARIANT, backends/cuda_hip/\n"
           "vans_gpu.cuh: below 10 the lanes kernel's, from 10 up the pair kernel's) and checks\n"
           "each against the int8 chain.\n");
       return 0;
@@ -222,7 +222,7 @@ int main(int argc, char **argv) {
       /* variants from 10 up are the pair kernel's, below the lanes kernel's */
       const int pair_variant = atoi(name) >= 10;
       if (pair_variant && n_layouts < 3) continue;
-      setenv("ZS_VANS_GPU_VARIANT", name, 1);
+      setenv("ZS_EXPERIMENTAL_VANS_VARIANT", name, 1);
       zs_vans_chain *c;
       CZ(zs_vans_chain_create(&c, ctx, V[pair_variant ? 2 : 0], "cuda"));
       double ms;
@@ -233,7 +233,7 @@ int main(int argc, char **argv) {
              pair_variant ? "pairs" : "lanes", ms / K,
              memcmp(y_int8, y_ours, N) == 0 ? "yes" : "NO");
       zs_vans_chain_destroy(&c);
-      unsetenv("ZS_VANS_GPU_VARIANT");
+      unsetenv("ZS_EXPERIMENTAL_VANS_VARIANT");
     }
     fflush(stdout);
     cudaFree(d_w8), cudaFree(d_x), cudaFree(d_z), cudaFree(d_m), cudaFree(d_w32);

@@ -14,31 +14,6 @@ struct zs_operator {
   int64_t rows, cols;
 };
 
-#define STORED "transpose=stored"
-
-/* The options without "transpose=stored" (the library's own key; the rest is the backend's).
- * *stored = 1 when it was there. */
-static zs_status split_options(const char *options, int *stored, char **rest) {
-  *stored = 0, *rest = NULL;
-  if (!options) return ZS_OK;
-  char *out = malloc(strlen(options) + 1);
-  if (!out) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "operator options");
-  out[0] = '\0';
-  for (const char *p = options; *p;) {
-    const char *end = strchr(p, ',');
-    const size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len == strlen(STORED) && strncmp(p, STORED, len) == 0) {
-      *stored = 1;
-    } else if (len > 0) {
-      if (out[0]) strcat(out, ",");
-      strncat(out, p, len);
-    }
-    p += len + (end != NULL);
-  }
-  *rest = out;
-  return ZS_OK;
-}
-
 /* Aᵀ encoded in E's format with that format's default options. */
 static zs_status encode_transpose(const zs_encoded *E, zs_encoded **out) {
   zs_matrix *A = NULL, *At = NULL;
@@ -65,15 +40,14 @@ zs_status zs_operator_create(zs_operator **out, zs_context *ctx, const zs_encode
   zs_status s = zsi_backend_get(ctx, backend, &b);
   if (s != ZS_OK) return s;
   int stored;
-  char *rest;
-  if ((s = split_options(options, &stored, &rest)) != ZS_OK) return s;
+  char *opts;
+  if ((s = zsi_backend_options(b->name, E->format, options, &opts, &stored)) != ZS_OK) return s;
   zs_operator *op = calloc(1, sizeof *op);
   if (!op) {
-    free(rest);
+    free(opts);
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "operator header");
   }
   op->slot = b, op->be = b->ops, op->type = E->type, op->rows = E->rows, op->cols = E->cols;
-  const char *opts = rest && rest[0] ? rest : NULL;
   s = backend_op(b, E, opts, &op->state);
   if (s == ZS_OK && stored) {
     zs_encoded *T = NULL;
@@ -81,7 +55,7 @@ zs_status zs_operator_create(zs_operator **out, zs_context *ctx, const zs_encode
     if (s == ZS_OK) s = backend_op(b, T, opts, &op->state_t);
     zs_encoded_destroy(&T);
   }
-  free(rest);
+  free(opts);
   if (s != ZS_OK) {
     zs_operator_destroy(&op);
     return s;

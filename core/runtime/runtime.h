@@ -35,6 +35,14 @@ ZSI_HIDDEN void zsi_discover(zs_context *ctx);
 ZSI_HIDDEN zs_status zsi_backend_get(zs_context *ctx, const char *name,
                                      const zsi_backend_slot **out);
 
+/* The operator options for `backend` and `format`, checked against the one table of options
+ * (core/runtime/backend_options.c): unknown keys, keys of other backends or formats, and values
+ * not allowed are refused, naming what is known. *out (malloc'ed) gets every option that applies,
+ * as key=value with the defaults filled in, for the backend's op_create; *stored = 1 for
+ * transpose=stored, which the library carries out (the backend sees transpose=deterministic). */
+ZSI_HIDDEN zs_status zsi_backend_options(const char *backend, zs_format format, const char *user,
+                                         char **out, int *stored);
+
 /* A vector's backend slot (its context's) and storage, for operators (core/runtime/vector.c). */
 ZSI_HIDDEN const zsi_backend_slot *zsi_vector_backend(const zs_vector *v);
 ZSI_HIDDEN void *zsi_vector_data(const zs_vector *v);

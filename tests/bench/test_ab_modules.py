@@ -12,7 +12,7 @@ import tempfile
 # (or gives a MAT-VANS chain another output hash than the cpu backend's); every call is logged
 # with the kernel variant asked for, so the order of the runs can be checked.
 FAKE = r"""#!/usr/bin/env bash
-echo "$(basename "$ZS_MODULE_DIR") V=${ZS_VANS_GPU_VARIANT:-unset} $*" >>"$AB_LOG"
+echo "$(basename "$ZS_MODULE_DIR") V=${ZS_EXPERIMENTAL_VANS_VARIANT:-unset} $*" >>"$AB_LOG"
 if [ "$1" = vans ]; then
   case " $* " in *" --backend cpu "*) echo '{"hash": 7, "ms_per_layer": 9}'; exit 0 ;; esac
   h=7
@@ -71,14 +71,14 @@ def main():
 
         slow, fast = os.path.join(d, "slow"), os.path.join(d, "fast")
         rc, out, err, calls = run("-r", "2", "-n", "7", slow, fast, "--", blob + ":N",
-                                  blob + ":T:det_walk=lanes")
+                                  blob + ":T:experimental.det_walk=lanes")
         lines = out.splitlines()
         expect("two modules, two cases, two rounds: exit 0", rc == 0, out + err)
         expect("one line per case and round", len(lines) == 4, out)
         expect("medians in microseconds, modules in the order given",
                lines[:1] == [f"{blob}:N: {slow} 200.0 {fast} 100.0"], out)
         expect("operator options passed on",
-               all("--op-options det_walk=lanes" in c for c in calls if "--op T" in c) and
+               all("--op-options experimental.det_walk=lanes" in c for c in calls if "--op T" in c) and
                sum("--op T" in c for c in calls) == 4, "\n".join(calls))
         expect("modules alternate within a round",
                [c.split()[0] for c in calls[:4]] == ["slow", "fast", "slow", "fast"], "\n".join(calls))

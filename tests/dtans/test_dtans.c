@@ -758,15 +758,16 @@ static int test_slabs(const char *backend) {
       "erdos_renyi:rows=4194304,per_row=3,values=random,seed=11",           /* raw values */
       "erdos_renyi:rows=4194304,per_row=3,values=set,distinct=16,seed=12"}; /* coded */
   /* raw_blocks: both raw-value kernels (the rule picks 3 blocks for these few slices);
-   * raw_slices=tickets: the order many-slice blobs take */
-  const char *const ops[] = {NULL,
-                             "col_slabs=2",
-                             "col_slabs=5",
-                             "transpose=atomic",
-                             "raw_blocks=4",
-                             "col_slabs=3,transpose=atomic,raw_blocks=4",
-                             "raw_slices=tickets",
-                             "col_slabs=2,transpose=atomic,raw_slices=tickets,raw_blocks=4"};
+   * experimental.raw_slices=tickets: the order many-slice blobs take */
+  const char *const ops[] = {
+      NULL,
+      "col_slabs=2",
+      "col_slabs=5",
+      "transpose=atomic",
+      "experimental.raw_blocks=4",
+      "col_slabs=3,transpose=atomic,experimental.raw_blocks=4",
+      "experimental.raw_slices=tickets",
+      "col_slabs=2,transpose=atomic,experimental.raw_slices=tickets,experimental.raw_blocks=4"};
   for (int m = 0; m < 2; m++)
     for (int ti = 0; ti < 2; ti++) {
       const zs_type t = ti ? ZS_F32 : ZS_F64;
@@ -784,7 +785,7 @@ static int test_slabs(const char *backend) {
       }
       if (E && m == 0 && ti == 0) { /* a value the option does not take: a clear refusal */
         zs_operator *bad = NULL;
-        CHECK_STATUS(zs_operator_create(&bad, ctx, E, backend, "raw_blocks=5"),
+        CHECK_STATUS(zs_operator_create(&bad, ctx, E, backend, "experimental.raw_blocks=5"),
                      ZS_ERR_INVALID_ARGUMENT);
         zs_operator_destroy(&bad);
       }

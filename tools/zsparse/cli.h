@@ -7,18 +7,13 @@
 
 #include "zsparse.h"
 
-/* The --op-options paragraph of the spmv and solve help texts (both take the same operator
- * options). */
-#define ZS_CLI_OP_OPTIONS_HELP                                                                   \
-  "  --op-options K=V,...  operator options: transpose=deterministic|atomic (cpu, cuda, hip),\n" \
-  "                        transpose=stored (any backend: A^T encoded beside A);\n"              \
-  "                        CSR, dtANS on cuda, hip: col_slabs=1..8 (default: chosen from\n"      \
-  "                        x's hot columns and the L2 size); CSR: block_nnz=1024|2048;\n"        \
-  "                        dtANS: raw_blocks=3|4, raw_slices=stride|tickets (default:\n"         \
-  "                        chosen from the slice count and the blob's guided slices);\n"         \
-  "                        CSB, GCSB on cuda, hip: spmv=deterministic|atomic,\n"                 \
-  "                        x_stage=auto|on|off, det_walk=auto|warp|lanes,\n"                     \
-  "                        det_splits=1..64, det_teams=auto|1|2|4\n"
+/* The --op-options line of the spmv and solve help texts; the options themselves follow it,
+ * from the library's table (zs_operator_options_help). */
+#define ZS_CLI_OP_OPTIONS_HELP \
+  "  --op-options K=V,...  operator options (the same for every backend; listed at the end)\n"
+
+/* Prints "operator options:" and the library's table of them, indented. */
+void zs_cli_print_op_options(FILE *f);
 
 /* Exit codes of every subcommand. */
 enum { ZS_CLI_OK = 0, ZS_CLI_FAIL = 1, ZS_CLI_USAGE = 2 };

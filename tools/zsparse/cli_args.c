@@ -111,3 +111,12 @@ int zs_cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out) {
   *out = v;
   return 0;
 }
+
+void zs_cli_print_op_options(FILE *f) {
+  fputs("\noperator options (--op-options; zs_operator_create):\n", f);
+  for (const char *p = zs_operator_options_help(); *p;) {
+    const size_t n = strcspn(p, "\n");
+    fprintf(f, "  %.*s\n", (int)n, p);
+    p += n + (p[n] == '\n');
+  }
+}

@@ -59,6 +59,7 @@ int zs_cli_spmv(int argc, char **argv) {
   if (rc) return rc;
   if (help) {
     fputs(help_text, stdout);
+    zs_cli_print_op_options(stdout);
     return ZS_CLI_OK;
   }
   if (n_pos != 1) {

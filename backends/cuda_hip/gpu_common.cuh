@@ -1,0 +1,133 @@
+/* gpu_common.cuh — what the units of a GPU module share: the device description, the error and
+ * memory helpers, the table every format's operator fills in, and the CSR operator that other
+ * formats run Aᵀ through. Each format is its own translation unit (<format>_gpu.cuh, compiled by
+ * a shim in backends/cuda and backends/hip), so an edit recompiles that format alone. */
+#ifndef ZS_GPU_COMMON_CUH
+#define ZS_GPU_COMMON_CUH
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <atomic>
+
+#include "backends/cuda_hip/zs_gpu_compat.h"
+#include "zsparse_backend.h"
+
+namespace zs_gpu {
+
+/* The device a context runs on (device 0), read once at init: what grids and shared memory are
+ * sized by. Operators keep a pointer to their context's copy. */
+struct gpu_device {
+  int sm_count;         /* multiprocessors: grids of persistent kernels */
+  size_t smem_optin;    /* the most shared memory a block may ask for */
+  size_t smem_reserved; /* shared bytes before a kernel's dynamic ones ((size_t)-1: unknown) */
+  size_t l2_bytes;      /* L2 cache: how much of x a gathering product keeps */
+};
+
+/* The device of the context whose backend state is `self` (gpu_module.cuh). */
+const gpu_device *context_device(void *self);
+
+/* The library's error reporter: one function for every context (it writes the calling thread's
+ * last error), so it is kept once for the module, not per context (set by init). */
+extern std::atomic<zsb_error_fn> g_report;
+
+inline zs_status fail(zs_status s, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const zsb_error_fn report = g_report.load();
+  if (report) report(s, msg);
+  return s;
+}
+
+inline zs_status check(gpuError_t e, const char *what) {
+  if (e == gpuSuccess) return ZS_OK;
+  return fail(e == gpuErrorMemoryAllocation ? ZS_ERR_OUT_OF_MEMORY : ZS_ERR_DEVICE,
+              ZS_GPU_RUNTIME " %s: %s", what, gpuGetErrorString(e));
+}
+
+inline zs_status check_launch(const char *what) { return check(gpuGetLastError(), what); }
+
+/* Grid for grid-stride loops: enough blocks to fill the device, never zero. */
+inline unsigned grid_for(int64_t n, int threads) {
+  int64_t b = (n + threads - 1) / threads;
+  if (b > 65535) b = 65535;
+  return b < 1 ? 1u : (unsigned)b;
+}
+
+inline size_t type_size(zs_type t) { return t == ZS_F64 ? 8 : 4; }
+
+/* `pad` zeroed elements follow the copy, for kernels that read a little past an array's end. */
+template <typename V>
+zs_status upload_array(V **dst, const void *src, uint64_t count, const char *what,
+                       uint64_t pad = 0) {
+  *dst = NULL;
+  if (count == 0) return ZS_OK;
+  zs_status s = check(gpuMalloc((void **)dst, (count + pad) * sizeof(V)), what);
+  if (s == ZS_OK) s = check(gpuMemcpy(*dst, src, count * sizeof(V), gpuMemcpyHostToDevice), what);
+  if (s == ZS_OK && pad) s = check(gpuMemset(*dst + count, 0, pad * sizeof(V)), what);
+  return s;
+}
+
+inline void release(void *p) {
+  if (p) (void)gpuFree(p); /* nothing useful to do if freeing fails */
+}
+
+/* One format's operators: every format, CSR and COO included, fills one of these. */
+struct gpu_format {
+  zs_format format;
+  /* Upload what the kernels need from the view (the caller may free it afterwards), for the
+   * context whose device is dev (which outlives the operator). */
+  zs_status (*create)(const gpu_device *dev, void **state, const zsb_encoded_view *v,
+                      const char *options);
+  void (*destroy)(void *state);
+  zs_status (*apply)(void *state, zs_op which, double alpha, const void *x, double beta, void *y);
+  /* zs_spmv_pair in one pass; NULL, or ZS_ERR_UNSUPPORTED for this operator: two products */
+  zs_status (*pair)(void *state, double alpha, const void *x, double beta, void *y, double alpha_t,
+                    const void *w, double beta_t, void *z);
+};
+
+extern const gpu_format csr_gpu_format, coo_gpu_format, csb_gpu_format, gcsb_gpu_format,
+    cci_gpu_format, dtans_gpu_format;
+
+/* The "vans-v2" extension table for `name`, else NULL (vans_gpu.cuh). */
+const void *vans_gpu_extension(const char *name);
+
+/* ---- the CSR operator (csr_gpu.cuh), which other formats run Aᵀ through ---- */
+
+/* CSR-dtANS's raw-value kernel as an operator option forces it; 0: the operator chooses. */
+struct raw_choice {
+  int blocks;  /* 3 or 4: the kernel cut for that many blocks per multiprocessor */
+  int tickets; /* 1: slices taken from the ticket counter, -1: at a fixed stride */
+};
+
+/* The CSR and dtANS options from op_create's string (checked and completed by the library):
+ * transpose, block_nnz (*items 4 or 8 nonzeros a thread, 0 choose), col_slabs (0 choose), and
+ * where raw is not NULL the dtANS raw-value kernel's experimental.raw_blocks/raw_slices. */
+void read_options(const char *options, bool *atomic, int *items, int *slabs, raw_choice *raw);
+
+/* Rows whose first columns jump far from one row to the next gather x at random. */
+bool rows_scattered(const int64_t *ptr, const int32_t *col, int64_t rows);
+
+/* Column slabs of a CSR product that gathers x at random (forced > 0: that many). */
+int csr_slab_count(const gpu_device *dev, int forced, bool scattered, const int32_t *col,
+                   int64_t nnz, int64_t cols, size_t value_size);
+
+struct gpu_op; /* a CSR or COO operator */
+
+/* Aᵀ of a rows x cols matrix as a CSR operator to run forward: rows_of/col, each nonzero's row
+ * and column on the host; d_val its value on the device, same order (not taken over). */
+zs_status transpose_op(gpu_op **out, const gpu_device *dev, zs_type type, int64_t rows,
+                       int64_t cols, int64_t nnz, const int32_t *rows_of, const int32_t *col,
+                       const void *d_val, int slabs);
+zs_status csr_apply(gpu_op *op, zs_op which, double alpha, const void *x, double beta, void *y);
+void csr_op_free(gpu_op *op);
+
+} /* namespace zs_gpu */
+
+#endif /* ZS_GPU_COMMON_CUH */

@@ -1,0 +1,172 @@
+/* backend_options.c — the operator options of every backend, declared once: which backends and
+ * formats each applies to, its allowed values and its default. zs_operator_create checks the
+ * user's string here and hands the backend a complete, valid one, so backends parse nothing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/runtime/runtime.h"
+
+enum { ON_REF = 1, ON_CPU = 2, ON_GPU = 4, ON_ALL = ON_REF | ON_CPU | ON_GPU };
+#define FMT(f) (1u << (f))
+#define ALL_FORMATS 0u
+
+typedef struct option_spec {
+  const char *key;
+  const char *values;   /* "a|b|c"; an entry "LO..HI" admits the decimal integers in it */
+  const char *fallback; /* the value when the option is not given */
+  unsigned backends;    /* ON_* */
+  unsigned formats;     /* FMT(ZS_FORMAT_*) bits; ALL_FORMATS for every one */
+  const char *doc;
+} option_spec;
+
+/* Keys under "experimental." tune kernels for benchmarks; docs/backends.md lists them and says
+ * what each changes. They may change or go without notice. */
+static const option_spec specs[] = {
+    {"transpose", "deterministic|atomic|stored", "deterministic", ON_ALL, ALL_FORMATS,
+     "SpMVT: fixed-order sums (the same bits every run), atomic adds, or Aᵀ stored encoded "
+     "beside A (SpMV speed for a second copy's memory)"},
+    {"spmv", "deterministic|atomic", "deterministic", ON_GPU,
+     FMT(ZS_FORMAT_CSB) | FMT(ZS_FORMAT_GCSB), "SpMV: a warp per block row, or atomic adds"},
+    {"block_nnz", "auto|1024|2048", "auto", ON_GPU, FMT(ZS_FORMAT_CSR),
+     "nonzeros per thread block of the row plan"},
+    {"col_slabs", "auto|1..8", "auto", ON_GPU, FMT(ZS_FORMAT_CSR) | FMT(ZS_FORMAT_DTANS),
+     "column slabs, each a pass whose part of x stays in the L2 cache"},
+    {"experimental.raw_blocks", "auto|3|4", "auto", ON_GPU, FMT(ZS_FORMAT_DTANS),
+     "raw-value kernel cut for 3 or 4 blocks per multiprocessor"},
+    {"experimental.raw_slices", "auto|stride|tickets", "auto", ON_GPU, FMT(ZS_FORMAT_DTANS),
+     "raw-value kernel: slices at a fixed stride or from a ticket counter"},
+    {"experimental.x_stage", "auto|on|off", "auto", ON_GPU,
+     FMT(ZS_FORMAT_CSB) | FMT(ZS_FORMAT_GCSB), "stage each block's part of x in shared memory"},
+    {"experimental.det_walk", "auto|warp|lanes", "auto", ON_GPU,
+     FMT(ZS_FORMAT_CSB) | FMT(ZS_FORMAT_GCSB),
+     "deterministic kernels: blocks read by the whole warp or in chunks per lane"},
+    {"experimental.det_splits", "auto|1..64", "auto", ON_GPU,
+     FMT(ZS_FORMAT_CSB) | FMT(ZS_FORMAT_GCSB), "warps that share one output block"},
+    {"experimental.det_teams", "auto|1|2|4", "auto", ON_GPU,
+     FMT(ZS_FORMAT_CSB) | FMT(ZS_FORMAT_GCSB), "output blocks one warp walks together"},
+    {"experimental.kernel", "batched|slices", "batched", ON_GPU, FMT(ZS_FORMAT_CCI),
+     "CCI kernel: rows decoded in batches, or one slice per lane"},
+};
+#define N_SPECS (sizeof specs / sizeof *specs)
+
+static unsigned backend_bit(const char *backend) {
+  if (strcmp(backend, "ref") == 0) return ON_REF;
+  if (strcmp(backend, "cpu") == 0) return ON_CPU;
+  return ON_GPU;
+}
+
+static const char *backends_of(unsigned b) {
+  static const char *const names[] = {"",
+                                      "ref",
+                                      "cpu",
+                                      "ref and cpu",
+                                      "cuda and hip",
+                                      "ref, cuda and hip",
+                                      "cpu, cuda and hip",
+                                      "every backend"};
+  return names[b & 7];
+}
+
+/* Whether `value` is one of spec's values ("a|b" or "LO..HI" ranges among them). */
+static int allowed(const option_spec *o, const char *value) {
+  const char *p = o->values;
+  while (*p) {
+    const size_t n = strcspn(p, "|");
+    long lo, hi;
+    char tail;
+    if (n == strlen(value) && strncmp(p, value, n) == 0) return 1;
+    if (sscanf(p, "%ld..%ld%c", &lo, &hi, &tail) >= 2 && value[0] >= '0' && value[0] <= '9') {
+      char *end;
+      const long v = strtol(value, &end, 10);
+      if (*end == '\0' && (value[0] != '0' || value[1] == '\0') && v >= lo && v <= hi) return 1;
+    }
+    p += n + (p[n] == '|');
+  }
+  return 0;
+}
+
+/* The list of keys, for messages: "transpose, spmv, ...". */
+static void key_list(char *buf, size_t len) {
+  buf[0] = '\0';
+  for (size_t i = 0; i < N_SPECS; i++)
+    snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? ", " : "", specs[i].key);
+}
+
+zs_status zsi_backend_options(const char *backend, zs_format format, const char *user, char **out,
+                              int *stored) {
+  *out = NULL, *stored = 0;
+  char known[512];
+  key_list(known, sizeof known);
+  const char *keys[N_SPECS + 1];
+  for (size_t i = 0; i < N_SPECS; i++) keys[i] = specs[i].key;
+  keys[N_SPECS] = NULL;
+  char what[64];
+  snprintf(what, sizeof what, "operator options for backend '%s'", backend);
+  zs_status s = zsi_option_check(user, keys, what);
+  if (s != ZS_OK) {
+    char why[256];
+    snprintf(why, sizeof why, "%s", zs_last_error());
+    return zsi_error(s, "%s (known: %s)", why, known);
+  }
+  const unsigned be = backend_bit(backend);
+  const char *fname = zs_format_name(format);
+  size_t cap = 1;
+  for (size_t i = 0; i < N_SPECS; i++) cap += strlen(specs[i].key) + 34;
+  char *norm = malloc(cap);
+  if (!norm) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "operator options: out of memory");
+  norm[0] = '\0';
+  for (size_t i = 0; i < N_SPECS; i++) {
+    const option_spec *o = &specs[i];
+    char value[32];
+    int found;
+    if ((s = zsi_option_str(user, o->key, value, sizeof value, &found)) != ZS_OK) break;
+    const int applies = (o->backends & be) && (!o->formats || (o->formats & FMT(format)));
+    if (found && !(o->backends & be)) {
+      s = zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                    "backend '%s' has no operator option '%s' (an option of %s: %s)", backend,
+                    o->key, backends_of(o->backends), o->doc);
+      break;
+    }
+    if (found && !applies) {
+      s = zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                    "operator option '%s' does not apply to format '%s' on backend '%s' (%s)",
+                    o->key, fname ? fname : "?", backend, o->doc);
+      break;
+    }
+    if (found && !allowed(o, value)) {
+      s = zsi_error(ZS_ERR_INVALID_ARGUMENT, "operator option %s='%s' is not one of %s", o->key,
+                    value, o->values);
+      break;
+    }
+    if (!applies) continue;
+    const char *v = found ? value : o->fallback;
+    if (strcmp(o->key, "transpose") == 0 && strcmp(v, "stored") == 0) {
+      *stored = 1; /* the library's: Aᵀ encoded beside A, each run forward */
+      v = o->fallback;
+    }
+    snprintf(norm + strlen(norm), cap - strlen(norm), "%s%s=%s", norm[0] ? "," : "", o->key, v);
+  }
+  if (s != ZS_OK) {
+    free(norm);
+    return s;
+  }
+  *out = norm;
+  return ZS_OK;
+}
+
+const char *zs_operator_options_help(void) {
+  static _Thread_local char text[4096]; /* made from the table on each call: no shared state */
+  text[0] = '\0';
+  for (size_t i = 0; i < N_SPECS; i++) {
+    const option_spec *o = &specs[i];
+    char formats[64] = "";
+    for (int f = 1; o->formats && f < 32; f++)
+      if ((o->formats & FMT(f)) && zs_format_name((zs_format)f))
+        snprintf(formats + strlen(formats), sizeof formats - strlen(formats), "%s%s",
+                 formats[0] ? ", " : "; ", zs_format_name((zs_format)f));
+    snprintf(text + strlen(text), sizeof text - strlen(text), "%s=%s (default %s; %s%s): %s\n",
+             o->key, o->values, o->fallback, backends_of(o->backends), formats, o->doc);
+  }
+  return text;
+}
