@@ -3,11 +3,16 @@
  * decodes two slices). One unit of its own (backends/cuda/cuda_dtans.cu, backends/hip/hip_dtans.cpp). */
 #include "backends/cuda_hip/csr_kernels.cuh"
 #include "backends/cuda_hip/gpu_common.cuh"
-#include "formats/dtans/dtans_table.h"
+#include "formats/dtans/dtans_layout.h"
 
 namespace zs_gpu {
 namespace {
 
+/* The kernels' value path (template parameter VMODE): a dtans_value_mode (0 coded, 1 constant,
+ * 2 raw, 3 joint), or joint pairs beside raw columns (column_mode raw), a path of its own: the
+ * values come through the pair table and the columns from a plain array, read like raw values.
+ * It is a kernel choice, not a mode of the stream. */
+#define DT_JOINT_RAW_COLUMNS 4
 #define ZS_DT_LANES 32
 #define ZS_DT_THREADS 256
 /* Blocks per multiprocessor the register budget is cut for: coded tables take 57 KiB of shared
@@ -116,8 +121,9 @@ template <typename T, int VMODE, int MODE, bool PERM, bool WIN, int BLOCKS>
 __global__ void __launch_bounds__(ZS_DT_THREADS, BLOCKS)
     zs_dtans_kernel(const zs_dt_args a, T constant, const T *__restrict__ x, T *__restrict__ y,
                     T alpha, T beta, const int64_t *row_ptr, int32_t *out_col, T *out_val) {
-  constexpr bool CODED = VMODE == 0, RAW = VMODE == 2, JOINT = VMODE == 3 || VMODE == 4;
-  constexpr bool RAWCOL = VMODE == 4;
+  constexpr bool CODED = VMODE == DTANS_VALUES_CODED, RAW = VMODE == DTANS_VALUES_RAW;
+  constexpr bool RAWCOL = VMODE == DT_JOINT_RAW_COLUMNS;
+  constexpr bool JOINT = VMODE == DTANS_VALUES_JOINT || RAWCOL;
   constexpr bool PAIR = MODE == ZS_DT_PAIR, PRODUCT = MODE == ZS_DT_SPMV || PAIR; /* y = A x */
   constexpr bool VSYM = CODED || JOINT; /* values from a dictionary in shared memory */
   constexpr int PER = CODED ? 4 : 8;    /* nonzeros per segment */
@@ -481,7 +487,8 @@ __global__ void zs_dtans_long_fixup(int64_t n_long, const int32_t *rows, const i
 struct dtans_gpu_op {
   const gpu_device *dev; /* its context's device */
   zs_type type;
-  int vmode, dreal, vreal;
+  int vmode; /* the kernels' value path: a dtans_value_mode, or DT_JOINT_RAW_COLUMNS */
+  int dreal, vreal;
   int64_t rows, cols, nnz, slices;
   bool atomic;
   double constant;
@@ -529,49 +536,36 @@ void dtans_gpu_destroy(void *state) {
   free(op);
 }
 
-zs_status dtans_upload(void **dst, const zsb_encoded_view *v, const char *name) {
-  const zsb_array *a = zsb_find_array(v, name);
-  if (!a)
-    return fail(ZS_ERR_CORRUPT, "backend '%s': dtans array '%s' missing", ZS_GPU_BACKEND_NAME,
-                name);
+/* `count` elements of `size` bytes from the blob to the device (nothing for none). */
+zs_status dtans_upload(void **dst, const void *src, uint64_t count, size_t size, const char *name) {
   *dst = NULL;
-  if (a->count == 0) return ZS_OK;
-  const size_t bytes = (size_t)(a->count * a->elem_size);
+  if (count == 0) return ZS_OK;
+  const size_t bytes = (size_t)count * size;
   zs_status s = check(gpuMalloc(dst, bytes), name);
-  if (s == ZS_OK) s = check(gpuMemcpy(*dst, a->data, bytes, gpuMemcpyHostToDevice), name);
+  if (s == ZS_OK) s = check(gpuMemcpy(*dst, src, bytes, gpuMemcpyHostToDevice), name);
   return s;
 }
 
 /* The GPU's slot tables (zs_dt_args): the delta itself beside each delta slot's meta, so a
  * delta costs one shared-memory load; value slots keep the id of their symbol. */
-zs_status dtans_gpu_tables(dtans_gpu_op *op, const zsb_encoded_view *v) {
-  const zsb_array *dc = zsb_find_array(v, "delta_counts"), *ds = zsb_find_array(v, "delta_symbols");
-  if (!dc || !ds)
-    return fail(ZS_ERR_CORRUPT, "backend '%s': dtans delta table missing", ZS_GPU_BACKEND_NAME);
+zs_status dtans_gpu_tables(dtans_gpu_op *op, const dtans_layout *L) {
   uint32_t words[DTANS_K];
   uint2 *entries = (uint2 *)malloc(DTANS_K * sizeof(uint2)); /* 32 KiB: not on the stack */
   if (!entries) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans delta table (%d entries)", DTANS_K);
-  dtans_table_words((const uint16_t *)dc->data, (int)dc->count, words);
-  const int32_t *sym = (const int32_t *)ds->data;
-  const zsb_array *pv = op->vmode >= 3 ? zsb_find_array(v, "pair_values") : NULL;
-  if (op->vmode >= 3 && !pv) {
-    free(entries);
-    return fail(ZS_ERR_CORRUPT, "backend '%s': dtans pair_values missing", ZS_GPU_BACKEND_NAME);
-  }
+  dtans_table_words(L->delta_counts, L->delta_entries, words);
+  const int32_t *sym = L->delta_symbols;
+  const uint16_t *pv = L->pair_values; /* joint pairs only, else NULL */
   for (int k = 0; k < DTANS_K; k++) {
     const int id = (int)(words[k] >> 16);
-    const uint32_t value_id = pv && id < op->dreal ? ((const uint16_t *)pv->data)[id] : 0u;
+    const uint32_t value_id = pv && id < op->dreal ? pv[id] : 0u;
     entries[k].x =
         zs_dt_meta(words[k] & 0xffu, (words[k] >> 8 & 0xffu) + 1, value_id, id >= op->dreal);
     entries[k].y = id < op->dreal ? (uint32_t)sym[id] : 0u;
   }
   zs_status s = upload_array(&op->dtab, entries, DTANS_K, "dtans delta table");
   free(entries);
-  if (s != ZS_OK || op->vmode != 0) return s;
-  const zsb_array *vc = zsb_find_array(v, "value_counts");
-  if (!vc)
-    return fail(ZS_ERR_CORRUPT, "backend '%s': dtans value table missing", ZS_GPU_BACKEND_NAME);
-  dtans_table_words((const uint16_t *)vc->data, (int)vc->count, words);
+  if (s != ZS_OK || op->vmode != DTANS_VALUES_CODED) return s;
+  dtans_table_words(L->value_counts, L->value_entries, words);
   for (int k = 0; k < DTANS_K; k++) {
     const uint32_t id = words[k] >> 16;
     const bool escape = (int)id >= op->vreal; /* escapes read value 0, then their own */
@@ -581,20 +575,18 @@ zs_status dtans_gpu_tables(dtans_gpu_op *op, const zsb_encoded_view *v) {
 }
 
 /* The stream with ZS_DT_STREAM_PAD zero words after it (the ring's batches read ahead). */
-zs_status dtans_upload_stream(dtans_gpu_op *op, const zsb_encoded_view *v) {
-  const zsb_array *a = zsb_find_array(v, "stream");
-  if (!a) return fail(ZS_ERR_CORRUPT, "backend '%s': dtans stream missing", ZS_GPU_BACKEND_NAME);
-  const size_t bytes = (size_t)a->count * 4, padded = bytes + 4 * ZS_DT_STREAM_PAD;
+zs_status dtans_upload_stream(dtans_gpu_op *op, const dtans_layout *L) {
+  const size_t bytes = (size_t)L->stream_words * 4, padded = bytes + 4 * ZS_DT_STREAM_PAD;
   zs_status s = check(gpuMalloc((void **)&op->stream, padded), "dtans stream");
   if (s == ZS_OK) s = check(gpuMemset(op->stream, 0, padded), "dtans stream");
   if (s == ZS_OK && bytes)
-    s = check(gpuMemcpy(op->stream, a->data, bytes, gpuMemcpyHostToDevice), "dtans stream");
+    s = check(gpuMemcpy(op->stream, L->stream, bytes, gpuMemcpyHostToDevice), "dtans stream");
   return s;
 }
 
 /* The kernel keeps offsets inside a slice (words, escapes, raw values) and row numbers in 32
  * bits: refuse, naming the limit, a blob whose slices are larger. */
-zs_status dtans_check_sizes(const dtans_gpu_op *op, const zsb_encoded_view *v,
+zs_status dtans_check_sizes(const dtans_gpu_op *op, const dtans_layout *L,
                             const int64_t *raw_start) {
   const int64_t lim = INT32_MAX - 2 * ZS_DT_STREAM_PAD;
   if (op->rows > lim)
@@ -602,10 +594,10 @@ zs_status dtans_check_sizes(const dtans_gpu_op *op, const zsb_encoded_view *v,
                 "backend '%s': dtans with %lld rows (the GPU kernel takes < 2^31)",
                 ZS_GPU_BACKEND_NAME, (long long)op->rows);
   const char *names[] = {"slice_words", "slice_delta_escapes", "slice_value_escapes"};
-  const char *raw = op->vmode == 4 ? "columns" : "values"; /* what raw_start counts */
+  const int64_t *offsets[] = {L->slice_words, L->slice_delta_esc, L->slice_value_esc};
+  const char *raw = op->vmode == DT_JOINT_RAW_COLUMNS ? "columns" : "values"; /* raw_start's */
   for (int k = 0; k < 4; k++) {
-    const zsb_array *a = k < 3 ? zsb_find_array(v, names[k]) : NULL;
-    const int64_t *off = k < 3 ? (a ? (const int64_t *)a->data : NULL) : raw_start;
+    const int64_t *off = k < 3 ? offsets[k] : raw_start;
     for (int64_t s = 0; off && s < op->slices; s++)
       if (off[s + 1] - off[s] > lim)
         return fail(ZS_ERR_UNSUPPORTED,
@@ -623,14 +615,13 @@ int dtans_slab_count(dtans_gpu_op *op, int forced, bool far);
  * escape (which takes the deltas too large or too rare for the table): rows that gather x at
  * random, for which column slabs are worth a look. Stencil and banded rows step by a few
  * columns. */
-bool dtans_far_deltas(const zsb_encoded_view *v, int dreal) {
-  const zsb_array *dc = zsb_find_array(v, "delta_counts"), *ds = zsb_find_array(v, "delta_symbols");
-  if (!dc || !ds) return false;
-  const uint16_t *count = (const uint16_t *)dc->data;
-  const int32_t *sym = (const int32_t *)ds->data;
+bool dtans_far_deltas(const dtans_layout *L) {
+  const uint16_t *count = L->delta_counts;
+  const int32_t *sym = L->delta_symbols;
+  const int dreal = L->delta_real;
   uint64_t far = 0, all = 0;
-  const bool escape = zsb_find_param(v, "delta_escape", 0) != 0;
-  for (int64_t j = 0; j < (int64_t)dc->count; j++) {
+  const bool escape = L->delta_escape != 0;
+  for (int64_t j = 0; j < (int64_t)L->delta_entries; j++) {
     /* fillers (ids past the symbols and the escape) never occur: not probability */
     if (j < dreal) {
       all += count[j], far += sym[j] > 64 || sym[j] < -64 ? count[j] : 0u;
@@ -647,7 +638,10 @@ zs_status dtans_gpu_create(const gpu_device *dev, void **state, const zsb_encode
   int items = 0, slabs = 0; /* block_nnz does not apply to CSR-dtANS: items stays 0 */
   raw_choice raw = {0, 0};
   read_options(options, &atomic, &items, &slabs, &raw);
-  zs_status s = ZS_OK;
+  dtans_layout L; /* the blob, typed, read as the reference decoder and the cpu read it */
+  char why[256];
+  zs_status s = dtans_layout_parse(v, &L, why, sizeof why);
+  if (s != ZS_OK) return fail(s, "backend '%s': %s", ZS_GPU_BACKEND_NAME, why);
   dtans_gpu_op *op = (dtans_gpu_op *)calloc(1, sizeof(dtans_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans operator");
   op->dev = dev;
@@ -655,16 +649,15 @@ zs_status dtans_gpu_create(const gpu_device *dev, void **state, const zsb_encode
   op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
   op->atomic = atomic;
   op->slabs = 1; /* until the stream is on the device (dtans_slab_count) */
-  op->slices = zsb_find_param(v, "slices", 0);
-  op->guided = zsb_find_param(v, "guided", 0) > 0;
-  op->vmode = (int)zsb_find_param(v, "value_mode", 2);
-  if (zsb_find_param(v, "column_mode", DTANS_COLUMNS_DELTAS) == DTANS_COLUMNS_RAW) op->vmode = 4;
-  op->dreal = (int)zsb_find_param(v, "delta_real", 0);
-  op->vreal = (int)zsb_find_param(v, "value_real", 0);
+  op->slices = L.slices;
+  op->guided = L.guided > 0;
+  op->vmode = L.column_mode == DTANS_COLUMNS_RAW ? DT_JOINT_RAW_COLUMNS : (int)L.value_mode;
+  op->dreal = L.delta_real;
+  op->vreal = L.value_real;
   const size_t es = type_size(v->type);
   op->smem = 4 * (size_t)ZS_DT_SLICES_PER_BLOCK * ZS_DT_RING + sizeof(uint2) * DTANS_K;
-  if (op->vmode == 0) op->smem += 4 * DTANS_K + es * (size_t)op->vreal;
-  if (op->vmode >= 3) op->smem += es * (size_t)op->vreal;
+  if (op->vmode == DTANS_VALUES_CODED) op->smem += 4 * DTANS_K + es * (size_t)op->vreal;
+  if (op->vmode >= DTANS_VALUES_JOINT) op->smem += es * (size_t)op->vreal;
   if (op->smem > dev->smem_optin) {
     dtans_gpu_destroy(op);
     return fail(ZS_ERR_UNSUPPORTED,
@@ -675,55 +668,54 @@ zs_status dtans_gpu_create(const gpu_device *dev, void **state, const zsb_encode
   /* Row lengths, widened to 4 bytes when the blob holds 1 or 2 a row: the kernels read them as
    * u32, since a width chosen at run time cost the decode-bound kernels 2-19 % on the H100
    * (docs/performance.md, "Tried and dropped"). */
-  const zsb_array *lens = zsb_find_array(v, "row_nnz");
   uint32_t *row_nnz = (uint32_t *)malloc(((size_t)op->rows + 1) * sizeof(uint32_t));
   int64_t *row_ptr = (int64_t *)malloc(((size_t)op->rows + 1) * sizeof(int64_t));
   if (!row_ptr || !row_nnz) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans row offsets");
-  if (s == ZS_OK) dtans_row_nnz_widen(lens->data, (int)lens->elem_size, op->rows, row_nnz);
-  const int64_t *lptr = (const int64_t *)zsb_find_array(v, "long_ptr")->data;
+  if (s == ZS_OK) dtans_row_nnz_widen(L.row_nnz, L.row_nnz_bytes, op->rows, row_nnz);
+  const int64_t *lptr = L.long_ptr;
   /* Version 3: rows are encoded in another order; y, x and the decoded CSR keep the matrix's. */
-  const zsb_array *perm_a = zsb_find_array(v, "row_perm");
-  const int32_t *perm = perm_a ? (const int32_t *)perm_a->data : NULL;
+  const int32_t *perm = L.row_perm;
   if (s == ZS_OK) dtans_matrix_row_ptr(row_nnz, 4, lptr, perm, op->rows, row_ptr);
   /* Coded nonzeros before each slice: where its raw values start, and its size. */
   int64_t *coded_before = (int64_t *)malloc(((size_t)op->slices + 1) * sizeof(int64_t));
   if (!coded_before) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans slice offsets");
-  const int64_t *srows = (const int64_t *)zsb_find_array(v, "slice_rows")->data;
-  if (s == ZS_OK) dtans_coded_before_slices(row_nnz, 4, srows, op->slices, coded_before);
-  if (s == ZS_OK) s = dtans_check_sizes(op, v, coded_before);
-  if (s == ZS_OK) s = dtans_upload_stream(op, v);
+  if (s == ZS_OK) dtans_coded_before_slices(row_nnz, 4, L.slice_rows, op->slices, coded_before);
+  if (s == ZS_OK) s = dtans_check_sizes(op, &L, coded_before);
+  if (s == ZS_OK) s = dtans_upload_stream(op, &L);
   if (s == ZS_OK) s = check(gpuMalloc((void **)&op->tickets, sizeof *op->tickets), "dtans tickets");
   if (s == ZS_OK) s = check(gpuMemset(op->tickets, 0, sizeof *op->tickets), "dtans tickets");
   if (s == ZS_OK) s = upload_array(&op->row_nnz, row_nnz, (uint64_t)op->rows, "row_nnz");
   free(row_nnz);
-  if (s == ZS_OK) s = dtans_upload((void **)&op->slice_words, v, "slice_words");
-  if (s == ZS_OK) s = dtans_upload((void **)&op->slice_rows, v, "slice_rows");
-  if (s == ZS_OK) s = dtans_upload((void **)&op->slice_desc, v, "slice_delta_escapes");
-  if (s == ZS_OK) s = dtans_upload((void **)&op->desc, v, "delta_escapes");
-  if (s == ZS_OK) s = dtans_gpu_tables(op, v);
+  const uint64_t sl = (uint64_t)op->slices + 1;
+  if (s == ZS_OK) s = dtans_upload((void **)&op->slice_words, L.slice_words, sl, 8, "slice_words");
+  if (s == ZS_OK) s = dtans_upload((void **)&op->slice_rows, L.slice_rows, sl, 8, "slice_rows");
+  if (s == ZS_OK)
+    s = dtans_upload((void **)&op->slice_desc, L.slice_delta_esc, sl, 8, "slice_delta_escapes");
+  if (s == ZS_OK)
+    s = dtans_upload((void **)&op->desc, L.delta_escapes, L.n_delta_escapes, 4, "delta_escapes");
+  if (s == ZS_OK) s = dtans_gpu_tables(op, &L);
   if (s == ZS_OK && perm) s = upload_array(&op->row_perm, perm, (uint64_t)op->rows, "row_perm");
   /* Version 4: every column on the device is an encoded one; apply and pair copy x, and SpMVT's
    * y, through col_perm into xs and ys and back (dtans_apply_typed). */
-  const zsb_array *cperm = zsb_find_array(v, "col_perm");
-  if (s == ZS_OK && cperm)
-    s = upload_array(&op->col_perm, (const int32_t *)cperm->data, (uint64_t)op->cols, "col_perm");
+  const int32_t *cperm = L.col_perm;
+  if (s == ZS_OK && cperm) s = upload_array(&op->col_perm, cperm, (uint64_t)op->cols, "col_perm");
   if (s == ZS_OK && cperm) s = check(gpuMalloc(&op->xs, (size_t)op->cols * es), "dtans x copy");
   if (s == ZS_OK && cperm) s = check(gpuMalloc(&op->ys, (size_t)op->cols * es), "dtans y copy");
   if (s == ZS_OK && perm) { /* long rows by the matrix's row at once */
-    const zsb_array *lr = zsb_find_array(v, "long_rows");
-    int32_t *mapped = (int32_t *)malloc((size_t)(lr->count ? lr->count : 1) * sizeof(int32_t));
+    int32_t *mapped = (int32_t *)malloc((size_t)(L.n_long ? L.n_long : 1) * sizeof(int32_t));
     if (!mapped) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans long rows");
-    for (uint64_t k = 0; s == ZS_OK && k < lr->count; k++)
-      mapped[k] = perm[((const int32_t *)lr->data)[k]];
-    if (s == ZS_OK) s = upload_array(&op->long_rows, mapped, lr->count, "long_rows");
+    for (int64_t k = 0; s == ZS_OK && k < L.n_long; k++) mapped[k] = perm[L.long_rows[k]];
+    if (s == ZS_OK) s = upload_array(&op->long_rows, mapped, (uint64_t)L.n_long, "long_rows");
     free(mapped);
   } else if (s == ZS_OK) {
-    s = dtans_upload((void **)&op->long_rows, v, "long_rows");
+    s = dtans_upload((void **)&op->long_rows, L.long_rows, (uint64_t)L.n_long, 4, "long_rows");
   }
-  if (s == ZS_OK) s = dtans_upload((void **)&op->long_ptr, v, "long_ptr");
-  if (s == ZS_OK) s = dtans_upload((void **)&op->long_cols, v, "long_cols");
-  if (s == ZS_OK) s = dtans_upload(&op->long_values, v, "long_values");
-  op->n_long = (int64_t)zsb_find_array(v, "long_rows")->count;
+  if (s == ZS_OK)
+    s = dtans_upload((void **)&op->long_ptr, L.long_ptr, (uint64_t)L.n_long + 1, 8, "long_ptr");
+  if (s == ZS_OK)
+    s = dtans_upload((void **)&op->long_cols, L.long_cols, L.long_nnz, 4, "long_cols");
+  if (s == ZS_OK) s = dtans_upload(&op->long_values, L.long_values, L.long_nnz, es, "long_values");
+  op->n_long = L.n_long;
   if (s == ZS_OK && op->n_long > 0) {
     int64_t *cptr = (int64_t *)malloc(((size_t)op->n_long + 1) * sizeof(int64_t));
     if (!cptr) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans long-row chunks");
@@ -742,27 +734,28 @@ zs_status dtans_gpu_create(const gpu_device *dev, void **state, const zsb_encode
     if (s == ZS_OK) s = check(gpuMalloc(&op->partial, (size_t)op->n_chunks * es), "partials");
     free(cptr), free(owner);
   }
-  if (s == ZS_OK && (op->vmode == 0 || op->vmode >= 3)) {
-    s = dtans_upload(&op->vsym, v, "value_symbols");
-    if (s == ZS_OK && op->vmode == 0)
-      s = dtans_upload((void **)&op->slice_vesc, v, "slice_value_escapes");
-    if (s == ZS_OK) s = dtans_upload(&op->vesc, v, "value_escapes");
-    if (s == ZS_OK && op->vmode == 4) /* raw columns, laid out as raw values */
-      s = dtans_upload(&op->raw, v, "columns");
-    if (s == ZS_OK && op->vmode == 4)
+  if (s == ZS_OK && (op->vmode == DTANS_VALUES_CODED || op->vmode >= DTANS_VALUES_JOINT)) {
+    s = dtans_upload(&op->vsym, L.value_symbols, (uint64_t)op->vreal, es, "value_symbols");
+    if (s == ZS_OK && op->vmode == DTANS_VALUES_CODED)
+      s = dtans_upload((void **)&op->slice_vesc, L.slice_value_esc, sl, 8, "slice_value_escapes");
+    if (s == ZS_OK)
+      s = dtans_upload(&op->vesc, L.value_escapes, L.n_value_escapes, es, "value_escapes");
+    if (s == ZS_OK && op->vmode == DT_JOINT_RAW_COLUMNS) /* laid out as raw values */
+      s = dtans_upload(&op->raw, L.columns, L.n_columns, 4, "columns");
+    if (s == ZS_OK && op->vmode == DT_JOINT_RAW_COLUMNS)
       s = upload_array(&op->slice_raw, coded_before, (uint64_t)op->slices + 1, "offsets");
-  } else if (s == ZS_OK && op->vmode == 1) {
-    const void *c = zsb_find_array(v, "value_symbols")->data;
+  } else if (s == ZS_OK && op->vmode == DTANS_VALUES_CONSTANT) {
+    const void *c = L.value_symbols;
     op->constant = v->type == ZS_F64 ? *(const double *)c : (double)*(const float *)c;
   } else if (s == ZS_OK) {
-    s = dtans_upload(&op->raw, v, "values");
+    s = dtans_upload(&op->raw, L.values, L.n_values, es, "values");
     if (s == ZS_OK)
       s = upload_array(&op->slice_raw, coded_before, (uint64_t)op->slices + 1, "offsets");
   }
   free(coded_before);
   if (s == ZS_OK) {
     op->host_row_ptr = row_ptr, row_ptr = NULL;
-    op->far = op->vmode == 4 || dtans_far_deltas(v, op->dreal); /* raw columns: deltas too far */
+    op->far = op->vmode == DT_JOINT_RAW_COLUMNS || dtans_far_deltas(&L); /* raw: deltas too far */
     op->slabs = dtans_slab_count(op, slabs, op->far);
     if (atomic) free(op->host_row_ptr), op->host_row_ptr = NULL;
   }
@@ -865,9 +858,9 @@ zs_status dtans_by_mode(dtans_gpu_op *op, int slab, const T *x, T *y, T alpha, T
   if (op->vmode == 3)
     return dtans_launch<T, 3, MODE, PERM, WIN>(op, slab, x, y, alpha, beta, row_ptr, out_col,
                                                out_val);
-  if (op->vmode == 4)
-    return dtans_launch<T, 4, MODE, PERM, WIN>(op, slab, x, y, alpha, beta, row_ptr, out_col,
-                                               out_val);
+  if (op->vmode == DT_JOINT_RAW_COLUMNS)
+    return dtans_launch<T, DT_JOINT_RAW_COLUMNS, MODE, PERM, WIN>(op, slab, x, y, alpha, beta,
+                                                                  row_ptr, out_col, out_val);
   return dtans_launch<T, 2, MODE, PERM, WIN>(op, slab, x, y, alpha, beta, row_ptr, out_col,
                                              out_val);
 }
