@@ -438,7 +438,11 @@ zs_status cci_gpu_apply(void *state, zs_op which, double alpha, const void *x, d
 
 } /* namespace */
 
-const gpu_format cci_gpu_format = {ZS_FORMAT_CCI, cci_gpu_create, cci_gpu_destroy, cci_gpu_apply,
+const gpu_format *gpu_format_cci() {
+  /* a function's static, not a namespace-scope constant: HIP would also emit one for the device */
+  static const gpu_format table = {ZS_FORMAT_CCI, cci_gpu_create, cci_gpu_destroy, cci_gpu_apply,
                                    NULL};
+  return &table;
+}
 
 } /* namespace zs_gpu */

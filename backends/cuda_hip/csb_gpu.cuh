@@ -1022,9 +1022,17 @@ zs_status csb_gpu_pair(void *state, double alpha, const void *x, double beta, vo
 
 } /* namespace */
 
-const gpu_format csb_gpu_format = {ZS_FORMAT_CSB, csb_gpu_create, csb_gpu_destroy, csb_gpu_apply,
+const gpu_format *gpu_format_csb() {
+  /* a function's static, not a namespace-scope constant: HIP would also emit one for the device */
+  static const gpu_format table = {ZS_FORMAT_CSB, csb_gpu_create, csb_gpu_destroy, csb_gpu_apply,
                                    csb_gpu_pair};
-const gpu_format gcsb_gpu_format = {ZS_FORMAT_GCSB, csb_gpu_create, csb_gpu_destroy, csb_gpu_apply,
-                                    csb_gpu_pair};
+  return &table;
+}
+const gpu_format *gpu_format_gcsb() {
+  /* a function's static, not a namespace-scope constant: HIP would also emit one for the device */
+  static const gpu_format table = {ZS_FORMAT_GCSB, csb_gpu_create, csb_gpu_destroy, csb_gpu_apply,
+                                   csb_gpu_pair};
+  return &table;
+}
 
 } /* namespace zs_gpu */

@@ -539,9 +539,17 @@ zs_status csr_gpu_apply(void *state, zs_op which, double alpha, const void *x, d
   return csr_apply((gpu_op *)state, which, alpha, x, beta, y);
 }
 
-const gpu_format csr_gpu_format = {ZS_FORMAT_CSR, csr_gpu_create, csr_gpu_destroy, csr_gpu_apply,
+const gpu_format *gpu_format_csr() {
+  /* a function's static, not a namespace-scope constant: HIP would also emit one for the device */
+  static const gpu_format table = {ZS_FORMAT_CSR, csr_gpu_create, csr_gpu_destroy, csr_gpu_apply,
                                    NULL};
-const gpu_format coo_gpu_format = {ZS_FORMAT_COO, csr_gpu_create, csr_gpu_destroy, csr_gpu_apply,
+  return &table;
+}
+const gpu_format *gpu_format_coo() {
+  /* a function's static, not a namespace-scope constant: HIP would also emit one for the device */
+  static const gpu_format table = {ZS_FORMAT_COO, csr_gpu_create, csr_gpu_destroy, csr_gpu_apply,
                                    NULL};
+  return &table;
+}
 
 } /* namespace zs_gpu */

@@ -1106,7 +1106,11 @@ zs_status dtans_gpu_apply(void *state, zs_op which, double alpha, const void *x,
 
 } /* namespace */
 
-const gpu_format dtans_gpu_format = {ZS_FORMAT_DTANS, dtans_gpu_create, dtans_gpu_destroy,
-                                     dtans_gpu_apply, dtans_gpu_pair};
+const gpu_format *gpu_format_dtans() {
+  /* a function's static, not a namespace-scope constant: HIP would also emit one for the device */
+  static const gpu_format table = {ZS_FORMAT_DTANS, dtans_gpu_create, dtans_gpu_destroy,
+                                   dtans_gpu_apply, dtans_gpu_pair};
+  return &table;
+}
 
 } /* namespace zs_gpu */

@@ -92,8 +92,14 @@ struct gpu_format {
                     const void *w, double beta_t, void *z);
 };
 
-extern const gpu_format csr_gpu_format, coo_gpu_format, csb_gpu_format, gcsb_gpu_format,
-    cci_gpu_format, dtans_gpu_format;
+/* Each format's table, from its unit (getters: HIP would emit a namespace-scope constant with
+ * external linkage for the device too, where its host functions do not exist). */
+const gpu_format *gpu_format_csr();
+const gpu_format *gpu_format_coo();
+const gpu_format *gpu_format_csb();
+const gpu_format *gpu_format_gcsb();
+const gpu_format *gpu_format_cci();
+const gpu_format *gpu_format_dtans();
 
 /* The "vans-v2" extension table for `name`, else NULL (vans_gpu.cuh). */
 const void *vans_gpu_extension(const char *name);

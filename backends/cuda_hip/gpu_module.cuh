@@ -213,8 +213,8 @@ zs_status gpu_axpby(void *self, zs_type type, int64_t n, double alpha, const voi
 }
 
 /* ---- operators: one table entry per format ---- */
-const gpu_format *const g_formats[] = {&csr_gpu_format,  &coo_gpu_format, &csb_gpu_format,
-                                       &gcsb_gpu_format, &cci_gpu_format, &dtans_gpu_format};
+const gpu_format *(*const g_formats[])() = {gpu_format_csr,  gpu_format_coo, gpu_format_csb,
+                                            gpu_format_gcsb, gpu_format_cci, gpu_format_dtans};
 
 /* An operator: its format's table and that format's state. */
 struct gpu_operator {
@@ -223,7 +223,8 @@ struct gpu_operator {
 };
 
 zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const char *options) {
-  for (const gpu_format *f : g_formats) {
+  for (const auto table : g_formats) {
+    const gpu_format *f = table();
     if (f->format != v->format) continue;
     gpu_operator *op = (gpu_operator *)calloc(1, sizeof *op);
     if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "operator");
