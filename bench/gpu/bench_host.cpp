@@ -330,13 +330,23 @@ static const char *ok_field(const Result &r) {
   return "0";
 }
 
-bool write_csv(const std::string &path, const std::vector<Result> &rs) {
+/* Results are written to PATH.tmp, then renamed over PATH: a reader never sees half a file. */
+static FILE *open_tmp(const std::string &path) {
   const std::string tmp = path + ".tmp";
   FILE *f = fopen(tmp.c_str(), "w");
-  if (!f) {
-    logf("error: cannot write %s: %s", tmp.c_str(), strerror(errno));
-    return false;
-  }
+  if (!f) logf("error: cannot write %s: %s", tmp.c_str(), strerror(errno));
+  return f;
+}
+
+static bool close_tmp(FILE *f, const std::string &path) {
+  const bool ok = fclose(f) == 0 && rename((path + ".tmp").c_str(), path.c_str()) == 0;
+  if (!ok) logf("error: cannot write %s", path.c_str());
+  return ok;
+}
+
+bool write_csv(const std::string &path, const std::vector<Result> &rs) {
+  FILE *f = open_tmp(path);
+  if (!f) return false;
   fprintf(f,
           "matrix,rows,cols,nnz,type,library,kernel,op,bytes,time_warm_us,time_cold_us,gbps,"
           "frac_ceiling,max_rel_err,ok,status,gbps_cold,frac_ceiling_cold,host_mean_us,"
@@ -352,21 +362,12 @@ bool write_csv(const std::string &path, const std::vector<Result> &rs) {
             num(r.gbps_cold).c_str(), num(r.frac_ceiling_cold, "%.4f").c_str(),
             num(r.host_mean_us).c_str(), num(r.tolerance, "%.3e").c_str(), num(r.setup_ms).c_str(),
             num(r.encode_ms).c_str(), num(r.first_call_ms).c_str(), csv_field(r.note).c_str());
-  const bool ok = fclose(f) == 0;
-  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
-    logf("error: cannot write %s", path.c_str());
-    return false;
-  }
-  return true;
+  return close_tmp(f, path);
 }
 
 bool write_json(const std::string &path, const RunInfo &info, const std::vector<Result> &rs) {
-  const std::string tmp = path + ".tmp";
-  FILE *f = fopen(tmp.c_str(), "w");
-  if (!f) {
-    logf("error: cannot write %s: %s", tmp.c_str(), strerror(errno));
-    return false;
-  }
+  FILE *f = open_tmp(path);
+  if (!f) return false;
   fprintf(f,
           "{\n  \"device\": %s,\n  \"vendor\": %s,\n  \"vendor_version\": %s,\n"
           "  \"runtime\": %s,\n"
@@ -399,12 +400,7 @@ bool write_json(const std::string &path, const RunInfo &info, const std::vector<
         json_num(r.first_call_ms).c_str(), json_str(r.note).c_str());
   }
   fprintf(f, "\n  ]\n}\n");
-  const bool ok = fclose(f) == 0;
-  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
-    logf("error: cannot write %s", path.c_str());
-    return false;
-  }
-  return true;
+  return close_tmp(f, path);
 }
 
 /* ---- markdown summary --------------------------------------------------------------------- */

@@ -392,31 +392,14 @@ void measure(const MatrixCtx &c, Launch &L, const St &setup) {
   }
   for (int w = 0; w < c.opt->warmup; w++)
     if ((s = L.call()).code) return fail(s, "warm-up");
+  /* reps calls between events, each after an L2 flush when flush is set: their median in us */
   std::vector<double> ts;
-  for (int i = 0; i < reps; i++) {
-    CUDA_CHECK(cudaEventRecord(g.ev0[i]));
-    if ((s = L.call()).code) return fail(s, "timed call");
-    CUDA_CHECK(cudaEventRecord(g.ev1[i]));
-  }
-  CUDA_CHECK(cudaEventSynchronize(g.ev1[reps - 1]));
-  for (int i = 0; i < reps; i++) {
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, g.ev0[i], g.ev1[i]));
-    ts.push_back(1e3 * ms);
-  }
-  r.time_warm_us = median(ts);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const double h0 = now_s();
-  for (int i = 0; i < reps; i++)
-    if ((s = L.call()).code) return fail(s, "timed call");
-  CUDA_CHECK(cudaDeviceSynchronize());
-  r.host_mean_us = 1e6 * (now_s() - h0) / reps;
-  if (c.opt->cold) {
+  const auto timed = [&](bool flush, double *median_us) -> bool {
     ts.clear();
     for (int i = 0; i < reps; i++) {
-      g.do_flush();
+      if (flush) g.do_flush();
       CUDA_CHECK(cudaEventRecord(g.ev0[i]));
-      if ((s = L.call()).code) return fail(s, "timed call");
+      if ((s = L.call()).code) return false;
       CUDA_CHECK(cudaEventRecord(g.ev1[i]));
     }
     CUDA_CHECK(cudaGetLastError());
@@ -426,8 +409,17 @@ void measure(const MatrixCtx &c, Launch &L, const St &setup) {
       CUDA_CHECK(cudaEventElapsedTime(&ms, g.ev0[i], g.ev1[i]));
       ts.push_back(1e3 * ms);
     }
-    r.time_cold_us = median(ts);
-  }
+    *median_us = median(ts);
+    return true;
+  };
+  if (!timed(false, &r.time_warm_us)) return fail(s, "timed call");
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const double h0 = now_s();
+  for (int i = 0; i < reps; i++)
+    if ((s = L.call()).code) return fail(s, "timed call");
+  CUDA_CHECK(cudaDeviceSynchronize());
+  r.host_mean_us = 1e6 * (now_s() - h0) / reps;
+  if (c.opt->cold && !timed(true, &r.time_cold_us)) return fail(s, "timed call");
   CUDA_CHECK(cudaDeviceSynchronize());
   r.gbps = (double)r.bytes / (r.time_warm_us * 1e3);
   r.frac_ceiling = r.gbps / g.ceiling;

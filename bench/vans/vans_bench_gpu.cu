@@ -9,29 +9,31 @@
 
 #include "zsparse_vans.h"
 
-#define CK(call)                                                                             \
-  do {                                                                                       \
-    cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
-#define CB(call)                                                                            \
-  do {                                                                                      \
-    cublasStatus_t s_ = (call);                                                             \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                      \
-      fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)s_); \
-      exit(1);                                                                              \
-    }                                                                                       \
-  } while (0)
-#define CZ(call)                                                                      \
+/* A failed call ends the bench, naming the call, where and why. */
+static void die_unless(bool ok, const char *file, int line, const char *call, const char *why) {
+  if (ok) return;
+  fprintf(stderr, "%s:%d: %s: %s\n", file, line, call, why);
+  exit(1);
+}
+static const char *cublas_why(cublasStatus_t s) {
+  static char buf[32];
+  snprintf(buf, sizeof buf, "cuBLAS status %d", (int)s);
+  return buf;
+}
+#define CK(call)                                                                      \
   do {                                                                                \
-    zs_status z_ = (call);                                                            \
-    if (z_ != ZS_OK) {                                                                \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, zs_last_error()); \
-      exit(1);                                                                        \
-    }                                                                                 \
+    const cudaError_t e_ = (call);                                                    \
+    die_unless(e_ == cudaSuccess, __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+  } while (0)
+#define CB(call)                                                                        \
+  do {                                                                                  \
+    const cublasStatus_t s_ = (call);                                                   \
+    die_unless(s_ == CUBLAS_STATUS_SUCCESS, __FILE__, __LINE__, #call, cublas_why(s_)); \
+  } while (0)
+#define CZ(call)                                                         \
+  do {                                                                   \
+    const zs_status z_ = (call);                                         \
+    die_unless(z_ == ZS_OK, __FILE__, __LINE__, #call, zs_last_error()); \
   } while (0)
 
 static double now(void) {
