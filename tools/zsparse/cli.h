@@ -121,8 +121,8 @@ typedef struct zs_cli_measure {
   int check_ok;    /* 1 when checked and within tolerance, or not checked */
 } zs_cli_measure;
 
-/* Tolerance of --check for a value type and op(A)'s longest row:
- * 16 * eps(type) * min(len_max + 2, 1024). */
+/* Tolerance of --check for a value type and op(A)'s longest row (core/check_tolerance.h):
+ * 16 * eps(type) * min(len_max + 2, 1024), with an absolute floor for underflowing products. */
 double zs_cli_tolerance(zs_type type, int64_t len_max);
 
 /* Create vectors on op's backend, time `repeat` runs of y = op(A) x (alpha 1, beta 0; with

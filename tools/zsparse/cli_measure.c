@@ -5,15 +5,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/check_tolerance.h"
 
 double zs_cli_tolerance(zs_type type, int64_t len_max) {
-  const double eps = type == ZS_F32 ? (double)FLT_EPSILON : DBL_EPSILON;
-  /* Recursive summation of n terms errs by at most ~n*eps relative to sum |terms|; rounding
-   * errors of random sign grow like sqrt(n), so beyond 1024 terms the worst-case bound is
-   * far too loose to catch anything and the cap keeps the check meaningful for long rows.
-   * The +2 covers the alpha/beta scaling of the second check. */
-  const double n = (double)(len_max + 2 < 1024 ? len_max + 2 : 1024);
-  return 16.0 * eps * n;
+  return zsi_check_tolerance(type, len_max);
 }
 
 /* Host buffer of n elements of `type` from doubles (f32: rounded, and d[] updated to the
@@ -86,18 +81,22 @@ static int reference(const zs_matrix *A, zs_op which, const double *x, long doub
   return 0;
 }
 
-/* max_i |y_i - (alpha ref_i + beta y0_i)| / (|alpha| absum_i + |beta y0_i| + tiny); a NaN or
- * infinite y_i counts as an infinite error. */
+/* max_i of |y_i - (alpha ref_i + beta y0_i)| relative to |alpha| absum_i + |beta y0_i| and the
+ * absolute floor of rows of len_max terms (core/check_tolerance.h); a NaN or infinite y_i counts
+ * as an infinite error. */
 static double max_error(zs_type type, const void *y, const long double *ref, const double *absum,
-                        double alpha, double beta, const double *y0, int64_t ny) {
+                        double alpha, double beta, const double *y0, int64_t ny, int64_t len_max) {
+  const double tol = zsi_check_tolerance(type, len_max);
+  const double floor = zsi_check_floor(type, len_max, alpha);
   double worst = 0.0;
   for (int64_t i = 0; i < ny; i++) {
     const double yi = typed_get(type, y, i);
     const double b = beta != 0.0 ? beta * y0[i] : 0.0;
     const long double want = (long double)alpha * ref[i] + (long double)b;
-    const double scale = fabs(alpha) * absum[i] + fabs(b) + 1e-300;
-    const double err = isfinite(yi) ? (double)(fabsl((long double)yi - want) / scale) : INFINITY;
-    if (!(err <= worst)) worst = isnan(err) ? INFINITY : err;
+    const double scale = fabs(alpha) * absum[i] + fabs(b);
+    const double err = isfinite(yi) ? (double)fabsl((long double)yi - want) : INFINITY;
+    const double rel = zsi_check_rel_error(err, tol, scale, floor);
+    if (!(rel <= worst)) worst = isnan(rel) ? INFINITY : rel;
   }
   return worst;
 }
@@ -241,7 +240,7 @@ zs_status zs_cli_measure_run(const char *cmd, zs_context *ctx, zs_operator *op, 
       if ((s = zs_vector_download(d[k].y, d[k].yout)) != ZS_OK) goto done;
       inject_fault(type, d[k].yout, d[k].ny, k);
       const double e1 =
-          max_error(type, d[k].yout, d[k].ref, d[k].absum, 1.0, 0.0, d[k].y0, d[k].ny);
+          max_error(type, d[k].yout, d[k].ref, d[k].absum, 1.0, 0.0, d[k].y0, d[k].ny, m->len_max);
       if (!(e1 <= worst)) worst = e1;
     }
     /* 2: general alpha and beta over a random y. */
@@ -250,8 +249,8 @@ zs_status zs_cli_measure_run(const char *cmd, zs_context *ctx, zs_operator *op, 
     if ((s = product(op, m, d, 0.75, -1.25)) != ZS_OK) goto done;
     for (int k = 0; k < n; k++) {
       if ((s = zs_vector_download(d[k].y, d[k].yout)) != ZS_OK) goto done;
-      const double e2 =
-          max_error(type, d[k].yout, d[k].ref, d[k].absum, 0.75, -1.25, d[k].y0, d[k].ny);
+      const double e2 = max_error(type, d[k].yout, d[k].ref, d[k].absum, 0.75, -1.25, d[k].y0,
+                                  d[k].ny, m->len_max);
       if (!(e2 <= worst)) worst = e2;
     }
     m->max_rel_err = worst;
