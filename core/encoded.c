@@ -105,24 +105,27 @@ zs_status zsi_view_decode(const zsb_encoded_view *view, const char *backend, zs_
   return s;
 }
 
-zs_format zs_encoded_format(const zs_encoded *E) { return E->format; }
-zs_type zs_encoded_type(const zs_encoded *E) { return E->type; }
-int64_t zs_encoded_rows(const zs_encoded *E) { return E->rows; }
-int64_t zs_encoded_cols(const zs_encoded *E) { return E->cols; }
-int64_t zs_encoded_nnz(const zs_encoded *E) { return E->nnz; }
-int zs_encoded_array_count(const zs_encoded *E) { return E->n_arrays; }
-int zs_encoded_param_count(const zs_encoded *E) { return E->n_params; }
+/* The getters answer 0 for a NULL E, as the header documents. */
+zs_format zs_encoded_format(const zs_encoded *E) { return E ? E->format : (zs_format)0; }
+zs_type zs_encoded_type(const zs_encoded *E) { return E ? E->type : (zs_type)0; }
+int64_t zs_encoded_rows(const zs_encoded *E) { return E ? E->rows : 0; }
+int64_t zs_encoded_cols(const zs_encoded *E) { return E ? E->cols : 0; }
+int64_t zs_encoded_nnz(const zs_encoded *E) { return E ? E->nnz : 0; }
+int zs_encoded_array_count(const zs_encoded *E) { return E ? E->n_arrays : 0; }
+int zs_encoded_param_count(const zs_encoded *E) { return E ? E->n_params : 0; }
 
 uint64_t zs_encoded_bytes(const zs_encoded *E) {
   uint64_t total = 0;
-  for (int i = 0; i < E->n_arrays; i++) total += E->arrays[i].count * E->arrays[i].elem_size;
+  for (int i = 0; E && i < E->n_arrays; i++) total += E->arrays[i].count * E->arrays[i].elem_size;
   return total;
 }
 
 zs_status zs_encoded_array_info(const zs_encoded *E, int i, const char **name, size_t *elem_size,
                                 uint64_t *count) {
-  if (!E || i < 0 || i >= E->n_arrays)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "array index %d out of range", i);
+  if (!E) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encoded_array_info: E is NULL");
+  if (i < 0 || i >= E->n_arrays)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "zs_encoded_array_info: array index %d is outside [0, %d)", i, E->n_arrays);
   if (name) *name = E->arrays[i].name;
   if (elem_size) *elem_size = E->arrays[i].elem_size;
   if (count) *count = E->arrays[i].count;
@@ -130,22 +133,25 @@ zs_status zs_encoded_array_info(const zs_encoded *E, int i, const char **name, s
 }
 
 zs_status zs_encoded_param_info(const zs_encoded *E, int i, const char **name, int64_t *value) {
-  if (!E || i < 0 || i >= E->n_params)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "parameter index %d out of range", i);
+  if (!E) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encoded_param_info: E is NULL");
+  if (i < 0 || i >= E->n_params)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "zs_encoded_param_info: parameter index %d is outside [0, %d)", i,
+                     E->n_params);
   if (name) *name = E->params[i].name;
   if (value) *value = E->params[i].value;
   return ZS_OK;
 }
 
 zs_status zs_encode(zs_encoded **out, const zs_matrix *A, zs_format format, const char *options) {
-  if (!out || !A) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encode: NULL argument");
+  if (!out || !A) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encode: out or A is NULL");
   const zsi_format_ops *f = zsi_format_lookup(format);
-  if (!f) return zsi_format_absent(format, "");
+  if (!f) return zsi_format_absent(format, "zs_encode: ");
   return f->encode(A, options, out);
 }
 
 zs_status zs_encoded_stats(const zs_encoded *E, zs_stat_fn fn, void *ctx) {
-  if (!E || !fn) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encoded_stats: NULL argument");
+  if (!E || !fn) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encoded_stats: E or fn is NULL");
   const zsi_format_ops *f = zsi_format_lookup(E->format);
   if (!f) return zsi_format_absent(E->format, "");
   if (f->stats) f->stats(E, fn, ctx);
@@ -153,7 +159,7 @@ zs_status zs_encoded_stats(const zs_encoded *E, zs_stat_fn fn, void *ctx) {
 }
 
 zs_status zs_decode(zs_matrix **out, const zs_encoded *E) {
-  if (!out || !E) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_decode: NULL argument");
+  if (!out || !E) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_decode: out or E is NULL");
   const zsi_format_ops *f = zsi_format_lookup(E->format);
   if (!f) return zsi_format_absent(E->format, "");
   return f->decode(E, out);

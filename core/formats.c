@@ -39,11 +39,13 @@ const char *zs_format_name(zs_format f) {
 }
 
 zs_status zs_format_from_name(const char *name, zs_format *out) {
-  for (size_t i = 1; name && i < N_NAMES; i++)
+  for (size_t i = 1; name && out && i < N_NAMES; i++)
     if (names[i] && strcmp(names[i], name) == 0) {
       *out = (zs_format)i;
       return ZS_OK;
     }
+  if (!name || !out)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_format_from_name: name or out is NULL");
   return zsi_error(ZS_ERR_INVALID_ARGUMENT, "unknown format '%s' (known:" ZSI_FORMAT_NAMES ")",
-                   name ? name : "(null)");
+                   name);
 }

@@ -52,13 +52,13 @@ void zs_matrix_destroy(zs_matrix **A) {
 int64_t zs_matrix_rows(const zs_matrix *A) { return A ? A->rows : 0; }
 int64_t zs_matrix_cols(const zs_matrix *A) { return A ? A->cols : 0; }
 int64_t zs_matrix_nnz(const zs_matrix *A) { return A ? A->nnz : 0; }
-zs_type zs_matrix_type(const zs_matrix *A) { return A ? A->type : ZS_F64; }
+zs_type zs_matrix_type(const zs_matrix *A) { return A ? A->type : (zs_type)0; }
 
 void zs_matrix_csr(const zs_matrix *A, const int64_t **row_ptr, const int32_t **col_idx,
                    const void **values) {
-  if (row_ptr) *row_ptr = A->row_ptr;
-  if (col_idx) *col_idx = A->col_idx;
-  if (values) *values = A->values;
+  if (row_ptr) *row_ptr = A ? A->row_ptr : NULL;
+  if (col_idx) *col_idx = A ? A->col_idx : NULL;
+  if (values) *values = A ? A->values : NULL;
 }
 
 static void value_set(zs_type t, void *v, int64_t i, double x) {

@@ -65,6 +65,13 @@ typedef struct zs_encoded zs_encoded;
 typedef struct zs_operator zs_operator;
 typedef struct zs_vector zs_vector;
 
+/* Arguments, for every function of the public headers: a function returning zs_status returns
+ * ZS_ERR_INVALID_ARGUMENT, with a message naming the function, for a NULL object, array or
+ * out-pointer that is not documented as optional, and sets its out-pointers only on success.
+ * A getter given a NULL object returns 0 (counts, sizes, flags; (zs_type)0 and (zs_format)0
+ * mean "no type" and "no format") or NULL (names, strings, arrays), as noted at each one.
+ * Destroy functions accept NULL and a pointer to NULL. tests/api/api_walk.c checks all of it. */
+
 /* Library version as "MAJOR.MINOR.PATCH"; static storage. */
 ZS_API const char *zs_version(void);
 
@@ -72,9 +79,9 @@ ZS_API const char *zs_version(void);
  * "" when none yet. Meaningful only right after a call that returned an error: successful calls
  * do not clear it. Valid until the next zs_ call on this thread. Thread-safe. */
 ZS_API const char *zs_last_error(void);
-/* Short stable name of a status code, e.g. "ZS_ERR_PARSE". */
+/* Short stable name of a status code, e.g. "ZS_ERR_PARSE"; "ZS_ERR_UNKNOWN" for another value. */
 ZS_API const char *zs_status_name(zs_status s);
-ZS_API const char *zs_type_name(zs_type t);     /* "f32" / "f64" */
+ZS_API const char *zs_type_name(zs_type t);     /* "f32" / "f64"; "invalid" for another value */
 ZS_API size_t zs_type_size(zs_type t);          /* 4 / 8, 0 for an invalid type */
 ZS_API const char *zs_format_name(zs_format f); /* "csr", "coo", ... ; NULL if unknown */
 /* Parse a format name; ZS_ERR_INVALID_ARGUMENT for an unknown name. */
@@ -107,12 +114,13 @@ ZS_API zs_status zs_matrix_convert(zs_matrix **out, const zs_matrix *A, zs_type 
 ZS_API zs_status zs_matrix_transpose(zs_matrix **out, const zs_matrix *A);
 ZS_API void zs_matrix_destroy(zs_matrix **A);
 
+/* NULL A: 0, and (zs_type)0 for the type. */
 ZS_API int64_t zs_matrix_rows(const zs_matrix *A);
 ZS_API int64_t zs_matrix_cols(const zs_matrix *A);
 ZS_API int64_t zs_matrix_nnz(const zs_matrix *A);
 ZS_API zs_type zs_matrix_type(const zs_matrix *A);
 /* Borrow the CSR arrays (row_ptr: rows + 1 int64, col_idx: nnz int32, values: nnz of type).
- * Valid while A lives. Any out-pointer may be NULL. */
+ * Valid while A lives. Any out-pointer may be NULL; a NULL A sets each of them to NULL. */
 ZS_API void zs_matrix_csr(const zs_matrix *A, const int64_t **row_ptr, const int32_t **col_idx,
                           const void **values);
 
@@ -165,6 +173,7 @@ ZS_API void zs_encoded_destroy(zs_encoded **E);
 ZS_API zs_status zs_encoded_save(const zs_encoded *E, const char *path);
 ZS_API zs_status zs_encoded_load(zs_encoded **out, const char *path);
 
+/* NULL E: 0 ((zs_format)0, (zs_type)0). */
 ZS_API zs_format zs_encoded_format(const zs_encoded *E);
 ZS_API zs_type zs_encoded_type(const zs_encoded *E);
 ZS_API int64_t zs_encoded_rows(const zs_encoded *E);
@@ -173,7 +182,8 @@ ZS_API int64_t zs_encoded_nnz(const zs_encoded *E);
 /* Bytes of all arrays together (what a kernel reads, not counting x and y). */
 ZS_API uint64_t zs_encoded_bytes(const zs_encoded *E);
 ZS_API int zs_encoded_array_count(const zs_encoded *E);
-/* Name (static while E lives), element size in bytes and element count of array i. */
+/* Name (static while E lives), element size in bytes and element count of array i (any
+ * out-pointer may be NULL); ZS_ERR_INVALID_ARGUMENT for i outside [0, array count). */
 ZS_API zs_status zs_encoded_array_info(const zs_encoded *E, int i, const char **name,
                                        size_t *elem_size, uint64_t *count);
 ZS_API int zs_encoded_param_count(const zs_encoded *E);
@@ -202,9 +212,11 @@ typedef struct zs_backend_info {
   int usable;         /* 1 if operators can be created on it */
   const char *detail; /* what was found, or why it is not usable */
 } zs_backend_info;
-ZS_API int zs_context_backend_count(const zs_context *ctx);
+ZS_API int zs_context_backend_count(const zs_context *ctx); /* 0 for a NULL ctx */
+/* ZS_ERR_INVALID_ARGUMENT for i outside [0, backend count). */
 ZS_API zs_status zs_context_backend_info(const zs_context *ctx, int i, zs_backend_info *info);
-/* The backend used when none is named: $ZS_BACKEND if set, else cuda > hip > cpu. */
+/* The backend used when none is named: $ZS_BACKEND if set, else cuda > hip > cpu; NULL for a
+ * NULL ctx. */
 ZS_API const char *zs_context_default_backend(const zs_context *ctx);
 
 typedef struct zs_topology {
@@ -213,18 +225,22 @@ typedef struct zs_topology {
   int threads;               /* OpenMP threads the cpu backend uses */
   int hwloc;                 /* 1 if hwloc was used */
 } zs_topology;
+/* NULL ctx: *out zeroed; NULL out: nothing. */
 ZS_API void zs_context_topology(const zs_context *ctx, zs_topology *out);
-/* One line of text per discovered object (PCI GPUs, OS devices); static while ctx lives. */
+/* One line of text per discovered object (PCI GPUs, OS devices); static while ctx lives. NULL
+ * ctx: 0 devices; i out of range: NULL. */
 ZS_API int zs_context_device_count(const zs_context *ctx);
 ZS_API const char *zs_context_device(const zs_context *ctx, int i);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Vectors and operators, resident on one backend. backend: a name, or NULL for the default.   */
 
+/* Errors: ZS_ERR_INVALID_ARGUMENT (NULL out or ctx, a bad type, an unknown backend name),
+ * ZS_ERR_OVERFLOW (n outside [0, 2^31 - 1]), ZS_ERR_BACKEND_UNAVAILABLE, ZS_ERR_OUT_OF_MEMORY. */
 ZS_API zs_status zs_vector_create(zs_vector **out, zs_context *ctx, const char *backend,
                                   zs_type type, int64_t n);
 ZS_API void zs_vector_destroy(zs_vector **v);
-ZS_API int64_t zs_vector_size(const zs_vector *v);
+ZS_API int64_t zs_vector_size(const zs_vector *v); /* NULL v: 0, and (zs_type)0 for the type */
 ZS_API zs_type zs_vector_type(const zs_vector *v);
 /* Copy n elements of v's type from / to host memory. */
 ZS_API zs_status zs_vector_upload(zs_vector *v, const void *host);
@@ -263,8 +279,9 @@ ZS_API void zs_operator_destroy(zs_operator **op);
 /* The operator options, one line each: key, allowed values, default, the backends that have
  * it, what it does. Static text. */
 ZS_API const char *zs_operator_options_help(void);
-ZS_API const char *zs_operator_backend(const zs_operator *op);
-/* The operator's shape (A's, whatever the op) and value type; 0 / 0 for a NULL operator. */
+ZS_API const char *zs_operator_backend(const zs_operator *op); /* NULL for a NULL op */
+/* The operator's shape (A's, whatever the op) and value type; 0 and (zs_type)0 for a NULL
+ * operator. */
 ZS_API int64_t zs_operator_rows(const zs_operator *op);
 ZS_API int64_t zs_operator_cols(const zs_operator *op);
 ZS_API zs_type zs_operator_type(const zs_operator *op);

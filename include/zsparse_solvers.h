@@ -44,7 +44,7 @@ typedef struct zs_solver_options {
 
 /* Defaults: method BiCGSTAB, tol 1e-8, max_iter 1000, no preconditioner, automatic
  * breakdown_tol, x0_given 0, no history. */
-ZS_API void zs_solver_options_init(zs_solver_options *o);
+ZS_API void zs_solver_options_init(zs_solver_options *o); /* NULL o: nothing */
 
 typedef struct zs_solver_result {
   int64_t iterations;    /* iterations completed (a BiCGSTAB half step counts as one) */

@@ -61,6 +61,7 @@ ZS_API zs_status zs_vans_write_memory(const zs_vans *V, void **data, size_t *siz
 ZS_API zs_status zs_vans_read_baseline(zs_vans **out, const char *path, unsigned flags);
 ZS_API zs_status zs_vans_write_baseline(const zs_vans *V, const char *path);
 
+/* NULL V: 0 layers, dimension 0, flags 0, v0 NULL. */
 ZS_API int zs_vans_layers(const zs_vans *V);
 ZS_API int64_t zs_vans_dim(const zs_vans *V, int k); /* N_k, k = 0..K; 0 when out of range */
 ZS_API unsigned zs_vans_flags(const zs_vans *V);
@@ -92,7 +93,7 @@ ZS_API zs_status zs_vans_chain_create(zs_vans_chain **out, zs_context *ctx, cons
  * requantises to int8 as round(127 z / max|z|), halves away from zero: integer arithmetic, the
  * same bits on every backend. */
 ZS_API zs_status zs_vans_chain_run(zs_vans_chain *c, const int8_t *x, int8_t *y);
-/* Milliseconds per run of the chain without transfers (device time on GPUs). */
+/* Milliseconds per run of the chain without transfers (device time on GPUs); reps >= 1. */
 ZS_API zs_status zs_vans_chain_time(zs_vans_chain *c, int reps, double *ms);
 ZS_API void zs_vans_chain_destroy(zs_vans_chain **c);
 

@@ -432,7 +432,8 @@ zs_status zs_solver_solve(zs_solver *h, const zs_vector *b, zs_vector *x,
   memset(result, 0, sizeof *result);
   result->rel_residual = NAN;
   result->stop_reason = "error";
-  if (!h || !b || !x) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solve: NULL argument");
+  if (!h || !b || !x)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solver_solve: solver, b or x is NULL");
   TRY(check_vector(h, b, "b"));
   TRY(check_vector(h, x, "x"));
   const zs_solver_options *o = &h->o;
@@ -462,7 +463,8 @@ zs_status zs_solve(zs_context *ctx, zs_operator *A, const zs_vector *b, zs_vecto
     result->rel_residual = NAN;
     result->stop_reason = "error";
   }
-  if (!ctx || !A || !b || !x) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solve: NULL argument");
+  if (!ctx || !A || !b || !x)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_solve: ctx, A, b or x is NULL");
   zs_solver *h;
   TRY(zs_solver_create(&h, ctx, A, opts));
   const zs_status s = zs_solver_solve(h, b, x, result);

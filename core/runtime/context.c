@@ -135,14 +135,19 @@ void zs_context_destroy(zs_context **ctx) {
 int zs_context_backend_count(const zs_context *ctx) { return ctx ? ctx->n_backends : 0; }
 
 zs_status zs_context_backend_info(const zs_context *ctx, int i, zs_backend_info *info) {
-  if (!ctx || !info || i < 0 || i >= ctx->n_backends)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "backend index %d out of range", i);
+  if (!ctx || !info)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_context_backend_info: ctx or info is NULL");
+  if (i < 0 || i >= ctx->n_backends)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "zs_context_backend_info: backend index %d is outside [0, %d)", i,
+                     ctx->n_backends);
   const zsi_backend_slot *b = &ctx->backends[i];
   *info = (zs_backend_info){b->name, b->usable, b->detail};
   return ZS_OK;
 }
 
 const char *zs_context_default_backend(const zs_context *ctx) {
+  if (!ctx) return NULL;
   const char *env = getenv("ZS_BACKEND");
   if (env && *env) return env;
   static const char *const order[] = {"cuda", "hip", "cpu"};
@@ -152,7 +157,9 @@ const char *zs_context_default_backend(const zs_context *ctx) {
   return "cpu";
 }
 
-void zs_context_topology(const zs_context *ctx, zs_topology *out) { *out = ctx->topo; }
+void zs_context_topology(const zs_context *ctx, zs_topology *out) {
+  if (out) *out = ctx ? ctx->topo : (zs_topology){0};
+}
 int zs_context_device_count(const zs_context *ctx) { return ctx ? ctx->n_devices : 0; }
 const char *zs_context_device(const zs_context *ctx, int i) {
   return ctx && i >= 0 && i < ctx->n_devices ? ctx->devices[i] : NULL;

@@ -35,7 +35,8 @@ static zs_status backend_op(const zsi_backend_slot *b, const zs_encoded *E, cons
 
 zs_status zs_operator_create(zs_operator **out, zs_context *ctx, const zs_encoded *E,
                              const char *backend, const char *options) {
-  if (!out || !E) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_operator_create: NULL argument");
+  if (!out || !ctx || !E)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_operator_create: out, ctx or E is NULL");
   const zsi_backend_slot *b;
   zs_status s = zsi_backend_get(ctx, backend, &b);
   if (s != ZS_OK) return s;

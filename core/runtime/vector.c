@@ -16,9 +16,11 @@ struct zs_vector {
 
 zs_status zs_vector_create(zs_vector **out, zs_context *ctx, const char *backend, zs_type type,
                            int64_t n) {
-  if (!out) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_create: out is NULL");
+  if (!out || !ctx)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_create: out or ctx is NULL");
   if (type != ZS_F32 && type != ZS_F64)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vector: value type %d is invalid", (int)type);
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_create: value type %d is invalid",
+                     (int)type);
   if (n < 0 || n > ZS_MAX_DIM)
     return zsi_error(ZS_ERR_OVERFLOW, "vector length %" PRId64 " outside [0, 2^31-1]", n);
   const zsi_backend_slot *b;
@@ -43,7 +45,7 @@ void zs_vector_destroy(zs_vector **v) {
 }
 
 int64_t zs_vector_size(const zs_vector *v) { return v ? v->n : 0; }
-zs_type zs_vector_type(const zs_vector *v) { return v ? v->type : ZS_F64; }
+zs_type zs_vector_type(const zs_vector *v) { return v ? v->type : (zs_type)0; }
 
 /* Internal: the backend and data pointer of a vector, for operators. */
 const zsi_backend_slot *zsi_vector_backend(const zs_vector *v) { return v->slot; }
@@ -96,8 +98,9 @@ zs_status zs_vector_dot(const zs_vector *x, const zs_vector *y, double *out) {
 }
 
 zs_status zs_vector_nrm2(const zs_vector *x, double *out) {
+  if (!x || !out) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_nrm2: x or out is NULL");
   double d;
-  zs_status s = zs_vector_dot(x, x, &d);
+  zs_status s = x->be->dot(x->be->self, x->type, x->n, x->data, x->data, &d);
   if (s == ZS_OK) *out = sqrt(d);
   return s;
 }

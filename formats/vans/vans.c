@@ -614,9 +614,9 @@ zs_status zsi_vans_append(zs_vans *V, zsi_vans_layer *L) {
 /* ---- the public object ---- */
 
 zs_status zs_vans_create(zs_vans **out, int64_t n0, const int8_t *v0, unsigned flags) {
-  if (!out) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: out is NULL");
+  if (!out) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vans_create: out is NULL");
   if (flags & ~(unsigned)(ZS_VANS_PER_ROW | ZS_VANS_INTERLEAVED | ZS_VANS_PAIRS))
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: unknown flags 0x%x", flags);
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vans_create: unknown flags 0x%x", flags);
   if ((flags & ZS_VANS_INTERLEAVED) && (flags & ZS_VANS_PAIRS))
     return zsi_error(ZS_ERR_INVALID_ARGUMENT,
                      "vans: ZS_VANS_INTERLEAVED and ZS_VANS_PAIRS are two layouts; choose one");
@@ -656,7 +656,8 @@ const int8_t *zs_vans_v0(const zs_vans *V) { return V ? V->v0 : NULL; }
 
 zs_status zs_vans_layer_info_get(const zs_vans *V, int k, zs_vans_layer_info *info) {
   if (!V || !info || k < 0 || k >= (int)V->k)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: no layer %d", k);
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "zs_vans_layer_info_get: V or info is NULL, or no layer %d", k);
   const zsi_vans_layer *L = &V->layers[k];
   memset(info, 0, sizeof *info);
   info->rows = L->rows;
@@ -684,7 +685,8 @@ zs_status zs_vans_layer_info_get(const zs_vans *V, int k, zs_vans_layer_info *in
 
 zs_status zs_vans_layer_decode(const zs_vans *V, int k, int8_t *w) {
   if (!V || !w || k < 0 || k >= (int)V->k)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: no layer %d", k);
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "zs_vans_layer_decode: V or w is NULL, or no layer %d", k);
   const zsi_vans_layer *L = &V->layers[k];
   ZSI_OMP(parallel for schedule(dynamic, 16) num_threads(zsi_cpu_threads()) if (L->rows > 64))
   for (int64_t i = 0; i < (int64_t)L->rows; i++)
@@ -725,7 +727,8 @@ static uint32_t s_max_words(const zs_vans *V) {
 }
 
 zs_status zs_vans_write_memory(const zs_vans *V, void **data, size_t *size) {
-  if (!V || !data || !size) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: NULL argument");
+  if (!V || !data || !size)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vans_write_memory: V, data or size is NULL");
   if (V->k == 0) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: a chain without layers");
   uint64_t total = 12 + V->n0 + (3 - (V->n0 + 3) % 4);
   if (V->flags) total += 16;
@@ -871,7 +874,8 @@ static zs_status check_model(zsi_vans_layer *L, int k) {
 }
 
 zs_status zs_vans_read_memory(zs_vans **out, const void *data, size_t size) {
-  if (!out || (!data && size)) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: NULL argument");
+  if (!out || (!data && size))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vans_read_memory: out or data is NULL");
   rbuf r = {data, size, 0};
   const void *p = NULL;
   zs_vans *V = NULL;
@@ -1074,7 +1078,7 @@ static zs_status write_file(const char *path, const void *data, size_t size) {
 }
 
 zs_status zs_vans_read(zs_vans **out, const char *path) {
-  if (!path) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: path is NULL");
+  if (!out || !path) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vans_read: out or path is NULL");
   uint8_t *d;
   size_t n;
   zs_status s = read_file(path, &d, &n);
@@ -1085,7 +1089,7 @@ zs_status zs_vans_read(zs_vans **out, const char *path) {
 }
 
 zs_status zs_vans_write(const zs_vans *V, const char *path) {
-  if (!path) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: path is NULL");
+  if (!V || !path) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vans_write: V or path is NULL");
   void *d;
   size_t n;
   zs_status s = zs_vans_write_memory(V, &d, &n);
@@ -1098,7 +1102,8 @@ zs_status zs_vans_write(const zs_vans *V, const char *path) {
 /* ---- the baseline file (Appendix A): plain int8, column-major ---- */
 
 zs_status zs_vans_write_baseline(const zs_vans *V, const char *path) {
-  if (!V || !path) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: NULL argument");
+  if (!V || !path)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vans_write_baseline: V or path is NULL");
   if (V->flags & ZS_VANS_PER_ROW)
     return zsi_error(ZS_ERR_UNSUPPORTED,
                      "vans: the baseline file holds one scale per layer, "
@@ -1141,7 +1146,8 @@ done:
 }
 
 zs_status zs_vans_read_baseline(zs_vans **out, const char *path, unsigned flags) {
-  if (!out || !path) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: NULL argument");
+  if (!out || !path)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vans_read_baseline: out or path is NULL");
   uint8_t *d;
   size_t n;
   zs_status s = read_file(path, &d, &n);

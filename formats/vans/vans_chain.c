@@ -11,7 +11,8 @@
 /* ---- layers from weights ---- */
 
 zs_status zs_vans_add_layer_int8(zs_vans *V, int64_t rows, const int8_t *w, const float *scales) {
-  if (!V || !w || !scales) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: NULL argument");
+  if (!V || !w || !scales)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vans_add_layer_int8: V, w or scales is NULL");
   if (rows < 1 || rows > ZS_VANS_MAX_DIM)
     return zsi_error(ZS_ERR_OVERFLOW, "vans: layer %u: rows = %lld outside 1..%d", V->k,
                      (long long)rows, ZS_VANS_MAX_DIM);
@@ -85,7 +86,7 @@ static zs_status add_quantised(zs_vans *V, int64_t rows, const float *w, const f
 }
 
 zs_status zs_vans_add_layer(zs_vans *V, int64_t rows, const float *w) {
-  if (!V || !w) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: NULL argument");
+  if (!V || !w) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vans_add_layer: V or w is NULL");
   if (rows < 1 || rows > ZS_VANS_MAX_DIM)
     return zsi_error(ZS_ERR_OVERFLOW, "vans: layer %u: rows = %lld outside 1..%d", V->k,
                      (long long)rows, ZS_VANS_MAX_DIM);
@@ -149,7 +150,8 @@ static double entropy_at(const float *w, uint64_t n, float step) {
 
 zs_status zs_vans_generate(zs_vans **out, const char *spec, unsigned flags) {
   static const char *const known[] = {"n", "k", "seed", "rows", "entropy", "v0", NULL};
-  if (!out || !spec) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: NULL argument");
+  if (!out || !spec)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vans_generate: out or spec is NULL");
   zs_status s = zsi_option_check(spec, known, "vans generator");
   if (s != ZS_OK) return s;
   int64_t n = 0, k = 1, seed = 1, rows = 0, v0seed = 0;
@@ -398,7 +400,8 @@ static void layer_cpu(zs_vans_chain *c, int k, const int8_t *x, int8_t *y) {
 
 zs_status zs_vans_chain_create(zs_vans_chain **out, zs_context *ctx, const zs_vans *V,
                                const char *backend) {
-  if (!out || !V) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: NULL argument");
+  if (!out || !ctx || !V)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vans_chain_create: out, ctx or V is NULL");
   if (V->k == 0) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: a chain without layers");
   const zsi_backend_slot *slot;
   zs_status s = zsi_backend_get(ctx, backend, &slot);
@@ -455,7 +458,7 @@ zs_status zs_vans_chain_create(zs_vans_chain **out, zs_context *ctx, const zs_va
 }
 
 zs_status zs_vans_chain_run(zs_vans_chain *c, const int8_t *x, int8_t *y) {
-  if (!c || !y) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: NULL argument");
+  if (!c || !y) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vans_chain_run: c or y is NULL");
   const zs_vans *V = c->V;
   if (!x) x = V->v0;
   if (c->kind == CHAIN_GPU) return c->ops->chain_run(c->dev, x, y);
@@ -472,7 +475,9 @@ zs_status zs_vans_chain_run(zs_vans_chain *c, const int8_t *x, int8_t *y) {
 }
 
 zs_status zs_vans_chain_time(zs_vans_chain *c, int reps, double *ms) {
-  if (!c || !ms || reps < 1) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "vans: chain_time");
+  if (!c || !ms || reps < 1)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vans_chain_time: c or ms is NULL, or reps %d < 1",
+                     reps);
   if (c->kind == CHAIN_GPU) return c->ops->chain_time(c->dev, reps, ms);
   const zs_vans *V = c->V;
   int8_t *y = zsi_alloc((uint64_t)V->layers[V->k - 1].rows);
