@@ -22,14 +22,23 @@ void zs_encoded_destroy(zs_encoded **E) {
   *E = NULL;
 }
 
+/* Out of memory for `count` elements of an array of a `format` matrix. */
+static zs_status array_oom(zs_format format, const char *doing, const char *name, uint64_t count,
+                           uint32_t elem_size) {
+  const char *f = zs_format_name(format);
+  char what[160];
+  snprintf(what, sizeof what, "%s%s array '%s' of %" PRIu64 " x %u bytes", doing, f ? f : "?", name,
+           count, elem_size);
+  uint64_t bytes;
+  return zsi_oom(what, zsi_mul_u64(count, elem_size, &bytes) ? bytes : UINT64_MAX);
+}
+
 zs_status zsi_encoded_add_array(zs_encoded *E, const char *name, uint32_t elem_size, uint64_t count,
                                 void **data) {
   if (E->n_arrays == ZSI_MAX_ARRAYS || strlen(name) > ZSI_NAME_MAX || elem_size == 0)
     return zsi_error(ZS_ERR_INTERNAL, "cannot add array '%s'", name);
   void *p = zsi_alloc_array(count, elem_size);
-  if (!p)
-    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "array '%s': %" PRIu64 " x %u bytes", name, count,
-                     elem_size);
+  if (!p) return array_oom(E->format, "", name, count, elem_size);
   zsi_array *a = &E->arrays[E->n_arrays++];
   strcpy(a->name, name);
   a->elem_size = elem_size, a->count = count, a->data = p;
@@ -89,7 +98,7 @@ zs_status zsi_view_decode(const zsb_encoded_view *view, const char *backend, zs_
     snprintf(prefix, sizeof prefix, "backend '%.40s': ", backend);
     return zsi_format_absent(view->format, prefix);
   }
-  zs_encoded *E;
+  zs_encoded *E = NULL;
   zs_status s = zsi_encoded_new(&E, view->format, view->type, view->rows, view->cols, view->nnz);
   for (int i = 0; s == ZS_OK && i < view->n_arrays; i++) {
     const zsb_array *a = &view->arrays[i];
@@ -147,7 +156,10 @@ zs_status zs_encode(zs_encoded **out, const zs_matrix *A, zs_format format, cons
   if (!out || !A) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encode: out or A is NULL");
   const zsi_format_ops *f = zsi_format_lookup(format);
   if (!f) return zsi_format_absent(format, "zs_encode: ");
-  return f->encode(A, options, out);
+  const zs_status s = f->encode(A, options, out);
+  /* Deep inside an encoder an allocation cannot say which call it serves. */
+  if (s == ZS_ERR_OUT_OF_MEMORY) return zsi_error_prefix(s, "zs_encode %s", f->name);
+  return s;
 }
 
 zs_status zs_encoded_stats(const zs_encoded *E, zs_stat_fn fn, void *ctx) {
@@ -162,5 +174,7 @@ zs_status zs_decode(zs_matrix **out, const zs_encoded *E) {
   if (!out || !E) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_decode: out or E is NULL");
   const zsi_format_ops *f = zsi_format_lookup(E->format);
   if (!f) return zsi_format_absent(E->format, "");
-  return f->decode(E, out);
+  const zs_status s = f->decode(E, out);
+  if (s == ZS_ERR_OUT_OF_MEMORY) return zsi_error_prefix(s, "zs_decode %s", f->name);
+  return s;
 }

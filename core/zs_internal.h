@@ -26,6 +26,10 @@ ZSI_HIDDEN zs_status zsi_error(zs_status status, const char *fmt, ...) ZSI_PRINT
 /* Prefix the current message with "context: " (e.g. the file name) and return `status`. */
 ZSI_HIDDEN zs_status zsi_error_prefix(zs_status status, const char *fmt, ...) ZSI_PRINTF(2, 3);
 ZSI_HIDDEN void zsi_error_clear(void);
+/* ZS_ERR_OUT_OF_MEMORY with the message "<what>: out of memory (<size>)"; `what` names the
+ * operation and the object, e.g. "zs_encode csr: array 'values'". Every allocation failure's
+ * message holds "out of memory" (zsi_error adds it where a site's text lacks it). */
+ZSI_HIDDEN zs_status zsi_oom(const char *what, uint64_t bytes);
 /* Callback handed to backends (zsb_error_fn). */
 ZSI_HIDDEN void zsi_backend_error(zs_status status, const char *message);
 

@@ -560,7 +560,9 @@ zs_status zs_encoded_load(zs_encoded **out, const char *path) {
   }
   const zsi_format_ops *fmt = zsi_format_lookup(E->format);
   if ((s = fmt->validate(E)) != ZS_OK) {
-    s = zsi_error_prefix(ZS_ERR_CORRUPT, "%s: %s payload", path, fmt->name);
+    /* What the validator finds wrong is corruption; running out of memory is not. */
+    s = zsi_error_prefix(s == ZS_ERR_OUT_OF_MEMORY ? s : ZS_ERR_CORRUPT, "%s: %s payload", path,
+                         fmt->name);
     goto done;
   }
   *out = E;

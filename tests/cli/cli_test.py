@@ -498,9 +498,9 @@ def mode_usage(tool, mdir):
     rc, obj, err = run_json(tool, "info", "--json", odd)
     if rc != 0 or not obj or obj.get("file") != odd:
         fail("info --json on an odd file name: rc=%d %r %s" % (rc, obj, err))
-    # A backend that does not exist is a runtime error with the library's message.
+    # A backend name the tool does not know is a usage error, like an unknown format.
     rc, _, err = run(tool, "spmv", mtx, "--backend", "nosuch", "--repeat", "1")
-    if rc != 1 or "nosuch" not in err:
+    if rc != 2 or "nosuch" not in err:
         fail("spmv --backend nosuch: rc=%d err=%r" % (rc, err))
 
 

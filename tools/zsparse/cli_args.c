@@ -27,8 +27,29 @@ static zs_cli_opt *find_long(zs_cli_opt *opts, int n, const char *name, size_t l
   return NULL;
 }
 
+/* Values every command checks the same way, before any work: an empty value (an unset shell
+ * variable, `-o ""`) names nothing, except for option strings where it means "none"; a backend
+ * name must be one the tool knows (one that is known but not usable here is a runtime error). */
+static int check_value(const char *cmd, const zs_cli_opt *o, const char *v) {
+  const int option_string =
+      strcmp(o->long_name, "options") == 0 || strcmp(o->long_name, "op-options") == 0;
+  if (v[0] == '\0' && !option_string) {
+    zs_cli_usage_error(cmd, "option '--%s' needs a non-empty value", o->long_name);
+    return ZS_CLI_USAGE;
+  }
+  if (strcmp(o->long_name, "backend") == 0) {
+    static const char *const known[] = {"ref", "cpu", "cuda", "hip"};
+    for (int k = 0; k < 4; k++)
+      if (strcmp(v, known[k]) == 0) return 0;
+    zs_cli_usage_error(cmd, "unknown backend '%s' (known: ref, cpu, cuda, hip)", v);
+    return ZS_CLI_USAGE;
+  }
+  return 0;
+}
+
 int zs_cli_parse(const char *cmd, int argc, char **argv, zs_cli_opt *opts, int n_opts,
                  const char **pos, int max_pos, int *n_pos, int *help) {
+  int s;
   *n_pos = 0;
   *help = 0;
   int only_pos = 0; /* after "--" everything is positional */
@@ -39,6 +60,10 @@ int zs_cli_parse(const char *cmd, int argc, char **argv, zs_cli_opt *opts, int n
       continue;
     }
     if (only_pos || a[0] != '-' || a[1] == '\0') {
+      if (a[0] == '\0') {
+        zs_cli_usage_error(cmd, "an empty argument names no file or spec");
+        return ZS_CLI_USAGE;
+      }
       if (*n_pos >= max_pos) {
         zs_cli_usage_error(cmd, "unexpected argument '%s'", a);
         return ZS_CLI_USAGE;
@@ -80,6 +105,7 @@ int zs_cli_parse(const char *cmd, int argc, char **argv, zs_cli_opt *opts, int n
       }
       inline_value = argv[++i];
     }
+    if ((s = check_value(cmd, o, inline_value)) != 0) return s;
     o->value = inline_value;
   }
   return 0;

@@ -34,7 +34,10 @@ static void usage(FILE *f) {
           "  help     this text (or: zsparse help <command>)\n"
           "\n"
           "options: --version, --help\n"
-          "exit status: 0 ok, 1 check failed or runtime error, 2 usage error\n"
+          "exit status: 0 ok; 1 runtime error (unreadable or bad input, out of memory, a backend\n"
+          "  not usable here, a device error) or --check failed; 2 usage error (unknown command,\n"
+          "  option, format or backend name; a missing, empty or malformed value), found before\n"
+          "  any work\n"
           "environment: ZS_BACKEND (default backend), ZS_NUM_THREADS (cpu backend threads)\n");
 }
 

@@ -282,7 +282,16 @@ int zs_cli_solve(int argc, char **argv) {
   so.history_cap = so.max_iter + 1;
   hist = malloc((size_t)so.history_cap * sizeof *hist);
   if (!hb || !hist) {
-    fprintf(stderr, "zsparse solve: out of memory for %lld-element vectors\n", (long long)n);
+    /* Name what could not be had: the residual history grows with --maxit, not with n. */
+    if (!hist)
+      fprintf(stderr,
+              "zsparse solve: out of memory for the residual history of --maxit %lld "
+              "(%lld doubles, %.3g MB)\n",
+              (long long)so.max_iter, (long long)so.history_cap, (double)so.history_cap * 8e-6);
+    else
+      fprintf(stderr,
+              "zsparse solve: out of memory for the right-hand side (%lld doubles, %.3g MB)\n",
+              (long long)n, (double)n * 8e-6);
     goto done;
   }
   so.history = hist;
