@@ -100,7 +100,7 @@ zs_status zs_vector_dot(const zs_vector *x, const zs_vector *y, double *out) {
 zs_status zs_vector_nrm2(const zs_vector *x, double *out) {
   if (!x || !out) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_nrm2: x or out is NULL");
   double d;
-  zs_status s = x->be->dot(x->be->self, x->type, x->n, x->data, x->data, &d);
+  zs_status s = x->be->dot(x->slot->self, x->type, x->n, x->data, x->data, &d);
   if (s == ZS_OK) *out = sqrt(d);
   return s;
 }

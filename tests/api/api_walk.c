@@ -611,6 +611,7 @@ static const struct {
     C(vector_direction_update),
     C(operator_create),
     C(operator_destroy),
+    C(operator_options_help),
     C(operator_backend),
     C(operator_rows),
     C(operator_cols),
