@@ -22,9 +22,25 @@ static zs_status check_dims(int64_t rows, int64_t cols, int64_t nnz, zs_type typ
   return ZS_OK;
 }
 
+/* Before building a matrix, the memory it needs at its peak (indices, values and `row_arrays`
+ * arrays of rows + 1 counts: the row pointers, and while scattering and sorting two more)
+ * against what is available: a file may declare 2^31-1 rows in a few bytes, and zeroing tens of
+ * GiB only to fail later helps nobody. */
+static zs_status check_build_memory(int64_t rows, int64_t cols, int64_t nnz, zs_type type,
+                                    int row_arrays) {
+  const uint64_t need = (uint64_t)row_arrays * ((uint64_t)rows + 1) * sizeof(int64_t) +
+                        (uint64_t)nnz * (4 + zs_type_size(type));
+  const uint64_t avail = zsi_memory_available();
+  if (need < (UINT64_C(1) << 30) || need <= avail) return ZS_OK;
+  return zsi_error(ZS_ERR_OUT_OF_MEMORY,
+                   "out of memory: building a %" PRId64 " x %" PRId64 " matrix with %" PRId64
+                   " entries needs %.1f GiB, %.1f GiB are available",
+                   rows, cols, nnz, (double)need / (1 << 30), (double)avail / (1 << 30));
+}
+
 zs_status zsi_matrix_alloc(zs_matrix **out, int64_t rows, int64_t cols, int64_t nnz, zs_type type) {
   zs_status s = check_dims(rows, cols, nnz, type);
-  if (s != ZS_OK) return s;
+  if (s != ZS_OK || (s = check_build_memory(rows, cols, nnz, type, 1)) != ZS_OK) return s;
   zs_matrix *A = calloc(1, sizeof *A);
   if (!A) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "matrix header");
   A->rows = rows, A->cols = cols, A->nnz = nnz, A->type = type;
@@ -34,7 +50,9 @@ zs_status zsi_matrix_alloc(zs_matrix **out, int64_t rows, int64_t cols, int64_t 
   if (!A->row_ptr || !A->col_idx || !A->values) {
     zs_matrix_destroy(&A);
     return zsi_error(ZS_ERR_OUT_OF_MEMORY,
-                     "matrix %" PRId64 " x %" PRId64 " with %" PRId64 " nonzeros", rows, cols, nnz);
+                     "out of memory for a %" PRId64 " x %" PRId64 " matrix with %" PRId64
+                     " nonzeros",
+                     rows, cols, nnz);
   }
   *out = A;
   return ZS_OK;
@@ -78,9 +96,11 @@ static zs_status check_value(const void *values, zs_type type, int64_t k, unsign
 }
 
 /* Sort one row's (col, value) pairs by column, sum duplicates, drop zeros when asked; returns
- * the row's new length. scratch holds 2 len keys; duplicates sum in input order. */
+ * the row's new length, -1 out of memory, -2 when finite duplicates sum past the type's range
+ * (*bad_col: their column) unless non-finite values are allowed. scratch holds 2 len keys;
+ * duplicates sum in input order. */
 static int64_t canonicalise_row(int32_t *col, void *val, zs_type t, int64_t len, unsigned flags,
-                                uint64_t *scratch) {
+                                uint64_t *scratch, int32_t *bad_col) {
   int sorted = 1;
   for (int64_t k = 1; k < len && sorted; k++) sorted = col[k - 1] < col[k];
   if (!sorted) {
@@ -100,7 +120,12 @@ static int64_t canonicalise_row(int32_t *col, void *val, zs_type t, int64_t len,
   int64_t out = 0;
   for (int64_t k = 0; k < len; k++) {
     if (out > 0 && col[out - 1] == col[k]) {
-      value_set(t, val, out - 1, zsi_value_get(t, val, out - 1) + zsi_value_get(t, val, k));
+      const double a = zsi_value_get(t, val, out - 1), b = zsi_value_get(t, val, k);
+      value_set(t, val, out - 1, a + b);
+      if (!(flags & ZS_MATRIX_ALLOW_NONFINITE) && !isfinite(zsi_value_get(t, val, out - 1))) {
+        *bad_col = col[k];
+        return -2;
+      }
       continue;
     }
     col[out] = col[k];
@@ -138,18 +163,22 @@ static zs_status canonicalise(zs_matrix *A, unsigned flags) {
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "sorting rows");
   }
   size_t es = zs_type_size(A->type);
-  int failed = 0;
-  for (int64_t i = 0; i < A->rows; i++) {
+  int64_t failed = 0, bad_row = 0;
+  int32_t bad_col = 0;
+  for (int64_t i = 0; i < A->rows && !failed; i++) {
     int64_t b = A->row_ptr[i];
     len[i] = canonicalise_row(A->col_idx + b, (char *)A->values + b * (int64_t)es, A->type,
-                              A->row_ptr[i + 1] - b, flags, scratch);
-    if (len[i] < 0) failed = 1;
+                              A->row_ptr[i + 1] - b, flags, scratch, &bad_col);
+    if (len[i] < 0) failed = len[i], bad_row = i;
   }
   zsi_free(scratch);
-  if (failed) {
-    zsi_free(len);
-    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "sorting rows");
-  }
+  if (failed) zsi_free(len);
+  if (failed == -2)
+    return zsi_error(ZS_ERR_OUT_OF_RANGE,
+                     "duplicate entries at row %" PRId64 ", col %" PRId32
+                     " (0-based) sum past the %s range to an infinite value",
+                     bad_row, bad_col, zs_type_name(A->type));
+  if (failed) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "out of memory sorting the rows");
   int64_t w = 0;
   for (int64_t i = 0; i < A->rows; i++) {
     int64_t b = A->row_ptr[i];
@@ -185,13 +214,15 @@ zs_status zs_matrix_from_coo(zs_matrix **out, int64_t rows, int64_t cols, int64_
     if (s != ZS_OK) return s;
   }
   zs_matrix *A;
-  if ((s = zsi_matrix_alloc(&A, rows, cols, nnz, type)) != ZS_OK) return s;
+  if ((s = check_build_memory(rows, cols, nnz, type, 3)) != ZS_OK ||
+      (s = zsi_matrix_alloc(&A, rows, cols, nnz, type)) != ZS_OK)
+    return s;
   for (int64_t k = 0; k < nnz; k++) A->row_ptr[row_idx[k] + 1]++;
   for (int64_t i = 0; i < rows; i++) A->row_ptr[i + 1] += A->row_ptr[i];
   int64_t *next = zsi_alloc_array((uint64_t)rows + 1, sizeof *next);
   if (!next) {
     zs_matrix_destroy(&A);
-    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "scattering %" PRId64 " entries", nnz);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "out of memory scattering %" PRId64 " entries", nnz);
   }
   memcpy(next, A->row_ptr, (size_t)rows * sizeof *next);
   for (int64_t k = 0; k < nnz; k++) {
@@ -236,7 +267,9 @@ zs_status zs_matrix_from_csr(zs_matrix **out, int64_t rows, int64_t cols, const 
       if ((s = check_value(values, type, k, flags, i, col_idx[k])) != ZS_OK) return s;
     }
   zs_matrix *A;
-  if ((s = zsi_matrix_alloc(&A, rows, cols, nnz, type)) != ZS_OK) return s;
+  if ((s = check_build_memory(rows, cols, nnz, type, 3)) != ZS_OK ||
+      (s = zsi_matrix_alloc(&A, rows, cols, nnz, type)) != ZS_OK)
+    return s;
   memcpy(A->row_ptr, row_ptr, ((size_t)rows + 1) * sizeof *row_ptr);
   if (nnz > 0) memcpy(A->col_idx, col_idx, (size_t)nnz * sizeof *col_idx);
   if (values && nnz > 0)
@@ -288,8 +321,19 @@ zs_status zs_matrix_convert(zs_matrix **out, const zs_matrix *A, zs_type type) {
   if (s != ZS_OK) return s;
   memcpy(B->row_ptr, A->row_ptr, ((size_t)A->rows + 1) * sizeof *A->row_ptr);
   memcpy(B->col_idx, A->col_idx, (size_t)A->nnz * sizeof *A->col_idx);
-  for (int64_t k = 0; k < A->nnz; k++)
-    value_set(type, B->values, k, zsi_value_get(A->type, A->values, k));
+  for (int64_t i = 0; i < A->rows; i++)
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+      const double v = zsi_value_get(A->type, A->values, k);
+      value_set(type, B->values, k, v);
+      /* Narrowing must not turn a finite value into an infinity. */
+      if (isfinite(v) && !isfinite(zsi_value_get(type, B->values, k))) {
+        zs_matrix_destroy(&B);
+        return zsi_error(ZS_ERR_OUT_OF_RANGE,
+                         "converting to %s: the value %.17g at row %" PRId64 ", col %" PRId32
+                         " (0-based) is beyond the %s range",
+                         zs_type_name(type), v, i, A->col_idx[k], zs_type_name(type));
+      }
+    }
   *out = B;
   return ZS_OK;
 }

@@ -51,6 +51,9 @@ static inline void *zsi_copy_array(const void *src, uint64_t count, uint64_t ele
   if (p && count) __builtin_memcpy(p, src, (size_t)(count * elem_size));
   return p;
 }
+/* Bytes the system can still give (Linux: MemAvailable + SwapFree), UINT64_MAX when unknown.
+ * zsi_alloc refuses a single allocation of 1 GiB or more beyond it. */
+ZSI_HIDDEN uint64_t zsi_memory_available(void);
 
 /* ---- matrix (core/matrix.c) ---- */
 struct zs_matrix {

@@ -138,15 +138,20 @@ typedef struct zs_mm_info {
   int64_t entries_stored; /* data lines in the file */
 } zs_mm_info;
 
-/* Read a .mtx or .mtx.gz (gzip detected from the content, not the name). Symmetric and
- * skew-symmetric files are mirrored; values converted to `type`; explicit zeros kept unless
+/* Read a .mtx or .mtx.gz (gzip detected from the content, not the name; bytes after the gzip
+ * stream are refused); path "-" is standard input, and pipes are read like files. Symmetric and
+ * skew-symmetric files are mirrored (a file storing both (i, j) and (j, i) is refused);
+ * values converted to `type` (decimal only; NaN, Inf and sums of duplicates past the type's
+ * range refused unless `flags` has ZS_MATRIX_ALLOW_NONFINITE); explicit zeros kept unless
  * `flags` has ZS_MATRIX_DROP_ZEROS. info may be NULL. Complex and Hermitian files are refused
- * (ZS_ERR_UNSUPPORTED). Errors name the file and line. Progress goes to stderr when `progress`
- * is non-zero and reading takes longer than a second. */
+ * (ZS_ERR_UNSUPPORTED). Errors name the file and line (docs/bad-input.md). Progress goes to
+ * stderr when `progress` is non-zero and reading takes longer than a second. */
 ZS_API zs_status zs_matrix_read(zs_matrix **out, const char *path, zs_type type, unsigned flags,
                                 zs_mm_info *info, int progress);
 /* Write as `coordinate real general` (gzip when path ends in ".gz"); values printed with
- * enough digits to read back bit for bit. */
+ * enough digits to read back bit for bit. Outputs follow docs/bad-input.md: a unique temporary
+ * renamed over the target (mode kept, a symlink's target replaced), "-" or a pipe or terminal
+ * written in place, directories and devices refused. */
 ZS_API zs_status zs_matrix_write(const zs_matrix *A, const char *path);
 
 /* Generate a matrix from a spec such as "stencil2d:n=1024,points=5" (see `zsparse gen --help`
@@ -165,9 +170,10 @@ ZS_API zs_status zs_encode(zs_encoded **out, const zs_matrix *A, zs_format forma
 ZS_API zs_status zs_decode(zs_matrix **out, const zs_encoded *E);
 ZS_API void zs_encoded_destroy(zs_encoded **E);
 
-/* .zsm container (docs/container.md): little-endian, 64-byte aligned arrays, CRC32 per array.
- * Saving writes `path.tmp` and renames it, so a failed save leaves no half file and an existing
- * file untouched. Loading validates everything (header, bounds, CRCs, then the format's own
+/* .zsm container (docs/container.md): little-endian, 64-byte aligned arrays, CRC32 per array,
+ * finite values only (ZS_ERR_OUT_OF_RANGE naming the array and element, on save and on load).
+ * Saving writes a unique temporary and renames it (docs/bad-input.md), so a failed save leaves
+ * no half file and an existing file untouched; a terminal is refused. Loading validates everything (header, bounds, CRCs, then the format's own
  * validate) and refuses truncated or corrupted files with ZS_ERR_CORRUPT naming the file, array
  * and offset; a missing or non-regular file gives ZS_ERR_IO. */
 ZS_API zs_status zs_encoded_save(const zs_encoded *E, const char *path);

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
-
+#include "core/io/byte_source.h"
 #include "core/zs_internal.h"
 
 /* Large reads keep the per-call cost of zlib and the kernel negligible next to parsing; a small
@@ -22,11 +21,15 @@
 
 typedef struct mtx_reader {
   const char *path;
-  gzFile gz;
+  zsi_source src;
+  int open;
   char *buf; /* cap + 1 bytes: buf[end] is always '\n', so every line ends at a newline */
   size_t cap, pos, end;
   int eof;
   int64_t line; /* number of the line being handled (1-based) */
+  /* Comment and blank lines among the entries, ascending: with them an entry's line number is
+   * known without storing one per entry. */
+  int64_t *skipped, n_skipped, cap_skipped;
   zsi_progress progress;
 } mtx_reader;
 
@@ -105,20 +108,15 @@ static int refill(mtx_reader *r) {
     if (!nb) return fail(r, ZS_ERR_OUT_OF_MEMORY, "no memory for a %zu-byte line", r->cap);
     r->buf = nb, r->cap *= 2;
   }
-  errno = 0;
-  int n = gzread(r->gz, r->buf + r->end, (unsigned)(r->cap - r->end));
-  if (n <= 0) {
-    int err = Z_OK;
-    const char *msg = gzerror(r->gz, &err);
-    if (err == Z_ERRNO) return fail(r, ZS_ERR_IO, "read failed: %s", strerror(errno ? errno : EIO));
-    if (err != Z_OK || n < 0)
-      return fail(r, ZS_ERR_IO, "truncated or corrupt gzip data (zlib: %s)", msg ? msg : "?");
+  const long n = zsi_source_read(&r->src, r->buf + r->end, r->cap - r->end);
+  if (n < 0) return fail(r, r->src.status, "%s", r->src.why);
+  if (n == 0) {
     r->eof = 1;
     return 0;
   }
   r->end += (size_t)n;
   r->buf[r->end] = '\n';
-  zsi_progress_update(&r->progress, (uint64_t)gzoffset(r->gz));
+  zsi_progress_update(&r->progress, r->src.raw_bytes);
   return 1;
 }
 
@@ -272,6 +270,9 @@ static inline zs_status parse_value(const mtx_reader *r, char **pp, const char *
   } else {
     const char *end;
     if (!fast_decimal(p, e, type, &d, &f, &end)) {
+      const char *t = token_end(p, e);
+      if (memchr(p, 'x', (size_t)(t - p)) || memchr(p, 'X', (size_t)(t - p)))
+        return bad_token(r, p, e, "a decimal value (hexadecimal floats are not Matrix Market)");
       char *q;
       if (type == ZS_F64)
         d = strtod(p, &q);
@@ -339,6 +340,10 @@ static zs_status parse_banner(mtx_reader *r, mtx_header *h) {
   int got = next_line(r, &b, &e);
   if (got < 0) return (zs_status)got;
   if (got == 0) return fail(r, ZS_ERR_PARSE, "empty file: expected the %%%%MatrixMarket banner");
+  if (e - b >= 7 && memcmp(b, "ZSPARSE", 7) == 0)
+    return fail(r, ZS_ERR_PARSE,
+                "this is a .zsm container, not Matrix Market; a container is read from a "
+                "regular file (save it to one and give its name)");
   if (memchr(b, '\0', (size_t)(e - b)))
     return fail(r, ZS_ERR_PARSE, "embedded NUL byte in the banner");
   char *tb[6], *te[6];
@@ -460,6 +465,24 @@ static inline zs_status parse_index(const mtx_reader *r, char **p, const char *e
   return ZS_OK;
 }
 
+static zs_status note_skipped(mtx_reader *r) {
+  if (r->n_skipped == r->cap_skipped) {
+    const int64_t cap = r->cap_skipped ? 2 * r->cap_skipped : 16;
+    int64_t *n = realloc(r->skipped, (size_t)cap * sizeof *n);
+    if (!n) return fail(r, ZS_ERR_OUT_OF_MEMORY, "out of memory noting comment lines");
+    r->skipped = n, r->cap_skipped = cap;
+  }
+  r->skipped[r->n_skipped++] = r->line;
+  return ZS_OK;
+}
+
+/* The line of entry k (0-based, in file order). */
+static int64_t entry_line(const mtx_reader *r, const mtx_header *h, int64_t k) {
+  int64_t line = h->size_line + 1 + k;
+  for (int64_t n = 0; n < r->n_skipped && r->skipped[n] <= line; n++) line++;
+  return line;
+}
+
 static zs_status read_entries(mtx_reader *r, const mtx_header *h, zs_type type, unsigned flags,
                               mtx_entries *t, int64_t *offdiag) {
   char *b, *e;
@@ -472,6 +495,7 @@ static zs_status read_entries(mtx_reader *r, const mtx_header *h, zs_type type, 
     if (got == 0) break;
     if (skippable(r, b, e, &s)) {
       if (s != ZS_OK) return s;
+      if ((s = note_skipped(r)) != ZS_OK) return s;
       continue;
     }
     if (t->n == h->declared)
@@ -509,6 +533,58 @@ static zs_status read_entries(mtx_reader *r, const mtx_header *h, zs_type type, 
                 "file ends after %" PRId64 " of the %" PRId64 " entries declared on line %" PRId64,
                 t->n, h->declared, h->size_line);
   return ZS_OK;
+}
+
+typedef struct pair_key {
+  uint64_t key; /* min(i, j) << 31 | max(i, j): both below 2^31 */
+  int64_t k;    /* entry index, file order */
+} pair_key;
+
+static int pair_key_cmp(const void *a, const void *b) {
+  const pair_key *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return (x->k > y->k) - (x->k < y->k);
+}
+
+/* A symmetric or skew-symmetric file stores one of (i, j) and (j, i), never both: mirroring
+ * both would double the value (or cancel it, skew). Which triangle a file uses is free, so the
+ * costly search runs only when both triangles appear. */
+static zs_status check_one_triangle(mtx_reader *r, const mtx_header *h, const mtx_entries *t,
+                                    int64_t offdiag) {
+  if (h->symmetry == ZS_MM_GENERAL || h->dense || offdiag == 0) return ZS_OK;
+  int64_t lower = 0;
+  for (int64_t k = 0; k < t->n; k++) lower += t->row[k] > t->col[k];
+  if (lower == 0 || lower == offdiag) return ZS_OK;
+  pair_key *p = zsi_alloc_array((uint64_t)offdiag, sizeof *p);
+  if (!p)
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "%s: out of memory checking %" PRId64 " entries",
+                     r->path, offdiag);
+  int64_t n = 0;
+  for (int64_t k = 0; k < t->n; k++) {
+    const int64_t i = t->row[k], j = t->col[k];
+    if (i != j) p[n++] = (pair_key){(uint64_t)(i < j ? i : j) << 31 | (uint64_t)(i < j ? j : i), k};
+  }
+  qsort(p, (size_t)n, sizeof *p, pair_key_cmp);
+  int64_t bad = -1, first = -1; /* the later of a mirrored pair, earliest in the file */
+  for (int64_t a = 0, b; a < n; a = b) {
+    int64_t lo = -1, up = -1; /* first entry of each orientation in this group */
+    for (b = a; b < n && p[b].key == p[a].key; b++) {
+      const int64_t k = p[b].k;
+      if (t->row[k] > t->col[k] && lo < 0) lo = k;
+      if (t->row[k] < t->col[k] && up < 0) up = k;
+    }
+    if (lo >= 0 && up >= 0 && (bad < 0 || (lo > up ? lo : up) < bad))
+      bad = lo > up ? lo : up, first = lo > up ? up : lo;
+  }
+  zsi_free(p);
+  if (bad < 0) return ZS_OK;
+  const int64_t first_line = entry_line(r, h, first);
+  r->line = entry_line(r, h, bad);
+  return fail(r, ZS_ERR_PARSE,
+              "entry (%" PRId64 ", %" PRId64 ") mirrors (%" PRId64 ", %" PRId64 ") on line %" PRId64
+              ": a %s file stores only one triangle",
+              t->row[bad] + 1, t->col[bad] + 1, t->row[first] + 1, t->col[first] + 1, first_line,
+              h->symmetry == ZS_MM_SYMMETRIC ? "symmetric" : "skew-symmetric");
 }
 
 /* Append the transposed copy of every off-diagonal entry (negated for skew-symmetric). */
@@ -556,22 +632,18 @@ zs_status zs_matrix_read(zs_matrix **out, const char *path, zs_type type, unsign
                      path, (int)type);
   mtx_reader r = {.path = path};
   struct stat st;
-  const int regular = stat(path, &st) == 0 && S_ISREG(st.st_mode); /* else a pipe, say */
-  const uint64_t file_bytes = regular ? (uint64_t)st.st_size : 0;
-  errno = 0;
-  r.gz = gzopen(path, "rb");
-  if (!r.gz)
-    return zsi_error(ZS_ERR_IO, "%s: cannot open: %s", path,
-                     errno ? strerror(errno) : "out of memory");
+  const int regular = strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+  const uint64_t file_bytes = regular ? (uint64_t)st.st_size : 0; /* 0: a pipe, say */
   r.cap = MTX_CHUNK;
   if (regular && file_bytes < MTX_SMALL_CHUNK) r.cap = MTX_SMALL_CHUNK; /* grows for a line */
-  gzbuffer(r.gz, (unsigned)(r.cap / 4));
+  zs_status s = zsi_source_open(&r.src, path, r.cap / 4);
+  if (s != ZS_OK) return s;
+  r.open = 1;
   r.buf = malloc(r.cap + 1);
   mtx_entries t = {0};
-  zs_status s = ZS_OK;
   if (!r.buf) {
-    gzclose(r.gz);
-    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "%s: no memory for the read buffer", path);
+    zsi_source_close(&r.src);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "%s: out of memory for the read buffer", path);
   }
   r.buf[0] = '\n';
   zsi_progress_begin(&r.progress, path, file_bytes, progress);
@@ -580,8 +652,9 @@ zs_status zs_matrix_read(zs_matrix **out, const char *path, zs_type type, unsign
   if ((s = parse_banner(&r, &h)) != ZS_OK || (s = parse_size_line(&r, &h)) != ZS_OK) goto done;
   t.es = h.field == ZS_MM_PATTERN ? 0 : zs_type_size(type);
   if ((s = read_entries(&r, &h, type, flags, &t, &offdiag)) != ZS_OK) goto done;
+  if ((s = check_one_triangle(&r, &h, &t, offdiag)) != ZS_OK) goto done;
   const int64_t stored = t.n;
-  gzclose(r.gz), r.gz = NULL;
+  zsi_source_close(&r.src), r.open = 0;
   free(r.buf), r.buf = NULL;
   if ((s = mirror(&r, &h, type, &t, offdiag)) != ZS_OK) goto done;
   zs_matrix *A = NULL;
@@ -601,8 +674,9 @@ zs_status zs_matrix_read(zs_matrix **out, const char *path, zs_type type, unsign
   }
 done:
   zsi_progress_end(&r.progress);
-  if (r.gz) gzclose(r.gz);
+  if (r.open) zsi_source_close(&r.src);
   free(r.buf);
+  free(r.skipped);
   entries_free(&t);
   return s;
 }

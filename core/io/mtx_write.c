@@ -1,18 +1,21 @@
 /* mtx_write.c — Matrix Market writer: coordinate real general, values that read back bit for bit,
- * gzip for ".gz" paths, written to PATH.tmp and renamed so a failure never leaves a half file. */
+ * gzip for ".gz" paths, written through a safe output (core/io/safe_output.c) so a failure never
+ * leaves a half file. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "core/io/safe_output.h"
 #include "core/zs_internal.h"
 
 #define MTXW_BUF ((size_t)1 << 20)
 
 typedef struct mtx_writer {
-  const char *path, *tmp;
+  const char *path;
   FILE *f;
   gzFile gz;
   char *buf;
@@ -49,27 +52,31 @@ static int ends_with(const char *s, const char *suffix) {
 zs_status zs_matrix_write(const zs_matrix *A, const char *path) {
   if (!A || !path)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_matrix_write: matrix or path is NULL");
-  size_t plen = strlen(path);
-  char *tmp = malloc(plen + 5);
   char *buf = malloc(MTXW_BUF);
-  if (!tmp || !buf) {
-    free(tmp), free(buf);
-    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "%s: no memory for the write buffer", path);
+  if (!buf) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "%s: out of memory for the write buffer", path);
+  zsi_output out;
+  zs_status s = zsi_output_open(&out, path, 0);
+  if (s != ZS_OK) {
+    free(buf);
+    return s;
   }
-  memcpy(tmp, path, plen);
-  memcpy(tmp + plen, ".tmp", 5);
-  mtx_writer w = {.path = path, .tmp = tmp, .buf = buf};
+  mtx_writer w = {.path = path, .buf = buf};
   errno = 0;
   if (ends_with(path, ".gz")) {
-    w.gz = gzopen(tmp, "wb6");
-    if (w.gz) gzbuffer(w.gz, 1u << 20);
+    const int fd = dup(out.fd);
+    w.gz = fd >= 0 ? gzdopen(fd, "wb6") : NULL;
+    if (w.gz)
+      gzbuffer(w.gz, 1u << 20);
+    else if (fd >= 0)
+      close(fd);
   } else {
-    w.f = fopen(tmp, "wb");
+    w.f = zsi_output_stdio(&out);
   }
   if (!w.gz && !w.f) {
-    zs_status s = zsi_error(ZS_ERR_IO, "%s: cannot create %s: %s", path, tmp,
-                            errno ? strerror(errno) : "out of memory");
-    free(tmp), free(buf);
+    s = zsi_error(ZS_ERR_IO, "%s: cannot write the output: %s", path,
+                  errno ? strerror(errno) : "out of memory");
+    zsi_output_abort(&out);
+    free(buf);
     return s;
   }
   w.len = (size_t)snprintf(buf, MTXW_BUF,
@@ -88,10 +95,8 @@ zs_status zs_matrix_write(const zs_matrix *A, const char *path) {
       p += put_u64(p, (uint64_t)A->col_idx[k] + 1);
       *p++ = ' ';
       /* 17 (f64) / 9 (f32) significant digits identify a binary value uniquely. */
-      if (A->type == ZS_F64)
-        p += snprintf(p, 32, "%.17g", ((const double *)A->values)[k]);
-      else
-        p += snprintf(p, 32, "%.9g", (double)((const float *)A->values)[k]);
+      const double v = zsi_value_get(A->type, A->values, k);
+      p += snprintf(p, 32, A->type == ZS_F64 ? "%.17g" : "%.9g", v);
       *p++ = '\n';
       w.len = (size_t)(p - buf);
     }
@@ -104,14 +109,12 @@ zs_status zs_matrix_write(const zs_matrix *A, const char *path) {
   else
     closed = fclose(w.f) == 0;
   if (!closed && !w.failed) w.failed = errno ? errno : EIO;
-  zs_status s = ZS_OK;
   if (w.failed) {
-    s = zsi_error(ZS_ERR_IO, "%s: writing %s failed: %s", path, tmp, strerror(w.failed));
-    remove(tmp);
-  } else if (rename(tmp, path) != 0) {
-    s = zsi_error(ZS_ERR_IO, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
-    remove(tmp);
+    s = zsi_error(ZS_ERR_IO, "%s: writing the output failed: %s", path, strerror(w.failed));
+    zsi_output_abort(&out);
+  } else {
+    s = zsi_output_commit(&out);
   }
-  free(tmp), free(buf);
+  free(buf);
   return s;
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/io/safe_output.h"
 #include "core/zs_internal.h"
 
 #define ZSM_VERSION 1u
@@ -98,6 +100,31 @@ static const char *check_name_field(const unsigned char *field, char out[ZSI_NAM
   return NULL;
 }
 
+/* Arrays that hold a format's matrix values, stored as the value type (the other arrays hold
+ * indices, codes or counts). A format that stores values under another name adds it here. */
+static const char *const value_arrays[] = {"values", "value_symbols", "value_escapes",
+                                           "long_values"};
+
+/* Containers hold finite values only, both ways: what is saved loads, and a NaN or infinity
+ * never reaches a product or a Matrix Market file unnoticed. */
+static zs_status check_finite_values(const zs_encoded *E, const char *path) {
+  const size_t es = zs_type_size(E->type);
+  for (int i = 0; i < E->n_arrays; i++) {
+    const zsi_array *a = &E->arrays[i];
+    int listed = 0;
+    for (size_t n = 0; n < sizeof value_arrays / sizeof *value_arrays; n++)
+      listed |= strcmp(a->name, value_arrays[n]) == 0;
+    if (!listed || a->elem_size != es) continue;
+    for (uint64_t k = 0; k < a->count; k++)
+      if (!isfinite(zsi_value_get(E->type, a->data, (int64_t)k)))
+        return zsi_error(ZS_ERR_OUT_OF_RANGE,
+                         "%s: array '%s' element %" PRIu64
+                         " is NaN or infinite; containers hold finite values only",
+                         path, a->name, k);
+  }
+  return ZS_OK;
+}
+
 /* ---- save ---- */
 
 typedef struct zsm_layout {
@@ -160,7 +187,7 @@ static zs_status check_for_save(const zs_encoded *E, const char *path, zsm_layou
   zs_status s = f->validate(E);
   if (s != ZS_OK)
     return zsi_error_prefix(s, "%s: refusing to save an invalid %s matrix", path, f->name);
-  return ZS_OK;
+  return check_finite_values(E, path);
 }
 
 static size_t build_header(const zs_encoded *E, const zsm_layout *L, const uint32_t *crcs,
@@ -199,7 +226,8 @@ static int write_zeros(FILE *f, uint64_t n) {
   return n == 0 || fwrite(zeros, 1, (size_t)n, f) == n;
 }
 
-/* Stream one array in chunks, little-endian, with its CRC computed on the bytes written. */
+/* Stream one array in chunks, little-endian, with its CRC computed on the bytes written (with
+ * f NULL, only the CRC). */
 static int write_array(FILE *f, const zsi_array *a, uint64_t length, unsigned char *swap_buf,
                        uint32_t *crc_out) {
   uLong crc = crc32(0L, Z_NULL, 0);
@@ -213,7 +241,7 @@ static int write_array(FILE *f, const zsi_array *a, uint64_t length, unsigned ch
       src = swap_buf;
     }
     crc = crc32(crc, src, (uInt)n);
-    if (fwrite(src, 1, n, f) != n) return 0;
+    if (f && fwrite(src, 1, n, f) != n) return 0;
     off += n;
   }
   *crc_out = (uint32_t)crc;
@@ -226,29 +254,31 @@ zs_status zs_encoded_save(const zs_encoded *E, const char *path) {
   zs_status s = check_for_save(E, path, &L);
   if (s != ZS_OK) return s;
 
-  const size_t plen = strlen(path);
-  char *tmp = malloc(plen + 5);
   unsigned char *header = malloc(ZSM_HEADER_MAX);
   const int need_swap = !host_is_little_endian();
   unsigned char *swap_buf = need_swap ? malloc(ZSM_CHUNK) : NULL;
-  if (!tmp || !header || (need_swap && !swap_buf)) {
-    free(tmp), free(header), free(swap_buf);
-    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "%s: buffers for saving", path);
+  if (!header || (need_swap && !swap_buf)) {
+    free(header), free(swap_buf);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "%s: out of memory for the save buffers", path);
   }
-  memcpy(tmp, path, plen);
-  memcpy(tmp + plen, ".tmp", 5);
 
-  /* Write to path.tmp and rename at the end, so a failed save never leaves a partial file
-   * under the final name. The header goes first with zero CRCs and is rewritten once the
-   * array CRCs are known, so the data is read only once. */
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    s = zsi_error(ZS_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+  /* The header goes first with zero CRCs and is rewritten once the array CRCs are known, so
+   * the data is read only once; on a pipe, where there is no going back, the CRCs are
+   * computed in a first pass instead. */
+  zsi_output out;
+  FILE *f = NULL;
+  if ((s = zsi_output_open(&out, path, ZSI_OUTPUT_BINARY)) != ZS_OK) goto done;
+  if (!(f = zsi_output_stdio(&out))) {
+    s = zsi_error(ZS_ERR_IO, "%s: cannot write the output: %s", path, strerror(errno));
+    zsi_output_abort(&out);
     goto done;
   }
   uint32_t crcs[ZSM_MAX_ARRAYS];
+  if (out.direct)
+    for (int i = 0; i < E->n_arrays; i++)
+      write_array(NULL, &E->arrays[i], L.length[i], swap_buf, &crcs[i]);
   const char *what = "header";
-  size_t hn = build_header(E, &L, NULL, header);
+  size_t hn = build_header(E, &L, out.direct ? crcs : NULL, header);
   int ok = fwrite(header, 1, hn, f) == hn;
   uint64_t pos = L.header;
   for (int i = 0; ok && i < E->n_arrays; i++) {
@@ -257,7 +287,7 @@ zs_status zs_encoded_save(const zs_encoded *E, const char *path) {
          write_array(f, &E->arrays[i], L.length[i], swap_buf, &crcs[i]);
     pos = L.offset[i] + L.length[i];
   }
-  if (ok) {
+  if (ok && !out.direct) {
     what = "header";
     hn = build_header(E, &L, crcs, header);
     ok = fseek(f, 0, SEEK_SET) == 0 && fwrite(header, 1, hn, f) == hn;
@@ -266,21 +296,16 @@ zs_status zs_encoded_save(const zs_encoded *E, const char *path) {
   const int err = errno;
   if (fclose(f) != 0 && ok) ok = 0;
   if (!ok) {
-    remove(tmp);
+    zsi_output_abort(&out);
     s = zsi_error(ZS_ERR_IO, "%s: writing %s%s%s failed: %s", path,
                   strcmp(what, "header") && strcmp(what, "file") ? "array '" : "", what,
                   strcmp(what, "header") && strcmp(what, "file") ? "'" : "",
                   strerror(err ? err : EIO));
     goto done;
   }
-  if (rename(tmp, path) != 0) {
-    s = zsi_error(ZS_ERR_IO, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
-    remove(tmp);
-    goto done;
-  }
-  s = ZS_OK;
+  s = zsi_output_commit(&out);
 done:
-  free(tmp), free(header), free(swap_buf);
+  free(header), free(swap_buf);
   return s;
 }
 
@@ -565,6 +590,7 @@ zs_status zs_encoded_load(zs_encoded **out, const char *path) {
                          fmt->name);
     goto done;
   }
+  if ((s = check_finite_values(E, path)) != ZS_OK) goto done;
   *out = E;
   E = NULL;
 done:

@@ -1,5 +1,6 @@
 /* alloc.c — 64-byte aligned host allocations with overflow-checked sizes. */
 #define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__linux__)
@@ -15,11 +16,35 @@
 #define HUGE_ALIGN (UINT64_C(2) << 20)
 #define HUGE_MIN (UINT64_C(8) << 20)
 
+/* An allocation this large is first checked against the memory the system can still give
+ * (Linux: MemAvailable + SwapFree). Zeroing more than that would not fail cleanly: the process
+ * would be killed mid-way, or the machine would thrash, instead of getting NULL. */
+#define CHECKED_MIN (UINT64_C(1) << 30)
+
+uint64_t zsi_memory_available(void) {
+#if defined(__linux__)
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return UINT64_MAX;
+  char line[128];
+  unsigned long long kib, avail = 0;
+  int seen = 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1 ||
+        sscanf(line, "SwapFree: %llu kB", &kib) == 1)
+      avail += kib, seen++;
+  fclose(f);
+  return seen == 2 && avail < UINT64_MAX / 1024 ? avail * 1024 : UINT64_MAX;
+#else
+  return UINT64_MAX;
+#endif
+}
+
 void *zsi_alloc(uint64_t bytes) {
   /* Round up to the alignment: aligned_alloc requires a multiple, and kernels may read a full
    * cache line at an array's end. */
   uint64_t rounded;
   if (!zsi_add_u64(bytes, 63, &rounded) || rounded > SIZE_MAX) return NULL;
+  if (bytes >= CHECKED_MIN && bytes > zsi_memory_available()) return NULL;
   rounded &= ~UINT64_C(63);
   if (rounded == 0) rounded = 64;
   uint64_t align = 64;

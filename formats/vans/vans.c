@@ -2,12 +2,15 @@
  * lane-interleaved layout) and the report's containers (Table 1, Appendix A). */
 #include "formats/vans/vans.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backends/cpu/cpu_kernels.h"
+#include "core/io/safe_output.h"
 
 static const char ext_magic[8] = {'Z', 'S', 'V', 'A', 'N', 'S', 'X', '1'};
 
@@ -1070,11 +1073,22 @@ static zs_status read_file(const char *path, uint8_t **data, size_t *size) {
 }
 
 static zs_status write_file(const char *path, const void *data, size_t size) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return zsi_error(ZS_ERR_IO, "%s: cannot create", path);
-  const size_t put_n = fwrite(data, 1, size, f);
-  if (fclose(f) != 0 || put_n != size) return zsi_error(ZS_ERR_IO, "%s: write failed", path);
-  return ZS_OK;
+  zsi_output out;
+  zs_status s = zsi_output_open(&out, path, ZSI_OUTPUT_BINARY);
+  if (s != ZS_OK) return s;
+  const unsigned char *p = data;
+  for (size_t done = 0; done < size;) {
+    const ssize_t n = write(out.fd, p + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      s = zsi_error(ZS_ERR_IO, "%s: writing the output failed: %s", path,
+                    n < 0 ? strerror(errno) : "no progress");
+      zsi_output_abort(&out);
+      return s;
+    }
+    done += (size_t)n;
+  }
+  return zsi_output_commit(&out);
 }
 
 zs_status zs_vans_read(zs_vans **out, const char *path) {

@@ -77,6 +77,17 @@ static const bad_case cases[] = {
     {"nan", BANNER "2 2 2\n1 1 1\n2 2 nan\n", 0, ZS_ERR_OUT_OF_RANGE, 4, "NaN"},
     {"inf", BANNER "2 2 1\n2 2 -Infinity\n", 0, ZS_ERR_OUT_OF_RANGE, 3, "infinite"},
     {"value-overflow", BANNER "2 2 1\n2 2 1e999\n", 0, ZS_ERR_OUT_OF_RANGE, 3, "1e999"},
+    {"hex-float", BANNER "2 2 1\n1 1 0x1p3\n", 0, ZS_ERR_PARSE, 3, "hexadecimal"},
+    {"hex-float-f32", BANNER "2 2 1\n1 1 -0X1.8P+1\n", 0, ZS_ERR_PARSE, 3, "hexadecimal"},
+    {"sym-both-triangles",
+     "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n2 1 1.5\n\n% c\n3 3 1\n1 2 1.5\n", 0,
+     ZS_ERR_PARSE, 7, "mirrors (2, 1) on line 3"},
+    {"skew-both-triangles",
+     "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 3 -1\n3 2 1\n", 0,
+     ZS_ERR_PARSE, 4, "one triangle"},
+    {"zsm-magic", "ZSPARSE\0\1\0\0\0", 13, ZS_ERR_PARSE, 1, ".zsm container"},
+    {"dup-overflow", BANNER "2 2 2\n1 2 1.5e308\n1 2 1.5e308\n", 0, ZS_ERR_OUT_OF_RANGE, 0,
+     "infinite"},
     {"skew-diagonal", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1\n2 2 1\n",
      0, ZS_ERR_PARSE, 4, "diagonal"},
     {"pattern-skew", "%%MatrixMarket matrix coordinate pattern skew-symmetric\n2 2 0\n", 0,
@@ -221,6 +232,15 @@ int main(void) {
         zs_status_name(s), zs_last_error());
   if (s == ZS_OK) zs_matrix_destroy(&A);
   free(gz);
+  n++;
+
+  /* Bytes after the gzip stream are refused (another gzip member is not). */
+  snprintf(path, sizeof path, "%s/trailing.mtx.gz", dir);
+  write_gz(path, "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2\n");
+  FILE *tf = fopen(path, "ab");
+  fputs("junk\n", tf);
+  fclose(tf);
+  expect_fail("gzip trailing data", path, ZS_ERR_IO, 4, "trailing data after the gzip");
   n++;
 
   /* A directory is not a file. */

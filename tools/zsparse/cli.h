@@ -64,6 +64,9 @@ int zs_cli_is_zsm(const char *path);
 int zs_cli_ends_with(const char *path, const char *suffix);
 /* 1 when progress lines are wanted (stderr is a terminal). */
 int zs_cli_progress(void);
+/* Before a large allocation: over 1 GiB, say on stderr what `what` ("the vectors") needs; when
+ * that is more than the machine's memory, say so instead and return 1 (the caller fails). */
+int zs_cli_memory_check(const char *cmd, const char *what, uint64_t bytes);
 /* Write A to `out`: encoded in `format` (encoder options `enc_opts`) as a .zsm when `as_zsm`
  * (*bytes: its arrays' bytes), else as Matrix Market (*bytes = 0). */
 zs_status zs_cli_save(const zs_matrix *A, const char *out, int as_zsm, zs_format format,

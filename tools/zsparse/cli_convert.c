@@ -13,7 +13,10 @@ static const char help_text[] =
     "first (bit for bit).\n"
     "OUT ending in .zsm: the matrix is encoded in FORMAT and saved as a container.\n"
     "Otherwise OUT is written as Matrix Market `coordinate real general` (gzip-compressed when\n"
-    "it ends in .gz) with enough digits to read back bit for bit.\n"
+    "it ends in .gz) with enough digits to read back bit for bit; OUT '-' is standard output.\n"
+    "IN '-' is standard input (Matrix Market only: a container must be a regular file).\n"
+    "An existing OUT is replaced whole by a rename (its mode kept; a symlink's target is\n"
+    "replaced); directories and devices are refused; a pipe or FIFO is written in place.\n"
     "\n"
     "options:\n"
     "  -o, --output OUT     output file (required)\n"
@@ -60,6 +63,11 @@ int zs_cli_convert(int argc, char **argv) {
     zs_cli_usage_error("convert", "%s", zs_last_error());
     return ZS_CLI_USAGE;
   }
+  const int to_stdout = strcmp(out, "-") == 0;
+  if (to_stdout && json) {
+    zs_cli_usage_error("convert", "--json and -o - both want standard output");
+    return ZS_CLI_USAGE;
+  }
   if (!out_zsm && (fmt_s || enc_opts)) {
     zs_cli_usage_error("convert", "-f/--options apply only to a .zsm output, not '%s'", out);
     return ZS_CLI_USAGE;
@@ -104,6 +112,8 @@ int zs_cli_convert(int argc, char **argv) {
     zs_json_int(&j, "nnz", zs_matrix_nnz(A));
     if (out_zsm) zs_json_int(&j, "bytes", (int64_t)bytes);
     zs_json_end(&j);
+  } else if (to_stdout) {
+    /* the matrix itself went to standard output: no summary there */
   } else if (out_zsm) {
     const int64_t nnz = zs_matrix_nnz(A);
     printf("%s -> %s: %s %s, %lld x %lld, %lld nnz, %llu bytes of arrays (%.3f B/nnz)\n", pos[0],

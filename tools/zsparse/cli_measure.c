@@ -186,9 +186,17 @@ zs_status zs_cli_measure_run(const char *cmd, zs_context *ctx, zs_operator *op, 
   m->bytes = zs_encoded_bytes(E);
   m->max_rel_err = 0.0, m->tolerance = 0.0, m->check_ok = 1, m->len_max = 0;
   zs_cli_rng rng = {m->seed};
+  uint64_t need = 0; /* host copies (double + value type + download), the backend's, the check */
   for (int k = 0; k < n; k++) {
     d[k].nx = d[k].op == ZS_OP_N ? cols : rows, d[k].ny = d[k].op == ZS_OP_N ? rows : cols;
     m->bytes += (uint64_t)(d[k].nx + d[k].ny) * es;
+    need += (uint64_t)d[k].nx * (8 + 2 * es) + (uint64_t)d[k].ny * (8 + 3 * es);
+    if (m->check) need += (uint64_t)d[k].ny * (sizeof(long double) + 8);
+  }
+  if (zs_cli_memory_check(cmd, "the vectors", need)) {
+    s = ZS_ERR_OUT_OF_MEMORY;
+    free(times);
+    return s;
   }
   if (host_oom) {
     s = ZS_ERR_OUT_OF_MEMORY;

@@ -56,37 +56,71 @@ static const char help_text[] =
     "                        unless --rhs known), spmv, spmvt, setup_s, solve_s,\n"
     "                        time_per_iter_s, history (every residual)\n";
 
-/* Read b from a text file: n numbers, or "n 1" (a Matrix Market array size line) and n. */
+/* Read b from a text file: n numbers, or "n 1" (a Matrix Market array size line) and n; '%'
+ * starts a comment line. Numbers are read token by token, so no line is too long, and the input
+ * ends in an error once it holds more numbers or bytes than b can need (/dev/zero, an endless
+ * pipe). */
 static int read_rhs(const char *path, int64_t n, double *b) {
-  FILE *f = fopen(path, "r");
+  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
   if (!f) {
     fprintf(stderr, "zsparse solve: cannot open --rhs %s: %s\n", path, strerror(errno));
     return -1;
   }
-  char line[4096];
-  int64_t got = 0, line_no = 0;
+  const uint64_t max_bytes = 256 * ((uint64_t)n + 2) + (UINT64_C(64) << 20);
+  uint64_t bytes = 0;
+  int64_t got = 0, line_no = 1;
   double head[2] = {0, 0};
-  while (fgets(line, sizeof line, f)) {
-    line_no++;
-    if (line[0] == '%') continue;
-    char *p = line, *end;
-    for (;; p = end) {
-      const double d = strtod(p, &end);
-      if (end == p) break;
+  const char *bad = NULL;
+  char tok[4097];
+  size_t len = 0;
+  int c = getc(f), line_start = 1;
+  while (c != EOF && !bad) {
+    len = 0;
+    if (++bytes > max_bytes) {
+      bad = "more bytes than the right-hand side can need";
+      break;
+    }
+    if (c == '\n' || c == ' ' || c == '\t' || c == '\r') {
+      if (c == '\n') line_no++;
+      line_start = c == '\n';
+      c = getc(f);
+      continue;
+    }
+    if (c == '%' && line_start) {
+      while (c != EOF && c != '\n' && ++bytes <= max_bytes) c = getc(f);
+      continue;
+    }
+    line_start = 0;
+    while (c != EOF && c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\0' &&
+           len < sizeof tok - 1)
+      tok[len++] = (char)c, c = getc(f), bytes++;
+    tok[len] = '\0';
+    char *end = tok;
+    const double d = len ? strtod(tok, &end) : 0;
+    if (c == '\0')
+      bad = "a NUL byte where a number was expected";
+    else if (len == sizeof tok - 1)
+      bad = "a token longer than 4096 characters";
+    else if (*end || strpbrk(tok, "xX"))
+      bad = "not a decimal number";
+    else if (got >= n + 2)
+      bad = "more numbers than the matrix has rows";
+    else {
       if (got < 2) head[got] = d;
       /* Two extra slots hold a possible size line until the count is known. */
       if (got >= 2 && got - 2 < n) b[got - 2] = d;
       got++;
     }
-    while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n') end++;
-    if (*end != '\0') {
-      fprintf(stderr, "zsparse solve: --rhs %s line %lld: not a number: %.40s\n", path,
-              (long long)line_no, end);
-      fclose(f);
-      return -1;
-    }
   }
-  fclose(f);
+  if (bad)
+    fprintf(stderr, "zsparse solve: --rhs %s line %lld: %s%s%.40s\n", path, (long long)line_no, bad,
+            len ? ": " : "", len ? tok : "");
+  if (ferror(f) && !bad) {
+    fprintf(stderr, "zsparse solve: --rhs %s: read failed: %s\n", path, strerror(errno));
+    bad = "read";
+  }
+  if (f != stdin) fclose(f);
+  if (bad) return -1;
   if (got == n + 2 && head[0] == (double)n && head[1] == 1.0) {
     got = n;
   } else if (got == n) {
@@ -275,6 +309,10 @@ int zs_cli_solve(int argc, char **argv) {
     goto lib_error;
   so.precond = M;
   const char *be = zs_operator_backend(op);
+  /* b, x, the solver's work vectors (at most 8 for BiCG), the host copies */
+  if (zs_cli_memory_check("solve", "the vectors",
+                          (uint64_t)n * (10 * zs_type_size(type) + 3 * sizeof(double))))
+    goto done;
   if ((s = zs_vector_create(&b, ctx, be, type, n)) != ZS_OK ||
       (s = zs_vector_create(&x, ctx, be, type, n)) != ZS_OK)
     goto lib_error;

@@ -1,6 +1,8 @@
 /* cli_util.c — small helpers for the zsparse tool: file kind, timing, test-vector RNG, median. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,14 +15,33 @@ int zs_cli_ends_with(const char *path, const char *suffix) {
 
 int zs_cli_is_zsm(const char *path) {
   /* A .zsm name goes to the container loader even when damaged, so its message is the one the
-   * user sees; other names are containers when they begin with the magic. */
+   * user sees; other names are containers when they begin with the magic. Only a regular file
+   * is peeked at: reading a pipe would consume what the Matrix Market reader needs (a pipe
+   * holding a container is named as such by that reader). */
   if (zs_cli_ends_with(path, ".zsm")) return 1;
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
+  struct stat st;
+  if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  const int fd = open(path, O_RDONLY | O_NONBLOCK);
+  if (fd < 0) return 0;
   char magic[7];
-  const size_t got = fread(magic, 1, sizeof magic, f);
-  fclose(f);
-  return got == sizeof magic && memcmp(magic, "ZSPARSE", sizeof magic) == 0;
+  const ssize_t got = read(fd, magic, sizeof magic);
+  close(fd);
+  return got == (ssize_t)sizeof magic && memcmp(magic, "ZSPARSE", sizeof magic) == 0;
+}
+
+int zs_cli_memory_check(const char *cmd, const char *what, uint64_t bytes) {
+  const double gib = (double)(UINT64_C(1) << 30);
+  if (bytes <= (UINT64_C(1) << 30)) return 0;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  const uint64_t have = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+  if (have && bytes > have) {
+    fprintf(stderr,
+            "zsparse %s: out of memory: %s need %.1f GiB, more than this machine's %.1f GiB\n", cmd,
+            what, (double)bytes / gib, (double)have / gib);
+    return 1;
+  }
+  fprintf(stderr, "zsparse %s: %s need %.1f GiB of memory\n", cmd, what, (double)bytes / gib);
+  return 0;
 }
 
 int zs_cli_progress(void) { return isatty(STDERR_FILENO); }
