@@ -1,5 +1,7 @@
-/* fuzz_mtx.c — libFuzzer target for the Matrix Market reader: the input bytes become a file
- * (plain or, when they start with the gzip magic, gzip) and are read as f64 and as f32. */
+/* fuzz_mtx.c — libFuzzer target for the Matrix Market reader and writer: the input bytes become
+ * a file (plain or, when they start with the gzip magic, gzip) and are read as f64 and as f32;
+ * what is accepted is written back (plain and gzip, through the safe output) and must read back
+ * bit for bit. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +10,7 @@
 
 #include <zlib.h>
 
+#include "fuzz/fuzz_matrix.h"
 #include "zsparse.h"
 
 /* Valid files may declare sizes whose CSR needs gigabytes (rows up to 2^31-1): that is memory,
@@ -68,6 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       for (int64_t i = 0; i < zs_matrix_rows(A); i++)
         for (int64_t k = rp[i]; k < rp[i + 1]; k++) sum += ci[k];
       if (sum < 0) abort();
+      fuzz_write_read_back(A, (int)(size & 1), t ? ZS_MATRIX_ALLOW_NONFINITE : 0);
       zs_matrix_destroy(&A);
     } else if (zs_last_error()[0] == '\0') {
       abort(); /* every failure must explain itself */
