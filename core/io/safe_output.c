@@ -93,7 +93,7 @@ zs_status zsi_output_open(zsi_output *o, const char *path, unsigned flags) {
       if (tty) return open_direct(o, path, flags);
     }
     if (!S_ISREG(st.st_mode)) return refuse(path, kind_of(st.st_mode));
-    o->keep_mode = 1, o->mode = st.st_mode & 07777;
+    o->keep_mode = 1, o->mode = st.st_mode & 07777, o->uid = st.st_uid, o->gid = st.st_gid;
     struct stat lst;
     if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
       /* Replace the file the link names, keeping the link (as editors do). */
@@ -140,7 +140,14 @@ zs_status zsi_output_commit(zsi_output *o) {
   }
   const char *step = "fsync";
   int ok = fsync(o->fd) == 0;
-  if (ok && o->keep_mode) step = "keeping the mode", ok = fchmod(o->fd, o->mode) == 0;
+  if (ok && o->keep_mode) {
+    /* The owner carries over where the system lets us (as root, or a group we are in); the
+     * mode is set after, since a change of owner may clear set-id bits. */
+    if (fchown(o->fd, o->uid, o->gid) != 0 && fchown(o->fd, (uid_t)-1, o->gid) != 0) {
+      /* not ours to give: the replacement keeps our owner */
+    }
+    step = "keeping the mode", ok = fchmod(o->fd, o->mode) == 0;
+  }
   int err = ok ? 0 : errno;
   if (close(o->fd) != 0 && ok) step = "close", ok = 0, err = errno;
   o->fd = -1;

@@ -17,8 +17,10 @@ typedef struct zsi_output {
   char *tmp;        /* the unique temporary, NULL when direct or once renamed */
   int fd;           /* where the bytes go; -1 when closed */
   int direct;       /* standard output, a pipe/FIFO or a terminal: written in place */
-  int keep_mode;    /* the target exists: its mode is given to the replacement */
+  int keep_mode;    /* the target exists: its mode (and owner, where allowed) carry over */
   mode_t mode;
+  uid_t uid;
+  gid_t gid;
 } zsi_output;
 
 /* Open `path` for writing (see docs/bad-input.md for every rule):

@@ -489,17 +489,16 @@ def mode_scipy(tool, mdir):
     shutil.rmtree(d)
 
 
+MODES = {name[5:]: f for name, f in globals().items() if name.startswith("mode_")}
+
+
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 4 or sys.argv[1] not in MODES:
         print(__doc__)
         return 2
-    mode, tool, mdir = sys.argv[1:]
-    globals()["mode_" + mode](tool, mdir)
-    if FAILURES:
-        print("%d failure(s)" % len(FAILURES))
-        return 1
-    print("ok")
-    return 0
+    MODES[sys.argv[1]](*sys.argv[2:])
+    print("%d failure(s)" % len(FAILURES) if FAILURES else "ok")
+    return 1 if FAILURES else 0
 
 
 if __name__ == "__main__":

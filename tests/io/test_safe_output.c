@@ -97,6 +97,15 @@ static void modes_and_links(const char *base, int w) {
   CHECK(s == ZS_OK && stat(out, &st) == 0 && (st.st_mode & 0777) == 0600, "%s: mode %o", suffix[w],
         (unsigned)(st.st_mode & 0777));
 
+  /* So does the owner, where the system allows it (as root here). */
+  if (geteuid() == 0 && chown(out, 4242, 4243) == 0) {
+    s = write_with(w, out);
+    CHECK(s == ZS_OK && stat(out, &st) == 0 && st.st_uid == 4242 && st.st_gid == 4243 &&
+              (st.st_mode & 0777) == 0600,
+          "%s: owner %d:%d mode %o", suffix[w], (int)st.st_uid, (int)st.st_gid,
+          (unsigned)(st.st_mode & 0777));
+  }
+
   /* A symlink planted at the old fixed temporary name is never followed. */
   snprintf(victim, sizeof victim, "%s/victim", dir);
   write_bytes(victim, "precious\n", 9);
