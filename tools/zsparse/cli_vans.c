@@ -1,8 +1,10 @@
 /* cli_vans.c — `zsparse vans`: MAT-VANS containers: generate, encode, inspect and run. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "core/io/safe_output.h"
 #include "zsparse_vans.h"
 
 static const char help_text[] =
@@ -34,13 +36,33 @@ static const char help_text[] =
     "  --baseline      gen: write the baseline file instead; encode: IN is a baseline file\n"
     "  --backend NAME  ref, cpu, cuda or hip\n"
     "  --reps N        timed runs after one warm-up (default 10)\n"
-    "  --output FILE   run: write the N_K int8 outputs there\n"
+    "  --output FILE   run: write the N_K int8 outputs there (- for standard output, the\n"
+    "                  summary then on standard error), replacing FILE only once complete\n"
     "  --json          one JSON object on stdout\n";
 
 static uint32_t fnv1a(const int8_t *p, int64_t n) {
   uint32_t h = 2166136261u;
   for (int64_t i = 0; i < n; i++) h = (h ^ (uint8_t)p[i]) * 16777619u;
   return h;
+}
+
+/* The chain's output as raw bytes, through the library's safe output: a unique temporary renamed
+ * over the target once complete, special files refused, the old file kept on any failure. */
+static zs_status write_output(const char *path, const int8_t *y, int64_t n) {
+  zsi_output o;
+  zs_status s = zsi_output_open(&o, path, ZSI_OUTPUT_BINARY);
+  if (s != ZS_OK) return s;
+  FILE *f = zsi_output_stdio(&o);
+  errno = 0;
+  int ok = f && fwrite(y, 1, (size_t)n, f) == (size_t)n;
+  int err = errno;
+  if (f && fclose(f) != 0 && ok) ok = 0, err = errno;
+  if (!ok) {
+    zsi_output_abort(&o);
+    return zsi_error(ZS_ERR_IO, "%s: writing the output failed: %s", path,
+                     strerror(err ? err : EIO));
+  }
+  return zsi_output_commit(&o);
 }
 
 static int cmd_info(const char *path, int json) {
@@ -126,12 +148,9 @@ static int cmd_run(const char *path, const char *backend, int64_t reps, const ch
     zs_cli_lib_error("vans run", s);
     goto done;
   }
-  if (out) {
-    FILE *f = fopen(out, "wb");
-    if (!f || fwrite(y, 1, (size_t)nk, f) != (size_t)nk || fclose(f) != 0) {
-      fprintf(stderr, "zsparse vans run: %s: write failed\n", out);
-      goto done;
-    }
+  if (out && (s = write_output(out, y, nk)) != ZS_OK) {
+    zs_cli_lib_error("vans run", s);
+    goto done;
   }
   const char *bname = backend ? backend : zs_context_default_backend(ctx);
   if (json) {
@@ -147,10 +166,11 @@ static int cmd_run(const char *path, const char *backend, int64_t reps, const ch
     zs_json_num(&j, "ms_create", t_create * 1e3);
     zs_json_end(&j);
   } else {
-    printf(
-        "%s on %s: %d layers, output hash %08x, %.4f ms per chain (%.4f per layer), "
-        "%.3f ms to set up\n",
-        path, bname, zs_vans_layers(V), fnv1a(y, nk), ms, ms / zs_vans_layers(V), t_create * 1e3);
+    fprintf(out && strcmp(out, "-") == 0 ? stderr : stdout,
+            "%s on %s: %d layers, output hash %08x, %.4f ms per chain (%.4f per layer), "
+            "%.3f ms to set up\n",
+            path, bname, zs_vans_layers(V), fnv1a(y, nk), ms, ms / zs_vans_layers(V),
+            t_create * 1e3);
   }
   rc = ZS_CLI_OK;
 done:
@@ -197,13 +217,16 @@ int zs_cli_vans(int argc, char **argv) {
   if (strcmp(cmd, "info") == 0) return cmd_info(pos[1], json);
   if (strcmp(cmd, "run") == 0) {
     int64_t reps = 10;
-    const char *r = zs_cli_get(opts, n_opts, "reps");
+    const char *r = zs_cli_get(opts, n_opts, "reps"), *out = zs_cli_get(opts, n_opts, "output");
+    if (out && strcmp(out, "-") == 0 && json) {
+      zs_cli_usage_error("vans", "--json and --output - both want standard output");
+      return ZS_CLI_USAGE;
+    }
     if (r && zs_cli_parse_int(r, 1, 1000000, &reps)) {
       zs_cli_usage_error("vans", "--reps wants an integer in 1..1000000, not '%s'", r);
       return ZS_CLI_USAGE;
     }
-    return cmd_run(pos[1], zs_cli_get(opts, n_opts, "backend"), reps,
-                   zs_cli_get(opts, n_opts, "output"), json);
+    return cmd_run(pos[1], zs_cli_get(opts, n_opts, "backend"), reps, out, json);
   }
   zs_vans *V = NULL;
   zs_status s;
