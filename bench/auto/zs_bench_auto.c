@@ -45,6 +45,8 @@ static const char kUsage[] =
     "                     divides (default 2): launch latency is paid once per sample\n"
     "  --seed S           seed of x and w (default 42)\n"
     "  --rsb              also time librsb (cpu peer) on the same CSR: N, and N + T for P\n"
+    "  --load-only        only read or generate SOURCE and print `load_s SECONDS` (the part of\n"
+    "                     `zsparse plan`'s wall time that is not the model's)\n"
     "  --help\n"
     "\n"
     "Columns: case, source, backend, type, op, rows, cols, nnz, library, candidate, bytes (the\n"
@@ -83,7 +85,7 @@ static double next_uniform(uint64_t *s) {
 typedef struct options {
   const char *source, *backend, *csv, *case_name, *candidates;
   zs_type type;
-  int op_n, op_p, reps, warmup, rsb;
+  int op_n, op_p, reps, warmup, rsb, load_only;
   double sample_ms;
   uint64_t seed;
   char *extra[MAX_CANDIDATES];
@@ -113,8 +115,8 @@ static int parse_args(int argc, char **argv, options *o) {
       fputs(kUsage, stdout);
       return 1;
     }
-    if (strcmp(a, "--rsb") == 0) {
-      o->rsb = 1;
+    if (strcmp(a, "--rsb") == 0 || strcmp(a, "--load-only") == 0) {
+      *(a[2] == 'r' ? &o->rsb : &o->load_only) = 1;
       continue;
     }
     if (a[0] != '-') {
@@ -502,16 +504,19 @@ static void prepare_rsb(const problem *p, slot *s) {
 
 /* ---- timing ---------------------------------------------------------------------------------- */
 
-/* Warm-up calls, then the batch: back-to-back calls in one sample, so that a sample lasts at
- * least sample_ms and launch latency is paid once per sample. */
+/* Warm-up calls, then the batch: back-to-back calls in one sample, doubled until a sample lasts
+ * at least sample_ms, so that launch latency is paid once per sample. Measured on batches, not
+ * on one call, so that one lucky (or unlucky) call on a busy machine does not set it. */
 static int calibrate(slot *s, const options *o) {
   for (int i = 0; i < o->warmup; i++)
     if (s->call(s) || s->sync(s)) return -1;
-  const double t0 = now_s();
-  if (s->call(s) || s->sync(s)) return -1;
-  const double one_ms = 1e3 * (now_s() - t0);
-  s->batch = one_ms > 0 && one_ms < o->sample_ms ? (int)ceil(o->sample_ms / one_ms) : 1;
-  if (s->batch > 10000) s->batch = 10000;
+  for (s->batch = 1;; s->batch *= 2) {
+    const double t0 = now_s();
+    for (int k = 0; k < s->batch; k++)
+      if (s->call(s)) return -1;
+    if (s->sync(s)) return -1;
+    if (1e3 * (now_s() - t0) >= o->sample_ms || s->batch >= 8192) break;
+  }
   s->t = malloc((size_t)o->reps * sizeof *s->t);
   return s->t ? 0 : -1;
 }
@@ -590,7 +595,9 @@ static int load(const options *o, zs_matrix **A) {
 static slot *new_slot(slot *ss, int *n, const char *name, int pair, zs_type t) {
   slot *s = &ss[(*n)++];
   memset(s, 0, sizeof *s);
-  snprintf(s->name, sizeof s->name, "%s", name);
+  const size_t len = strnlen(name, sizeof s->name - 1); /* specs are shorter (SPEC_MAX) */
+  memcpy(s->name, name, len);
+  s->name[len] = '\0';
   s->pair = pair, s->type = t, s->ok = 1, s->live = 1, s->status = "ok", s->max_err = -1;
   return s;
 }
@@ -644,7 +651,13 @@ int main(int argc, char **argv) {
     if (nc == MAX_CANDIDATES || candidate_init(&cs[nc], o.extra[i], "--candidate")) goto out;
     nc++;
   }
+  const double t_load = now_s();
   if (load(&o, &A)) goto out;
+  if (o.load_only) {
+    printf("load_s %.4f\nnnz %" PRId64 "\n", now_s() - t_load, zs_matrix_nnz(A));
+    rc = 0;
+    goto out;
+  }
   p.A = A, p.rows = zs_matrix_rows(A), p.cols = zs_matrix_cols(A);
   p.x = malloc((size_t)(p.cols ? p.cols : 1) * sizeof *p.x);
   p.w = malloc((size_t)(p.rows ? p.rows : 1) * sizeof *p.w);

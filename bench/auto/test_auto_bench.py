@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""bench/auto: zs-bench-auto and auto_bench.py on tiny cases of the cpu backend (no timing claims).
+
+    test_auto_bench.py SOURCE_ROOT BUILD_ROOT
+"""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+SRC, BUILD = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(SRC, "bench", "auto"))
+import auto_bench  # noqa: E402
+
+TIMER = os.path.join(BUILD, "bench", "auto", "zs-bench-auto")
+failures = []
+
+
+def expect(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+# One text per setting, whatever the order of the options or their form in plan's JSON.
+expect(auto_bench.canon("dtans:b=1,a=2@z=1,y=2") == "dtans:a=2,b=1@y=2,z=1", "canon sorts both option lists")
+expect(auto_bench.canon("csr@") == "csr" and auto_bench.canon("cci:") == "cci", "canon drops empty lists")
+expect(auto_bench.spec_of_choice({"format": "cci", "options": {"slices": 2, "opcodes": "auto"}, "op_options": ""})
+       == "cci:opcodes=auto,slices=2", "a choice with an options object")
+expect(auto_bench.spec_of_choice({"format": "dtans", "options": "", "op_options": "transpose=atomic"})
+       == "dtans@transpose=atomic", "a choice with option strings")
+
+with tempfile.TemporaryDirectory() as d:
+    cand = os.path.join(d, "cand.txt")
+    with open(cand, "w") as f:
+        f.write("# test list\nall csr\nall coo  # comment\nall csr@transpose=stored\ngpu csr@col_slabs=1\nhip coo@transpose=atomic\n")
+    cases = os.path.join(d, "cases.txt")
+    with open(cases, "w") as f:
+        f.write("t lap f64 N,P gen:stencil2d:n=40,points=5,values=random,seed=1\n"
+                "t,u er f32 N gen:erdos_renyi:rows=500,cols=700,per_row=5,seed=2\n"
+                "u skipped f64 N gen:stencil2d:n=8\n")
+    out = os.path.join(d, "out")
+    p = subprocess.run([sys.executable, os.path.join(SRC, "bench", "auto", "auto_bench.py"), "--set", "t", "--cases", cases,
+                        "--candidates", cand, "--backend", "cpu", "--build", BUILD, "--out", out, "--device", "test",
+                        "--reps", "3", "--rsb"], capture_output=True, text=True, timeout=300)
+    expect(p.returncode == 0, f"auto_bench.py exit {p.returncode}: {p.stderr[-2000:]}")
+    summary = rows(os.path.join(out, "test-auto.csv"))
+    runs = rows(os.path.join(out, "test-auto-runs.csv"))
+    got = [(r["case"], r["type"], r["op"]) for r in summary]
+    expect(got == [("lap", "f64", "N"), ("lap", "f64", "P"), ("er", "f32", "N")], f"cases of set t, in order: {got}")
+    for r in summary:
+        expect(r["chooser"] in ("model", "stand-in"), f"chooser named: {r}")
+        expect(r["best_us"] and r["auto_us"] and float(r["best_us"]) <= float(r["auto_us"]), f"best is the fastest: {r}")
+        expect(r["auto_over_best"] and abs(float(r["auto_over_best"]) - float(r["auto_us"]) / float(r["best_us"])) < 2e-3,
+               f"ratio is auto / best: {r}")
+        want = {"N": 2, "P": 3}[r["op"]] + (r["auto_choice"] not in ("csr", "coo", "csr@transpose=stored"))
+        expect(int(r["candidates"]) == want, f"{want} candidates timed and checked: {r}")
+        expect(r["load1"] != "", "the machine's load recorded")
+    names = {(r["op"], r["candidate"]) for r in runs if r["library"] == "zsparse"}
+    expect(("P", "csr@transpose=stored") in names and ("N", "csr@transpose=stored") not in names,
+           "transpose options timed for the pair only")
+    expect(not any("col_slabs" in n or "coo@transpose" in n for _, n in names), "other backends' lines left out")
+    expect(all(r["ok"] == "1" and r["status"] == "ok" for r in runs), "every product checked and passed")
+    expect(all(float(r["max_rel_err"]) < 1e-5 for r in runs), "errors measured")
+
+    # zs-bench-auto alone: bad lists and bad options are errors naming what and where.
+    bad = os.path.join(d, "bad.txt")
+    with open(bad, "w") as f:
+        f.write("all csr\nall csr extra\n")
+    p = subprocess.run([TIMER, "--candidates", bad, "--backend", "cpu", "gen:stencil2d:n=8"], capture_output=True, text=True)
+    expect(p.returncode != 0 and "bad.txt:2" in p.stderr, f"a malformed line is refused with its place: {p.stderr}")
+    p = subprocess.run([TIMER, "--candidate", "nope", "gen:stencil2d:n=8"], capture_output=True, text=True)
+    expect(p.returncode != 0 and "unknown format 'nope'" in p.stderr, f"an unknown format is refused: {p.stderr}")
+    csvp = os.path.join(d, "typo.csv")
+    p = subprocess.run([TIMER, "--candidate", "csr@transpose=sideways", "--backend", "cpu", "--ops", "P", "--reps", "2",
+                        "--csv", csvp, "gen:stencil2d:n=8"], capture_output=True, text=True)
+    r = rows(csvp)
+    expect(p.returncode == 1 and r[0]["status"] == "error" and "sideways" in r[0]["message"],
+           f"a refused operator option fails the run: {p.returncode} {r}")
+    p = subprocess.run([TIMER, "--reps", "0", "gen:stencil2d:n=8"], capture_output=True, text=True)
+    expect(p.returncode == 2, "--reps 0 is a usage error")
+    p = subprocess.run([TIMER, "--load-only", "gen:stencil2d:n=8"], capture_output=True, text=True)
+    expect(p.returncode == 0 and "nnz 288" in p.stdout, f"--load-only prints nnz: {p.stdout}")
+
+print(f"{len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
