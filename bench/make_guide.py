@@ -373,6 +373,78 @@ def cpu_encode(_):
     return table(["matrix", "type", "median s", "M nonzeros/s (2 threads)", "M nonzeros/s per core", "first encode s"], rows)
 
 
+# ---- auto against exhaustive search (bench/auto/) ----
+
+def auto_files():
+    """The *-auto.csv files of bench/data, GPU devices first, each one run on one device."""
+    names = sorted(n for n in os.listdir(DATA) if n.endswith("-auto.csv"))
+    return sorted(names, key=lambda n: n.startswith("cpu"))
+
+
+def auto_lines(rows):
+    """The lines where auto's choice and the best candidate were both timed."""
+    return [r for r in rows if r.get("auto_over_best")]
+
+
+def median(v):
+    v = sorted(v)
+    return (v[len(v) // 2] + v[(len(v) - 1) // 2]) / 2 if v else None
+
+
+def auto_where(r):
+    return f"{r['case']} {r['type']} {r['op']}"
+
+
+def auto_row(label, rows):
+    """One summary row: lines, chooser, median and worst auto / best, share within 10 %, worst
+    auto / vendor best, median plan time."""
+    ok = auto_lines(rows)
+    ratios = [float(r["auto_over_best"]) for r in ok]
+    worst = max(ok, key=lambda r: float(r["auto_over_best"]), default=None)
+    vend = [r for r in ok if r.get("auto_over_vendor")]
+    wv = max(vend, key=lambda r: float(r["auto_over_vendor"]), default=None)
+    plans = [float(r["plan_s"]) for r in rows if r.get("plan_s")]
+    choosers = "/".join(sorted({r["chooser"] for r in rows if r.get("chooser")}))
+    within = sum(1 for x in ratios if x <= 1.10)
+    return [label, choosers or "–", f"{len(ok)} of {len(rows)}",
+            "–" if not ratios else f"{median(ratios):.2f}×",
+            "–" if not worst else f"{float(worst['auto_over_best']):.2f}× ({auto_where(worst)})",
+            "–" if not ratios else f"{100 * within / len(ratios):.0f} %",
+            "–" if not wv else f"{float(wv['auto_over_vendor']):.2f}× ({auto_where(wv)}, {wv['vendor_best']})",
+            "–" if not plans else f"{median(plans):.2f}"]
+
+
+AUTO_HEAD = ["run", "chooser", "lines timed", "median auto / best", "worst auto / best", "within 10 %",
+             "worst auto / vendor best", "median plan s"]
+
+
+def auto_summary(_):
+    rows = [auto_row(n[:-len("-auto.csv")], rows_of(n)) for n in auto_files()]
+    return table(AUTO_HEAD, rows) if rows else "No run of `bench/auto/` is in bench/data yet."
+
+
+def auto_worst(arg):
+    """The N lines of one run where auto lost most to the best candidate: FILE N."""
+    name, n = arg.split()
+    if not os.path.exists(os.path.join(DATA, name)):
+        return f"No `{name}` in bench/data yet."
+    ok = sorted(auto_lines(rows_of(name)), key=lambda r: -float(r["auto_over_best"]))[:int(n)]
+    return table(["case", "type", "op", "nonzeros", "auto's choice", "auto µs", "best candidate", "best µs", "auto / best",
+                  "vendor best", "auto / vendor", "load"],
+                 [[r["case"], r["type"], r["op"], r["nnz"], f"`{r['auto_choice']}`", r["auto_us"], f"`{r['best_candidate']}`",
+                   r["best_us"], f"{float(r['auto_over_best']):.2f}×", r["vendor_best"] or "–",
+                   f"{float(r['auto_over_vendor']):.2f}×" if r["auto_over_vendor"] else "–", r["load1"]] for r in ok])
+
+
+def auto_plan_time(_):
+    names = sorted(n for n in os.listdir(DATA) if n.endswith("-auto-plan-time.csv"))
+    rows = [[n[:-len("-auto-plan-time.csv")], r["source"], r["type"], r["nnz"], r["plan_wall_s"], r["load_wall_s"],
+             r["choice_s"], f"`{r['choice']}`"] for n in names for r in rows_of(n)]
+    if not rows:
+        return "Not measured yet: `zsparse plan` is not on main (see the command below)."
+    return table(["run", "matrix", "type", "nonzeros", "plan wall s", "generation alone s", "choice s", "choice"], rows)
+
+
 TOKEN = re.compile(r"@@([a-z_0-9]+)(?: ([^@]*))?@@")
 
 
@@ -390,7 +462,12 @@ def main():
     p.add_argument("-t", "--template", default=os.path.join(HERE, "guide.md.in"))
     p.add_argument("-o", "--output", default=os.path.join(HERE, "..", "docs", "performance.md"))
     p.add_argument("--compare", help="exit 1 when the output differs from this file")
+    p.add_argument("--auto-summary", metavar="CSV", help="only print the auto summary of one *-auto.csv")
     a = p.parse_args()
+    if a.auto_summary:
+        with open(a.auto_summary, newline="", encoding="utf-8") as f:
+            print(table(AUTO_HEAD, [auto_row(os.path.basename(a.auto_summary), list(csv.DictReader(f)))]))
+        return 0
     with open(a.template, encoding="utf-8") as f:
         text = render(f.read())
     with open(a.output, "w", encoding="utf-8") as f:

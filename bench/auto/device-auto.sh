@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# device-auto.sh — on the GPU machine, from the repository root: auto against exhaustive search on
+# the cuda backend, cuSPARSE's formats beside, in one call of at most 8 minutes, building included.
+#
+#   OUT=$OUT bash bench/auto/device-auto.sh                       # builds the cuda module (~4 min)
+#   OUT=$OUT MODULE_DIR=.ab/cur bash bench/auto/device-auto.sh    # the module carried: ~20 s build
+#
+# Builds in build-gpu only what the run needs (the cuda module unless MODULE_DIR holds one, the
+# zsparse tool, zs-bench-auto, zs-bench-gpu), checks that the cuda backend is usable, then runs
+# bench/auto/auto_bench.py over the `device` set of bench/auto/cases.txt (SET=... for another),
+# starting no case after BUDGET_S seconds of the whole script (default 390: the cases are sized
+# so the set fits; a cut run keeps every case it finished). Writes to $OUT: DEVICE-auto.csv (one
+# line per case, type and op), DEVICE-auto-runs.csv (every candidate and cuSPARSE's best per
+# case), auto.log, build.log, nvidia-smi.txt; DEVICE is h100 or h200 from the GPU's name (the two
+# are never mixed in one file). The shared matrices are used when shared/matrices was copied into
+# the checkout (git-ignored) before the call.
+set -euo pipefail
+
+if [ ! -f meson.build ] || [ ! -f bench/auto/auto_bench.py ]; then
+  echo "device-auto.sh: run it from the repository root" >&2
+  exit 2
+fi
+# shellcheck source=bench/device-lib.sh disable=SC1091
+. bench/device-lib.sh
+OUT=${OUT:-$PWD/device-out}
+BUDGET_S=${BUDGET_S:-390}
+SET=${SET:-device}
+REPS=${REPS:-15}
+dev_begin auto # log(), ../shared, $OUT, the GPU listed
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+  --format=csv >"$OUT/nvidia-smi.txt" 2>&1 || true
+case $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1) in
+  *H100*) DEVICE=h100 ;;
+  *H200*) DEVICE=h200 ;;
+  *) DEVICE=gpu ;;
+esac
+
+targets=(tools/zsparse/zsparse bench/auto/zs-bench-auto bench/gpu/zs-bench-gpu)
+if [ -n "${MODULE_DIR:-}" ]; then
+  [ -f "$MODULE_DIR/libzsparse-cuda.so" ] || {
+    echo "device-auto.sh: MODULE_DIR=$MODULE_DIR holds no libzsparse-cuda.so" >&2
+    exit 2
+  }
+  ZS_MODULE_DIR=$(cd "$MODULE_DIR" && pwd)
+  export ZS_MODULE_DIR
+else
+  targets+=(backends/cuda/libzsparse-cuda.so)
+fi
+log "build: ${targets[*]}"
+if ! {
+  { [ -f build-gpu/build.ninja ] || meson setup build-gpu -Dcuda=enabled -Dhip=disabled -Dbuildtype=release; } &&
+    ninja -C build-gpu "${targets[@]}"
+} >"$OUT/build.log" 2>&1; then
+  tail -n 40 "$OUT/build.log"
+  exit 1
+fi
+log "build done"
+
+build-gpu/tools/zsparse/zsparse devices >"$OUT/devices.txt" 2>&1 || true
+if ! build-gpu/bench/auto/zs-bench-auto --backend cuda --candidate csr --ops N --reps 1 \
+  gen:stencil2d:n=64 >/dev/null 2>"$OUT/cuda-check.log"; then
+  echo "device-auto.sh: the cuda backend is not usable here (devices.txt, cuda-check.log)" >&2
+  cat "$OUT/devices.txt" "$OUT/cuda-check.log" >&2
+  exit 1
+fi
+
+left=$((BUDGET_S - (SECONDS - DEV_START)))
+log "auto_bench.py --set $SET on cuda, cases started for ${left}s"
+set +e
+python3 bench/auto/auto_bench.py --set "$SET" --backend cuda --build build-gpu --out "$OUT" --device "$DEVICE" \
+  --vendor build-gpu/bench/gpu/zs-bench-gpu --reps "$REPS" --budget-s "$left" --case-timeout-s 120 \
+  2>&1 | tee "$OUT/auto.log"
+rc=${PIPESTATUS[0]}
+set -e
+log "auto_bench.py exit $rc"
+[ -f "$OUT/$DEVICE-auto.csv" ] && python3 bench/make_guide.py --auto-summary "$OUT/$DEVICE-auto.csv"
+exit "$rc"
