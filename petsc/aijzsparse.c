@@ -519,5 +519,7 @@ PetscErrorCode MatZsparseGetInfo(Mat A, MatZsparseInfo *info) {
   info->encode_seconds = z->encode_seconds;
   for (int b = 0; b < 2; b++) info->nnz[b] = z->blk[b].nnz, info->bytes[b] = z->blk[b].bytes;
   if (z->lvec) PetscCall(VecGetSize(z->lvec, &info->ghosts));
+  info->products = z->products;
+  info->copy_seconds = z->copy_seconds;
   PetscFunctionReturn(0);
 }

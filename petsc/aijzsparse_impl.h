@@ -48,6 +48,8 @@ typedef struct zsp_mat {
   PetscObjectState state; /* the matrix's state they match */
   PetscInt encodes;
   PetscLogDouble encode_seconds;
+  PetscInt64 products;         /* products run since the matrix was made */
+  PetscLogDouble copy_seconds; /* their vector copies' wall time (MatZsparseGetInfo) */
   /* The AIJ operations this type wraps, restored when it converts back to AIJ. */
   PetscErrorCode (*base_assemblyend)(Mat, MatAssemblyType);
   PetscErrorCode (*base_destroy)(Mat);

@@ -9,27 +9,40 @@
  *               scatter adding the ghosts' contributions into their owners' y. */
 #include "petsc/aijzsparse_impl.h"
 
-static PetscErrorCode upload(MPI_Comm comm, zs_vector *v, Vec x) {
+/* The copies are timed apart (MatZsparseGetInfo's copy_seconds): they are the price of host
+ * vectors, and what a zs_vector over PETSc's own array would save. */
+static PetscErrorCode upload(zsp_mat *z, MPI_Comm comm, zs_vector *v, Vec x) {
   const PetscScalar *a;
+  PetscLogDouble t0, t1;
 
   PetscFunctionBegin;
   if (!v) PetscFunctionReturn(0);
   PetscCall(VecGetArrayRead(x, &a));
+  PetscCall(PetscTime(&t0));
   zs_status s = zs_vector_upload(v, a);
+  PetscCall(PetscTime(&t1));
   PetscCall(VecRestoreArrayRead(x, &a));
   ZspCall(comm, s, "copying a vector to the backend");
+  z->copy_seconds += t1 - t0;
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode download(MPI_Comm comm, const zs_vector *v, Vec y) {
+static PetscErrorCode download(zsp_mat *z, MPI_Comm comm, const zs_vector *v, Vec y) {
   PetscScalar *a;
+  PetscLogDouble t0, t1;
 
   PetscFunctionBegin;
   if (!v) PetscFunctionReturn(0);
+  /* A GPU product may still be running: wait for it outside the copy's time. */
+  for (int b = 0; b < 2; b++)
+    if (z->blk[b].op) ZspCall(comm, zs_operator_sync(z->blk[b].op), "waiting for a product");
   PetscCall(VecGetArrayWrite(y, &a));
+  PetscCall(PetscTime(&t0));
   zs_status s = zs_vector_download(v, a);
+  PetscCall(PetscTime(&t1));
   PetscCall(VecRestoreArrayWrite(y, &a));
   ZspCall(comm, s, "copying a vector from the backend");
+  z->copy_seconds += t1 - t0;
   PetscFunctionReturn(0);
 }
 
@@ -45,8 +58,10 @@ static PetscErrorCode block_product(MPI_Comm comm, const zsp_block *b, zs_op op,
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode log_flops(const zsp_mat *z) {
+/* Count the product and log its flops. */
+static PetscErrorCode finish(zsp_mat *z) {
   PetscFunctionBegin;
+  z->products++;
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)(z->blk[0].nnz + z->blk[1].nnz)));
   PetscFunctionReturn(0);
 }
@@ -69,16 +84,16 @@ static PetscErrorCode mult(Mat A, Vec x, Vec y, Vec w) {
   const double beta = y ? 1.0 : 0.0;
   if (z->scatter)
     PetscCall(VecScatterBegin(z->scatter, x, z->lvec, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(upload(comm, z->vcol, x));
-  if (y) PetscCall(upload(comm, z->vrow, y));
+  PetscCall(upload(z, comm, z->vcol, x));
+  if (y) PetscCall(upload(z, comm, z->vrow, y));
   PetscCall(block_product(comm, &z->blk[0], ZS_OP_N, z->vcol, beta, z->vrow));
   if (z->scatter) {
     PetscCall(VecScatterEnd(z->scatter, x, z->lvec, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(upload(comm, z->vghost, z->lvec));
+    PetscCall(upload(z, comm, z->vghost, z->lvec));
     PetscCall(block_product(comm, &z->blk[1], ZS_OP_N, z->vghost, 1.0, z->vrow));
   }
-  PetscCall(download(comm, z->vrow, w));
-  PetscCall(log_flops(z));
+  PetscCall(download(z, comm, z->vrow, w));
+  PetscCall(finish(z));
   PetscFunctionReturn(0);
 }
 
@@ -90,19 +105,19 @@ static PetscErrorCode mult_transpose(Mat A, Vec x, Vec y, Vec w) {
   PetscFunctionBegin;
   PetscCall(current(A, &z));
   const double beta = y ? 1.0 : 0.0;
-  PetscCall(upload(comm, z->vrow, x));
-  if (y) PetscCall(upload(comm, z->vcol, y));
+  PetscCall(upload(z, comm, z->vrow, x));
+  if (y) PetscCall(upload(z, comm, z->vcol, y));
   PetscCall(block_product(comm, &z->blk[0], ZS_OP_T, z->vrow, beta, z->vcol));
   if (z->scatter) {
     PetscCall(block_product(comm, &z->blk[1], ZS_OP_T, z->vrow, 0.0, z->vghost));
-    PetscCall(download(comm, z->vghost, z->lvec));
+    PetscCall(download(z, comm, z->vghost, z->lvec));
   }
-  PetscCall(download(comm, z->vcol, w));
+  PetscCall(download(z, comm, z->vcol, w));
   if (z->scatter) {
     PetscCall(VecScatterBegin(z->scatter, z->lvec, w, ADD_VALUES, SCATTER_REVERSE));
     PetscCall(VecScatterEnd(z->scatter, z->lvec, w, ADD_VALUES, SCATTER_REVERSE));
   }
-  PetscCall(log_flops(z));
+  PetscCall(finish(z));
   PetscFunctionReturn(0);
 }
 

@@ -358,6 +358,24 @@ static PetscErrorCode test_lifecycle(const char *fmt, PetscRandom rnd) {
   snprintf(what, sizeof what, "%s [%s] after MatScale", src, fmt);
   PetscCall(check_against(A, Z, rnd, what));
 
+  /* Every product is counted and its vector copies are timed apart. */
+  {
+    MatZsparseInfo i0, i1;
+    Vec x, y;
+    PetscCall(MatCreateVecs(Z, &x, &y));
+    PetscCall(VecSet(x, 1));
+    PetscCall(MatZsparseGetInfo(Z, &i0));
+    PetscCall(MatMult(Z, x, y));
+    PetscCall(MatMultTranspose(Z, y, x));
+    PetscCall(MatZsparseGetInfo(Z, &i1));
+    EXPECT(i1.products == i0.products + 2 && i1.copy_seconds >= i0.copy_seconds &&
+               i1.copy_seconds < 1e9,
+           "[%s] two products counted as %" PetscInt64_FMT ", copies %g s -> %g s", fmt,
+           i1.products - i0.products, i0.copy_seconds, i1.copy_seconds);
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+  }
+
   /* A duplicate keeps the type and the format; conversion back gives plain AIJ. */
   PetscCall(MatDuplicate(Z, MAT_COPY_VALUES, &D));
   PetscCall(check_type(D, MATSEQAIJZSPARSE, MATMPIAIJZSPARSE, "MatDuplicate"));
