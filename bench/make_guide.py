@@ -438,11 +438,12 @@ def auto_worst(arg):
 
 def auto_plan_time(_):
     names = sorted(n for n in os.listdir(DATA) if n.endswith("-auto-plan-time.csv"))
-    rows = [[n[:-len("-auto-plan-time.csv")], r["source"], r["type"], r["nnz"], r["plan_wall_s"], r["load_wall_s"],
-             r["choice_s"], f"`{r['choice']}`"] for n in names for r in rows_of(n)]
+    rows = [[n[:-len("-auto-plan-time.csv")], r["source"], r["type"], r["nnz"], r["plan_s"] or "–", r["plan_wall_s"],
+             r["load_wall_s"], r["wall_minus_load_s"], f"`{r['choice']}`"] for n in names for r in rows_of(n)]
     if not rows:
         return "Not measured yet: `zsparse plan` is not on main (see the command below)."
-    return table(["run", "matrix", "type", "nonzeros", "plan wall s", "generation alone s", "choice s", "choice"], rows)
+    return table(["run", "matrix", "type", "nonzeros", "plan_s (plan's clock)", "plan wall s", "generation alone s",
+                  "wall − generation s", "choice"], rows)
 
 
 TOKEN = re.compile(r"@@([a-z_0-9]+)(?: ([^@]*))?@@")

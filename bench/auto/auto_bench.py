@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SUMMARY = ["case", "source", "type", "op", "nnz", "backend", "chooser", "auto_choice", "auto_us", "best_candidate",
            "best_us", "auto_over_best", "rank", "candidates", "vendor_best", "vendor_us", "auto_over_vendor", "plan_s",
-           "load1", "note"]
+           "plan_wall_s", "load1", "note"]
 WORKLOAD = {"N": "spmv", "P": "pair"}
 STAND_IN = "csr"
 
@@ -105,8 +105,9 @@ def run(cmd, timeout, env=None):
 class Planner:
     """auto's choice per (source, type, op) from `zsparse plan --json`, or the stand-in."""
 
-    def __init__(self, zsparse, backend):
+    def __init__(self, zsparse, backend, device):
         self.zsparse, self.backend = zsparse, backend
+        self.device = ["--device", device] if device else []
         rc, out, err, _ = run([zsparse, "plan", "--help"], 30)
         self.real = rc == 0
         if not self.real:
@@ -114,15 +115,16 @@ class Planner:
                   f"the stand-in choice {STAND_IN} is timed as auto's", file=sys.stderr)
 
     def choose(self, source, t, op):
-        """(spec, chooser, plan wall seconds or None, note)."""
+        """(spec, chooser, the model's seconds as plan reports them, plan's wall seconds)."""
         if not self.real:
-            return STAND_IN, "stand-in", None, ""
-        cmd = [self.zsparse, "plan", source, "--backend", self.backend, "--type", t, "--workload", WORKLOAD[op], "--json"]
+            return STAND_IN, "stand-in", None, None
+        cmd = [self.zsparse, "plan", source, "--backend", self.backend, "--type", t, "--workload", WORKLOAD[op],
+               "--json"] + self.device
         rc, out, err, wall = run(cmd, 600)
         if rc != 0:
             raise RuntimeError(f"zsparse plan exit {rc}: {(err or out).strip()[:300]}")
         plan = json.loads(out)
-        return spec_of_choice(plan["choice"]), "model", wall, ""
+        return spec_of_choice(plan["choice"]), "model", plan.get("plan_s"), wall
 
 
 def vendor_times(prog, source, types, reps, timeout):
@@ -148,14 +150,16 @@ def vendor_times(prog, source, types, reps, timeout):
     return found
 
 
-def summarise(name, source, t, op, rows, auto_spec, chooser, plan_s, vendor, load):
+def summarise(name, source, t, op, rows, choice, vendor, load):
     """One summary line of a case, type and op from the runs' lines."""
+    auto_spec, chooser, plan_s, plan_wall = choice
     mine = [r for r in rows if r["library"] == "zsparse" and r["op"] == op and r["type"] == t]
     good = sorted((float(r["time_us"]), canon(r["candidate"])) for r in mine if r["ok"] == "1" and r["time_us"])
     auto = next((r for r in mine if canon(r["candidate"]) == auto_spec), None)
     line = {"case": name, "source": source, "type": t, "op": op, "nnz": rows[0]["nnz"] if rows else "",
             "backend": rows[0]["backend"] if rows else "", "chooser": chooser, "auto_choice": auto_spec,
-            "candidates": len(good), "plan_s": f"{plan_s:.3f}" if plan_s is not None else "", "load1": load, "note": ""}
+            "candidates": len(good), "plan_s": f"{plan_s:.4f}" if plan_s is not None else "",
+            "plan_wall_s": f"{plan_wall:.3f}" if plan_wall is not None else "", "load1": load, "note": ""}
     if good:
         line["best_us"], line["best_candidate"] = f"{good[0][0]:.3f}", good[0][1]
     if auto is None or auto["ok"] != "1" or not auto["time_us"]:
@@ -189,8 +193,10 @@ def write_csv(path, head, lines):
 
 
 def plan_time(a, zsparse, timer):
-    """The model's choice time on one core for the matrix of --plan-time: plan's wall time minus the
-    time to generate or read the same matrix alone, both pinned to one core with one thread."""
+    """The model's choice time on one core for the matrix of --plan-time, pinned to one core with
+    one thread: as plan reports it (plan_s: zs_plan_create alone), and as plan's wall time minus
+    the time to generate or read the same matrix alone (a cross-check that trusts no clock of
+    plan's)."""
     env = dict(os.environ, ZS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     pin = ["taskset", "-c", "0"] if subprocess.run(["which", "taskset"], capture_output=True).returncode == 0 else []
     src = a.plan_time if a.plan_time.startswith("gen:") or os.path.exists(a.plan_time) else "gen:" + a.plan_time
@@ -200,14 +206,17 @@ def plan_time(a, zsparse, timer):
         if rc != 0:
             sys.exit(f"auto_bench.py: zs-bench-auto --load-only: {err.strip()}")
         fields = dict(l.split() for l in out.splitlines() if len(l.split()) == 2)
-        rc, out, err, wall = run(pin + [zsparse, "plan", src, "--backend", a.backend, "--type", t, "--json"], 3600, env)
+        dev = ["--device", a.plan_device] if a.plan_device else []
+        rc, out, err, wall = run(pin + [zsparse, "plan", src, "--backend", a.backend, "--type", t, "--json"] + dev, 3600, env)
         if rc != 0:
             sys.exit(f"auto_bench.py: zsparse plan: {(err or out).strip()[:300]}")
-        choice = spec_of_choice(json.loads(out)["choice"])
-        lines.append({"source": src, "type": t, "nnz": fields.get("nnz", ""), "backend": a.backend, "plan_wall_s": f"{wall:.3f}",
+        plan = json.loads(out)
+        choice, model = spec_of_choice(plan["choice"]), plan.get("plan_s")
+        lines.append({"source": src, "type": t, "nnz": fields.get("nnz", ""), "backend": a.backend,
+                      "plan_s": f"{model:.3f}" if model is not None else "", "plan_wall_s": f"{wall:.3f}",
                       "load_wall_s": f"{load_wall:.3f}", "load_s": fields.get("load_s", ""),
-                      "choice_s": f"{wall - load_wall:.3f}", "choice": choice, "load1": load1()})
-        print(f"{src} {t}: plan {wall:.2f} s, load alone {load_wall:.2f} s: choice {wall - load_wall:.2f} s ({choice})")
+                      "wall_minus_load_s": f"{wall - load_wall:.3f}", "choice": choice, "load1": load1()})
+        print(f"{src} {t}: plan_s {model} s; plan {wall:.2f} s wall, load alone {load_wall:.2f} s ({choice})")
     path = os.path.join(a.out, f"{a.device}-auto-plan-time.csv")
     write_csv(path, list(lines[0]), lines)
     return 0
@@ -223,8 +232,10 @@ def main():
     p.add_argument("--build", default="build-host", help="the build folder holding tools/ and bench/")
     p.add_argument("--out", required=True, help="folder of the CSV files")
     p.add_argument("--device", required=True, help="the files' prefix, e.g. h100 or cpu")
+    p.add_argument("--zsparse", help="the zsparse tool whose plan chooses (default: BUILD's)")
     p.add_argument("--vendor", help="zs-bench-gpu: cuSPARSE's formats beside (cuda)")
     p.add_argument("--rsb", action="store_true", help="librsb beside (cpu)")
+    p.add_argument("--plan-device", help="zsparse plan's --device (h100, h200, gpu, cpu): the constants' device class")
     p.add_argument("--reps", type=int, default=15)
     p.add_argument("--budget-s", type=float, default=0, help="start no case after this many seconds (0: no limit)")
     p.add_argument("--case-timeout-s", type=float, default=600)
@@ -234,7 +245,7 @@ def main():
     a = p.parse_args()
     if a.reps < 1:
         p.error("--reps must be at least 1")
-    zsparse = os.path.join(a.build, "tools", "zsparse", "zsparse")
+    zsparse = a.zsparse or os.path.join(a.build, "tools", "zsparse", "zsparse")
     timer = os.path.join(a.build, "bench", "auto", "zs-bench-auto")
     for prog in [zsparse, timer] + ([a.vendor] if a.vendor else []):
         if not os.access(prog, os.X_OK):
@@ -248,7 +259,7 @@ def main():
         cases = [c for c in cases if c[0] in a.only]
     if not cases:
         p.error(f"no case of set {a.set!r} in {a.cases}")
-    planner = Planner(zsparse, a.backend)
+    planner = Planner(zsparse, a.backend, a.plan_device)
     with open(a.candidates, encoding="utf-8") as f:
         listed = {canon(l.split()[1]) for l in f if l.split("#", 1)[0].split()}
     runs_csv = os.path.join(a.out, f"{a.device}-auto-runs.csv")
@@ -297,8 +308,7 @@ def main():
             os.remove(part)
             peers = rsb_vendor(rows) if a.rsb else vendor
             for op in ops:
-                spec, chooser, plan_s, _ = choices[op]
-                line = summarise(name, source, t, op, rows, spec, chooser, plan_s, peers, load)
+                line = summarise(name, source, t, op, rows, choices[op], peers, load)
                 summary.append(line)
                 print(f"  {op}: auto {line.get('auto_choice')} {line.get('auto_us', '-')} us, best {line.get('best_candidate')} "
                       f"{line.get('best_us', '-')} us, ratio {line.get('auto_over_best', '-')}, vendor {line.get('vendor_us', '-')}",

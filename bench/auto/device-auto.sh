@@ -10,10 +10,10 @@
 # bench/auto/auto_bench.py over the `device` set of bench/auto/cases.txt (SET=... for another),
 # starting no case after BUDGET_S seconds of the whole script (default 390: the cases are sized
 # so the set fits; a cut run keeps every case it finished). Writes to $OUT: DEVICE-auto.csv (one
-# line per case, type and op), DEVICE-auto-runs.csv (every candidate and cuSPARSE's best per
-# case), auto.log, build.log, nvidia-smi.txt; DEVICE is h100 or h200 from the GPU's name (the two
-# are never mixed in one file). The shared matrices are used when shared/matrices was copied into
-# the checkout (git-ignored) before the call.
+# line per case, type and op, cuSPARSE's best beside), DEVICE-auto-runs.csv (every candidate's
+# line), auto.log, build.log, nvidia-smi.txt. DEVICE is h100 or h200 from the GPU's name (the two
+# are never mixed in one file) and plan's --device (PLAN_DEVICE overrides it). The shared
+# matrices are used when shared/matrices was copied into the checkout (git-ignored) first.
 set -euo pipefail
 
 if [ ! -f meson.build ] || [ ! -f bench/auto/auto_bench.py ]; then
@@ -34,6 +34,7 @@ case $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1
   *H200*) DEVICE=h200 ;;
   *) DEVICE=gpu ;;
 esac
+PLAN_DEVICE=${PLAN_DEVICE:-$DEVICE} # the model's constants for this card (plan --device)
 
 targets=(tools/zsparse/zsparse bench/auto/zs-bench-auto bench/gpu/zs-bench-gpu)
 if [ -n "${MODULE_DIR:-}" ]; then
@@ -69,6 +70,7 @@ log "auto_bench.py --set $SET on cuda, cases started for ${left}s"
 set +e
 python3 bench/auto/auto_bench.py --set "$SET" --backend cuda --build build-gpu --out "$OUT" --device "$DEVICE" \
   --vendor build-gpu/bench/gpu/zs-bench-gpu --reps "$REPS" --budget-s "$left" --case-timeout-s 120 \
+  ${PLAN_DEVICE:+--plan-device "$PLAN_DEVICE"} \
   2>&1 | tee "$OUT/auto.log"
 rc=${PIPESTATUS[0]}
 set -e
