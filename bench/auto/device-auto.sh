@@ -3,7 +3,12 @@
 # the cuda backend, cuSPARSE's formats beside, in one call of at most 8 minutes, building included.
 #
 #   OUT=$OUT bash bench/auto/device-auto.sh                       # builds the cuda module (~4 min)
+#   OUT=$OUT SET=device-more bash bench/auto/device-auto.sh       # then, machine still warm
 #   OUT=$OUT MODULE_DIR=.ab/cur bash bench/auto/device-auto.sh    # the module carried: ~20 s build
+#
+# The first call runs the GPU suite (set `device`), the second the further generated cases and
+# the shared matrices (`device-more`) with the build left by the first; one run's summary is then
+# both files' lines: { cat A/h100-auto.csv; tail -n +2 B/h100-auto.csv; } >bench/data/h100-auto.csv
 #
 # Builds in build-gpu only what the run needs (the cuda module unless MODULE_DIR holds one, the
 # zsparse tool, zs-bench-auto, zs-bench-gpu), checks that the cuda backend is usable, then runs

@@ -88,5 +88,19 @@ with tempfile.TemporaryDirectory() as d:
     p = subprocess.run([TIMER, "--load-only", "gen:stencil2d:n=8"], capture_output=True, text=True)
     expect(p.returncode == 0 and "nnz 288" in p.stdout, f"--load-only prints nnz: {p.stdout}")
 
+    # cuSPARSE's best from zs-bench-gpu's CSV (a stand-in program writes one): checked rows only,
+    # P = best SpMV + best transposed product.
+    fake = os.path.join(d, "fake-bench-gpu")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\nwhile [ $# -gt 1 ]; do [ \"$1\" = --csv ] && out=$2; shift; done\ncat > \"$out\" <<'X'\n"
+                "matrix,rows,cols,nnz,type,library,kernel,op,bytes,time_warm_us,time_cold_us,gbps,frac_ceiling,max_rel_err,ok\n"
+                "m,1,1,1,f64,cusparse,csr-alg1,N,1,10.0,,,,,1\nm,1,1,1,f64,cusparse,sell32,N,1,8.0,,,,,1\n"
+                "m,1,1,1,f64,cusparse,coo-alg1,N,1,1.0,,,,,0\nm,1,1,1,f64,zsparse,csr,N,1,2.0,,,,,1\n"
+                "m,1,1,1,f64,cusparse,csr-alg1,T,1,12.0,,,,,1\nm,1,1,1,f64,cusparse,csr-alg1-stored-At,T,1,9.0,,,,,1\nX\n")
+    os.chmod(fake, 0o755)
+    v = auto_bench.vendor_times(fake, "gen:x", ["f64"], 3, 30)
+    expect(v == {("f64", "N"): (8.0, "sell32"), ("f64", "P"): (17.0, "sell32 + csr-alg1-stored-At T")},
+           f"cuSPARSE's best SpMV and pair: {v}")
+
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)
