@@ -18,6 +18,7 @@ zs_status zsi_encoded_new(zs_encoded **out, zs_format format, zs_type type, int6
 void zs_encoded_destroy(zs_encoded **E) {
   if (!E || !*E) return;
   for (int i = 0; i < (*E)->n_arrays; i++) zsi_free((*E)->arrays[i].data);
+  free((*E)->note);
   free(*E);
   *E = NULL;
 }
@@ -45,6 +46,17 @@ zs_status zsi_encoded_add_array(zs_encoded *E, const char *name, uint32_t elem_s
   if (data) *data = p;
   return ZS_OK;
 }
+
+zs_status zsi_encoded_set_note(zs_encoded *E, const char *note) {
+  char *copy = malloc(strlen(note) + 1);
+  if (!copy) return zsi_oom("encoded matrix note", strlen(note) + 1);
+  strcpy(copy, note);
+  free(E->note);
+  E->note = copy;
+  return ZS_OK;
+}
+
+const char *zs_encoded_note(const zs_encoded *E) { return E ? (E->note ? E->note : "") : NULL; }
 
 zs_status zsi_encoded_add_param(zs_encoded *E, const char *name, int64_t value) {
   if (E->n_params == ZSI_MAX_PARAMS || strlen(name) > ZSI_NAME_MAX)
@@ -154,6 +166,7 @@ zs_status zs_encoded_param_info(const zs_encoded *E, int i, const char **name, i
 
 zs_status zs_encode(zs_encoded **out, const zs_matrix *A, zs_format format, const char *options) {
   if (!out || !A) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encode: out or A is NULL");
+  if (format == ZS_FORMAT_AUTO) return zsi_auto_encode(A, options, out);
   const zsi_format_ops *f = zsi_format_lookup(format);
   if (!f) return zsi_format_absent(format, "zs_encode: ");
   const zs_status s = f->encode(A, options, out);

@@ -35,10 +35,12 @@ zs_status zsi_format_absent(zs_format id, const char *prefix) {
 }
 
 const char *zs_format_name(zs_format f) {
+  if (f == ZS_FORMAT_AUTO) return "auto";
   return (int)f > 0 && (size_t)f < N_NAMES ? names[f] : NULL;
 }
 
 zs_status zs_format_from_name(const char *name, zs_format *out) {
+  if (name && out && strcmp(name, "auto") == 0) return *out = ZS_FORMAT_AUTO, ZS_OK;
   for (size_t i = 1; name && out && i < N_NAMES; i++)
     if (names[i] && strcmp(names[i], name) == 0) {
       *out = (zs_format)i;
@@ -46,6 +48,6 @@ zs_status zs_format_from_name(const char *name, zs_format *out) {
     }
   if (!name || !out)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_format_from_name: name or out is NULL");
-  return zsi_error(ZS_ERR_INVALID_ARGUMENT, "unknown format '%s' (known:" ZSI_FORMAT_NAMES ")",
+  return zsi_error(ZS_ERR_INVALID_ARGUMENT, "unknown format '%s' (known:" ZSI_FORMAT_NAMES " auto)",
                    name);
 }

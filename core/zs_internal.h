@@ -98,7 +98,12 @@ struct zs_encoded {
   int n_arrays, n_params;
   zsi_array arrays[ZSI_MAX_ARRAYS];
   zsi_param params[ZSI_MAX_PARAMS];
+  char *note; /* what chose the format (ZS_FORMAT_AUTO), or NULL; kept in .zsm files */
 };
+/* Replace E's note with a copy of `note` (ZS_ERR_OUT_OF_MEMORY). */
+ZSI_HIDDEN zs_status zsi_encoded_set_note(zs_encoded *E, const char *note);
+/* zs_encode's ZS_FORMAT_AUTO (core/auto/auto_plan.c). */
+ZSI_HIDDEN zs_status zsi_auto_encode(const zs_matrix *A, const char *options, zs_encoded **out);
 
 ZSI_HIDDEN zs_status zsi_encoded_new(zs_encoded **out, zs_format format, zs_type type, int64_t rows,
                                      int64_t cols, int64_t nnz);

@@ -56,6 +56,9 @@ typedef enum zs_format {
   ZS_FORMAT_CCI = 5,
   ZS_FORMAT_DTANS = 6,
   ZS_FORMAT_VANS = 7,
+  /* Not a format: asks zs_encode to choose one (zsparse_auto.h). Never stored: a container
+   * holds the format chosen. Its name is "auto". */
+  ZS_FORMAT_AUTO = -1,
 } zs_format;
 
 /* Opaque handles. */
@@ -163,7 +166,9 @@ ZS_API zs_status zs_matrix_generate(zs_matrix **out, const char *spec, zs_type t
 
 /* Encode A into `format`. options: "key=value,key=value" or NULL for the format's defaults;
  * an unknown key, a key given twice, or a number not in decimal is ZS_ERR_INVALID_ARGUMENT
- * (this holds for every option string: encoders, backends, generators). A is borrowed. */
+ * (this holds for every option string: encoders, backends, generators). A is borrowed.
+ * ZS_FORMAT_AUTO takes zs_plan_create's options (backend=, device=, workload=, ...) and encodes
+ * in the format and encoder options the plan chooses; zs_encoded_note says which and why. */
 ZS_API zs_status zs_encode(zs_encoded **out, const zs_matrix *A, zs_format format,
                            const char *options);
 /* Reference decode back to canonical CSR, bit for bit. */
@@ -200,6 +205,10 @@ typedef void (*zs_stat_fn)(void *ctx, const char *name, double value);
 ZS_API zs_status zs_encoded_stats(const zs_encoded *E, zs_stat_fn fn, void *ctx);
 ZS_API zs_status zs_encoded_param_info(const zs_encoded *E, int i, const char **name,
                                        int64_t *value);
+/* What chose E's format, when ZS_FORMAT_AUTO did: one line "format=F options=O op_options=P
+ * reason=..." kept in .zsm files (docs/container.md); "" when none; NULL for a NULL E. Static
+ * while E lives. */
+ZS_API const char *zs_encoded_note(const zs_encoded *E);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Context and backends.                                                                        */

@@ -30,6 +30,7 @@ _Static_assert(ZSI_NAME_MAX + 1 == 32, "names are 32-byte fields in the containe
 #define ZSM_HEADER_MAX \
   (ZSM_FIXED + ZSM_PARAM_ENTRY * ZSM_MAX_PARAMS + ZSM_ARRAY_ENTRY * ZSM_MAX_ARRAYS + 4u)
 
+#define ZSM_NOTE "meta.note" /* the container's array holding zs_encoded_note */
 static const unsigned char zsm_magic[8] = {'Z', 'S', 'P', 'A', 'R', 'S', 'E', '\0'};
 
 /* ---- little-endian packing, independent of the host's byte order ---- */
@@ -248,8 +249,29 @@ static int write_array(FILE *f, const zsi_array *a, uint64_t length, unsigned ch
   return 1;
 }
 
+static zs_status save_arrays(const zs_encoded *E, const char *path);
+
+/* A note (what chose the format) travels as a last array of text, "meta.note": readers of
+ * version 1 that predate it see one more array that no format reads (docs/container.md). */
 zs_status zs_encoded_save(const zs_encoded *E, const char *path) {
   if (!E || !path) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encoded_save: NULL argument");
+  if (!E->note || !E->note[0]) return save_arrays(E, path);
+  if (E->n_arrays >= ZSM_MAX_ARRAYS)
+    return zsi_error(ZS_ERR_UNSUPPORTED, "%s: %d arrays leave no room for the note", path,
+                     E->n_arrays);
+  zs_encoded *C = malloc(sizeof *C);
+  if (!C) return zsi_oom("zs_encoded_save: note", sizeof *C);
+  *C = *E;
+  C->note = NULL;
+  zsi_array *a = &C->arrays[C->n_arrays++];
+  snprintf(a->name, sizeof a->name, "%s", ZSM_NOTE);
+  a->elem_size = 1, a->count = strlen(E->note), a->data = E->note;
+  const zs_status s = save_arrays(C, path);
+  free(C); /* the arrays are E's */
+  return s;
+}
+
+static zs_status save_arrays(const zs_encoded *E, const char *path) {
   zsm_layout L;
   zs_status s = check_for_save(E, path, &L);
   if (s != ZS_OK) return s;
@@ -532,6 +554,35 @@ static zs_status parse_header(zsm_reader *r, uint64_t size, unsigned char *h, zs
   return ZS_OK;
 }
 
+/* Arrays named "meta.*" are the container's, not the format's: "meta.note" (printable text)
+ * becomes E's note, others (from later writers) are dropped. */
+static zs_status take_note(zs_encoded *E, const char *path) {
+  for (int i = 0; i < E->n_arrays;) {
+    zsi_array *a = &E->arrays[i];
+    if (strncmp(a->name, "meta.", 5) != 0) {
+      i++;
+      continue;
+    }
+    if (strcmp(a->name, ZSM_NOTE) == 0) {
+      const unsigned char *t = a->data;
+      for (uint64_t k = 0; k < a->count; k++)
+        if (a->elem_size != 1 || t[k] < 0x20 || t[k] > 0x7E)
+          return zsi_error(ZS_ERR_CORRUPT, "%s: array '%s': not printable text at element %" PRIu64,
+                           path, a->name, k);
+      char *note = malloc((size_t)a->count + 1);
+      if (!note) return zsi_oom("zs_encoded_load: note", a->count + 1);
+      memcpy(note, a->data, (size_t)a->count);
+      note[a->count] = '\0';
+      free(E->note);
+      E->note = note;
+    }
+    zsi_free(a->data);
+    memmove(a, a + 1, sizeof *a * (size_t)(E->n_arrays - i - 1));
+    E->n_arrays--;
+  }
+  return ZS_OK;
+}
+
 zs_status zs_encoded_load(zs_encoded **out, const char *path) {
   if (!out || !path) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encoded_load: NULL argument");
   /* Non-blocking open so that a FIFO or device named by mistake is refused, not waited on. */
@@ -583,6 +634,7 @@ zs_status zs_encoded_load(zs_encoded **out, const char *path) {
         (s = read_array(&r, &dir[i], data)) != ZS_OK)
       goto done;
   }
+  if ((s = take_note(E, path)) != ZS_OK) goto done;
   const zsi_format_ops *fmt = zsi_format_lookup(E->format);
   if ((s = fmt->validate(E)) != ZS_OK) {
     /* What the validator finds wrong is corruption; running out of memory is not. */

@@ -15,6 +15,7 @@
 
 #include "tests/unit/check.h"
 #include "zsparse.h"
+#include "zsparse_auto.h"
 #include "zsparse_solvers.h"
 #include "zsparse_vans.h"
 
@@ -233,6 +234,67 @@ static void c_encoded_param_info(void) {
           ZS_ERR_INVALID_ARGUMENT);
   CHECK(name == SENTINEL && v == 77);
 }
+static void c_encoded_note(void) {
+  CHECK(zs_encoded_note(NULL) == NULL && zs_encoded_note(fx.E) && !zs_encoded_note(fx.E)[0]);
+}
+static void c_plan_create(void) {
+  zs_plan *p = SENTINEL;
+  INVALID(zs_plan_create(NULL, fx.A, NULL));
+  INVALID(zs_plan_create(&p, NULL, NULL));
+  REFUSED(zs_plan_create(&p, fx.A, "workload=never"), ZS_ERR_INVALID_ARGUMENT);
+  CHECK(p == SENTINEL);
+}
+static void c_plan_check_options(void) {
+  REFUSED(zs_plan_check_options("backend=nope"), ZS_ERR_INVALID_ARGUMENT);
+  EXPECT(zs_plan_check_options(NULL), ZS_OK);
+}
+static void c_plan_destroy(void) {
+  zs_plan *p = NULL;
+  zs_plan_destroy(NULL);
+  zs_plan_destroy(&p);
+  CHECK(p == NULL);
+}
+/* The plan cases share one plan of A for the ref backend. */
+static void with_plan(void (*run)(zs_plan *)) {
+  zs_plan *p = NULL;
+  if (zs_plan_create(&p, fx.A, "backend=ref") != ZS_OK) {
+    fprintf(stderr, "%s: zs_plan_create: %s\n", current, zs_last_error());
+    failures++;
+    return;
+  }
+  run(p);
+  zs_plan_destroy(&p);
+}
+static void plan_get_info(zs_plan *p) {
+  zs_plan_info info = {.candidates = 77};
+  INVALID(zs_plan_get_info(NULL, &info));
+  INVALID(zs_plan_get_info(p, NULL));
+  CHECK(info.candidates == 77);
+}
+static void c_plan_get_info(void) { with_plan(plan_get_info); }
+static void plan_candidate_get(zs_plan *p) {
+  zs_plan_candidate c = {.options = SENTINEL};
+  INVALID(zs_plan_candidate_get(NULL, 0, &c));
+  INVALID(zs_plan_candidate_get(p, 0, NULL));
+  REFUSED(zs_plan_candidate_get(p, -1, &c), ZS_ERR_INVALID_ARGUMENT);
+  REFUSED(zs_plan_candidate_get(p, 99, &c), ZS_ERR_INVALID_ARGUMENT);
+  CHECK(c.options == SENTINEL);
+}
+static void c_plan_candidate_get(void) { with_plan(plan_candidate_get); }
+static void plan_stats(zs_plan *p) {
+  INVALID(zs_plan_stats(NULL, stat_sink, NULL));
+  INVALID(zs_plan_stats(p, NULL, NULL));
+}
+static void c_plan_stats(void) { with_plan(plan_stats); }
+static void plan_encode(zs_plan *p) {
+  zs_encoded *E = SENTINEL;
+  INVALID(zs_plan_encode(NULL, p, fx.A));
+  INVALID(zs_plan_encode(&E, NULL, fx.A));
+  INVALID(zs_plan_encode(&E, p, NULL));
+  REFUSED(zs_plan_encode(&E, p, fx.R), ZS_ERR_INVALID_ARGUMENT);
+  CHECK(E == SENTINEL);
+}
+static void c_plan_encode(void) { with_plan(plan_encode); }
 static void c_context_create(void) { INVALID(zs_context_create(NULL)); }
 static void c_context_destroy(void) {
   zs_context *c = NULL;
@@ -588,6 +650,14 @@ static const struct {
     C(encoded_param_count),
     C(encoded_stats),
     C(encoded_param_info),
+    C(encoded_note),
+    C(plan_create),
+    C(plan_check_options),
+    C(plan_destroy),
+    C(plan_get_info),
+    C(plan_candidate_get),
+    C(plan_stats),
+    C(plan_encode),
     C(context_create),
     C(context_destroy),
     C(context_backend_count),

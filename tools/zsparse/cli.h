@@ -27,6 +27,7 @@ int zs_cli_gen(int argc, char **argv);
 int zs_cli_demo(int argc, char **argv);
 int zs_cli_solve(int argc, char **argv);
 int zs_cli_vans(int argc, char **argv);
+int zs_cli_plan(int argc, char **argv);
 
 /* ---- argument parsing (cli_args.c) ----
  * Options are "--name value", "--name=value", "-x value" or flags without a value. A spec
@@ -67,10 +68,26 @@ int zs_cli_progress(void);
 /* Before a large allocation: over 1 GiB, say on stderr what `what` ("the vectors") needs; when
  * that is more than the machine's memory, say so instead and return 1 (the caller fails). */
 int zs_cli_memory_check(const char *cmd, const char *what, uint64_t bytes);
-/* Write A to `out`: encoded in `format` (encoder options `enc_opts`) as a .zsm when `as_zsm`
- * (*bytes: its arrays' bytes), else as Matrix Market (*bytes = 0). */
-zs_status zs_cli_save(const zs_matrix *A, const char *out, int as_zsm, zs_format format,
+/* Write A to `out`: encoded in *format (encoder options `enc_opts`; ZS_FORMAT_AUTO is replaced
+ * by the format chosen) as a .zsm when `as_zsm` (*bytes: its arrays' bytes), else as Matrix
+ * Market (*bytes = 0). */
+zs_status zs_cli_save(const zs_matrix *A, const char *out, int as_zsm, zs_format *format,
                       const char *enc_opts, uint64_t *bytes);
+
+/* ---- the format chooser (cli_plan.c) ---- */
+typedef struct zs_plan zs_plan;
+/* A plan for A on `backend` (NULL: the library's default) for `workload` (NULL: spmv), with
+ * more planner options `extra` (NULL: none). */
+zs_status zs_cli_plan_make(zs_plan **out, const zs_matrix *A, const char *backend,
+                           const char *workload, const char *extra);
+/* The options of a choice. */
+typedef struct zs_cli_choice {
+  char options[64], op_options[64];
+} zs_cli_choice;
+/* --format auto: plan, encode A in the choice (E records it) and copy its options into chosen
+ * (may be NULL). */
+zs_status zs_cli_auto_encode(const zs_matrix *A, const char *backend, const char *workload,
+                             const char *extra, zs_encoded **E, zs_cli_choice *chosen);
 
 /* ---- small numerics (cli_util.c) ---- */
 double zs_cli_now(void); /* monotonic seconds */

@@ -23,9 +23,12 @@ static const char help_text[] =
     "  -f, --format FORMAT  one of" ZSI_SPARSE_FORMAT_NAMES
     " (default: csr, or the input\n"
     "                       container's format); formats this build lacks fail with a message\n"
-    "                       (MAT-VANS layers are encoded by zsparse vans encode)\n"
+    "                       (MAT-VANS layers are encoded by zsparse vans encode); auto: the\n"
+    "                       format and options `zsparse plan` chooses, recorded in the .zsm\n"
+    "                       (zsparse info shows it)\n"
     "  --type f32|f64       value type (default: f64, or the input container's type)\n"
-    "  --options K=V,...    encoder options of FORMAT (see docs/formats/<format>.md)\n"
+    "  --options K=V,...    encoder options of FORMAT (see docs/formats/<format>.md); with\n"
+    "                       -f auto the planner's: backend=, device=, workload= (docs/auto.md)\n"
     "  --json               print {input, output, format, type, rows, cols, nnz, bytes} as JSON\n";
 
 int zs_cli_convert(int argc, char **argv) {
@@ -94,7 +97,7 @@ int zs_cli_convert(int argc, char **argv) {
     s = zs_matrix_read(&A, pos[0], type, 0, NULL, zs_cli_progress());
   }
   uint64_t bytes = 0;
-  if (s == ZS_OK) s = zs_cli_save(A, out, out_zsm, format, enc_opts, &bytes);
+  if (s == ZS_OK) s = zs_cli_save(A, out, out_zsm, &format, enc_opts, &bytes);
   if (s != ZS_OK) {
     zs_cli_lib_error("convert", s);
     zs_matrix_destroy(&A);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "zsparse_auto.h"
 
 #define DEMO_SPEC "stencil2d:n=1024,points=5"
 #define DEMO_MSG 256
@@ -21,9 +22,9 @@ static const char help_text[] =
     "/ the format's: above 1 is faster); the larger max_rel_err of the two; ok/FAIL. A format\n"
     "whose defaults are made for GPUs is marked and footnoted. Formats that cannot run here\n"
     "(not sparse-matrix formats, or no kernel on the backend) are named under the table with\n"
-    "the reason. A format whose decoded matrix differs from the input (a lossy format) is\n"
-    "checked against its decoded matrix and marked 'lossy'. Exits 1 when any check or run\n"
-    "fails.\n"
+    "the reason; the line 'auto:' says what --format auto chooses for SpMV here (zsparse\n"
+    "plan). A format whose decoded matrix differs from the input (a lossy format) is checked\n"
+    "against its decoded matrix and marked 'lossy'. Exits 1 when any check or run fails.\n"
     "\n"
     "options:\n"
     "  -b, --backend B    backend (default: $ZS_BACKEND, else the best usable: cuda > hip > cpu)\n"
@@ -34,8 +35,9 @@ static const char help_text[] =
     "  --json             one JSON object: spec, type, backend, rows, cols, nnz, formats[{format,\n"
     "                     status (ok|FAIL|skipped), reason, note, bytes, bytes_per_nnz,\n"
     "                     size_vs_csr, exact, spmv{time_median_s, speedup_vs_csr, gbps,\n"
-    "                     max_rel_err, tolerance, ok}, spmvt{...}}], ok (gbps counts encoded\n"
-    "                     bytes + x + y per product)\n";
+    "                     max_rel_err, tolerance, ok}, spmvt{...}}], auto{format, options,\n"
+    "                     op_options, reason} (what --format auto would run: zsparse plan),\n"
+    "                     ok (gbps counts encoded bytes + x + y per product)\n";
 
 /* Formats whose default options are chosen for GPUs, and what to use on a CPU instead (the
  * table breaks the line after its first "; "). */
@@ -233,6 +235,14 @@ int zs_cli_demo(int argc, char **argv) {
     }
     fflush(stdout);
   }
+  /* What auto chooses here for SpMV (demo_format times every format with its defaults). */
+  zs_plan *plan = NULL;
+  zs_plan_info pi = {0};
+  zs_plan_candidate pc = {0};
+  if (zs_cli_plan_make(&plan, A, backend, "spmv", NULL) == ZS_OK) {
+    zs_plan_get_info(plan, &pi);
+    zs_plan_candidate_get(plan, pi.choice, &pc);
+  }
   if (json) {
     zs_json j;
     zs_json_begin(&j, stdout);
@@ -262,11 +272,21 @@ int zs_cli_demo(int argc, char **argv) {
       zs_json_object_end(&j);
     }
     zs_json_array_end(&j);
+    zs_json_object(&j, "auto");
+    zs_json_str(&j, "format", plan ? zs_format_name(pc.format) : NULL);
+    zs_json_str(&j, "options", plan ? pc.options : NULL);
+    zs_json_str(&j, "op_options", plan ? pc.op_options : NULL);
+    zs_json_str(&j, "reason", plan ? pi.reason : zs_last_error());
+    zs_json_object_end(&j);
     zs_json_bool(&j, "ok", failures == 0);
     zs_json_end(&j);
   } else {
     printf("\nspeed-up: CSR's median time / the format's, both on %s (above 1: faster than CSR)\n",
            backend);
+    if (plan)
+      printf("auto: %s%s%s%s%s (zsparse plan: %s)\n", zs_format_name(pc.format),
+             pc.options[0] ? " " : "", pc.options, pc.op_options[0] ? " " : "", pc.op_options,
+             pi.reason);
     if (n_notes)
       for (int i = 0; i < n_rows; i++)
         if (gpu_default_note(rows[i].format) && strcmp(rows[i].status, "skipped") != 0) {
@@ -279,6 +299,7 @@ int zs_cli_demo(int argc, char **argv) {
         printf("not run: %s: %s\n", zs_format_name(rows[i].format), rows[i].reason);
     printf("\n%s\n", failures ? "FAILED: see the rows marked FAIL" : "all checks passed");
   }
+  zs_plan_destroy(&plan);
   zs_matrix_destroy(&A);
   zs_context_destroy(&ctx);
   return failures ? ZS_CLI_FAIL : ZS_CLI_OK;

@@ -82,7 +82,7 @@ int zs_cli_gen(int argc, char **argv) {
   zs_matrix *A = NULL;
   uint64_t bytes = 0;
   zs_status s = zs_matrix_generate(&A, pos[0], type, zs_cli_progress());
-  if (s == ZS_OK) s = zs_cli_save(A, out, out_zsm, format, enc_opts, &bytes);
+  if (s == ZS_OK) s = zs_cli_save(A, out, out_zsm, &format, enc_opts, &bytes);
   if (s != ZS_OK) {
     zs_cli_lib_error("gen", s);
     zs_matrix_destroy(&A);

@@ -237,6 +237,7 @@ static double per_nnz(uint64_t bytes, int64_t nnz) {
 
 static void json_encoded(zs_json *j, const zs_encoded *E, const encoded_info *ei, int64_t nnz) {
   zs_json_str(j, "format", zs_format_name(zs_encoded_format(E)));
+  if (*zs_encoded_note(E)) zs_json_str(j, "note", zs_encoded_note(E)); /* what auto chose, why */
   zs_json_object(j, "params");
   for (int i = 0; i < zs_encoded_param_count(E); i++) {
     const char *name;
@@ -273,6 +274,7 @@ static void text_encoded(const zs_encoded *E, const encoded_info *ei, int64_t nn
   printf("format:           %s", zs_format_name(zs_encoded_format(E)));
   if (options) printf(" (options %s)", *options ? options : "none");
   printf("\n");
+  if (*zs_encoded_note(E)) printf("chosen by auto:   %s\n", zs_encoded_note(E));
   printf("params:          ");
   const int np = zs_encoded_param_count(E);
   for (int i = 0; i < np; i++) {

@@ -16,6 +16,7 @@ static const struct {
     {"gen", zs_cli_gen, "generate a benchmark matrix (stencils, random graphs, banded)"},
     {"demo", zs_cli_demo, "every format on the best backend: sizes, speed, correctness"},
     {"solve", zs_cli_solve, "solve Ax = b with BiCG, BiCGSTAB or CG on any format and backend"},
+    {"plan", zs_cli_plan, "the format chooser: candidates, predicted bytes and time, choice"},
     {"vans", zs_cli_vans, "MAT-VANS: ANS-coded int8 layers (encode, run, info)"},
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof *commands)

@@ -36,7 +36,10 @@ static const char help_text[] =
     "options:\n"
     "  -m, --method M        bicg (one SpMV + one SpMVT per iteration), bicgstab (two SpMVs),\n"
     "                        cg (symmetric positive definite A; one SpMV); default bicgstab\n"
-    "  -f, --format F        csr, coo, ... (default csr; for a .zsm its format)\n"
+    "  -f, --format F        csr, coo, ... or auto (default auto: `zsparse plan`'s choice for\n"
+    "                        the backend, BiCG's pairs or the SpMVs of --maxit iterations,\n"
+    "                        with its operator options unless --op-options are given, and\n"
+    "                        --options then taking planner options; for a .zsm its format)\n"
     "  -b, --backend B       ref, cpu, cuda, hip (default: $ZS_BACKEND, else cuda > hip > cpu)\n"
     "  --tol T               relative residual to reach (default 1e-8 for f64, 1e-5 for f32)\n"
     "  --maxit N             iteration limit (default 1000)\n"
@@ -49,7 +52,8 @@ static const char help_text[] =
     "  --options K=V,...     encoder options of the format\n" ZS_CLI_OP_OPTIONS_HELP
     "  --every K             print every K-th residual of the history (default 1; the last is\n"
     "                        always printed)\n"
-    "  --json                one JSON object: matrix, method, format, backend, type, rows, nnz,\n"
+    "  --json                one JSON object: matrix, method, format, note (what auto chose and\n"
+    "                        why, or \"\"), backend, type, rows, nnz,\n"
     "                        encoded_bytes, precond, tol, maxit, status, stop_reason,\n"
     "                        converged (the true residual met tol), iterations, rel_residual,\n"
     "                        true_rel_residual, error_vs_known (null\n"
@@ -191,7 +195,7 @@ int zs_cli_solve(int argc, char **argv) {
 
   zs_solver_options so;
   zs_solver_options_init(&so);
-  zs_format format = ZS_FORMAT_CSR;
+  zs_format format = ZS_FORMAT_AUTO;
   zs_type type = ZS_F64;
   int64_t v, every = 1;
   uint64_t seed = 1;
@@ -267,8 +271,8 @@ int zs_cli_solve(int argc, char **argv) {
   if (s != ZS_OK) goto lib_error;
   if (!is_gen && zs_cli_is_zsm(path)) {
     if ((s = zs_encoded_load(&E, path)) != ZS_OK) goto lib_error;
-    if ((fmt_s && format != zs_encoded_format(E)) || (type_s && type != zs_encoded_type(E)) ||
-        enc_opts) {
+    if ((fmt_s && format != ZS_FORMAT_AUTO && format != zs_encoded_format(E)) ||
+        (type_s && type != zs_encoded_type(E)) || enc_opts) {
       zs_cli_usage_error("solve", "%s holds %s %s; --format, --type and --options do not apply",
                          path, zs_format_name(zs_encoded_format(E)),
                          zs_type_name(zs_encoded_type(E)));
@@ -289,7 +293,23 @@ int zs_cli_solve(int argc, char **argv) {
     zs_matrix_destroy(&A);
     A = Ad, Ad = NULL;
   }
+  zs_cli_choice chosen = {"", ""};
+  if (!E && format == ZS_FORMAT_AUTO) {
+    /* BiCG runs a pair per iteration, the others SpMVs; the encode spread over --maxit */
+    char work[48];
+    const int64_t calls = so.max_iter < 1 ? 1 : so.max_iter > 400000000 ? 400000000 : so.max_iter;
+    if (so.method == ZS_SOLVER_BICG)
+      snprintf(work, sizeof work, "solve:%lld", (long long)calls);
+    else
+      snprintf(work, sizeof work, "spmv:%lld",
+               (long long)(so.method == ZS_SOLVER_BICGSTAB ? 2 * calls : calls));
+    if ((s = zs_cli_auto_encode(A, backend ? backend : zs_context_default_backend(ctx), work,
+                                enc_opts, &E, &chosen)) != ZS_OK)
+      goto lib_error;
+    if (!op_opts) op_opts = chosen.op_options;
+  }
   if (!E && (s = zs_encode(&E, A, format, enc_opts)) != ZS_OK) goto lib_error;
+  format = zs_encoded_format(E);
   /* f32 holds ~7 digits: its default stops where the true residual can still follow. */
   if (!tol_s) so.tol = type == ZS_F32 ? 1e-5 : 1e-8;
   const double unit_roundoff = 0.5 * (type == ZS_F32 ? (double)FLT_EPSILON : DBL_EPSILON);
@@ -403,6 +423,7 @@ int zs_cli_solve(int argc, char **argv) {
     zs_json_str(&j, "matrix", path);
     zs_json_str(&j, "method", zs_solver_method_name(so.method));
     zs_json_str(&j, "format", zs_format_name(format));
+    zs_json_str(&j, "note", zs_encoded_note(E));
     zs_json_str(&j, "backend", be);
     zs_json_str(&j, "type", zs_type_name(type));
     zs_json_int(&j, "rows", n);

@@ -33,7 +33,10 @@ static const char help_text[] =
     "  -f, --format F        one of" ZSI_SPARSE_FORMAT_NAMES
     " (default csr; for a .zsm the\n"
     "                        container's format, and a different F is an error; MAT-VANS\n"
-    "                        layers run through zsparse vans)\n"
+    "                        layers run through zsparse vans), or auto: the choice of\n"
+    "                        `zsparse plan` for this backend and op, with its encoder and\n"
+    "                        operator options (--options then takes planner options such as\n"
+    "                        device=h200; --op-options given replace the chosen ones)\n"
     "  -b, --backend B       ref, cpu, cuda, hip (default: $ZS_BACKEND, else cuda > hip > cpu)\n"
     "  --op N|T|pair         y = A x (N, default), y = A^T x (T), or BiCG's pair: y = A x and\n"
     "                        z = A^T w in one zs_spmv_pair call (one pass over the matrix where\n"
@@ -45,7 +48,8 @@ static const char help_text[] =
     "  --check               compare with the host reference (see above)\n"
     "  --seed S              seed of x and y (default 1)\n"
     "  --options K=V,...     encoder options of the format\n" ZS_CLI_OP_OPTIONS_HELP
-    "  --json                one JSON object: file, format, backend, op, type, rows, cols, nnz,\n"
+    "  --json                one JSON object: file, format, options, op_options, note (what\n"
+    "                        auto chose and why, or \"\"), backend, op, type, rows, cols, nnz,\n"
     "                        encoded_bytes, bytes, bytes_per_nnz, repeat, time_median_s,\n"
     "                        time_min_s, gbps, checked, max_rel_err, tolerance, len_max, ok\n"
     "                        (max_rel_err and tolerance are null without --check)\n";
@@ -124,12 +128,13 @@ int zs_cli_spmv(int argc, char **argv) {
   zs_matrix *A = NULL;
   zs_encoded *E = NULL;
   zs_operator *op = NULL;
+  zs_cli_choice chosen = {"", ""};
   int result = ZS_CLI_FAIL;
   zs_status s = zs_context_create(&ctx);
   if (s != ZS_OK) goto lib_error;
   if (zs_cli_is_zsm(path)) {
     if ((s = zs_encoded_load(&E, path)) != ZS_OK) goto lib_error;
-    if (fmt_s && format != zs_encoded_format(E)) {
+    if (fmt_s && format != ZS_FORMAT_AUTO && format != zs_encoded_format(E)) {
       zs_cli_usage_error("spmv", "%s holds format %s, not %s (convert it instead)", path,
                          zs_format_name(zs_encoded_format(E)), fmt_s);
       result = ZS_CLI_USAGE;
@@ -149,6 +154,18 @@ int zs_cli_spmv(int argc, char **argv) {
     format = zs_encoded_format(E);
     type = zs_encoded_type(E);
     if (m.check && (s = zs_decode(&A, E)) != ZS_OK) goto lib_error;
+  } else if (format == ZS_FORMAT_AUTO) {
+    /* the plan for this backend and op; its operator options unless --op-options are given */
+    if ((s = zs_matrix_read(&A, path, type, 0, NULL, zs_cli_progress())) != ZS_OK ||
+        (s = zs_cli_auto_encode(A, backend ? backend : zs_context_default_backend(ctx),
+                                m.pair            ? "pair"
+                                : m.op == ZS_OP_T ? "t"
+                                                  : "spmv",
+                                enc_opts, &E, &chosen)) != ZS_OK)
+      goto lib_error;
+    format = zs_encoded_format(E);
+    enc_opts = chosen.options;
+    if (!op_opts) op_opts = chosen.op_options;
   } else {
     if ((s = zs_matrix_read(&A, path, type, 0, NULL, zs_cli_progress())) != ZS_OK ||
         (s = zs_encode(&E, A, format, enc_opts)) != ZS_OK)
@@ -165,6 +182,9 @@ int zs_cli_spmv(int argc, char **argv) {
     zs_json_begin(&j, stdout);
     zs_json_str(&j, "file", path);
     zs_json_str(&j, "format", zs_format_name(format));
+    zs_json_str(&j, "options", enc_opts ? enc_opts : "");
+    zs_json_str(&j, "op_options", op_opts ? op_opts : "");
+    zs_json_str(&j, "note", zs_encoded_note(E));
     zs_json_str(&j, "backend", zs_operator_backend(op));
     zs_json_str(&j, "op", op_name);
     zs_json_str(&j, "type", zs_type_name(type));

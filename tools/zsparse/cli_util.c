@@ -46,12 +46,13 @@ int zs_cli_memory_check(const char *cmd, const char *what, uint64_t bytes) {
 
 int zs_cli_progress(void) { return isatty(STDERR_FILENO); }
 
-zs_status zs_cli_save(const zs_matrix *A, const char *out, int as_zsm, zs_format format,
+zs_status zs_cli_save(const zs_matrix *A, const char *out, int as_zsm, zs_format *format,
                       const char *enc_opts, uint64_t *bytes) {
   *bytes = 0;
   if (!as_zsm) return zs_matrix_write(A, out);
   zs_encoded *E = NULL;
-  zs_status s = zs_encode(&E, A, format, enc_opts);
+  zs_status s = zs_encode(&E, A, *format, enc_opts);
+  if (s == ZS_OK) *format = zs_encoded_format(E); /* what auto chose */
   if (s == ZS_OK) s = zs_encoded_save(E, out);
   if (s == ZS_OK) *bytes = zs_encoded_bytes(E);
   zs_encoded_destroy(&E);

@@ -1,0 +1,137 @@
+/* auto.h — the format chooser's internals: matrix statistics, device descriptions and the model
+ * that predicts each candidate's bytes and time (docs/auto.md). */
+#ifndef ZS_AUTO_H
+#define ZS_AUTO_H
+
+#include "core/zs_internal.h"
+
+/* ---- statistics (auto_stats.c) ---- */
+#define ZSI_AUTO_WIDTHS 33 /* column deltas by bit width 0..32 */
+
+typedef struct zsi_auto_stats {
+  int64_t rows, cols, nnz;
+  zs_type type;
+  double row_mean, row_cv; /* nonzeros per row: mean and coefficient of variation */
+  int64_t row_max;
+  double long_share;    /* share of nonzeros in rows longer than 256 and 16x the mean */
+  double delta_entropy; /* bits per nonzero of the column deltas (a row's first relative to
+                             its row index), with wide deltas as bucket + raw bits */
+  double width_share[ZSI_AUTO_WIDTHS]; /* share of deltas needing w bits (w = 0: delta 1) */
+  double value_entropy;                /* bits per nonzero; the value size in bits when "many" */
+  int64_t distinct;      /* distinct values in the sample, ZSI_AUTO_MANY_VALUES past the cap */
+  double bandwidth;      /* largest |col - row * cols / rows| in the sample, share of cols */
+  double far_share;      /* share of nonzeros whose column is over 64 from the one in the same
+                             place of the previous row: gathers that do not coalesce */
+  double top1_share;     /* share of nonzeros in the 1 % fullest columns */
+  double hot_cols;       /* fewest columns holding 90 % of the nonzeros */
+  double blocks_per_nnz; /* nonempty 32 x 32 blocks per nonzero */
+  double sampled;        /* share of the nonzeros examined */
+} zsi_auto_stats;
+
+#define ZSI_AUTO_MANY_VALUES 4097 /* more distinct values than the sample keeps */
+
+/* One pass over row_ptr and one over a deterministic sample of bands of 64 rows (at most
+ * ~8 M nonzeros): O(rows + sample). */
+ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st);
+
+/* ---- devices and constants (auto_device.c) ---- */
+/* Every constant of the model has a name, so a calibration file can set any of them. */
+#define ZSI_AUTO_CONSTANTS(X)                                                              \
+  X(read_gbs, "read ceiling, GB/s")                                                        \
+  X(cache_mib, "last-level cache that holds x, MiB")                                       \
+  X(gather_ps, "a gather that does not coalesce, x hot part in cache, ps per nonzero")     \
+  X(gather_far_ps, "the same when x's hot part exceeds 40 % of the cache")                 \
+  X(atomic_ps, "an atomic add into y at a scattered row (one-copy SpMVT), ps per nonzero") \
+  X(csr_eff, "CSR SpMV, share of the read ceiling")                                        \
+  X(csr_launch_us, "CSR fixed cost per product, us")                                       \
+  X(csr_t, "CSR SpMVT time / SpMV time")                                                   \
+  X(csr_pair, "CSR pair time / SpMV time")                                                 \
+  X(coo_eff, "COO SpMV, share of the read ceiling")                                        \
+  X(coo_t, "COO SpMVT time / SpMV time")                                                   \
+  X(coo_pair, "COO pair time / SpMV time")                                                 \
+  X(gcsb_eff, "GCSB SpMV f64, share of the read ceiling")                                  \
+  X(gcsb_eff_f32, "GCSB SpMV f32, share of the read ceiling")                              \
+  X(gcsb_launch_us, "GCSB fixed cost per product, us")                                     \
+  X(gcsb_t, "GCSB deterministic SpMVT time / SpMV time")                                   \
+  X(gcsb_pair, "GCSB fused pair (transpose=atomic) time / SpMV time")                      \
+  X(cci_eff, "CCI, share of the read ceiling")                                             \
+  X(cci_row_ps, "CCI cost per row (stream starts), ps")                                    \
+  X(cci_decode_ps, "CCI decode, ps per nonzero (the larger of it and the bytes)")          \
+  X(cci_launch_us, "CCI fixed cost per product, us")                                       \
+  X(dtans_decode_ps, "CSR-dtANS coded decode, ps per nonzero")                             \
+  X(dtans_row_ps, "CSR-dtANS cost per row, ps")                                            \
+  X(dtans_raw_eff, "CSR-dtANS with raw values, share of the read ceiling")                 \
+  X(dtans_raw_eff_f32, "the same for f32 values")                                          \
+  X(dtans_gather_ps, "CSR-dtANS gather that does not coalesce, ps per nonzero")            \
+  X(dtans_launch_us, "CSR-dtANS fixed cost per product, us")                               \
+  X(dtans_lane256, "lane_symbols=256: decode time factor for coded values")                \
+  X(dtans_guided, "guided=start: raw-value time factor on long regular rows")              \
+  X(dtans_guided_loss, "guided=start: time factor elsewhere")                              \
+  X(encode_csr_ns, "host encode of CSR, ns per nonzero")                                   \
+  X(encode_coo_ns, "host encode of COO, ns per nonzero")                                   \
+  X(encode_gcsb_ns, "host encode of GCSB, ns per nonzero")                                 \
+  X(encode_cci_ns, "host encode of CCI, ns per nonzero")                                   \
+  X(encode_dtans_ns, "host encode of CSR-dtANS, ns per nonzero")                           \
+  X(transpose_ns, "building A^T for transpose=stored (its encode aside), ns per nonzero")  \
+  X(dtans_pair, "CSR-dtANS fused pair (transpose=atomic) time / SpMV time")
+
+#define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
+enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };
+
+typedef struct zsi_auto_device {
+  char name[32];    /* "h100", "h200", "gpu", "cpu", "ref" */
+  char backend[16]; /* the backend it describes */
+  int gpu;          /* 1 for cuda and hip */
+  char source[160]; /* where the constants came from: "built-in h100", a calibration file */
+  double k[ZSI_AUTO_NK];
+} zsi_auto_device;
+
+ZSI_HIDDEN const char *zsi_auto_constant_name(int i);
+ZSI_HIDDEN const char *zsi_auto_constant_doc(int i);
+/* The built-in description of a device class for a backend: device "" takes the backend's
+ * default (cuda: h100, hip: gpu, cpu: cpu, ref: ref). */
+ZSI_HIDDEN zs_status zsi_auto_device_builtin(const char *backend, const char *device,
+                                             zsi_auto_device *d);
+/* Override constants from a calibration file: lines "name value", '#' comments. Errors name the
+ * file and line. */
+ZSI_HIDDEN zs_status zsi_auto_device_calibrate(zsi_auto_device *d, const char *path);
+
+/* ---- workloads ---- */
+typedef enum zsi_auto_work { ZSI_WORK_SPMV, ZSI_WORK_T, ZSI_WORK_PAIR } zsi_auto_work;
+
+typedef struct zsi_auto_workload {
+  zsi_auto_work kind;
+  int64_t calls; /* products the encode is amortised over; 0: not counted */
+} zsi_auto_workload;
+
+/* "spmv", "t", "pair", each with an optional ":N" (N calls, the encode amortised over them), or
+ * "solve:N" (N BiCG iterations: "pair:N"); N in 1..10^9. The text is kept in `name`. */
+ZSI_HIDDEN zs_status zsi_auto_workload_parse(const char *s, zsi_auto_workload *w);
+
+/* ---- the model (auto_model.c) ---- */
+#define ZSI_AUTO_MAX_CANDIDATES 16
+
+typedef struct zsi_auto_candidate {
+  zs_format format;
+  char options[64];    /* encoder options */
+  char op_options[64]; /* operator options */
+  double bytes;        /* predicted encoded bytes (both copies with transpose=stored) */
+  double product_us;   /* predicted time of one product of the workload (pair: both) */
+  double encode_s;     /* predicted host encode time, transpose included */
+  double us;           /* what the choice minimises: product_us, or per iteration with the
+                          encode amortised over the solve */
+  char why[96];        /* what bounds it: "bytes", "decode", "gathers", "launch" */
+} zsi_auto_candidate;
+
+/* Fill the candidates for this backend and workload (*n of them, at most
+ * ZSI_AUTO_MAX_CANDIDATES) and return the index of the choice; reason gets one line. The first
+ * candidate is the backend's plain CSR, which the choice falls back to unless another is
+ * predicted faster by the margin. Deterministic: the same statistics and device give the same
+ * result. */
+ZSI_HIDDEN int zsi_auto_model(const zsi_auto_stats *st, const zsi_auto_device *d,
+                              const zsi_auto_workload *w, zsi_auto_candidate *c, int *n,
+                              char *reason, size_t reason_len);
+
+#define ZSI_AUTO_MARGIN 0.97 /* a compressed format must be predicted 3 % faster than CSR */
+
+#endif /* ZS_AUTO_H */

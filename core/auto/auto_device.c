@@ -1,0 +1,220 @@
+/* auto_device.c — the model's constants per device class, their sources, calibration files that
+ * override them, and the workload names. Where each built-in figure comes from: docs/auto.md. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/auto/auto.h"
+
+#define NAME_ENTRY(name, doc) #name,
+#define DOC_ENTRY(name, doc) doc,
+static const char *const constant_names[] = {ZSI_AUTO_CONSTANTS(NAME_ENTRY)};
+static const char *const constant_docs[] = {ZSI_AUTO_CONSTANTS(DOC_ENTRY)};
+
+const char *zsi_auto_constant_name(int i) {
+  return i >= 0 && i < ZSI_AUTO_NK ? constant_names[i] : NULL;
+}
+const char *zsi_auto_constant_doc(int i) {
+  return i >= 0 && i < ZSI_AUTO_NK ? constant_docs[i] : NULL;
+}
+
+/* H100 figures: bench/data/h100-*.csv (docs/performance.md), fitted as docs/auto.md shows. */
+static const double h100[ZSI_AUTO_NK] = {
+    [ZSI_AUTO_K_read_gbs] = 3128,
+    [ZSI_AUTO_K_cache_mib] = 50,
+    [ZSI_AUTO_K_gather_ps] = 5.7,
+    [ZSI_AUTO_K_gather_far_ps] = 8.1,
+    [ZSI_AUTO_K_atomic_ps] = 15,
+    [ZSI_AUTO_K_csr_eff] = 0.96,
+    [ZSI_AUTO_K_csr_launch_us] = 5,
+    [ZSI_AUTO_K_csr_t] = 1.0,
+    [ZSI_AUTO_K_csr_pair] = 2.0,
+    [ZSI_AUTO_K_coo_eff] = 0.72,
+    [ZSI_AUTO_K_coo_t] = 1.1,
+    [ZSI_AUTO_K_coo_pair] = 2.1,
+    [ZSI_AUTO_K_gcsb_eff] = 0.88,
+    [ZSI_AUTO_K_gcsb_eff_f32] = 0.70,
+    [ZSI_AUTO_K_gcsb_launch_us] = 8,
+    [ZSI_AUTO_K_gcsb_t] = 1.17,
+    [ZSI_AUTO_K_gcsb_pair] = 1.9,
+    [ZSI_AUTO_K_cci_eff] = 0.9,
+    [ZSI_AUTO_K_cci_row_ps] = 18,
+    [ZSI_AUTO_K_cci_decode_ps] = 0,
+    [ZSI_AUTO_K_cci_launch_us] = 8,
+    [ZSI_AUTO_K_dtans_decode_ps] = 2.5,
+    [ZSI_AUTO_K_dtans_row_ps] = 10,
+    [ZSI_AUTO_K_dtans_raw_eff] = 0.70,
+    [ZSI_AUTO_K_dtans_raw_eff_f32] = 0.56,
+    [ZSI_AUTO_K_dtans_gather_ps] = 7.5,
+    [ZSI_AUTO_K_dtans_launch_us] = 15,
+    [ZSI_AUTO_K_dtans_lane256] = 0.9,
+    [ZSI_AUTO_K_dtans_guided] = 0.84,
+    [ZSI_AUTO_K_dtans_guided_loss] = 1.1,
+    [ZSI_AUTO_K_encode_csr_ns] = 2,
+    [ZSI_AUTO_K_encode_coo_ns] = 3,
+    [ZSI_AUTO_K_encode_gcsb_ns] = 30,
+    [ZSI_AUTO_K_encode_cci_ns] = 15,
+    [ZSI_AUTO_K_encode_dtans_ns] = 13,
+    [ZSI_AUTO_K_transpose_ns] = 22,
+    [ZSI_AUTO_K_dtans_pair] = 2.05,
+};
+
+/* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */
+static const double cpu[ZSI_AUTO_NK] = {
+    [ZSI_AUTO_K_read_gbs] = 30,
+    [ZSI_AUTO_K_cache_mib] = 16,
+    [ZSI_AUTO_K_gather_ps] = 1200,
+    [ZSI_AUTO_K_gather_far_ps] = 2000,
+    [ZSI_AUTO_K_atomic_ps] = 3000,
+    [ZSI_AUTO_K_csr_eff] = 0.95,
+    [ZSI_AUTO_K_csr_launch_us] = 3,
+    [ZSI_AUTO_K_csr_t] = 1.45,
+    [ZSI_AUTO_K_csr_pair] = 1.7,
+    [ZSI_AUTO_K_coo_eff] = 0.95,
+    [ZSI_AUTO_K_coo_t] = 1.0,
+    [ZSI_AUTO_K_coo_pair] = 1.3,
+    [ZSI_AUTO_K_gcsb_eff] = 0.70,
+    [ZSI_AUTO_K_gcsb_eff_f32] = 0.49,
+    [ZSI_AUTO_K_gcsb_launch_us] = 3,
+    [ZSI_AUTO_K_gcsb_t] = 1.47,
+    [ZSI_AUTO_K_gcsb_pair] = 1.72,
+    [ZSI_AUTO_K_cci_eff] = 0.9,
+    [ZSI_AUTO_K_cci_row_ps] = 0,
+    [ZSI_AUTO_K_cci_decode_ps] = 1900,
+    [ZSI_AUTO_K_cci_launch_us] = 3,
+    [ZSI_AUTO_K_dtans_decode_ps] = 3000,
+    [ZSI_AUTO_K_dtans_row_ps] = 0,
+    [ZSI_AUTO_K_dtans_raw_eff] = 0.9,
+    [ZSI_AUTO_K_dtans_raw_eff_f32] = 0.9,
+    [ZSI_AUTO_K_dtans_gather_ps] = 1200,
+    [ZSI_AUTO_K_dtans_launch_us] = 3,
+    [ZSI_AUTO_K_dtans_lane256] = 1.0,
+    [ZSI_AUTO_K_dtans_guided] = 1.0,
+    [ZSI_AUTO_K_dtans_guided_loss] = 1.0,
+    [ZSI_AUTO_K_encode_csr_ns] = 2,
+    [ZSI_AUTO_K_encode_coo_ns] = 3,
+    [ZSI_AUTO_K_encode_gcsb_ns] = 30,
+    [ZSI_AUTO_K_encode_cci_ns] = 15,
+    [ZSI_AUTO_K_encode_dtans_ns] = 40,
+    [ZSI_AUTO_K_transpose_ns] = 10,
+    [ZSI_AUTO_K_dtans_pair] = 1.35,
+};
+
+/* Device classes: the GPU ones share the H100's decode constants (the H200 runs the same
+ * kernels no faster: its decode, not its bytes, bounds CSR-dtANS) with their own memory. */
+static const struct {
+  const char *name;
+  int gpu;
+  const double *base;
+  double read_gbs, cache_mib;
+  const char *source;
+} classes[] = {
+    {"h100", 1, h100, 3128, 50, "built-in h100 (bench/data/h100-*.csv)"},
+    {"h200", 1, h100, 4520, 60, "built-in h200 (h100 constants, H200 read ceiling and L2)"},
+    {"gpu", 1, h100, 2000, 40, "built-in generic gpu (h100 constants at 2000 GB/s)"},
+    {"cpu", 0, cpu, 30, 16, "built-in cpu (bench/data/cpu-*.csv, a 2-core machine)"},
+    {"ref", 0, cpu, 30, 16, "built-in ref (the scalar oracle: plain CSR)"},
+};
+#define N_CLASSES (sizeof classes / sizeof *classes)
+
+zs_status zsi_auto_device_builtin(const char *backend, const char *device, zsi_auto_device *d) {
+  memset(d, 0, sizeof *d);
+  const char *want = device && *device ? device : NULL;
+  if (strcmp(backend, "cuda") == 0)
+    want = want ? want : "h100";
+  else if (strcmp(backend, "hip") == 0)
+    want = want ? want : "gpu";
+  else if (strcmp(backend, "cpu") == 0 || strcmp(backend, "ref") == 0)
+    want = want ? want : backend;
+  else
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "auto: unknown backend '%s' (known: ref, cpu, cuda, hip)", backend);
+  for (size_t i = 0; i < N_CLASSES; i++) {
+    if (strcmp(classes[i].name, want) != 0) continue;
+    const int backend_gpu = strcmp(backend, "cuda") == 0 || strcmp(backend, "hip") == 0;
+    if (classes[i].gpu != backend_gpu)
+      return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                       "auto: device '%s' is not a device of backend '%s' (%s)", want, backend,
+                       backend_gpu ? "h100, h200, gpu" : "cpu, ref");
+    snprintf(d->name, sizeof d->name, "%s", want);
+    snprintf(d->backend, sizeof d->backend, "%s", backend);
+    snprintf(d->source, sizeof d->source, "%s", classes[i].source);
+    d->gpu = classes[i].gpu;
+    memcpy(d->k, classes[i].base, sizeof d->k);
+    d->k[ZSI_AUTO_K_read_gbs] = classes[i].read_gbs;
+    d->k[ZSI_AUTO_K_cache_mib] = classes[i].cache_mib;
+    return ZS_OK;
+  }
+  return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                   "auto: unknown device '%s' (known: h100, h200, gpu for cuda and hip; cpu, ref)",
+                   want);
+}
+
+zs_status zsi_auto_device_calibrate(zsi_auto_device *d, const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return zsi_error(ZS_ERR_IO, "auto: calibration file %s: %s", path, strerror(errno));
+  char line[256];
+  int lineno = 0;
+  zs_status s = ZS_OK;
+  while (s == ZS_OK && fgets(line, sizeof line, f)) {
+    lineno++;
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    char name[64], extra[8];
+    double v;
+    const int got = sscanf(line, "%63s %lf %7s", name, &v, extra);
+    if (got <= 0) continue; /* blank or comment */
+    if (got != 2 || !isfinite(v) || v < 0) {
+      s = zsi_error(ZS_ERR_PARSE,
+                    "auto: calibration file %s line %d: expected 'name value' with a finite "
+                    "value >= 0",
+                    path, lineno);
+      break;
+    }
+    int k = 0;
+    while (k < ZSI_AUTO_NK && strcmp(constant_names[k], name) != 0) k++;
+    if (k == ZSI_AUTO_NK)
+      s = zsi_error(ZS_ERR_PARSE, "auto: calibration file %s line %d: unknown constant '%s'", path,
+                    lineno, name);
+    else if (v == 0 && (k == ZSI_AUTO_K_read_gbs || k == ZSI_AUTO_K_csr_eff))
+      s = zsi_error(ZS_ERR_PARSE, "auto: calibration file %s line %d: %s must be > 0", path, lineno,
+                    name);
+    else
+      d->k[k] = v;
+  }
+  fclose(f);
+  if (s == ZS_OK) snprintf(d->source, sizeof d->source, "calibration %.140s", path);
+  return s;
+}
+
+zs_status zsi_auto_workload_parse(const char *s, zsi_auto_workload *w) {
+  static const struct {
+    const char *name;
+    zsi_auto_work kind;
+  } kinds[] = {{"spmv", ZSI_WORK_SPMV},
+               {"t", ZSI_WORK_T},
+               {"pair", ZSI_WORK_PAIR},
+               {"solve", ZSI_WORK_PAIR}};
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+    const size_t n = strlen(kinds[i].name);
+    if (strncmp(s, kinds[i].name, n) != 0 || (s[n] != '\0' && s[n] != ':')) continue;
+    const int solve = i == 3; /* "solve" needs its N */
+    w->kind = kinds[i].kind, w->calls = 0;
+    if (s[n] == '\0' && !solve) return ZS_OK;
+    char *end;
+    errno = 0;
+    const long long calls = s[n] == ':' ? strtoll(s + n + 1, &end, 10) : 0;
+    if (s[n] == ':' && s[n + 1] >= '1' && s[n + 1] <= '9' && *end == '\0' && errno == 0 &&
+        calls <= 1000000000) {
+      w->calls = calls;
+      return ZS_OK;
+    }
+    break;
+  }
+  return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                   "auto: unknown workload '%s' (known: spmv, t, pair, each with an optional :N "
+                   "calls, and solve:N; N in 1..10^9)",
+                   s);
+}

@@ -1,0 +1,300 @@
+/* auto_model.c — predicted bytes and time of each candidate (format, encoder options, operator
+ * options) for a backend and a workload, and the choice. The formulas and where their constants
+ * come from are in docs/auto.md. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/auto/auto.h"
+
+#define K(name) (d->k[ZSI_AUTO_K_##name])
+
+/* One product y = A x: the format's bytes, its time and what bounds it. */
+typedef struct product {
+  double bytes, us;
+  const char *bound;
+} product;
+
+/* Time of streaming `bytes` at `eff` of the read ceiling, in microseconds. */
+static double stream_us(const zsi_auto_device *d, double bytes, double eff) {
+  return bytes / (K(read_gbs) * 1e3 * (eff > 0 ? eff : 1e-3));
+}
+
+/* The vectors a product reads and writes once each. */
+static double vector_bytes(const zsi_auto_stats *st) {
+  return (double)(st->rows + st->cols) * (double)zs_type_size(st->type);
+}
+
+/* Gathers of x that do not coalesce (each a sector of its own), in microseconds. */
+static double gather_us(const zsi_auto_stats *st, double ps) {
+  return st->far_share * (double)st->nnz * ps * 1e-6;
+}
+
+/* Whether the hot part of x fits in 40 % of the cache (the CSR column-slab rule). */
+static int x_fits(const zsi_auto_stats *st, const zsi_auto_device *d) {
+  return st->hot_cols * (double)zs_type_size(st->type) <= 0.4 * K(cache_mib) * 1048576.0;
+}
+
+static const char *larger(double a, double b, const char *na, const char *nb) {
+  return a >= b ? na : nb;
+}
+
+static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
+  const double vs = (double)zs_type_size(st->type);
+  product p;
+  p.bytes = 8.0 * (double)(st->rows + 1) + (double)st->nnz * (4.0 + vs);
+  /* On a GPU column slabs keep x's hot part in L2 (col_slabs=auto); a CPU has no slabs. */
+  const double g = gather_us(st, d->gpu || x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
+  const double b = stream_us(d, p.bytes + vector_bytes(st), K(csr_eff));
+  p.us = K(csr_launch_us) + b + g;
+  p.bound = K(csr_launch_us) > b + g ? "launch" : larger(b, g, "bytes", "gathers");
+  return p;
+}
+
+static product coo_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
+  const double vs = (double)zs_type_size(st->type);
+  product p;
+  p.bytes = (double)st->nnz * (8.0 + vs);
+  const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
+  const double b = stream_us(d, p.bytes + vector_bytes(st), K(coo_eff));
+  p.us = K(csr_launch_us) + b + g;
+  p.bound = larger(b, g, "bytes", "gathers");
+  return p;
+}
+
+static product gcsb_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
+  const double vs = (double)zs_type_size(st->type);
+  product p;
+  /* values and 16-bit local indices, ~5 % group padding, 16 bytes of index per block */
+  p.bytes = (double)st->nnz * (vs + 2.0) * 1.05 + 16.0 * st->blocks_per_nnz * (double)st->nnz;
+  const double eff = st->type == ZS_F32 ? K(gcsb_eff_f32) : K(gcsb_eff);
+  const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
+  const double b = stream_us(d, p.bytes + vector_bytes(st), eff);
+  p.us = K(gcsb_launch_us) + b + g;
+  p.bound = larger(b, g, "bytes", "gathers");
+  return p;
+}
+
+/* CCI's code length for a delta of w bits: the paper's opcodes (a step of 1 in the 0 code). */
+static double cci_code_bits(int w) {
+  return w == 0 ? 1 : w <= 5 ? 8 : w <= 15 ? 18 : w <= 20 ? 23 : 32;
+}
+
+static product cci_product(const zsi_auto_stats *st, const zsi_auto_device *d, int slices,
+                           int auto_opcodes) {
+  const double vs = (double)zs_type_size(st->type);
+  double bits = 0;
+  for (int w = 0; w < ZSI_AUTO_WIDTHS; w++) bits += st->width_share[w] * cci_code_bits(w);
+  if (auto_opcodes) bits *= 0.85; /* opcodes fitted to the matrix's widths */
+  product p;
+  /* per (row, slice): a start offset and half a 16-byte stream word of padding */
+  p.bytes = (double)st->nnz * (vs + bits / 8.0) + 9.0 * slices * (double)st->rows;
+  const double b = stream_us(d, p.bytes + vector_bytes(st), K(cci_eff));
+  const double dec = (double)st->nnz * K(cci_decode_ps) * 1e-6;
+  /* gathers walk in a row's slices; hub rows take one slice group (23x CSR on R-MAT) */
+  const double g = 2 * gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps)) +
+                   st->long_share * (double)st->nnz * 50 * K(gather_ps) * 1e-6;
+  p.us = K(cci_launch_us) + fmax(b, dec) + (double)st->rows * K(cci_row_ps) * 1e-6 + g;
+  p.bound = g > fmax(b, dec) ? "gathers" : larger(b, dec, "bytes", "decode");
+  return p;
+}
+
+/* How CSR-dtANS stores the values: coded with the columns (few distinct values) or raw. */
+static int dtans_coded_values(const zsi_auto_stats *st) {
+  return st->distinct < ZSI_AUTO_MANY_VALUES && st->delta_entropy + st->value_entropy <= 16.0;
+}
+
+/* lane256: lane_symbols=256; guided: guided=start. */
+static product dtans_product(const zsi_auto_stats *st, const zsi_auto_device *d, int lane256,
+                             int guided) {
+  const double vs = (double)zs_type_size(st->type), n = (double)st->nnz;
+  const int coded = dtans_coded_values(st);
+  /* A symbol costs at least 4 bits (K = 4096 slots, M = 256), ~3 % over its entropy; wide
+   * deltas escape, and raw columns (4 bytes) cap it. Per row: stream words and a length. */
+  const double h = coded ? st->delta_entropy + st->value_entropy : st->delta_entropy;
+  double bits = fmax(4.0, h) * 1.03 + (h > 12 ? 0.5 * (h - 12) : 0);
+  if (bits > 34) bits = 34;
+  product p;
+  p.bytes = n * bits / 8.0 + (coded ? 0 : n * vs) + 1.5 * (double)st->rows;
+  const double g = gather_us(st, K(dtans_gather_ps));
+  if (coded) {
+    double dec = (n * K(dtans_decode_ps) + (double)st->rows * K(dtans_row_ps)) * 1e-6;
+    if (lane256) dec *= K(dtans_lane256);
+    const double b = stream_us(d, p.bytes + vector_bytes(st), 1.0);
+    p.us = K(dtans_launch_us) + fmax(dec, b) + g;
+    p.bound = g > fmax(dec, b) ? "gathers" : larger(dec, b, "decode", "bytes");
+  } else {
+    const double eff = st->type == ZS_F32 ? K(dtans_raw_eff_f32) : K(dtans_raw_eff);
+    const double b = stream_us(d, p.bytes + vector_bytes(st), eff);
+    const double dec = (n * K(dtans_decode_ps) + (double)st->rows * K(dtans_row_ps)) * 1e-6;
+    double t = fmax(b, dec);
+    /* guided slices even out long regular rows and cost elsewhere (docs/performance.md) */
+    if (guided)
+      t *= st->row_mean >= 20 && st->far_share < 0.3 ? K(dtans_guided) : K(dtans_guided_loss);
+    p.us = K(dtans_launch_us) + t + g;
+    p.bound = g > t ? "gathers" : larger(b, dec, "bytes", "decode");
+  }
+  return p;
+}
+
+/* How a candidate serves SpMVT and the pair. */
+typedef enum tmode { T_DEFAULT, T_STORED, T_ATOMIC } tmode;
+
+typedef struct spec {
+  zs_format format;
+  const char *options;
+  int slices, flag_a, flag_b; /* cci: slices, auto opcodes; dtans: lane256, guided */
+} spec;
+
+static product product_of(const spec *s, const zsi_auto_stats *st, const zsi_auto_device *d) {
+  switch (s->format) {
+  case ZS_FORMAT_COO: return coo_product(st, d);
+  case ZS_FORMAT_GCSB: return gcsb_product(st, d);
+  case ZS_FORMAT_CCI: return cci_product(st, d, s->slices, s->flag_a);
+  case ZS_FORMAT_DTANS: return dtans_product(st, d, s->flag_a, s->flag_b);
+  default: return csr_product(st, d);
+  }
+}
+
+static double encode_ns(zs_format f, const zsi_auto_device *d) {
+  switch (f) {
+  case ZS_FORMAT_COO: return K(encode_coo_ns);
+  case ZS_FORMAT_GCSB: return K(encode_gcsb_ns);
+  case ZS_FORMAT_CCI: return K(encode_cci_ns);
+  case ZS_FORMAT_DTANS: return K(encode_dtans_ns);
+  default: return K(encode_csr_ns);
+  }
+}
+
+/* SpMVT time and pair time of a candidate from its SpMV time. */
+static void transposed(const spec *s, tmode m, const product *p, const product *csr,
+                       const zsi_auto_stats *st, const zsi_auto_device *d, double *t_us,
+                       double *pair_us) {
+  const double atomics = st->far_share * (double)st->nnz * K(atomic_ps) * 1e-6;
+  if (m == T_STORED) { /* Aᵀ encoded beside A in the same format: a forward product each */
+    *t_us = p->us, *pair_us = 2 * p->us;
+    return;
+  }
+  switch (s->format) {
+  case ZS_FORMAT_CSR: *t_us = K(csr_t) * p->us, *pair_us = K(csr_pair) * p->us; return;
+  case ZS_FORMAT_COO: *t_us = K(coo_t) * p->us, *pair_us = K(coo_pair) * p->us; return;
+  case ZS_FORMAT_GCSB:
+    *t_us = K(gcsb_t) * p->us;
+    *pair_us = m == T_ATOMIC ? K(gcsb_pair) * p->us + atomics : p->us + *t_us;
+    return;
+  case ZS_FORMAT_DTANS:
+    if (m == T_ATOMIC) { /* one decode serves both products, atomics into z */
+      *t_us = p->us + atomics, *pair_us = K(dtans_pair) * p->us + atomics;
+      return;
+    }
+    *t_us = csr->us * K(csr_t), *pair_us = p->us + *t_us;
+    return;
+  default: /* deterministic SpMVT of CCI and CSR-dtANS: an uncompressed Aᵀ, CSR's speed */
+    *t_us = csr->us * K(csr_t), *pair_us = p->us + *t_us;
+    return;
+  }
+}
+
+static const char *const tmode_options[] = {"", "transpose=stored", "transpose=atomic"};
+
+/* The candidates per backend: plain CSR first, which the choice falls back to. */
+static int specs_for(const zsi_auto_device *d, const zsi_auto_stats *st, spec *out) {
+  int n = 0;
+  out[n++] = (spec){ZS_FORMAT_CSR, "", 0, 0, 0};
+  if (strcmp(d->backend, "ref") == 0) return n; /* the oracle: its CSR is the plain product */
+  if (!d->gpu) out[n++] = (spec){ZS_FORMAT_COO, "", 0, 0, 0};
+  out[n++] = (spec){ZS_FORMAT_GCSB, "", 0, 0, 0};
+  out[n++] = (spec){ZS_FORMAT_CCI, "", 8, 0, 0};
+  if (d->gpu) {
+    out[n++] = (spec){ZS_FORMAT_CCI, "slices=4,opcodes=auto", 4, 1, 0};
+    out[n++] = (spec){ZS_FORMAT_CCI, "slices=2,opcodes=auto", 2, 1, 0};
+  }
+  out[n++] = (spec){ZS_FORMAT_DTANS, "", 0, 0, 0};
+  if (d->gpu && dtans_coded_values(st))
+    out[n++] = (spec){ZS_FORMAT_DTANS, "lane_symbols=256", 0, 1, 0};
+  if (d->gpu && !dtans_coded_values(st))
+    out[n++] = (spec){ZS_FORMAT_DTANS, "guided=start", 0, 0, 1};
+  return n;
+}
+
+/* Transpose modes worth listing for a format under a workload. */
+static int tmodes_for(zs_format f, zsi_auto_work w, tmode *out) {
+  if (w == ZSI_WORK_SPMV) return out[0] = T_DEFAULT, 1;
+  int n = 0;
+  if (f == ZS_FORMAT_CSR || f == ZS_FORMAT_COO || f == ZS_FORMAT_GCSB || f == ZS_FORMAT_DTANS)
+    out[n++] = T_DEFAULT;
+  if (f != ZS_FORMAT_COO) out[n++] = T_STORED;
+  if ((f == ZS_FORMAT_GCSB || f == ZS_FORMAT_DTANS) && w != ZSI_WORK_T) out[n++] = T_ATOMIC;
+  return n;
+}
+
+static const char *feature_line(const zsi_auto_stats *st, char *buf, size_t len) {
+  char values[48];
+  if (st->distinct >= ZSI_AUTO_MANY_VALUES)
+    snprintf(values, sizeof values, "values random");
+  else
+    snprintf(values, sizeof values, "%lld values (%.1f bits)", (long long)st->distinct,
+             st->value_entropy);
+  snprintf(buf, len, "%.1f nnz/row, column deltas %.1f bits, %s, %.0f %% scattered gathers",
+           st->row_mean, st->delta_entropy, values, 100 * st->far_share);
+  return buf;
+}
+
+int zsi_auto_model(const zsi_auto_stats *st, const zsi_auto_device *d, const zsi_auto_workload *w,
+                   zsi_auto_candidate *c, int *n_out, char *reason, size_t reason_len) {
+  spec specs[ZSI_AUTO_MAX_CANDIDATES];
+  const int n_specs = specs_for(d, st, specs);
+  const product csr = csr_product(st, d);
+  int n = 0;
+  for (int i = 0; i < n_specs; i++) {
+    const product p = product_of(&specs[i], st, d);
+    tmode modes[3];
+    const int n_modes = tmodes_for(specs[i].format, w->kind, modes);
+    for (int m = 0; m < n_modes && n < ZSI_AUTO_MAX_CANDIDATES; m++) {
+      zsi_auto_candidate *x = &c[n++];
+      memset(x, 0, sizeof *x);
+      x->format = specs[i].format;
+      snprintf(x->options, sizeof x->options, "%s", specs[i].options);
+      snprintf(x->op_options, sizeof x->op_options, "%s", tmode_options[modes[m]]);
+      double t_us, pair_us;
+      transposed(&specs[i], modes[m], &p, &csr, st, d, &t_us, &pair_us);
+      const int stored = modes[m] == T_STORED;
+      x->bytes = p.bytes * (stored ? 2 : 1);
+      x->encode_s = (double)st->nnz * 1e-9 *
+                    (encode_ns(x->format, d) * (stored ? 2 : 1) + (stored ? K(transpose_ns) : 0));
+      x->product_us = w->kind == ZSI_WORK_SPMV ? p.us : w->kind == ZSI_WORK_T ? t_us : pair_us;
+      x->us = x->product_us;
+      if (w->calls > 0) x->us += x->encode_s * 1e6 / (double)w->calls;
+      snprintf(x->why, sizeof x->why, "%s-bound, %.2f bytes/nnz", p.bound,
+               st->nnz ? p.bytes / (double)st->nnz : 0.0);
+    }
+  }
+  /* The fastest; ties (within 0.1 %) go to fewer bytes, then to the earlier candidate. */
+  int best = 0, plain = 0;
+  for (int i = 1; i < n; i++) {
+    const double a = c[i].us, b = c[best].us;
+    if (a < b * 0.999 || (a <= b * 1.001 && c[i].bytes < c[best].bytes)) best = i;
+    if (c[i].format == ZS_FORMAT_CSR && c[i].us < c[plain].us * 0.999) plain = i;
+  }
+  char features[160];
+  feature_line(st, features, sizeof features);
+  const char *bname = zs_format_name(c[best].format);
+  int choice = best;
+  if (c[best].format != ZS_FORMAT_CSR && c[best].us > ZSI_AUTO_MARGIN * c[plain].us) {
+    choice = plain;
+    snprintf(reason, reason_len,
+             "csr: no other format predicted 3 %% faster (best %s%s%s %.1f us vs %.1f us) on "
+             "%s; %s",
+             bname, c[best].options[0] ? ":" : "", c[best].options, c[best].us, c[plain].us,
+             d->name, features);
+  } else if (c[best].format == ZS_FORMAT_CSR) {
+    snprintf(reason, reason_len, "csr: the fastest predicted (%.1f us, %s) on %s; %s", c[best].us,
+             c[best].why, d->name, features);
+  } else {
+    snprintf(reason, reason_len, "%s%s%s: %.1f us vs csr %.1f us (%.2fx, %s) on %s; %s", bname,
+             c[best].options[0] ? ":" : "", c[best].options, c[best].us, c[plain].us,
+             c[plain].us / c[best].us, c[best].why, d->name, features);
+  }
+  *n_out = n;
+  return choice;
+}

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""auto_cli_test.py — `zsparse plan` and `--format auto` end to end.
+
+usage: auto_cli_test.py MODE ZSPARSE    MODE: plan | auto | refused. Exit 0 pass, 1 fail.
+plan: --json is one valid object of the documented shape, its choice is one of its candidates,
+the same run twice gives the same plan, the text form names the same choice. auto: convert -f
+auto, spmv --format auto and solve (auto by default) take the plan's choice and record it.
+refused: bad workloads, backends, devices and calibration files are refused with a message.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+FAILURES = []
+
+
+def fail(msg):
+    FAILURES.append(msg)
+    print("FAIL: " + msg, flush=True)
+
+
+def run(tool, *args):
+    p = subprocess.run([tool] + [str(a) for a in args], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=120,
+                       env=dict(os.environ, OMP_WAIT_POLICY="passive"))
+    return p.returncode, p.stdout, p.stderr
+
+
+def plan_json(tool, *args):
+    rc, out, err = run(tool, "plan", *args, "--json")
+    if rc != 0:
+        fail("plan %r: rc=%d %s" % (args, rc, err))
+        return None
+    try:
+        return json.loads(out)
+    except ValueError as e:
+        fail("plan %r: not JSON (%s): %r" % (args, e, out[:200]))
+        return None
+
+
+SPECS = ["gen:stencil3d:n=30,points=27,values=set,distinct=64",
+         "gen:erdos_renyi:rows=30000,per_row=12",
+         "gen:banded:rows=50000,width=64,per_row=16"]
+
+
+def check_shape(obj, label):
+    for key in ("matrix", "rows", "cols", "nnz", "type", "backend", "device", "workload",
+                "stats", "candidates", "choice", "reason"):
+        if key not in obj:
+            fail("%s: key %r missing" % (label, key))
+            return False
+    cands = obj["candidates"]
+    if not cands or cands[0]["format"] != "csr":
+        fail("%s: the first candidate is not plain csr: %r" % (label, cands[:1]))
+    for c in cands:
+        if set(c) < {"format", "options", "op_options", "predicted_bytes", "predicted_us"}:
+            fail("%s: candidate keys %r" % (label, sorted(c)))
+        if not (c["predicted_us"] > 0 and c["predicted_bytes"] > 0):
+            fail("%s: candidate %r has no prediction" % (label, c))
+    ch = obj["choice"]
+    i = ch.get("index", -1)
+    if not 0 <= i < len(cands):
+        fail("%s: choice index %r outside the candidates" % (label, i))
+        return False
+    picked = cands[i]
+    if (ch["format"], ch["options"], ch["op_options"]) != (
+            picked["format"], picked["options"], picked["op_options"]):
+        fail("%s: choice %r is not candidate %d %r" % (label, ch, i, picked))
+    # Never slower than plain CSR, as predicted: the fallback that cannot lose.
+    csr = min(c["predicted_us"] for c in cands if c["format"] == "csr")
+    if picked["predicted_us"] > csr * 1.0000001:
+        fail("%s: choice predicted %.3f us, slower than csr's %.3f" % (
+            label, picked["predicted_us"], csr))
+    if not obj["reason"].startswith(ch["format"]):
+        fail("%s: reason %r does not start with the choice %r" % (label, obj["reason"],
+                                                                 ch["format"]))
+    return True
+
+
+def mode_plan(tool):
+    for spec in SPECS:
+        for backend, work in (("cuda", "spmv"), ("cpu", "pair"), ("cuda", "solve:300")):
+            args = (spec, "--backend", backend, "--workload", work)
+            a, b = plan_json(tool, *args), plan_json(tool, *args)
+            if not a or not b:
+                continue
+            label = "plan %s %s %s" % (spec, backend, work)
+            if not check_shape(a, label):
+                continue
+            if a["backend"] != backend or a["workload"] != work:
+                fail("%s: backend/workload echoed as %r %r" % (label, a["backend"],
+                                                               a["workload"]))
+            a.pop("plan_s"), b.pop("plan_s")
+            if a != b:
+                fail("%s: two runs differ" % label)
+            rc, out, err = run(tool, "plan", *args)
+            if rc != 0 or ("reason:     " + a["reason"]) not in out:
+                fail("%s (text): rc=%d, no reason line %r" % (label, rc, out[-300:]))
+    # The device and the value type change the description, not the shape.
+    obj = plan_json(tool, SPECS[0], "--backend", "cuda", "--device", "h200", "--type", "f32")
+    if obj and (obj["device"] != "h200" or obj["type"] != "f32"):
+        fail("plan --device h200 --type f32: %r %r" % (obj["device"], obj["type"]))
+    # A few-valued 27-point stencil at the suite's size is CSR-dtANS on the H100; a tiny one is
+    # CSR (launch-bound). Both from the statistics the tool measures.
+    obj = plan_json(tool, "gen:stencil3d:n=8,points=27,values=set,distinct=64", "-b", "cuda")
+    if obj and obj["choice"]["format"] != "csr":
+        fail("tiny stencil: chose %r" % obj["choice"])
+
+
+def mode_auto(tool):
+    tmp = tempfile.mkdtemp(prefix="zs-auto-")
+    mtx, zsm = os.path.join(tmp, "a.mtx"), os.path.join(tmp, "a.zsm")
+    rc, _, err = run(tool, "gen", "banded:rows=20000,width=32,per_row=8,values=set,distinct=8",
+                     "-o", mtx)
+    if rc != 0:
+        fail("gen: %s" % err)
+        return
+    plan = plan_json(tool, mtx, "--backend", "cpu")
+    if not plan:
+        return
+    want = plan["choice"]["format"]
+    rc, out, err = run(tool, "convert", mtx, "-o", zsm, "-f", "auto", "--options",
+                       "backend=cpu", "--json")
+    conv = json.loads(out) if rc == 0 else None
+    if not conv or conv["format"] != want:
+        fail("convert -f auto: rc=%d %r %s, plan chose %s" % (rc, conv, err, want))
+    rc, out, err = run(tool, "info", zsm, "--json")
+    info = json.loads(out) if rc == 0 else {}
+    note = info.get("note", "")
+    if not note.startswith("format=%s " % want) or "reason=" + plan["reason"] not in note:
+        fail("info: the .zsm's note %r does not record the plan's choice and reason" % note)
+    rc, out, err = run(tool, "spmv", mtx, "--format", "auto", "-b", "cpu", "--check", "--json",
+                       "-r", "2")
+    sp = json.loads(out) if rc == 0 else None
+    if not sp or sp["format"] != want or not sp["ok"] or \
+            sp["options"] != plan["choice"]["options"] or not sp["note"]:
+        fail("spmv --format auto: rc=%d %r %s (plan: %r)" % (rc, sp, err, plan["choice"]))
+    # The pair's plan and spmv --op pair --format auto agree too.
+    pplan = plan_json(tool, mtx, "--backend", "cpu", "--workload", "pair")
+    rc, out, err = run(tool, "spmv", mtx, "--format", "auto", "-b", "cpu", "--op", "pair",
+                       "--check", "--json", "-r", "1")
+    sp = json.loads(out) if rc == 0 else None
+    if pplan and (not sp or sp["format"] != pplan["choice"]["format"] or
+                  sp["op_options"] != pplan["choice"]["op_options"] or not sp["ok"]):
+        fail("spmv --op pair --format auto: rc=%d %r %s (plan %r)" % (rc, sp, err,
+                                                                    pplan["choice"]))
+    # solve chooses by default (BiCG: the pair per iteration) and converges.
+    rc, out, err = run(tool, "solve", "gen:stencil2d:n=40", "--method", "bicg", "-b", "cpu",
+                       "--json")
+    so = json.loads(out) if out.strip() else None
+    if rc != 0 or not so or not so["converged"] or "workload=solve:1000" not in so["note"]:
+        fail("solve (auto by default): rc=%d %r %s" % (rc, so and so.get("note"), err))
+    rc, out, err = run(tool, "solve", "gen:stencil2d:n=40", "--format", "csr", "-b", "cpu",
+                       "--json")
+    so = json.loads(out) if out.strip() else None
+    if rc != 0 or not so or so["format"] != "csr" or so["note"] != "":
+        fail("solve --format csr: rc=%d %r" % (rc, so))
+    for f in (mtx, zsm):
+        os.remove(f)
+    os.rmdir(tmp)
+
+
+def mode_refused(tool):
+    spec = "gen:stencil2d:n=20"
+    cases = [
+        (["plan", spec, "--workload", "sometimes"], 2, "unknown workload 'sometimes'"),
+        (["plan", spec, "--workload", "solve:0"], 2, "solve:0"),
+        (["plan", spec, "--backend", "tpu"], 2, "unknown backend 'tpu'"),
+        (["plan", spec, "--backend", "cpu", "--device", "h100"], 2, "not a device of backend"),
+        (["plan", spec, "--options", "read_gbs=0"], 2, "read_gbs"),
+        (["plan", spec, "--options", "colour=blue"], 2, "colour"),
+        (["plan", spec, "--calibration", "/nonexistent/cal"], 1, "/nonexistent/cal"),
+        (["plan"], 2, "expected one FILE"),
+        (["spmv", "/nonexistent.mtx", "--format", "auto", "--options", "workload=x"], 1,
+         "/nonexistent.mtx"),
+    ]
+    tmp = tempfile.mkdtemp(prefix="zs-auto-")
+    mtx = os.path.join(tmp, "a.mtx")
+    run(tool, "gen", "stencil2d:n=20", "-o", mtx)
+    cases.append((["spmv", mtx, "--format", "auto", "-b", "cpu", "--options", "workload=x"], 1,
+                  "unknown workload 'x'"))
+    cases.append((["convert", mtx, "-o", os.path.join(tmp, "b.zsm"), "-f", "auto", "--options",
+                   "device=nope"], 1, "unknown device 'nope'"))
+    for args, want_rc, needle in cases:
+        rc, out, err = run(tool, *args)
+        if rc != want_rc or needle not in err:
+            fail("%r: rc=%d (want %d), stderr %r lacks %r" % (args, rc, want_rc, err, needle))
+    os.remove(mtx)
+    os.rmdir(tmp)
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in ("plan", "auto", "refused"):
+        print(__doc__)
+        return 2
+    {"plan": mode_plan, "auto": mode_auto, "refused": mode_refused}[sys.argv[1]](sys.argv[2])
+    print("%d failure(s)" % len(FAILURES))
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,311 @@
+/* test_auto.c — the format chooser: the model's ordering on synthetic statistics of the GPU
+ * suite's matrices, statistics of generated matrices, determinism, ZS_FORMAT_AUTO and its note
+ * through a .zsm, and refused options. usage: test_auto model|stats|plan|options */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/auto/auto.h"
+#include "tests/unit/check.h"
+#include "zsparse_auto.h"
+
+/* ---- synthetic statistics shaped like the suite's matrices --------------------------------- */
+
+typedef struct shape {
+  const char *name;
+  int64_t rows, nnz;
+  double delta_h, far, blocks;
+  int64_t distinct; /* ZSI_AUTO_MANY_VALUES: random values */
+  zs_type type;
+} shape;
+
+static zsi_auto_stats stats_of(const shape *s) {
+  zsi_auto_stats st;
+  memset(&st, 0, sizeof st);
+  st.rows = st.cols = s->rows, st.nnz = s->nnz, st.type = s->type;
+  st.row_mean = (double)s->nnz / (double)s->rows;
+  st.row_max = (int64_t)st.row_mean + 1;
+  st.delta_entropy = s->delta_h;
+  st.distinct = s->distinct;
+  st.value_entropy = s->distinct >= ZSI_AUTO_MANY_VALUES ? 8.0 * (double)zs_type_size(s->type)
+                                                         : log2((double)s->distinct);
+  st.far_share = s->far;
+  st.blocks_per_nnz = s->blocks;
+  st.hot_cols = s->far > 0.5 ? 0.9 * (double)s->rows : 0.0;
+  st.width_share[0] = 0.6, st.width_share[12] = 0.4;
+  st.sampled = 1;
+  return st;
+}
+
+/* The choice for a shape, device and workload; *c gets the candidates. */
+static int choose(const shape *s, const char *backend, const char *device, const char *work,
+                  zsi_auto_candidate *c, int *n) {
+  zsi_auto_device d;
+  zsi_auto_workload w;
+  char reason[512];
+  if (zsi_auto_device_builtin(backend, device, &d) != ZS_OK ||
+      zsi_auto_workload_parse(work, &w) != ZS_OK) {
+    fprintf(stderr, "setup failed: %s\n", zs_last_error());
+    check_failures++;
+    return 0;
+  }
+  const zsi_auto_stats st = stats_of(s);
+  const int k = zsi_auto_model(&st, &d, &w, c, n, reason, sizeof reason);
+  printf("%-14s %-5s %-10s -> %s %s [%s]: %s\n", s->name, device, work, zs_format_name(c[k].format),
+         c[k].options, c[k].op_options, reason);
+  return k;
+}
+
+#define MANY ZSI_AUTO_MANY_VALUES
+static const shape st27_set = {"st27 64 values", 4096000, 109215352, 1.6, 0.01, 0.03, 64, ZS_F64};
+static const shape lap2d_set = {"lap2d 64 vals", 16777216, 83869696, 1.5, 0.0, 0.03, 64, ZS_F64};
+static const shape band_rand = {"band random", 8388608, 167772160, 4.2, 0.0, 0.05, MANY, ZS_F64};
+static const shape er_rand = {"er random", 4194304, 67108864, 19.0, 1.0, 1.0, MANY, ZS_F64};
+static const shape rmat_rand = {"rmat random", 4194304, 65241902, 15.0, 0.97, 0.9, MANY, ZS_F64};
+static const shape tiny = {"tiny stencil", 4096, 20000, 1.5, 0.0, 0.05, 64, ZS_F64};
+
+static int model_test(void) {
+  zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
+  int n, k;
+  /* Few-valued stencils on the H100: CSR-dtANS, decode-bound, wins (1.15-1.53x cuSPARSE). */
+  k = choose(&st27_set, "cuda", "h100", "spmv", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_DTANS);
+  CHECK(c[0].format == ZS_FORMAT_CSR && c[k].us < c[0].us);
+  k = choose(&lap2d_set, "cuda", "h100", "spmv", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_DTANS);
+  /* Random values: only the banded matrix's indices compress enough. */
+  k = choose(&band_rand, "cuda", "h100", "spmv", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_DTANS);
+  /* Scattered gathers bound them, so CSR stays (dtANS measured 0.86-0.95x there). */
+  k = choose(&er_rand, "cuda", "h100", "spmv", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_CSR);
+  k = choose(&rmat_rand, "cuda", "h100", "spmv", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_CSR);
+  /* A tiny matrix: launch costs decide, plain CSR. */
+  k = choose(&tiny, "cuda", "h100", "spmv", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_CSR);
+  /* The cpu: CSR's loop runs at the byte floor; the decoders do not (0.12-0.49x librsb). */
+  k = choose(&lap2d_set, "cpu", "cpu", "spmv", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_CSR);
+  k = choose(&st27_set, "cpu", "cpu", "spmv", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_CSR);
+  /* The ref backend: the oracle's plain CSR only. */
+  k = choose(&st27_set, "ref", "", "spmv", c, &n);
+  CHECK(n == 1 && c[k].format == ZS_FORMAT_CSR);
+  /* BiCG's pair on the cpu: COO's flat loop serves both products best in f64. */
+  k = choose(&lap2d_set, "cpu", "cpu", "pair", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_COO);
+  /* The pair on the H100 with few values: dtANS with a stored transpose (bicg: 1.58x). */
+  k = choose(&lap2d_set, "cuda", "h100", "pair", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_DTANS && strcmp(c[k].op_options, "transpose=stored") == 0);
+  /* A short solve cannot pay CSR-dtANS's encode (bicg's 4 s of setup on lap2d); a long one
+   * can. */
+  k = choose(&lap2d_set, "cuda", "h100", "solve:100", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_CSR);
+  k = choose(&lap2d_set, "cuda", "h100", "solve:100000", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_DTANS);
+  /* Every candidate's prediction is positive and finite; the first is plain CSR. */
+  for (int i = 0; i < n; i++) CHECK(c[i].us > 0 && isfinite(c[i].us) && c[i].bytes > 0);
+  /* The H200 reads faster: CSR's bytes cost less, the decode-bound dtANS no less. */
+  zsi_auto_candidate c2[ZSI_AUTO_MAX_CANDIDATES];
+  int n2;
+  choose(&band_rand, "cuda", "h100", "spmv", c, &n);
+  choose(&band_rand, "cuda", "h200", "spmv", c2, &n2);
+  CHECK(n == n2 && c2[0].us < c[0].us);
+  CHECK_DONE();
+}
+
+/* ---- statistics of generated matrices ------------------------------------------------------ */
+
+static zs_matrix *gen(const char *spec) {
+  zs_matrix *A = NULL;
+  if (zs_matrix_generate(&A, spec, ZS_F64, 0) != ZS_OK) {
+    fprintf(stderr, "generate %s: %s\n", spec, zs_last_error());
+    exit(1);
+  }
+  return A;
+}
+
+static int stats_test(void) {
+  zsi_auto_stats st;
+  zs_matrix *A = gen("stencil2d:n=200,points=5,values=set,distinct=16,seed=3");
+  CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
+  CHECK(st.rows == 40000 && st.nnz == zs_matrix_nnz(A) && st.row_max == 5);
+  CHECK(st.distinct <= 16 && st.distinct >= 8 && st.value_entropy <= 4.0 + 1e-9);
+  /* deltas: -200 from the row, 199, 1, 1, 199 in most rows: about 1.5 bits */
+  CHECK(st.delta_entropy > 1.0 && st.delta_entropy < 2.5);
+  CHECK(st.far_share < 0.05 && st.bandwidth < 0.01 && st.sampled == 1.0);
+  zs_matrix_destroy(&A);
+  A = gen("erdos_renyi:rows=20000,per_row=8,seed=5");
+  CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
+  CHECK(st.distinct == ZSI_AUTO_MANY_VALUES && st.value_entropy == 64.0);
+  CHECK(st.far_share > 0.9 && st.delta_entropy > 10 && st.bandwidth > 0.5);
+  CHECK(st.top1_share < 0.05 && st.hot_cols > 10000);
+  zs_matrix_destroy(&A);
+  A = gen("rmat:scale=14,per_row=8,seed=5");
+  CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
+  CHECK(st.row_cv > 1.0 && st.top1_share > 0.1);
+  zs_matrix_destroy(&A);
+  /* An empty matrix has statistics too. */
+  const int64_t rp[3] = {0, 0, 0};
+  CHECK_STATUS(zs_matrix_from_csr(&A, 2, 2, rp, NULL, NULL, ZS_F32, 0), ZS_OK);
+  CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
+  CHECK(st.nnz == 0 && st.rows == 2);
+  zs_plan *p = NULL;
+  CHECK_STATUS(zs_plan_create(&p, A, "backend=cuda"), ZS_OK);
+  zs_plan_destroy(&p);
+  zs_matrix_destroy(&A);
+  CHECK_DONE();
+}
+
+/* ---- plans, ZS_FORMAT_AUTO and the note ---------------------------------------------------- */
+
+static int same_candidates(const zs_plan *a, const zs_plan *b) {
+  zs_plan_info ia, ib;
+  if (zs_plan_get_info(a, &ia) || zs_plan_get_info(b, &ib)) return 0;
+  if (ia.candidates != ib.candidates || ia.choice != ib.choice || strcmp(ia.reason, ib.reason))
+    return 0;
+  for (int i = 0; i < ia.candidates; i++) {
+    zs_plan_candidate x, y;
+    zs_plan_candidate_get(a, i, &x), zs_plan_candidate_get(b, i, &y);
+    if (x.format != y.format || strcmp(x.options, y.options) || x.predicted_us != y.predicted_us ||
+        x.predicted_bytes != y.predicted_bytes)
+      return 0;
+  }
+  return 1;
+}
+
+static int plan_test(void) {
+  zs_matrix *A = gen("banded:rows=60000,width=64,per_row=12,values=set,distinct=32,seed=9");
+  zs_plan *p = NULL, *q = NULL;
+  const char *opts = "backend=cuda,device=h100,workload=pair";
+  CHECK_STATUS(zs_plan_create(&p, A, opts), ZS_OK);
+  CHECK_STATUS(zs_plan_create(&q, A, opts), ZS_OK);
+  CHECK(p && q && same_candidates(p, q)); /* deterministic */
+  zs_plan_info info;
+  CHECK_STATUS(zs_plan_get_info(p, &info), ZS_OK);
+  CHECK(info.candidates > 1 && info.choice >= 0 && info.choice < info.candidates);
+  CHECK(!strcmp(info.backend, "cuda") && !strcmp(info.device, "h100") &&
+        !strcmp(info.workload, "pair") && strlen(info.reason) > 10);
+  zs_plan_candidate c;
+  CHECK_STATUS(zs_plan_candidate_get(p, 0, &c), ZS_OK);
+  CHECK(c.format == ZS_FORMAT_CSR);
+  CHECK_STATUS(zs_plan_candidate_get(p, info.candidates, &c), ZS_ERR_INVALID_ARGUMENT);
+  zs_plan_destroy(&q);
+  CHECK(q == NULL);
+
+  /* zs_encode(ZS_FORMAT_AUTO) takes the plan's choice and records it. */
+  const char *cpu_opts = "backend=cpu,workload=spmv";
+  zs_encoded *E = NULL, *L = NULL;
+  zs_matrix *B = NULL;
+  CHECK_STATUS(zs_plan_create(&q, A, cpu_opts), ZS_OK);
+  zs_plan_get_info(q, &info);
+  zs_plan_candidate_get(q, info.choice, &c);
+  CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_AUTO, cpu_opts), ZS_OK);
+  CHECK(E && zs_encoded_format(E) == c.format);
+  CHECK(E && strstr(zs_encoded_note(E), "reason=") && strstr(zs_encoded_note(E), "backend=cpu"));
+  char path[] = "/tmp/zs-auto-XXXXXX";
+  const int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd >= 0) close(fd);
+  CHECK_STATUS(zs_encoded_save(E, path), ZS_OK);
+  CHECK_STATUS(zs_encoded_load(&L, path), ZS_OK);
+  CHECK(L && !strcmp(zs_encoded_note(L), zs_encoded_note(E)));
+  CHECK(L && zs_encoded_array_count(L) == zs_encoded_array_count(E));
+  CHECK(L && zs_encoded_bytes(L) == zs_encoded_bytes(E));
+  CHECK_STATUS(zs_decode(&B, L), ZS_OK);
+  CHECK(B && zs_matrix_nnz(B) == zs_matrix_nnz(A));
+  remove(path);
+  /* Without a choice there is no note. */
+  zs_encoded *P = NULL;
+  CHECK_STATUS(zs_encode(&P, A, ZS_FORMAT_CSR, NULL), ZS_OK);
+  CHECK(P && !strcmp(zs_encoded_note(P), ""));
+  CHECK(zs_encoded_note(NULL) == NULL);
+  CHECK(!strcmp(zs_format_name(ZS_FORMAT_AUTO), "auto"));
+  zs_format f;
+  CHECK_STATUS(zs_format_from_name("auto", &f), ZS_OK);
+  CHECK(f == ZS_FORMAT_AUTO);
+  /* A plan encodes only its own matrix. */
+  zs_matrix *other = gen("stencil2d:n=10");
+  zs_encoded *X = NULL;
+  CHECK_STATUS(zs_plan_encode(&X, q, other), ZS_ERR_INVALID_ARGUMENT);
+  CHECK(X == NULL);
+  zs_matrix_destroy(&other);
+  zs_encoded_destroy(&P), zs_encoded_destroy(&E), zs_encoded_destroy(&L);
+  zs_matrix_destroy(&B), zs_plan_destroy(&p), zs_plan_destroy(&q), zs_matrix_destroy(&A);
+  CHECK_DONE();
+}
+
+/* ---- refused options ------------------------------------------------------------------------ */
+
+static void refused(const zs_matrix *A, const char *opts, zs_status want, const char *needle) {
+  zs_plan *p = (zs_plan *)&p;
+  zs_plan *const before = p;
+  const zs_status s = zs_plan_create(&p, A, opts);
+  if (s != want || p != before || !strstr(zs_last_error(), needle)) {
+    fprintf(stderr, "options '%s': %s '%s', expected %s naming '%s'\n", opts, zs_status_name(s),
+            zs_last_error(), zs_status_name(want), needle);
+    check_failures++;
+  }
+  CHECK(zs_plan_check_options(opts) == want);
+}
+
+static int options_test(void) {
+  zs_matrix *A = gen("stencil2d:n=50");
+  refused(A, "workload=sometimes", ZS_ERR_INVALID_ARGUMENT, "unknown workload 'sometimes'");
+  refused(A, "workload=solve:0", ZS_ERR_INVALID_ARGUMENT, "solve:0");
+  refused(A, "workload=solve", ZS_ERR_INVALID_ARGUMENT, "'solve'");
+  refused(A, "workload=pair:-3", ZS_ERR_INVALID_ARGUMENT, "pair:-3");
+  refused(A, "workload=spmv:12x", ZS_ERR_INVALID_ARGUMENT, "spmv:12x");
+  refused(A, "backend=tpu", ZS_ERR_INVALID_ARGUMENT, "unknown backend 'tpu'");
+  refused(A, "backend=cpu,device=h100", ZS_ERR_INVALID_ARGUMENT, "not a device of backend");
+  refused(A, "backend=cuda,device=a100x", ZS_ERR_INVALID_ARGUMENT, "unknown device 'a100x'");
+  refused(A, "speed=max", ZS_ERR_INVALID_ARGUMENT, "speed");
+  refused(A, "read_gbs=0", ZS_ERR_INVALID_ARGUMENT, "read_gbs");
+  refused(A, "cache_mib=-1", ZS_ERR_INVALID_ARGUMENT, "cache_mib");
+  refused(A, "calibration=/nonexistent/zs.cal", ZS_ERR_IO, "/nonexistent/zs.cal");
+  char path[] = "/tmp/zs-auto-cal-XXXXXX";
+  const int fd = mkstemp(path);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  CHECK(f != NULL);
+  if (!f) CHECK_DONE();
+  fputs("# measured\nread_gbs 1000\nno_such_constant 3\n", f);
+  fclose(f);
+  char opts[128];
+  snprintf(opts, sizeof opts, "backend=cuda,calibration=%s", path);
+  refused(A, opts, ZS_ERR_PARSE, "line 3: unknown constant 'no_such_constant'");
+  f = fopen(path, "w");
+  fputs("dtans_decode_ps fast\n", f);
+  fclose(f);
+  refused(A, opts, ZS_ERR_PARSE, "line 1");
+  /* A good calibration file changes the prediction, and the plan says where it came from. */
+  f = fopen(path, "w");
+  fputs("read_gbs 1 # a slow device\n\ncsr_launch_us 0\n", f);
+  fclose(f);
+  zs_plan *p = NULL, *q = NULL;
+  CHECK_STATUS(zs_plan_create(&p, A, opts), ZS_OK);
+  CHECK_STATUS(zs_plan_create(&q, A, "backend=cuda"), ZS_OK);
+  zs_plan_candidate a, b;
+  zs_plan_info info;
+  if (p && q) {
+    zs_plan_candidate_get(p, 0, &a), zs_plan_candidate_get(q, 0, &b);
+    CHECK(a.predicted_us > 10 * b.predicted_us);
+    zs_plan_get_info(p, &info);
+    CHECK(strstr(info.source, "calibration") != NULL);
+  }
+  zs_plan_destroy(&p), zs_plan_destroy(&q);
+  remove(path);
+  zs_matrix_destroy(&A);
+  CHECK_DONE();
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && !strcmp(argv[1], "model")) return model_test();
+  if (argc == 2 && !strcmp(argv[1], "stats")) return stats_test();
+  if (argc == 2 && !strcmp(argv[1], "plan")) return plan_test();
+  if (argc == 2 && !strcmp(argv[1], "options")) return options_test();
+  fprintf(stderr, "usage: test_auto model|stats|plan|options\n");
+  return 2;
+}
