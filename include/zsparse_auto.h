@@ -58,8 +58,9 @@ typedef struct zs_plan_candidate {
 } zs_plan_candidate;
 /* Candidate i (ZS_ERR_INVALID_ARGUMENT outside [0, candidates)); strings static while p lives. */
 ZS_API zs_status zs_plan_candidate_get(const zs_plan *p, int i, zs_plan_candidate *out);
-/* The statistics the model read (rows, nnz, delta_entropy, distinct_values, ...): fn is called
- * once per figure, as zs_encoded_stats does. */
+/* The statistics the model read (rows, nnz, delta_entropy, distinct_values, ...), then the
+ * device's constants as "device.<name>" (device.read_gbs, ...; docs/auto.md): fn is called once
+ * per figure, as zs_encoded_stats does. */
 ZS_API zs_status zs_plan_stats(const zs_plan *p, zs_stat_fn fn, void *ctx);
 /* Encode A (the matrix the plan was made for) in the chosen format with its options; the result
  * records the choice and its reason (zs_encoded_note, kept in .zsm files). Errors: those of

@@ -131,6 +131,11 @@ zs_status zs_plan_stats(const zs_plan *p, zs_stat_fn fn, void *ctx) {
   };
   for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)
     fn(ctx, figures[i].name, figures[i].value);
+  for (int k = 0; k < ZSI_AUTO_NK; k++) { /* the device's constants, as the model read them */
+    char name[64];
+    snprintf(name, sizeof name, "device.%s", zsi_auto_constant_name(k));
+    fn(ctx, name, p->device.k[k]);
+  }
   return ZS_OK;
 }
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """auto_cli_test.py — `zsparse plan` and `--format auto` end to end.
 
-usage: auto_cli_test.py MODE ZSPARSE    MODE: plan | auto | refused. Exit 0 pass, 1 fail.
+usage: auto_cli_test.py MODE ZSPARSE    MODE: plan | auto | refused | calibrate. Exit 0 pass,
+1 fail.
 plan: --json is one valid object of the documented shape, its choice is one of its candidates,
 the same run twice gives the same plan, the text form names the same choice. auto: convert -f
 auto, spmv --format auto and solve (auto by default) take the plan's choice and record it.
 refused: bad workloads, backends, devices and calibration files are refused with a message.
+calibrate: zsparse calibrate writes the constants it names, and plan --calibration reads them.
 """
 import json
 import os
@@ -191,11 +193,50 @@ def mode_refused(tool):
     os.rmdir(tmp)
 
 
+def mode_calibrate(tool):
+    tmp = tempfile.mkdtemp(prefix="zs-auto-")
+    cal = os.path.join(tmp, "cal.txt")
+    rc, out, err = run(tool, "calibrate", "-b", "cpu", "--rows", "4096", "-o", cal, "--json")
+    obj = json.loads(out) if rc == 0 and out.strip() else None
+    want = {"read_gbs", "csr_launch_us", "gather_ps", "dtans_decode_ps", "dtans_row_ps"}
+    if not obj or set(obj["constants"]) != want or obj["file"] != cal or \
+            not all(v > 0 for v in obj["times_us"].values()):
+        fail("calibrate: rc=%d %r %s" % (rc, obj, err))
+        return
+    lines = [l.split() for l in open(cal) if l.strip() and not l.startswith("#")]
+    if {l[0] for l in lines} != want:
+        fail("calibrate: file lines %r" % lines)
+    plan = plan_json(tool, SPECS[0], "-b", "cpu", "--calibration", cal)
+    if plan and ("calibration" not in plan["source"] or
+                 abs(plan["constants"]["read_gbs"] - obj["constants"]["read_gbs"]) >
+                 1e-5 * obj["constants"]["read_gbs"]):
+        fail("plan --calibration: source %r, read_gbs %r" % (
+            plan["source"], plan["constants"].get("read_gbs")))
+    # The default place: $XDG_CACHE_HOME/zsparse.
+    p = subprocess.run([tool, "calibrate", "-b", "cpu", "--rows", "4096"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                       timeout=120, env=dict(os.environ, XDG_CACHE_HOME=tmp,
+                                             OMP_WAIT_POLICY="passive"))
+    default = os.path.join(tmp, "zsparse", "calibration-cpu.txt")
+    if p.returncode != 0 or not os.path.exists(default) or default not in p.stdout:
+        fail("calibrate (default file): rc=%d %r %r" % (p.returncode, p.stdout, p.stderr))
+    rc, out, err = run(tool, "calibrate", "--rows", "12")
+    if rc != 2 or "--rows" not in err:
+        fail("calibrate --rows 12: rc=%d %r" % (rc, err))
+    for f in (cal, default):
+        if os.path.exists(f):
+            os.remove(f)
+
+
+MODES = {"plan": mode_plan, "auto": mode_auto, "refused": mode_refused,
+         "calibrate": mode_calibrate}
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("plan", "auto", "refused"):
+    if len(sys.argv) != 3 or sys.argv[1] not in MODES:
         print(__doc__)
         return 2
-    {"plan": mode_plan, "auto": mode_auto, "refused": mode_refused}[sys.argv[1]](sys.argv[2])
+    MODES[sys.argv[1]](sys.argv[2])
     print("%d failure(s)" % len(FAILURES))
     return 1 if FAILURES else 0
 

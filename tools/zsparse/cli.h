@@ -28,6 +28,7 @@ int zs_cli_demo(int argc, char **argv);
 int zs_cli_solve(int argc, char **argv);
 int zs_cli_vans(int argc, char **argv);
 int zs_cli_plan(int argc, char **argv);
+int zs_cli_calibrate(int argc, char **argv);
 
 /* ---- argument parsing (cli_args.c) ----
  * Options are "--name value", "--name=value", "-x value" or flags without a value. A spec

@@ -17,6 +17,7 @@ static const struct {
     {"demo", zs_cli_demo, "every format on the best backend: sizes, speed, correctness"},
     {"solve", zs_cli_solve, "solve Ax = b with BiCG, BiCGSTAB or CG on any format and backend"},
     {"plan", zs_cli_plan, "the format chooser: candidates, predicted bytes and time, choice"},
+    {"calibrate", zs_cli_calibrate, "time the backend; write the chooser's constants to a file"},
     {"vans", zs_cli_vans, "MAT-VANS: ANS-coded int8 layers (encode, run, info)"},
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof *commands)
@@ -30,9 +31,9 @@ static void usage(FILE *f) {
           "commands:\n",
           zs_version());
   for (int i = 0; i < N_COMMANDS; i++)
-    fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
   fprintf(f,
-          "  help     this text (or: zsparse help <command>)\n"
+          "  help      this text (or: zsparse help <command>)\n"
           "\n"
           "options: --version, --help\n"
           "exit status: 0 ok; 1 runtime error (unreadable or bad input, out of memory, a backend\n"

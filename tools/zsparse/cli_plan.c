@@ -29,7 +29,8 @@ static const char help_text[] =
     "  --calibration F      a file of 'constant value' lines overriding the device's constants\n"
     "  --options K=V,...    more planner options (read_gbs=G, cache_mib=M; see docs/auto.md)\n"
     "  --json               one JSON object: matrix, rows, cols, nnz, type, backend, device,\n"
-    "                       source, workload, stats {...}, candidates [{format, options,\n"
+    "                       source, workload, stats {...}, constants {...} (the device's,\n"
+    "                       docs/auto.md), candidates [{format, options,\n"
     "                       op_options, predicted_bytes, predicted_us, encode_s, bound}],\n"
     "                       choice {format, options, op_options, index}, reason, plan_s\n";
 
@@ -87,11 +88,22 @@ zs_status zs_cli_auto_encode(const zs_matrix *A, const char *backend, const char
   return s;
 }
 
-static void stat_json(void *ctx, const char *name, double value) { zs_json_num(ctx, name, value); }
+/* The matrix's statistics, or (device) the device's constants, as JSON members. */
+typedef struct stat_sink {
+  zs_json *j;
+  int device, n;
+} stat_sink;
+
+static void stat_json(void *ctx, const char *name, double value) {
+  stat_sink *k = ctx;
+  const int is_device = strncmp(name, "device.", 7) == 0;
+  if (is_device == k->device) zs_json_num(k->j, is_device ? name + 7 : name, value);
+}
 
 static void stat_text(void *ctx, const char *name, double value) {
-  int *n = ctx;
-  printf("%s%s %.4g", (*n)++ % 4 ? ", " : (*n > 1 ? "\n            " : ""), name, value);
+  stat_sink *k = ctx;
+  if (strncmp(name, "device.", 7) == 0) return;
+  printf("%s%s %.4g", k->n++ % 4 ? ", " : (k->n > 1 ? "\n            " : ""), name, value);
 }
 
 static void print_json(const char *path, const zs_matrix *A, const zs_plan *p,
@@ -107,8 +119,13 @@ static void print_json(const char *path, const zs_matrix *A, const zs_plan *p,
   zs_json_str(&j, "device", info->device);
   zs_json_str(&j, "source", info->source);
   zs_json_str(&j, "workload", info->workload);
+  stat_sink k = {&j, 0, 0};
   zs_json_object(&j, "stats");
-  zs_plan_stats(p, stat_json, &j);
+  zs_plan_stats(p, stat_json, &k);
+  zs_json_object_end(&j);
+  k.device = 1;
+  zs_json_object(&j, "constants");
+  zs_plan_stats(p, stat_json, &k);
   zs_json_object_end(&j);
   zs_json_array(&j, "candidates");
   for (int i = 0; i < info->candidates; i++) {
@@ -145,9 +162,9 @@ static void print_text(const char *path, const zs_matrix *A, const zs_plan *p,
          (long long)zs_matrix_cols(A), (long long)nnz, zs_type_name(zs_matrix_type(A)));
   printf("target:     backend %s, device %s (%s), workload %s\n", info->backend, info->device,
          info->source, info->workload);
-  int n = 0;
+  stat_sink k = {NULL, 0, 0};
   printf("statistics: ");
-  zs_plan_stats(p, stat_text, &n);
+  zs_plan_stats(p, stat_text, &k);
   printf("\ncandidates:\n  %-6s %-24s %-18s %10s %8s %12s %9s  %s\n", "format", "options",
          "op_options", "MB", "B/nnz", "predicted us", "encode s", "bound");
   for (int i = 0; i < info->candidates; i++) {
