@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "zsparse.h"
 
 #ifdef _OPENMP
@@ -20,23 +21,12 @@
 /* per type: at most 4 kernels a format (N, T, P and one more), librsb's 2 */
 #define MAX_KERNELS (2 * (4 * MAX_FORMATS + 2))
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int max_threads(void) {
 #ifdef _OPENMP
   return omp_get_max_threads();
 #else
   return 1;
 #endif
-}
-
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 static double median(const double *v, int n) {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../bench_clock.h"
 #include "zsparse.h"
 
 #ifdef ZS_BENCH_HAVE_RSB
@@ -53,17 +54,6 @@ static const char kUsage[] =
     "format's arrays), encode_s, time_us (median per product or pair), batch, reps, ok,\n"
     "max_rel_err, status (ok, check, unsupported, error), message.\n"
     "Exit status: 0 every supported candidate passed, 1 a check or a run failed, 2 usage.\n";
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* The median of v[0..n), sorting v in place. */
 static double median_sort(double *v, int n) {

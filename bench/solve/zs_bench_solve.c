@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../bench_clock.h"
 #include "zsparse.h"
 #include "zsparse_solvers.h"
 
@@ -26,17 +27,6 @@ static const char usage[] =
     "cuda: transpose=atomic for the faster, non-deterministic SpMVT; any backend:\n"
     "transpose=stored, A^T encoded beside A when the operator is made, not timed here) and into\n"
     "the format column.\n";
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 #define MAX_LIST 16
 typedef struct list {
