@@ -60,10 +60,13 @@ skip_component='lib(ucp|ucs|uct|ucm|fabric|ibverbs|rdmacm|psm_infinipath|psm2|pm
 # add_closure FILE: copy every library FILE loads (ldd: the whole closure) into lib/ or
 # fallback/, named by soname, once.
 add_closure() {
-  local line name path
-  if ldd "$1" | grep -q 'not found'; then
+  local line name path deps
+  # ldd's output is kept before grep reads it: grep -q stopping early would end ldd with
+  # SIGPIPE, and pipefail would turn a match into a failure
+  deps=$(ldd "$1")
+  if grep -q 'not found' <<<"$deps"; then
     echo "device-bundle.sh: $1 has unresolved libraries here:" >&2
-    ldd "$1" | grep 'not found' >&2
+    grep 'not found' <<<"$deps" >&2
     exit 1
   fi
   while read -r line; do
@@ -78,7 +81,7 @@ add_closure() {
       cp -L "$path" "$stage/lib/$name"
     fi
     echo "lib $name <- $(readlink -f "$path")" >>"$manifest"
-  done < <(ldd "$1" | grep '=> /' | sed 's/^[[:space:]]*//')
+  done < <(grep '=> /' <<<"$deps" | sed 's/^[[:space:]]*//')
 }
 
 {
@@ -96,7 +99,8 @@ done
 
 kept=0 skipped=0
 for c in "$pkglib"/*.so; do
-  if ldd "$c" | grep -Eq "$skip_component|not found"; then
+  deps=$(ldd "$c")
+  if grep -Eq "$skip_component|not found" <<<"$deps"; then
     skipped=$((skipped + 1))
     continue
   fi

@@ -48,10 +48,13 @@ else
 fi
 log "unpacked $BUNDLE into $B ($(head -n 1 "$B/MANIFEST"))"
 
-# A fallback library is used only where this machine's loader knows no library of that soname.
+# A fallback library is used only where this machine's loader knows no library of that soname
+# (a 64-bit one). The cache's list is read whole first: grep -q stopping early would end
+# ldconfig with SIGPIPE, which pipefail would count as "not found".
+known=$(ldconfig -p)
 for f in "$B"/fallback/*; do
   so=$(basename "$f")
-  if ! ldconfig -p | grep -qF "	$so (libc6,x86-64"; then # not a 32-bit one
+  if ! grep -qF "	$so (libc6,x86-64" <<<"$known"; then
     ln -s "../fallback/$so" "$B/lib/$so"
     log "this machine has no $so: the bundle's is used"
   fi
