@@ -196,9 +196,9 @@ static zs_status cpu_op_pair(void *self, void *op, double alpha, const void *x, 
 
 static const zsb_spmv_pair cpu_spmv_pair = {cpu_op_pair};
 
-/* MAT-VANS runs on the host through formats/vans directly: no "vans-v2" here. */
 static const void *cpu_extension(void *self, const char *name) {
   (void)self;
+  if (strcmp(name, ZSB_VANS_EXTENSION) == 0) return &zsi_cpu_vans;
   return strcmp(name, ZSB_EXT_SPMV_PAIR) == 0 ? &cpu_spmv_pair : NULL;
 }
 

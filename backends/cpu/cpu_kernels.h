@@ -6,6 +6,7 @@
 #include "core/zs_internal.h"
 
 #include "core/zs_omp.h"
+#include "formats/vans/vans_backend.h"
 
 /* gcc 12 at -O3 -march=native turns the in-order f32 CSR sum into AVX-512 gathers plus a
  * lane-by-lane fold, which halved its speed (baselines/cpu.md); keep such loops scalar.
@@ -23,6 +24,9 @@ typedef zsi_format_kernels zsi_cpu_kernel;
 /* The cpu kernels of format f, or NULL when the cpu has none (backends/cpu/cpu_formats.c, one
  * `zsi_cpu_<name>` per line of formats/format_list.h). */
 ZSI_HIDDEN const zsi_format_kernels *zsi_cpu_kernels_for(zs_format f);
+
+/* MAT-VANS chains, the extension "vans-v2" (cpu_vans.c). */
+ZSI_HIDDEN extern const zsb_vans_ops zsi_cpu_vans;
 
 /* floor(total * c / n) without overflowing int64 (total < 2^63, n <= 2^31). */
 ZSI_HIDDEN int64_t zsi_cpu_split_point(int64_t total, int64_t n, int64_t c);

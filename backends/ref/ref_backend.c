@@ -115,6 +115,11 @@ static zs_status ref_sync(void *self) {
   return ZS_OK;
 }
 
+static const void *ref_extension(void *self, const char *name) {
+  (void)self;
+  return strcmp(name, ZSB_VANS_EXTENSION) == 0 ? &zsi_ref_vans : NULL;
+}
+
 static const zsb_backend ref_backend = {
     .abi_version = ZS_BACKEND_ABI_VERSION,
     .name = "ref",
@@ -132,7 +137,7 @@ static const zsb_backend ref_backend = {
     .op_destroy = ref_op_destroy,
     .op_apply = ref_op_apply,
     .sync = ref_sync,
-    .extension = NULL, /* MAT-VANS runs on the host through formats/vans directly */
+    .extension = ref_extension,
 };
 
 const zsb_backend *zsi_backend_ref(void) { return &ref_backend; }

@@ -1,4 +1,5 @@
-/* vans_backend.h — the "vans-v2" extension table a GPU module offers for MAT-VANS chains. */
+/* vans_backend.h — the "vans-v2" extension table a backend offers for MAT-VANS chains (ref and
+ * cpu in backends/ref, backends/cpu; the GPU modules in backends/cuda_hip/vans_gpu.cuh). */
 #ifndef ZS_VANS_BACKEND_H
 #define ZS_VANS_BACKEND_H
 
@@ -34,13 +35,15 @@ typedef struct zsb_vans_layer {
 typedef struct zsb_vans_ops {
   uint32_t version; /* 2 */
   /* Upload the layers for the context whose backend state is `self`; *chain receives the
-   * device-side chain. Layers are borrowed. */
+   * device-side chain. Layers are borrowed: a GPU module copies them, the host backends (ref,
+   * cpu) keep pointers to their arrays, which belong to the zs_vans that outlives the chain. */
   zs_status (*chain_create)(void *self, void **chain, int n_layers, const zsb_vans_layer *layers);
   void (*chain_destroy)(void *chain);
   /* y = the chained product of the layers applied to x (host int8 arrays of the first layer's
    * cols and the last layer's rows); the layers run back to back on the device. */
   zs_status (*chain_run)(void *chain, const int8_t *x, int8_t *y);
-  /* Device milliseconds per run of the chain without transfers, over `reps` runs. */
+  /* Device milliseconds per run of the chain without transfers, over `reps` runs (on the host
+   * backends, wall time of runs on the last input given to chain_run). */
   zs_status (*chain_time)(void *chain, int reps, double *ms);
 } zsb_vans_ops;
 
