@@ -747,66 +747,101 @@ static int64_t cut_slices(const zs_matrix *A, const uint8_t *is_long, int64_t pe
   return slices;
 }
 
-/* Encode A's rows in their order; perm (NULL: none) says which row of the caller's matrix each
- * one is, and goes into the blob as row_perm (version 3). */
-static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_t *perm,
-                             zs_encoded **out) {
-  int mode = o->mode;
-  const int progress = o->progress;
-  const int64_t R = o->rpl, lane_symbols = o->lane_symbols, long_min = o->long_min;
-  int64_t guided = o->guided;
-  zs_status s = ZS_OK;
-  const size_t es = zs_type_size(A->type);
-  hist hd = {0}, hv = {0}, hp = {0}, vrank = {0};
-  domain dd = {0}, vd = {0}, pd = {0}, cd = {0};
-  uint16_t *did = NULL, *vid = NULL;
-  uint8_t *is_long = NULL;
-  int64_t *raw_start = NULL, *slice_rows = NULL;
-  zs_encoded *E = NULL;
-  slice_out *so = NULL;
+/* ---- encode_rows in phases: histograms, table choice, slicing, writing ---- */
+
+/* What the phases of encode_rows hand on, each filling its part; plan_free frees it all. */
+typedef struct enc_plan {
+  const zs_matrix *A;
+  const enc_opts *o;
+  size_t es; /* bytes per value */
+  /* histograms: the rows stored apart, and the counts of both domains */
+  uint8_t *is_long;
+  int64_t n_long, long_nnz, coded_nnz;
+  int64_t longest; /* of the rows in the stream */
+  hist hd, hv, hp, vrank;
+  /* table choice */
+  domain dd, vd, pd, cd;
+  int mode; /* DTANS_VALUES_*; -1 (auto) until chosen */
+  int coded, joint, raw_columns;
+  int64_t n_pair_values; /* value_symbols of the joint mode: ranks 0 .. n - 1 */
+  domain *dom;           /* the table of the stream's delta slots */
+  /* slicing */
+  int64_t guided, slices;
+  int64_t *slice_rows, *raw_start;
+  uint16_t *did, *vid; /* ids per nonzero */
+  encoder e;
+  slice_out *so; /* per slice: its sizes, then (prefix sums) its cursors */
+  zsi_progress pr;
+  int64_t done_slices;
+} enc_plan;
+
+/* The blob's arrays that the writing phase fills after add_arrays made them. */
+typedef struct blob_out {
+  zs_encoded *E;
+  uint32_t len_bytes; /* of a row_nnz entry */
+  void *row_nnz, *vesc, *raw, *lvals;
+  uint32_t *stream;
+  int64_t *sw, *sd, *sv, *srows, *lptr;
+  int32_t *desc, *columns, *lrows, *lcols;
+} blob_out;
+
+static void plan_free(enc_plan *p) {
+  hist_free(&p->hd), hist_free(&p->hv), hist_free(&p->hp), hist_free(&p->vrank);
+  domain_free(&p->dd), domain_free(&p->vd), domain_free(&p->pd), domain_free(&p->cd);
+  zsi_free(p->did), zsi_free(p->vid);
+  free(p->so), free(p->is_long), free(p->raw_start), free(p->slice_rows);
+}
+
+/* Histograms: the long rows set apart, then the delta and value counts of the others. */
+static zs_status count_symbols(enc_plan *p) {
+  const zs_matrix *A = p->A;
+  const int64_t long_min = p->o->long_min;
   /* Long rows (a power-law graph's hubs) are stored apart: a lane decoding one would hold up its
    * whole warp. */
-  is_long = calloc((size_t)(A->rows ? A->rows : 1), 1);
-  if (!is_long) {
-    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: long-row flags");
-    goto done;
-  }
-  int64_t n_long = 0, long_nnz = 0, longest = 0; /* longest: of the rows in the stream */
+  p->is_long = calloc((size_t)(A->rows ? A->rows : 1), 1);
+  if (!p->is_long) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: long-row flags");
   for (int64_t i = 0; i < A->rows; i++) {
     const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
     if (long_min > 0 && n > long_min)
-      is_long[i] = 1, n_long++, long_nnz += n;
-    else if (n > longest)
-      longest = n;
+      p->is_long[i] = 1, p->n_long++, p->long_nnz += n;
+    else if (n > p->longest)
+      p->longest = n;
   }
-  const int64_t coded_nnz = A->nnz - long_nnz;
-  if (mode < 0 && values_look_distinct(A)) mode = DTANS_VALUES_RAW;
-  if ((s = histograms(A, is_long, mode != DTANS_VALUES_RAW, NULL, &hd, &hv)) != ZS_OK) goto done;
-  if ((s = domain_sorted(&hd, &dd)) != ZS_OK) goto done;
-  if ((s = domain_choose(&dd, 32, 4)) != ZS_OK) goto done;
-  if (mode != DTANS_VALUES_RAW) {
-    if ((s = domain_sorted(&hv, &vd)) != ZS_OK) goto done;
-    if ((s = domain_choose(&vd, 8.0 * (double)es, (double)es)) != ZS_OK) goto done;
-  }
-  if (mode == DTANS_VALUES_CONSTANT && !(vd.distinct == 1 && vd.unseen == 0)) {
-    s = zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                  "dtans: values=constant, but the matrix has %" PRId64 " distinct values",
-                  vd.distinct + (int64_t)vd.unseen);
-    goto done;
-  }
+  p->coded_nnz = A->nnz - p->long_nnz;
+  if (p->mode < 0 && values_look_distinct(A)) p->mode = DTANS_VALUES_RAW;
+  return histograms(A, p->is_long, p->mode != DTANS_VALUES_RAW, NULL, &p->hd, &p->hv);
+}
+
+/* Table choice: the tables of both domains, the joint and raw-column tables where they may pay,
+ * and the value mode with the smallest expected size. */
+static zs_status choose_tables(enc_plan *p) {
+  const zs_matrix *A = p->A;
+  const enc_opts *o = p->o;
+  const double es = (double)p->es;
+  const int64_t coded_nnz = p->coded_nnz;
+  domain *dd = &p->dd, *vd = &p->vd, *pd = &p->pd, *cd = &p->cd;
+  int mode = p->mode;
+  zs_status s;
+  if ((s = domain_sorted(&p->hd, dd)) != ZS_OK || (s = domain_choose(dd, 32, 4)) != ZS_OK) return s;
+  if (mode != DTANS_VALUES_RAW &&
+      ((s = domain_sorted(&p->hv, vd)) != ZS_OK || (s = domain_choose(vd, 8.0 * es, es)) != ZS_OK))
+    return s;
+  if (mode == DTANS_VALUES_CONSTANT && !(vd->distinct == 1 && vd->unseen == 0))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "dtans: values=constant, but the matrix has %" PRId64 " distinct values",
+                     vd->distinct + (int64_t)vd->unseen);
   /* Joint pairs, tried when every value and every delta is among the DTANS_SYMBOLS most
    * frequent of its domain (random values or random columns make more pairs than a table
    * holds, and the pass would only cost time: few-valued Erdős–Rényi encoding 37 -> 13 M
    * nonzeros/s): a stencil's few deltas times its values fit one table, 8 nonzeros per segment
    * instead of 4 and no 4-bit floor on the delta. */
-  int64_t n_pair_values = 0; /* value_symbols of the joint mode: ranks 0 .. n - 1 */
   double joint_bits = INFINITY;
-  const int constant_values = coded_nnz > 0 && vd.distinct == 1 && vd.unseen == 0;
-  const int64_t head = vd.distinct < DTANS_SYMBOLS ? vd.distinct : DTANS_SYMBOLS;
+  const int constant_values = coded_nnz > 0 && vd->distinct == 1 && vd->unseen == 0;
+  const int64_t head = vd->distinct < DTANS_SYMBOLS ? vd->distinct : DTANS_SYMBOLS;
   const int try_joint =
       mode == DTANS_VALUES_JOINT ||
-      (mode < 0 && coded_nnz > 0 && !constant_values && vd.unseen == 0 &&
-       vd.distinct <= DTANS_SYMBOLS && dd.unseen == 0 && dd.distinct <= DTANS_SYMBOLS);
+      (mode < 0 && coded_nnz > 0 && !constant_values && vd->unseen == 0 &&
+       vd->distinct <= DTANS_SYMBOLS && dd->unseen == 0 && dd->distinct <= DTANS_SYMBOLS);
   /* Raw columns: joint pairs of delta 0 (the values alone) beside the columns as they are, tried
    * where values are not raw and not one constant. Rows that step to random columns escape nearly
    * every delta (Erdős–Rényi, R-MAT): 32 raw bits behind an escape symbol, 4 nonzeros a segment
@@ -814,296 +849,318 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
    * for 8-byte values only: on the H100 they made few-valued Erdős–Rényi's f64 SpMV faster and
    * its f32 SpMV slower (docs/performance.md). */
   const int try_raw_columns =
-      (o->columns == 1 || (o->columns < 0 && es == 8)) && coded_nnz > 0 && vd.unseen == 0 &&
+      (o->columns == 1 || (o->columns < 0 && p->es == 8)) && coded_nnz > 0 && vd->unseen == 0 &&
       head > 0 &&
       (mode == DTANS_VALUES_JOINT || (mode < 0 && !constant_values && o->columns == 1) ||
-       (mode < 0 && !constant_values && vd.choice.bits < 8.0 * (double)es * (double)coded_nnz));
-  if (o->columns == 1 && coded_nnz > 0 && !try_raw_columns) {
-    s = zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                  "dtans: columns=raw needs values a table can code (values=auto or joint, "
-                  "not raw or constant, and a value histogram that kept every value)");
-    goto done;
-  }
+       (mode < 0 && !constant_values && vd->choice.bits < 8.0 * es * (double)coded_nnz));
+  if (o->columns == 1 && coded_nnz > 0 && !try_raw_columns)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "dtans: columns=raw needs values a table can code (values=auto or joint, "
+                     "not raw or constant, and a value histogram that kept every value)");
   if (try_joint || try_raw_columns) {
-    if (!hist_init(&vrank, 4 * DTANS_SYMBOLS)) {
-      s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: value ranks");
-      goto done;
-    }
-    for (int64_t r = 0; r < head; r++) hist_place(&vrank, vd.sorted[r].key, (uint64_t)r + 1);
+    if (!hist_init(&p->vrank, 4 * DTANS_SYMBOLS))
+      return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: value ranks");
+    for (int64_t r = 0; r < head; r++) hist_place(&p->vrank, vd->sorted[r].key, (uint64_t)r + 1);
   }
   if (try_joint && o->columns != 1) {
-    if ((s = histograms(A, is_long, 0, &vrank, &hp, NULL)) != ZS_OK) goto done;
-    if ((s = domain_sorted(&hp, &pd)) != ZS_OK) goto done;
-    if ((s = domain_choose(&pd, 32 + 8.0 * (double)es, 4 + 2)) != ZS_OK) goto done;
-    n_pair_values = pair_value_count(&pd);
-    joint_bits = pd.choice.bits + 8.0 * (double)es * (double)n_pair_values;
+    if ((s = histograms(A, p->is_long, 0, &p->vrank, &p->hp, NULL)) != ZS_OK ||
+        (s = domain_sorted(&p->hp, pd)) != ZS_OK ||
+        (s = domain_choose(pd, 32 + 8.0 * es, 4 + 2)) != ZS_OK)
+      return s;
+    p->n_pair_values = pair_value_count(pd);
+    joint_bits = pd->choice.bits + 8.0 * es * (double)p->n_pair_values;
   }
   /* The raw-column pairs' histogram is the value histogram by rank: no pass over the matrix. An
    * escaped pair stores its value alone; each coded nonzero adds its 32-bit column. */
   int64_t n_column_values = 0;
   double raw_columns_bits = INFINITY;
   if (try_raw_columns) {
-    if ((s = domain_of_ranks(&vd, head, &cd)) != ZS_OK ||
-        (s = domain_choose(&cd, 8.0 * (double)es, 4 + 2)) != ZS_OK)
-      goto done;
-    n_column_values = pair_value_count(&cd);
+    if ((s = domain_of_ranks(vd, head, cd)) != ZS_OK ||
+        (s = domain_choose(cd, 8.0 * es, 4 + 2)) != ZS_OK)
+      return s;
+    n_column_values = pair_value_count(cd);
     raw_columns_bits =
-        cd.choice.bits + 8.0 * (double)es * (double)n_column_values + 32.0 * (double)coded_nnz;
+        cd->choice.bits + 8.0 * es * (double)n_column_values + 32.0 * (double)coded_nnz;
   }
   int raw_columns = o->columns == 1 && coded_nnz > 0;
   double chosen_bits = joint_bits; /* of the value mode taken (values=joint: the joint table) */
   if (mode < 0 && !raw_columns) {
-    const double raw_bits = 8.0 * (double)es * (double)coded_nnz;
-    const double split = dd.choice.bits + (vd.choice.bits < raw_bits ? vd.choice.bits : raw_bits);
+    const double raw_bits = 8.0 * es * (double)coded_nnz;
+    const double split =
+        dd->choice.bits + (vd->choice.bits < raw_bits ? vd->choice.bits : raw_bits);
     if (constant_values)
-      mode = DTANS_VALUES_CONSTANT, chosen_bits = dd.choice.bits;
+      mode = DTANS_VALUES_CONSTANT, chosen_bits = dd->choice.bits;
     else if (joint_bits <= split * 1.1)
       /* Joint even when a little larger: a joint segment decodes 8 nonzeros where a coded one
        * decodes 4, and the kernels are bound by decoding (on the H100 the few-valued banded
        * matrix, 5.4 % larger as joint, ran its SpMV in 4-8 % less time). */
       mode = DTANS_VALUES_JOINT, chosen_bits = joint_bits;
-    else
-      mode = vd.choice.bits < raw_bits ? DTANS_VALUES_CODED : DTANS_VALUES_RAW, chosen_bits = split;
+    else {
+      mode = vd->choice.bits < raw_bits ? DTANS_VALUES_CODED : DTANS_VALUES_RAW;
+      chosen_bits = split;
+    }
   }
   /* columns=auto: raw columns when they are at most as large as that mode */
   if (try_raw_columns && o->columns < 0 && raw_columns_bits <= chosen_bits) raw_columns = 1;
   if (raw_columns) mode = DTANS_VALUES_JOINT;
   if ((mode == DTANS_VALUES_CONSTANT || mode == DTANS_VALUES_JOINT) && coded_nnz == 0)
     mode = DTANS_VALUES_RAW;
-  const int coded = mode == DTANS_VALUES_CODED, joint = mode == DTANS_VALUES_JOINT;
-  if (raw_columns) n_pair_values = n_column_values;
-  domain *dom = raw_columns ? &cd : joint ? &pd : &dd; /* the table of the stream's delta slots */
-  /* Slices: 32 rows at a time until a lane has about lane_symbols symbols (or rows_per_lane=R
-   * rows each), which spreads a lane's fixed costs (three initial words, the unused state at
-   * its end) over many rows and keeps the lanes of dense and sparse regions equally busy. In a
-   * matrix of at least `guided` full slices the last ones are smaller: a GPU's warps take slices
-   * in order as they finish, and equal slices would leave most warps idle in the last round. */
-  slice_rows = malloc(((size_t)A->rows / DTANS_LANES + 2) * sizeof *slice_rows);
-  if (!slice_rows) {
-    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice table");
-    goto done;
-  }
-  const int64_t per_nz = coded ? 2 : 1, full = DTANS_LANES * lane_symbols;
-  const int64_t symbols = coded_nnz * per_nz;
+  p->mode = mode;
+  p->coded = mode == DTANS_VALUES_CODED, p->joint = mode == DTANS_VALUES_JOINT;
+  p->raw_columns = raw_columns;
+  if (raw_columns) p->n_pair_values = n_column_values;
+  p->dom = raw_columns ? cd : p->joint ? pd : dd;
+  return ZS_OK;
+}
+
+/* Slicing: 32 rows at a time until a lane has about lane_symbols symbols (or rows_per_lane=R
+ * rows each), which spreads a lane's fixed costs (three initial words, the unused state at its
+ * end) over many rows and keeps the lanes of dense and sparse regions equally busy. In a matrix
+ * of at least `guided` full slices the last ones are smaller: a GPU's warps take slices in order
+ * as they finish, and equal slices would leave most warps idle in the last round. */
+static zs_status cut_rows(enc_plan *p) {
+  const zs_matrix *A = p->A;
+  const int64_t R = p->o->rpl;
+  p->slice_rows = malloc(((size_t)A->rows / DTANS_LANES + 2) * sizeof *p->slice_rows);
+  if (!p->slice_rows) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice table");
+  const int64_t per_nz = p->coded ? 2 : 1, full = DTANS_LANES * p->o->lane_symbols;
+  const int64_t symbols = p->coded_nnz * per_nz;
+  int64_t guided = p->o->guided;
   /* Raw and constant values: the GPU kernel runs a quarter more warps and reads the raw values
    * beside the stream; measured on the H100, smaller last slices only slowed it, while coded and
    * joint ones gained. */
-  if (guided == -1) guided = coded || joint ? 2048 : 0;
+  if (guided == -1) guided = p->coded || p->joint ? 2048 : 0;
   if (R > 0) guided = 0;              /* rows_per_lane: uniform slices */
   if (guided == DTANS_GUIDED_START) { /* as many as the equal cut: they shrink from the first */
-    guided = cut_slices(A, is_long, per_nz, symbols, full, R, 0, 1, slice_rows);
+    guided = cut_slices(A, p->is_long, per_nz, symbols, full, R, 0, 1, p->slice_rows);
     if (guided < 2) guided = 0;
   } else if (guided > 0 && symbols / guided < full)
     guided = 0; /* too small to fill a GPU anyway */
-  const int64_t slices =
-      cut_slices(A, is_long, per_nz, symbols, full, R, guided, o->guided_floor, slice_rows);
+  p->guided = guided;
+  p->slices = cut_slices(A, p->is_long, per_nz, symbols, full, R, guided, p->o->guided_floor,
+                         p->slice_rows);
+  return ZS_OK;
+}
 
-  /* Ids per nonzero (the escape id is `coded`, one past the coded symbols). */
-  did = zsi_alloc_array((uint64_t)(A->nnz ? A->nnz : 1), 2); /* huge pages when large */
-  vid = coded ? zsi_alloc_array((uint64_t)(A->nnz ? A->nnz : 1), 2) : NULL;
-  if (!did || (coded && !vid)) {
-    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: symbol ids of %" PRId64 " nonzeros", A->nnz);
-    goto done;
+/* Each slice's pass, in parallel with progress: sizing (b NULL) into so[sl + 1], or writing at
+ * the cursors so[sl] into b's arrays. Returns 0 when a thread's scratch could not be had. */
+static int slice_pass(enc_plan *p, const blob_out *b) {
+  const int progress = p->o->progress;
+  const int64_t slices = p->slices;
+  int failed = 0;
+  ZSI_OMP(parallel num_threads(zsi_omp_threads())) {
+    slice_scratch sc = {NULL, NULL, NULL, NULL, 0, 0};
+    ZSI_OMP(for schedule(dynamic, 64))
+    for (int64_t sl = 0; sl < slices; sl++) {
+      int ok;
+      if (b) {
+        slice_out cur = p->so[sl];
+        ok = slice_write(&p->e, sl, &sc, &cur, b->stream, b->desc, b->vesc, b->raw, b->columns);
+      } else {
+        ok = slice_size(&p->e, sl, &sc, &p->so[sl + 1]);
+      }
+      if (!ok) {
+        ZSI_OMP(atomic write)
+        failed = 1;
+      }
+      if (progress && sl % 4096 == 0) {
+        ZSI_OMP(atomic)
+        p->done_slices += 4096;
+        zsi_progress_update(&p->pr, (uint64_t)p->done_slices);
+      }
+    }
+    scratch_free(&sc);
   }
+  return !failed;
+}
+
+/* Slicing, continued: the symbol ids of every nonzero, where each slice's raw values start, and
+ * each slice's words and escapes (the sizing pass), summed into cursors. */
+static zs_status size_slices(enc_plan *p) {
+  const zs_matrix *A = p->A;
+  const int coded = p->coded, joint = p->joint, raw_columns = p->raw_columns;
+  const uint8_t *is_long = p->is_long;
+  const domain *dom = p->dom, *dd = &p->dd, *vd = &p->vd;
+  const hist *vrank = &p->vrank;
+  /* Ids per nonzero (the escape id is `coded`, one past the coded symbols). */
+  uint16_t *did = p->did = zsi_alloc_array((uint64_t)(A->nnz ? A->nnz : 1), 2); /* huge pages */
+  uint16_t *vid = p->vid = coded ? zsi_alloc_array((uint64_t)(A->nnz ? A->nnz : 1), 2) : NULL;
+  if (!did || (coded && !vid))
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: symbol ids of %" PRId64 " nonzeros", A->nnz);
   ZSI_OMP(parallel for num_threads(zsi_omp_threads()) schedule(dynamic, 4096))
   for (int64_t i = 0; i < A->rows; i++)
     for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1] && !is_long[i]; k++) {
       uint64_t key;
       if (joint)
-        did[k] = (uint16_t)(pair_key(A, &vrank, raw_columns, i, k, &key)
+        did[k] = (uint16_t)(pair_key(A, vrank, raw_columns, i, k, &key)
                                 ? id_of(&dom->ids, key, dom->choice.coded)
                                 : dom->choice.coded);
       else
-        did[k] = (uint16_t)id_of(&dd.ids, delta_key(A, i, k), dd.choice.coded);
-      if (coded) vid[k] = (uint16_t)id_of(&vd.ids, value_key(A, k), vd.choice.coded);
+        did[k] = (uint16_t)id_of(&dd->ids, delta_key(A, i, k), dd->choice.coded);
+      if (coded) vid[k] = (uint16_t)id_of(&vd->ids, value_key(A, k), vd->choice.coded);
     }
 
   /* Raw values are in decoding order: a slice's start is the coded nonzeros before it. */
-  raw_start = malloc(((size_t)slices + 1) * sizeof *raw_start);
-  if (!raw_start) {
-    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice offsets");
-    goto done;
-  }
+  const int64_t slices = p->slices, *slice_rows = p->slice_rows;
+  int64_t *raw_start = p->raw_start = malloc(((size_t)slices + 1) * sizeof *raw_start);
+  if (!raw_start) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice offsets");
   raw_start[0] = 0;
   for (int64_t sl = 0; sl < slices; sl++) {
     raw_start[sl + 1] = raw_start[sl];
     for (int64_t i = slice_rows[sl]; i < slice_rows[sl + 1]; i++)
       if (!is_long[i]) raw_start[sl + 1] += A->row_ptr[i + 1] - A->row_ptr[i];
   }
-  encoder e = {A,          is_long, raw_start,          coded, joint, raw_columns,
-               slice_rows, dom,     coded ? &vd : NULL, did,   vid};
-  so = calloc((size_t)slices + 1, sizeof *so);
-  if (!so) {
-    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice sizes");
-    goto done;
-  }
-  zsi_progress pr;
-  zsi_progress_begin(&pr, "dtans encode", 2 * (uint64_t)slices, progress);
-  int failed = 0;
-  int64_t done_slices = 0;
-  ZSI_OMP(parallel num_threads(zsi_omp_threads())) {
-    slice_scratch sc = {NULL, NULL, NULL, NULL, 0, 0};
-    ZSI_OMP(for schedule(dynamic, 64))
-    for (int64_t sl = 0; sl < slices; sl++) {
-      if (!slice_size(&e, sl, &sc, &so[sl + 1])) {
-        ZSI_OMP(atomic write)
-        failed = 1;
-      }
-      if (progress && sl % 4096 == 0) {
-        ZSI_OMP(atomic)
-        done_slices += 4096;
-        zsi_progress_update(&pr, (uint64_t)done_slices);
-      }
-    }
-    scratch_free(&sc);
-  }
-  if (failed) {
-    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice scratch");
-    goto done;
-  }
+  p->e = (encoder){
+      A,   is_long, raw_start, coded, joint, raw_columns, slice_rows, p->dom, coded ? &p->vd : NULL,
+      did, vid};
+  slice_out *so = p->so = calloc((size_t)slices + 1, sizeof *so);
+  if (!so) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice sizes");
+  zsi_progress_begin(&p->pr, "dtans encode", 2 * (uint64_t)slices, p->o->progress);
+  if (!slice_pass(p, NULL)) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice scratch");
   for (int64_t sl = 0; sl < slices; sl++) {
     so[sl + 1].words += so[sl].words, so[sl + 1].desc += so[sl].desc;
     so[sl + 1].vesc += so[sl].vesc;
   }
+  return ZS_OK;
+}
 
+/* Writing: the blob and its arrays, the tables filled in; the streams are written after. */
+static zs_status add_arrays(const enc_plan *p, blob_out *b) {
+  const zs_matrix *A = p->A;
+  const size_t es = p->es;
+  const int64_t ns = p->slices, longest = p->longest;
+  const slice_out *so = p->so;
+  const domain *dom = p->dom, *vd = &p->vd;
   /* row_nnz in 1, 2 or 4 bytes a row: the narrowest whose all-ones value (the long-row mark) is
    * above every row in the stream (2-D stencil: 1 byte, against 4, a third of its few-valued blob) */
-  uint32_t len_bytes = longest < UINT8_MAX ? 1 : longest < UINT16_MAX ? 2 : 4;
-  if (o->row_bytes && (uint32_t)o->row_bytes < len_bytes) {
-    s = zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                  "dtans: row_bytes=%d cannot hold a row of %" PRId64 " nonzeros in the stream",
-                  (int)o->row_bytes, longest);
-    goto done;
-  }
-  if (o->row_bytes) len_bytes = (uint32_t)o->row_bytes;
-  void *row_nnz;
-  uint32_t *stream;
-  int64_t *sw, *sd, *sv = NULL, *srows;
-  int32_t *desc, *dsym;
+  b->len_bytes = longest < UINT8_MAX ? 1 : longest < UINT16_MAX ? 2 : 4;
+  if (p->o->row_bytes && (uint32_t)p->o->row_bytes < b->len_bytes)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "dtans: row_bytes=%d cannot hold a row of %" PRId64 " nonzeros in the stream",
+                     (int)p->o->row_bytes, longest);
+  if (p->o->row_bytes) b->len_bytes = (uint32_t)p->o->row_bytes;
+  int32_t *dsym;
   uint16_t *dcnt, *vcnt;
-  void *vesc = NULL, *vsym, *raw = NULL;
-  const int64_t ns = slices;
-  if ((s = zsi_encoded_new(&E, ZS_FORMAT_DTANS, A->type, A->rows, A->cols, A->nnz)) ||
-      (s = zsi_encoded_add_array(E, "row_nnz", len_bytes, (uint64_t)A->rows, &row_nnz)) ||
-      (s = zsi_encoded_add_array(E, "slice_words", 8, (uint64_t)ns + 1, (void **)&sw)) ||
-      (s = zsi_encoded_add_array(E, "slice_rows", 8, (uint64_t)ns + 1, (void **)&srows)) ||
-      (s = zsi_encoded_add_array(E, "stream", 4, (uint64_t)so[ns].words, (void **)&stream)) ||
+  void *vsym;
+  zs_encoded *E = NULL;
+  zs_status s;
+  if ((s = zsi_encoded_new(&b->E, ZS_FORMAT_DTANS, A->type, A->rows, A->cols, A->nnz)) != ZS_OK)
+    return s;
+  E = b->E;
+  if ((s = zsi_encoded_add_array(E, "row_nnz", b->len_bytes, (uint64_t)A->rows, &b->row_nnz)) ||
+      (s = zsi_encoded_add_array(E, "slice_words", 8, (uint64_t)ns + 1, (void **)&b->sw)) ||
+      (s = zsi_encoded_add_array(E, "slice_rows", 8, (uint64_t)ns + 1, (void **)&b->srows)) ||
+      (s = zsi_encoded_add_array(E, "stream", 4, (uint64_t)so[ns].words, (void **)&b->stream)) ||
       (s = zsi_encoded_add_array(E, "delta_counts", 2, (uint64_t)dom->choice.entries,
                                  (void **)&dcnt)) ||
       (s = zsi_encoded_add_array(E, "delta_symbols", 4, (uint64_t)dom->choice.coded,
                                  (void **)&dsym)) ||
-      (s = zsi_encoded_add_array(E, "slice_delta_escapes", 8, (uint64_t)ns + 1, (void **)&sd)) ||
-      (s = zsi_encoded_add_array(E, "delta_escapes", 4, raw_columns ? 0 : (uint64_t)so[ns].desc,
-                                 (void **)&desc)))
-    goto done;
-  int32_t *columns = NULL;
-  if (raw_columns &&
-      (s = zsi_encoded_add_array(E, "columns", 4, (uint64_t)coded_nnz, (void **)&columns)))
-    goto done;
-  if (coded) {
-    if ((s = zsi_encoded_add_array(E, "value_counts", 2, (uint64_t)vd.choice.entries,
+      (s = zsi_encoded_add_array(E, "slice_delta_escapes", 8, (uint64_t)ns + 1, (void **)&b->sd)) ||
+      (s = zsi_encoded_add_array(E, "delta_escapes", 4, p->raw_columns ? 0 : (uint64_t)so[ns].desc,
+                                 (void **)&b->desc)))
+    return s;
+  if (p->raw_columns &&
+      (s = zsi_encoded_add_array(E, "columns", 4, (uint64_t)p->coded_nnz, (void **)&b->columns)))
+    return s;
+  if (p->coded) {
+    if ((s = zsi_encoded_add_array(E, "value_counts", 2, (uint64_t)vd->choice.entries,
                                    (void **)&vcnt)) ||
-        (s = zsi_encoded_add_array(E, "value_symbols", (uint32_t)es, (uint64_t)vd.choice.coded,
+        (s = zsi_encoded_add_array(E, "value_symbols", (uint32_t)es, (uint64_t)vd->choice.coded,
                                    &vsym)) ||
-        (s = zsi_encoded_add_array(E, "slice_value_escapes", 8, (uint64_t)ns + 1, (void **)&sv)) ||
-        (s = zsi_encoded_add_array(E, "value_escapes", (uint32_t)es, (uint64_t)so[ns].vesc, &vesc)))
-      goto done;
-    memcpy(vcnt, vd.choice.counts, (size_t)vd.choice.entries * 2);
-    for (int i = 0; i < vd.choice.coded; i++)
-      memcpy((char *)vsym + (size_t)i * es, &vd.sorted[i].key, es); /* little-endian low bytes */
-  } else if (joint) {
+        (s = zsi_encoded_add_array(E, "slice_value_escapes", 8, (uint64_t)ns + 1,
+                                   (void **)&b->sv)) ||
+        (s = zsi_encoded_add_array(E, "value_escapes", (uint32_t)es, (uint64_t)so[ns].vesc,
+                                   &b->vesc)))
+      return s;
+    memcpy(vcnt, vd->choice.counts, (size_t)vd->choice.entries * 2);
+    for (int i = 0; i < vd->choice.coded; i++)
+      memcpy((char *)vsym + (size_t)i * es, &vd->sorted[i].key, es); /* little-endian low bytes */
+  } else if (p->joint) {
     uint16_t *pv;
     if ((s = zsi_encoded_add_array(E, "pair_values", 2, (uint64_t)dom->choice.coded,
                                    (void **)&pv)) ||
-        (s = zsi_encoded_add_array(E, "value_symbols", (uint32_t)es, (uint64_t)n_pair_values,
+        (s = zsi_encoded_add_array(E, "value_symbols", (uint32_t)es, (uint64_t)p->n_pair_values,
                                    &vsym)) ||
-        (s = zsi_encoded_add_array(E, "value_escapes", (uint32_t)es, (uint64_t)so[ns].vesc, &vesc)))
-      goto done;
+        (s = zsi_encoded_add_array(E, "value_escapes", (uint32_t)es, (uint64_t)so[ns].vesc,
+                                   &b->vesc)))
+      return s;
     for (int i = 0; i < dom->choice.coded; i++) pv[i] = (uint16_t)(dom->sorted[i].key & UINT32_MAX);
-    for (int64_t r = 0; r < n_pair_values; r++)
-      memcpy((char *)vsym + (size_t)r * es, &vd.sorted[r].key, es);
-  } else if (mode == DTANS_VALUES_CONSTANT) {
-    if ((s = zsi_encoded_add_array(E, "value_symbols", (uint32_t)es, 1, &vsym))) goto done;
-    memcpy(vsym, &vd.sorted[0].key, es); /* the one value of the coded rows */
+    for (int64_t r = 0; r < p->n_pair_values; r++)
+      memcpy((char *)vsym + (size_t)r * es, &vd->sorted[r].key, es);
+  } else if (p->mode == DTANS_VALUES_CONSTANT) {
+    if ((s = zsi_encoded_add_array(E, "value_symbols", (uint32_t)es, 1, &vsym))) return s;
+    memcpy(vsym, &vd->sorted[0].key, es); /* the one value of the coded rows */
   } else {
-    if ((s = zsi_encoded_add_array(E, "values", (uint32_t)es, (uint64_t)coded_nnz, &raw)))
-      goto done;
+    if ((s = zsi_encoded_add_array(E, "values", (uint32_t)es, (uint64_t)p->coded_nnz, &b->raw)))
+      return s;
   }
   memcpy(dcnt, dom->choice.counts, (size_t)dom->choice.entries * 2);
   for (int i = 0; i < dom->choice.coded; i++)
-    dsym[i] = (int32_t)(uint32_t)(joint ? dom->sorted[i].key >> 32 : dom->sorted[i].key);
-  int32_t *lrows, *lcols;
-  int64_t *lptr;
-  void *lvals;
-  if ((s = zsi_encoded_add_array(E, "long_rows", 4, (uint64_t)n_long, (void **)&lrows)) ||
-      (s = zsi_encoded_add_array(E, "long_ptr", 8, (uint64_t)n_long + 1, (void **)&lptr)) ||
-      (s = zsi_encoded_add_array(E, "long_cols", 4, (uint64_t)long_nnz, (void **)&lcols)) ||
-      (s = zsi_encoded_add_array(E, "long_values", (uint32_t)es, (uint64_t)long_nnz, &lvals)))
-    goto done;
+    dsym[i] = (int32_t)(uint32_t)(p->joint ? dom->sorted[i].key >> 32 : dom->sorted[i].key);
+  if ((s = zsi_encoded_add_array(E, "long_rows", 4, (uint64_t)p->n_long, (void **)&b->lrows)) ||
+      (s = zsi_encoded_add_array(E, "long_ptr", 8, (uint64_t)p->n_long + 1, (void **)&b->lptr)) ||
+      (s = zsi_encoded_add_array(E, "long_cols", 4, (uint64_t)p->long_nnz, (void **)&b->lcols)) ||
+      (s = zsi_encoded_add_array(E, "long_values", (uint32_t)es, (uint64_t)p->long_nnz, &b->lvals)))
+    return s;
+  return ZS_OK;
+}
+
+/* Writing, continued: row_nnz, the long rows as CSR, the slice tables. */
+static void write_rows(const enc_plan *p, const blob_out *b) {
+  const zs_matrix *A = p->A;
+  const size_t es = p->es;
   for (int64_t i = 0, k = 0; i < A->rows; i++) {
     const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
-    const uint32_t len = is_long[i] ? DTANS_LONG : (uint32_t)n; /* all ones in any width */
-    if (len_bytes == 1)
-      ((uint8_t *)row_nnz)[i] = (uint8_t)len;
-    else if (len_bytes == 2)
-      ((uint16_t *)row_nnz)[i] = (uint16_t)len;
+    const uint32_t len = p->is_long[i] ? DTANS_LONG : (uint32_t)n; /* all ones in any width */
+    if (b->len_bytes == 1)
+      ((uint8_t *)b->row_nnz)[i] = (uint8_t)len;
+    else if (b->len_bytes == 2)
+      ((uint16_t *)b->row_nnz)[i] = (uint16_t)len;
     else
-      ((uint32_t *)row_nnz)[i] = len;
-    if (!is_long[i]) continue;
-    lrows[k] = (int32_t)i, lptr[k + 1] = lptr[k] + n;
-    memcpy(lcols + lptr[k], A->col_idx + A->row_ptr[i], (size_t)n * 4);
-    memcpy((char *)lvals + (size_t)lptr[k] * es,
+      ((uint32_t *)b->row_nnz)[i] = len;
+    if (!p->is_long[i]) continue;
+    b->lrows[k] = (int32_t)i, b->lptr[k + 1] = b->lptr[k] + n;
+    memcpy(b->lcols + b->lptr[k], A->col_idx + A->row_ptr[i], (size_t)n * 4);
+    memcpy((char *)b->lvals + (size_t)b->lptr[k] * es,
            (const char *)A->values + (size_t)A->row_ptr[i] * es, (size_t)n * es);
     k++;
   }
-  memcpy(srows, slice_rows, ((size_t)ns + 1) * sizeof *srows);
-  for (int64_t sl = 0; sl <= ns; sl++) {
-    sw[sl] = so[sl].words, sd[sl] = so[sl].desc;
-    if (sv) sv[sl] = so[sl].vesc;
+  memcpy(b->srows, p->slice_rows, ((size_t)p->slices + 1) * sizeof *b->srows);
+  for (int64_t sl = 0; sl <= p->slices; sl++) {
+    b->sw[sl] = p->so[sl].words, b->sd[sl] = p->so[sl].desc;
+    if (b->sv) b->sv[sl] = p->so[sl].vesc;
   }
+}
 
-  ZSI_OMP(parallel num_threads(zsi_omp_threads())) {
-    slice_scratch sc = {NULL, NULL, NULL, NULL, 0, 0};
-    ZSI_OMP(for schedule(dynamic, 64))
-    for (int64_t sl = 0; sl < slices; sl++) {
-      slice_out cur = so[sl];
-      if (!slice_write(&e, sl, &sc, &cur, stream, desc, vesc, raw, columns)) {
-        ZSI_OMP(atomic write)
-        failed = 1;
-      }
-      if (progress && sl % 4096 == 0) {
-        ZSI_OMP(atomic)
-        done_slices += 4096;
-        zsi_progress_update(&pr, (uint64_t)done_slices);
-      }
-    }
-    scratch_free(&sc);
-  }
-  zsi_progress_end(&pr);
-  if (failed) {
-    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice scratch");
-    goto done;
-  }
-
-  /* What the tables promise: the cross-entropy bound of the stream and the predicted size. */
-  const double bound = dom->choice.ce_bits + (coded ? vd.choice.ce_bits : 0);
+/* Writing, last: the orders, and the parameters with what the tables promise (the
+ * cross-entropy bound of the stream and the predicted size). */
+static zs_status add_params(const enc_plan *p, const int32_t *perm, const blob_out *b) {
+  const zs_matrix *A = p->A;
+  const enc_opts *o = p->o;
+  const double es = (double)p->es;
+  const domain *dom = p->dom, *vd = &p->vd;
+  const int coded = p->coded, joint = p->joint;
+  const int64_t ns = p->slices;
+  zs_encoded *E = b->E;
+  zs_status s;
+  const double bound = dom->choice.ce_bits + (coded ? vd->choice.ce_bits : 0);
   double predicted =
-      dom->choice.bits / 8 + (double)len_bytes * (double)A->rows + 16.0 * (double)(ns + 1);
-  if (coded) predicted += vd.choice.bits / 8 + 8.0 * (double)(ns + 1);
-  if (joint) predicted += (double)n_pair_values * (double)es;
-  if (mode == DTANS_VALUES_RAW) predicted += (double)coded_nnz * (double)es;
-  if (raw_columns) predicted += 4.0 * (double)coded_nnz;
-  predicted += (double)long_nnz * (4.0 + (double)es) + 12.0 * (double)n_long;
+      dom->choice.bits / 8 + (double)b->len_bytes * (double)A->rows + 16.0 * (double)(ns + 1);
+  if (coded) predicted += vd->choice.bits / 8 + 8.0 * (double)(ns + 1);
+  if (joint) predicted += (double)p->n_pair_values * es;
+  if (p->mode == DTANS_VALUES_RAW) predicted += (double)p->coded_nnz * es;
+  if (p->raw_columns) predicted += 4.0 * (double)p->coded_nnz;
+  predicted += (double)p->long_nnz * (4.0 + es) + 12.0 * (double)p->n_long;
   int32_t *rperm, *cperm;
   if (perm && (s = zsi_encoded_add_array(E, "row_perm", 4, (uint64_t)A->rows, (void **)&rperm)))
-    goto done;
+    return s;
   if (perm) {
     memcpy(rperm, perm, (size_t)A->rows * sizeof *rperm);
     predicted += 4.0 * (double)A->rows;
   }
   if (o->col_perm &&
       (s = zsi_encoded_add_array(E, "col_perm", 4, (uint64_t)A->cols, (void **)&cperm)))
-    goto done;
+    return s;
   if (o->col_perm) {
     memcpy(cperm, o->col_perm, (size_t)A->cols * sizeof *cperm);
     predicted += 4.0 * (double)A->cols;
@@ -1115,32 +1172,50 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
       (s = zsi_encoded_add_param(E, "table_log", DTANS_TABLE_LOG)) ||
       (s = zsi_encoded_add_param(E, "max_multiplicity", DTANS_M)) ||
       (s = zsi_encoded_add_param(E, "lanes", DTANS_LANES)) ||
-      (s = zsi_encoded_add_param(E, "slices", slices)) ||
+      (s = zsi_encoded_add_param(E, "slices", ns)) ||
       (s = zsi_encoded_add_param(E, "first_column", 1)) ||
-      (s = zsi_encoded_add_param(E, "value_mode", mode)) ||
-      (raw_columns && (s = zsi_encoded_add_param(E, "column_mode", DTANS_COLUMNS_RAW))) ||
+      (s = zsi_encoded_add_param(E, "value_mode", p->mode)) ||
+      (p->raw_columns && (s = zsi_encoded_add_param(E, "column_mode", DTANS_COLUMNS_RAW))) ||
       (s = zsi_encoded_add_param(E, "delta_real", dom->choice.coded)) ||
       (s = zsi_encoded_add_param(E, "delta_escape", dom->choice.escape)) ||
-      (coded && (s = zsi_encoded_add_param(E, "value_real", vd.choice.coded))) ||
-      (joint && (s = zsi_encoded_add_param(E, "value_real", n_pair_values))) ||
-      (coded && (s = zsi_encoded_add_param(E, "value_escape", vd.choice.escape))) ||
-      (s = zsi_encoded_add_param(E, "coded_symbols", coded_nnz * (coded ? 2 : 1))) ||
-      (s = zsi_encoded_add_param(E, "long_min", long_min)) ||
-      (guided > 0 && (s = zsi_encoded_add_param(E, "guided", guided))) ||
+      (coded && (s = zsi_encoded_add_param(E, "value_real", vd->choice.coded))) ||
+      (joint && (s = zsi_encoded_add_param(E, "value_real", p->n_pair_values))) ||
+      (coded && (s = zsi_encoded_add_param(E, "value_escape", vd->choice.escape))) ||
+      (s = zsi_encoded_add_param(E, "coded_symbols", p->coded_nnz * (coded ? 2 : 1))) ||
+      (s = zsi_encoded_add_param(E, "long_min", o->long_min)) ||
+      (p->guided > 0 && (s = zsi_encoded_add_param(E, "guided", p->guided))) ||
       (s = zsi_encoded_add_param(E, "bound_bits", (int64_t)ceil(bound))) ||
       (s = zsi_encoded_add_param(E, "predicted_bytes", (int64_t)ceil(predicted))))
-    goto done;
+    return s;
+  return ZS_OK;
+}
 
-done:
-  hist_free(&hd), hist_free(&hv), hist_free(&hp), hist_free(&vrank);
-  domain_free(&dd), domain_free(&vd), domain_free(&pd), domain_free(&cd);
-  zsi_free(did), zsi_free(vid);
-  free(so), free(is_long), free(raw_start), free(slice_rows);
+/* Encode A's rows in their order; perm (NULL: none) says which row of the caller's matrix each
+ * one is, and goes into the blob as row_perm (version 3). */
+static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_t *perm,
+                             zs_encoded **out) {
+  enc_plan p;
+  memset(&p, 0, sizeof p);
+  p.A = A, p.o = o, p.es = zs_type_size(A->type), p.mode = o->mode;
+  blob_out b;
+  memset(&b, 0, sizeof b);
+  zs_status s = count_symbols(&p);
+  if (s == ZS_OK) s = choose_tables(&p);
+  if (s == ZS_OK) s = cut_rows(&p);
+  if (s == ZS_OK) s = size_slices(&p);
+  if (s == ZS_OK) s = add_arrays(&p, &b);
+  if (s == ZS_OK) {
+    write_rows(&p, &b);
+    if (!slice_pass(&p, &b)) s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice scratch");
+    zsi_progress_end(&p.pr);
+  }
+  if (s == ZS_OK) s = add_params(&p, perm, &b);
+  plan_free(&p);
   if (s != ZS_OK) {
-    zs_encoded_destroy(&E);
+    zs_encoded_destroy(&b.E);
     return s;
   }
-  *out = E;
+  *out = b.E;
   return ZS_OK;
 }
 
