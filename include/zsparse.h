@@ -254,6 +254,25 @@ ZS_API const char *zs_context_device(const zs_context *ctx, int i);
  * ZS_ERR_OVERFLOW (n outside [0, 2^31 - 1]), ZS_ERR_BACKEND_UNAVAILABLE, ZS_ERR_OUT_OF_MEMORY. */
 ZS_API zs_status zs_vector_create(zs_vector **out, zs_context *ctx, const char *backend,
                                   zs_type type, int64_t n);
+/* A vector over n elements of `type` at `data`, memory the caller owns, on a host backend
+ * ("ref", "cpu"): no copy, nothing allocated for the elements; every call on the vector reads
+ * and writes `data` in place, so NumPy arrays, PETSc Vec arrays and the like are used as they
+ * are. Lifetime: `data` must stay valid until the vector is destroyed or rewrapped, and
+ * zs_vector_destroy frees only the vector, never `data`. Alignment: `data` must be a multiple
+ * of the element size (4 or 8 bytes); no padding is read past element n - 1. A vector only
+ * read (x of zs_spmv, x and w of zs_spmv_pair) may wrap read-only memory. Vectors over
+ * overlapping memory are refused where one of them is written (ZS_ERR_INVALID_ARGUMENT).
+ * Thread safety: as for any vector; nothing else may write `data` while a call uses it.
+ * Errors: those of zs_vector_create; ZS_ERR_INVALID_ARGUMENT for NULL data with n > 0 or
+ * misaligned data; ZS_ERR_UNSUPPORTED on a backend whose vectors live in device memory (cuda,
+ * hip: create a vector and upload to it). */
+ZS_API zs_status zs_vector_wrap(zs_vector **out, zs_context *ctx, const char *backend, zs_type type,
+                                int64_t n, void *data);
+/* Point a vector made by zs_vector_wrap at other caller memory of its length and type, under
+ * the same rules: one vector serves a stream of arrays without a create per call. Errors:
+ * ZS_ERR_INVALID_ARGUMENT for a NULL v, a vector made by zs_vector_create, NULL data with
+ * n > 0 or misaligned data (v is then unchanged). */
+ZS_API zs_status zs_vector_rewrap(zs_vector *v, void *data);
 ZS_API void zs_vector_destroy(zs_vector **v);
 ZS_API int64_t zs_vector_size(const zs_vector *v); /* NULL v: 0, and (zs_type)0 for the type */
 ZS_API zs_type zs_vector_type(const zs_vector *v);

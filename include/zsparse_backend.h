@@ -110,6 +110,11 @@ typedef struct zsb_spmv_pair {
                           double alpha_t, const void *w, double beta_t, void *z);
 } zsb_spmv_pair;
 
+/* Extension "host-memory-v1" (optional): any non-NULL result says the backend's vector memory
+ * is ordinary host memory, so that zs_vector_wrap may hand it caller memory (aligned to the
+ * element size, with no padding) instead of memory from alloc. */
+#define ZSB_EXT_HOST_MEMORY "host-memory-v1"
+
 /* A module exports this symbol; the library dlopens the module and calls it. */
 typedef const zsb_backend *(*zsb_entry_fn)(void);
 #define ZSB_ENTRY_SYMBOL "zsb_backend_entry"

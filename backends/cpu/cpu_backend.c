@@ -196,9 +196,11 @@ static zs_status cpu_op_pair(void *self, void *op, double alpha, const void *x, 
 
 static const zsb_spmv_pair cpu_spmv_pair = {cpu_op_pair};
 
+/* Vectors are plain host arrays, so caller memory may stand in for them (zs_vector_wrap). */
 static const void *cpu_extension(void *self, const char *name) {
   (void)self;
   if (strcmp(name, ZSB_VANS_EXTENSION) == 0) return &zsi_cpu_vans;
+  if (strcmp(name, ZSB_EXT_HOST_MEMORY) == 0) return name;
   return strcmp(name, ZSB_EXT_SPMV_PAIR) == 0 ? &cpu_spmv_pair : NULL;
 }
 

@@ -115,8 +115,10 @@ static zs_status ref_sync(void *self) {
   return ZS_OK;
 }
 
+/* Vectors are plain host arrays, so caller memory may stand in for them (zs_vector_wrap). */
 static const void *ref_extension(void *self, const char *name) {
   (void)self;
+  if (strcmp(name, ZSB_EXT_HOST_MEMORY) == 0) return name;
   return strcmp(name, ZSB_VANS_EXTENSION) == 0 ? &zsi_ref_vans : NULL;
 }
 

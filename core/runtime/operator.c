@@ -107,7 +107,7 @@ zs_status zs_spmv(zs_operator *op, zs_op which, double alpha, const zs_vector *x
   if ((s = check_operand("zs_spmv", op, x, "x", nx)) ||
       (s = check_operand("zs_spmv", op, y, "y", ny)))
     return s;
-  if (zsi_vector_data(x) == zsi_vector_data(y) && nx > 0)
+  if (zsi_vector_overlap(x, y))
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_spmv: x and y must not alias");
   if (which == ZS_OP_T && op->state_t) /* transpose=stored */
     return op->be->op_apply(op->slot->self, op->state_t, ZS_OP_N, alpha, zsi_vector_data(x), beta,
@@ -127,9 +127,8 @@ zs_status zs_spmv_pair(zs_operator *op, double alpha, const zs_vector *x, double
       (s = check_operand(fn, op, z, "z", op->cols)))
     return s;
   /* Outputs may not share storage with anything else (empty vectors hold none). */
-  const void *yd = op->rows ? zsi_vector_data(y) : NULL, *zd = op->cols ? zsi_vector_data(z) : NULL;
-  const void *xd = op->cols ? zsi_vector_data(x) : NULL, *wd = op->rows ? zsi_vector_data(w) : NULL;
-  if ((yd && (yd == zd || yd == xd || yd == wd)) || (zd && (zd == xd || zd == wd)))
+  if (zsi_vector_overlap(y, z) || zsi_vector_overlap(y, x) || zsi_vector_overlap(y, w) ||
+      zsi_vector_overlap(z, x) || zsi_vector_overlap(z, w))
     return zsi_error(ZS_ERR_INVALID_ARGUMENT,
                      "zs_spmv_pair: y and z must be distinct from each other and from x and w");
   if (!op->state_t && op->be->extension) {

@@ -46,5 +46,7 @@ ZSI_HIDDEN zs_status zsi_backend_options(const char *backend, zs_format format, 
 /* A vector's backend slot (its context's) and storage, for operators (core/runtime/vector.c). */
 ZSI_HIDDEN const zsi_backend_slot *zsi_vector_backend(const zs_vector *v);
 ZSI_HIDDEN void *zsi_vector_data(const zs_vector *v);
+/* 1 if two vectors share any storage (wrapped caller memory may overlap in part). */
+ZSI_HIDDEN int zsi_vector_overlap(const zs_vector *a, const zs_vector *b);
 
 #endif

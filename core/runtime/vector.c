@@ -1,6 +1,7 @@
 /* vector.c — zs_vector: an array of one value type resident on one backend, and BLAS-1. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@ struct zs_vector {
   zs_type type;
   int64_t n;
   void *data;
+  int wrapped; /* data is the caller's (zs_vector_wrap): never freed here */
 };
 
 zs_status zs_vector_create(zs_vector **out, zs_context *ctx, const char *backend, zs_type type,
@@ -37,9 +39,59 @@ zs_status zs_vector_create(zs_vector **out, zs_context *ctx, const char *backend
   return ZS_OK;
 }
 
+/* Caller memory can stand for a backend's vector memory only where that memory is the host's;
+ * elements are read as whole values, so they must sit at multiples of their size. */
+static zs_status check_wrap(const zs_vector *v, const void *data, const char *fn) {
+  if (!data && v->n)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: data is NULL for %" PRId64 " elements", fn,
+                     v->n);
+  const size_t align = zs_type_size(v->type);
+  if ((uintptr_t)data % align)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "%s: data at %p is not aligned to its %zu-byte %s elements", fn, data, align,
+                     zs_type_name(v->type));
+  return ZS_OK;
+}
+
+zs_status zs_vector_wrap(zs_vector **out, zs_context *ctx, const char *backend, zs_type type,
+                         int64_t n, void *data) {
+  if (!out || !ctx) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_wrap: out or ctx is NULL");
+  if (type != ZS_F32 && type != ZS_F64)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_wrap: value type %d is invalid",
+                     (int)type);
+  if (n < 0 || n > ZS_MAX_DIM)
+    return zsi_error(ZS_ERR_OVERFLOW, "vector length %" PRId64 " outside [0, 2^31-1]", n);
+  const zsi_backend_slot *b;
+  zs_status s = zsi_backend_get(ctx, backend, &b);
+  if (s != ZS_OK) return s;
+  if (!b->ops->extension || !b->ops->extension(b->self, ZSB_EXT_HOST_MEMORY))
+    return zsi_error(ZS_ERR_UNSUPPORTED,
+                     "zs_vector_wrap: backend '%s' keeps vectors in device memory; create a "
+                     "vector and upload to it instead",
+                     b->ops->name);
+  zs_vector probe = {.type = type, .n = n};
+  if ((s = check_wrap(&probe, data, "zs_vector_wrap")) != ZS_OK) return s;
+  zs_vector *v = calloc(1, sizeof *v);
+  if (!v) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "vector header");
+  v->slot = b, v->be = b->ops, v->type = type, v->n = n, v->data = data, v->wrapped = 1;
+  *out = v;
+  return ZS_OK;
+}
+
+zs_status zs_vector_rewrap(zs_vector *v, void *data) {
+  if (!v) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_rewrap: NULL vector");
+  if (!v->wrapped)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "zs_vector_rewrap: the vector owns its memory (zs_vector_create); only a "
+                     "vector made by zs_vector_wrap takes other memory");
+  zs_status s = check_wrap(v, data, "zs_vector_rewrap");
+  if (s == ZS_OK) v->data = data;
+  return s;
+}
+
 void zs_vector_destroy(zs_vector **v) {
   if (!v || !*v) return;
-  (*v)->be->free((*v)->slot->self, (*v)->data);
+  if (!(*v)->wrapped) (*v)->be->free((*v)->slot->self, (*v)->data);
   free(*v);
   *v = NULL;
 }
@@ -47,11 +99,19 @@ void zs_vector_destroy(zs_vector **v) {
 int64_t zs_vector_size(const zs_vector *v) { return v ? v->n : 0; }
 zs_type zs_vector_type(const zs_vector *v) { return v ? v->type : (zs_type)0; }
 
+static size_t bytes_of(const zs_vector *v) { return (size_t)v->n * zs_type_size(v->type); }
+
 /* Internal: the backend and data pointer of a vector, for operators. */
 const zsi_backend_slot *zsi_vector_backend(const zs_vector *v) { return v->slot; }
 void *zsi_vector_data(const zs_vector *v) { return v->data; }
 
-static size_t bytes_of(const zs_vector *v) { return (size_t)v->n * zs_type_size(v->type); }
+/* Wrapped vectors may share storage in part (views of one array); a backend's own allocations
+ * never do, so comparing ranges is exact for both. Empty vectors hold no storage. */
+int zsi_vector_overlap(const zs_vector *a, const zs_vector *b) {
+  if (!a->n || !b->n) return 0;
+  const uintptr_t a0 = (uintptr_t)a->data, b0 = (uintptr_t)b->data;
+  return a0 < b0 + (uintptr_t)bytes_of(b) && b0 < a0 + (uintptr_t)bytes_of(a);
+}
 
 zs_status zs_vector_upload(zs_vector *v, const void *host) {
   if (!v || (!host && v->n))
@@ -84,9 +144,18 @@ static zs_status same_shape(const zs_vector *a, const zs_vector *b, const char *
   return ZS_OK;
 }
 
+/* Element-wise updates of y from x are well defined when x is y or apart from it; wrapped views
+ * that overlap in part would depend on the order the elements are visited in. */
+static zs_status apart_or_same(const zs_vector *x, const zs_vector *y, const char *what) {
+  if (x->data != y->data && zsi_vector_overlap(x, y))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: the vectors overlap in part", what);
+  return ZS_OK;
+}
+
 zs_status zs_vector_copy(zs_vector *dst, const zs_vector *src) {
   zs_status s = same_shape(dst, src, "zs_vector_copy");
-  if (s != ZS_OK) return s;
+  if (s == ZS_OK) s = apart_or_same(src, dst, "zs_vector_copy");
+  if (s != ZS_OK || dst->data == src->data) return s;
   return dst->be->copy(dst->slot->self, dst->data, src->data, bytes_of(dst));
 }
 
@@ -107,6 +176,7 @@ zs_status zs_vector_nrm2(const zs_vector *x, double *out) {
 
 zs_status zs_vector_axpby(double alpha, const zs_vector *x, double beta, zs_vector *y) {
   zs_status s = same_shape(x, y, "zs_vector_axpby");
+  if (s == ZS_OK) s = apart_or_same(x, y, "zs_vector_axpby");
   if (s != ZS_OK) return s;
   return y->be->axpby(y->slot->self, y->type, y->n, alpha, x->data, beta, y->data);
 }
@@ -124,7 +194,7 @@ static zs_status fused_args(const char *what, const zs_vector *const *v, int cou
   }
   for (int i = 0; i < written; i++)
     for (int j = 0; j < count; j++)
-      if (i != j && v[i]->data == v[j]->data)
+      if (i != j && (v[i] == v[j] || zsi_vector_overlap(v[i], v[j])))
         return zsi_error(ZS_ERR_INVALID_ARGUMENT,
                          "%s: vector argument %d is also argument %d (written vectors must be "
                          "distinct)",

@@ -127,6 +127,16 @@ static zs_status op_spmv(void) {
   zs_vector_destroy(&x), zs_vector_destroy(&y), zs_operator_destroy(&op);
   return s;
 }
+/* A vector over caller memory: its header is the one allocation. */
+static zs_status op_wrap(void) {
+  double buf[4];
+  zs_vector *v = NULL;
+  atomic_store(&armed, 1);
+  zs_status s = zs_vector_wrap(&v, fx.ctx, "cpu", ZS_F64, 4, buf);
+  atomic_store(&armed, 0);
+  zs_vector_destroy(&v);
+  return s;
+}
 static zs_status op_solve(void) {
   zs_operator *op = NULL, *M = NULL;
   zs_vector *b = NULL, *x = NULL;
@@ -243,6 +253,7 @@ int main(void) {
       snprintf(what, sizeof what, "spmv %s on %s", f, backend), walk(what, op_spmv);
     }
   }
+  walk("zs_vector_wrap", op_wrap);
   walk("zs_solve", op_solve);
   for (fi = 0; fi < 2; fi++)
     walk(fi ? "zs_vans_generate pairs" : "zs_vans_generate", op_vans_generate);

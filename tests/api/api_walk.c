@@ -335,6 +335,22 @@ static void c_vector_create(void) {
   REFUSED(zs_vector_create(&v, fx.ctx, "no-such-backend", ZS_F64, 3), ZS_ERR_INVALID_ARGUMENT);
   CHECK(v == SENTINEL);
 }
+static double host[3];
+static void c_vector_wrap(void) {
+  zs_vector *v = SENTINEL;
+  INVALID(zs_vector_wrap(NULL, fx.ctx, "ref", ZS_F64, 3, host));
+  INVALID(zs_vector_wrap(&v, NULL, "ref", ZS_F64, 3, host));
+  INVALID(zs_vector_wrap(&v, fx.ctx, "ref", ZS_F64, 3, NULL));
+  REFUSED(zs_vector_wrap(&v, fx.ctx, "ref", (zs_type)0, 3, host), ZS_ERR_INVALID_ARGUMENT);
+  REFUSED(zs_vector_wrap(&v, fx.ctx, "ref", ZS_F64, -1, host), ZS_ERR_OVERFLOW);
+  REFUSED(zs_vector_wrap(&v, fx.ctx, "ref", ZS_F64, 2, (char *)host + 1), ZS_ERR_INVALID_ARGUMENT);
+  REFUSED(zs_vector_wrap(&v, fx.ctx, "no-such-backend", ZS_F64, 3, host), ZS_ERR_INVALID_ARGUMENT);
+  CHECK(v == SENTINEL);
+}
+static void c_vector_rewrap(void) {
+  INVALID(zs_vector_rewrap(NULL, host));
+  REFUSED(zs_vector_rewrap(fx.x, host), ZS_ERR_INVALID_ARGUMENT); /* made by zs_vector_create */
+}
 static void c_vector_destroy(void) {
   zs_vector *v = NULL;
   zs_vector_destroy(NULL);
@@ -343,7 +359,6 @@ static void c_vector_destroy(void) {
 }
 static void c_vector_size(void) { CHECK(zs_vector_size(NULL) == 0); }
 static void c_vector_type(void) { CHECK(zs_vector_type(NULL) == (zs_type)0); }
-static double host[3];
 static void c_vector_upload(void) {
   INVALID(zs_vector_upload(NULL, host));
   INVALID(zs_vector_upload(fx.x, NULL));
@@ -667,6 +682,8 @@ static const struct {
     C(context_device_count),
     C(context_device),
     C(vector_create),
+    C(vector_wrap),
+    C(vector_rewrap),
     C(vector_destroy),
     C(vector_size),
     C(vector_type),
