@@ -5,17 +5,18 @@ the cost of the Python layer per product.
 For each matrix (a generator spec of docs/generators.md, or a .mtx/.mtx.gz file) and each
 backend (cpu by default; cuda/hip where usable):
   scipy  A @ x, A.T @ x           scipy.sparse csr_matrix products (SciPy is single-threaded)
-  host   op @ x, op.T @ x         zsparse with NumPy arrays: copy x in, product, copy y out
+  host   op @ x, op.T @ x         zsparse with NumPy arrays: used in place on host backends
+                                  (ref, cpu); copied in and out on device backends
   prod   op.matvec(xv, out=yv)    the product alone, on resident zsparse.Vector operands
-  copy   upload x + download y    the host copies alone (host - prod, measured apart)
+  copy   upload x + download y    the host copies alone (what a device backend adds to prod)
   bicg   scipy.sparse.linalg.bicg on the SciPy matrix, on op.aslinearoperator(), and
          zsparse.solve(method="bicg", precond=None) (same tol; the matrix is made diagonally
          dominant first so that all three converge); times and iterations
 Times are medians of --repeat runs after a warm-up; ratios are SciPy's time / zsparse's.
 
 The Python layer's cost per product is measured on a 16 x 16 matrix, where the product itself
-is negligible: time of op @ x minus time of the same three library calls (upload, zs_spmv,
-download) made directly through ctypes with prepared arguments.
+is negligible: time of op @ x minus time of zs_spmv on resident vectors made directly through
+ctypes with prepared arguments (bench_overhead.py, which also times every other form).
 
   PYTHONPATH=python ZSPARSE_LIBRARY=build/libzsparse.so python3 bench/python/bench_scipy.py \\
       [--matrix stencil2d:n=512 --matrix path.mtx.gz] [--format csr --format dtans] \\
@@ -28,7 +29,6 @@ import os
 import statistics
 import sys
 import time
-import timeit
 
 import numpy as np
 import scipy.io
@@ -36,6 +36,8 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 
 import zsparse
+
+import bench_overhead  # beside this script
 
 
 def median_time(fn, repeat, sync=None):
@@ -125,39 +127,13 @@ def bench_matrix(name, A, fmt, backend, args):
     return r
 
 
-def python_overhead(backend, repeat):
-    """Seconds the Python layer adds to a product, on a 16 x 16 matrix."""
-    from zsparse import _lib
-
-    T = sp.random(16, 16, density=0.3, format="csr", random_state=2)
-    with zsparse.Context(backend=backend) as ctx, zsparse.Operator(
-        zsparse.encode(T, "csr"), context=ctx
-    ) as op:
-        x = np.random.default_rng(3).random(16)
-        y = np.empty(16)
-        op @ x  # creates the work vectors
-        lib = _lib.lib()
-        xv, yv, p = op._work[0], op._work[1], op._p
-        xa, ya = x.ctypes.data, y.ctypes.data
-        up, spmv, down = lib.zs_vector_upload, lib.zs_spmv, lib.zs_vector_download
-
-        def bare():
-            up(xv, xa)
-            spmv(p, 0, 1.0, xv, 0.0, yv)
-            down(yv, ya)
-
-        def layer():
-            op @ x
-
-        n = 20000
-        # Alternate the two so that a shared machine's load hits both alike; keep the best.
-        best_bare = best_layer = float("inf")
-        for _ in range(repeat):
-            best_bare = min(best_bare, timeit.timeit(bare, number=n) / n)
-            best_layer = min(best_layer, timeit.timeit(layer, number=n) / n)
-        best_scipy = min(timeit.repeat(lambda: T @ x, number=n, repeat=repeat)) / n
-    return {"backend": backend, "bare_ctypes_s": best_bare, "op_matmul_s": best_layer,
-            "python_layer_s": best_layer - best_bare, "scipy_tiny_matmul_s": best_scipy}
+def python_overhead(backend, dtype):
+    """Microseconds the Python layer adds to op @ x (bench_overhead.py has every form)."""
+    rows, ref = bench_overhead.measure(backend, 16, dtype, number=200, repeat=100)
+    r = next(r for r in rows if r["form"] == "op @ x")
+    return {"backend": backend, "bare_spmv_s": ref["bare_spmv_s"],
+            "upload_spmv_download_s": ref["upload_spmv_download_s"], "op_matmul_s": r["form_s"],
+            "python_layer_s": r["layer_s"]}
 
 
 def main():
@@ -186,12 +162,11 @@ def main():
           f"{args.repeat}")
     results = {"overhead": [], "matrices": []}
     for be in backends:
-        o = python_overhead(be, 5)
+        o = python_overhead(be, dt)
         results["overhead"].append(o)
-        print(f"python layer ({be}, 16x16): op @ x {o['op_matmul_s'] * 1e6:.2f} us, the same "
-              f"three library calls through ctypes {o['bare_ctypes_s'] * 1e6:.2f} us -> "
-              f"{o['python_layer_s'] * 1e6:.2f} us per product (SciPy's A @ x on it: "
-              f"{o['scipy_tiny_matmul_s'] * 1e6:.2f} us)")
+        print(f"python layer ({be}, 16x16): op @ x {o['op_matmul_s'] * 1e6:.2f} us, zs_spmv "
+              f"alone through ctypes {o['bare_spmv_s'] * 1e6:.2f} us -> "
+              f"{o['python_layer_s'] * 1e6:.2f} us per product (bench_overhead.py: every form)")
     hdr = (f"{'matrix':<34} {'fmt':<6} {'be':<4} {'nnz':>9} | {'scipy Ax':>9} {'host Ax':>9} "
            f"{'prod Ax':>9} {'copy':>8} {'ratio':>6} | {'scipy ATx':>9} {'host ATx':>9} "
            f"{'prod ATx':>9} {'ratio':>6} | bicg scipy / on op / zs.solve (its)")

@@ -239,6 +239,8 @@ _PROTOTYPES = {
     "zs_context_device_count": (c_int, [_p]),
     "zs_context_device": (c_char_p, [_p, c_int]),
     "zs_vector_create": (c_int, [_pp, _p, c_char_p, c_int, c_int64]),
+    "zs_vector_wrap": (c_int, [_pp, _p, c_char_p, c_int, c_int64, _p]),
+    "zs_vector_rewrap": (c_int, [_p, _p]),
     "zs_vector_destroy": (None, [_pp]),
     "zs_vector_size": (c_int64, [_p]),
     "zs_vector_upload": (c_int, [_p, _p]),

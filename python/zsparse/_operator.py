@@ -12,21 +12,31 @@ from ._context import Vector, as_input, as_output, default_context, dtype_of
 from ._encoded import Encoded, encode, options_string
 from ._lib import check
 
-# Host vectors go through work vectors cached on the operator, one per role: the input and the
-# output of A x (x has A's column count, y its row count), and of Aᵀ w. The pair uses all four.
+# Host arrays reach the library in one of two ways. On a host backend (ref, cpu) the operator keeps
+# vectors that wrap caller memory (zs_vector_wrap), pointed at each call's arrays (zs_vector_rewrap):
+# the product reads x and writes y in place. On a device backend (cuda, hip) it keeps work vectors
+# there and copies x in and y out. Either way one vector per role: the input and output of A x
+# (x has A's column count, y its row count), and of Aᵀ w; the pair uses all four.
 _X, _Y, _W, _Z = range(4)
+_WHAT = ("spmv", "spmvt")
 
 _ndarray, _empty = np.ndarray, np.empty
 _address = _lib.address
 _addressof, _from_buffer = ctypes.addressof, ctypes.c_char.from_buffer
 
 
-def _destroy_operator(lib, handle, work, jacobi, ctx):
+def _destroy_operator(lib, handle, vectors, jacobi, ctx):
     # ctx is passed only to keep the context alive until the operator and its vectors are gone.
-    for v in work:
+    for v in vectors:
         _lib.destroy(lib.zs_vector_destroy, v)
     _lib.destroy(lib.zs_operator_destroy, jacobi)
     _lib.destroy(lib.zs_operator_destroy, handle)
+
+
+def _overlap(a, a_addr, b, b_addr):
+    """Whether two C-contiguous arrays at these addresses share bytes (exact, unlike a NumPy
+    bounds check, and cheap: the addresses are at hand)."""
+    return a_addr < b_addr + b.nbytes and b_addr < a_addr + a.nbytes and a.size and b.size
 
 
 class Operator(_lib.Owner):
@@ -62,11 +72,16 @@ class Operator(_lib.Owner):
             ),
             "zs_operator_create",
         )
+        # Work vectors on the backend (copies) and vectors over caller memory, made on first use.
         self._work = [ctypes.c_void_p() for _ in range(4)]
         self._pairs = ((self._work[_X], self._work[_Y]), (self._work[_W], self._work[_Z]))
+        self._wrapped = [ctypes.c_void_p() for _ in range(4)]
+        self._wpairs = (
+            (self._wrapped[_X], self._wrapped[_Y]), (self._wrapped[_W], self._wrapped[_Z])
+        )
         self._jacobi_p = ctypes.c_void_p()  # diag(A)^-1 for zsparse.solve, made on first use
         self._finalizer = weakref.finalize(
-            self, _destroy_operator, lib, self._p, self._work, self._jacobi_p, ctx
+            self, _destroy_operator, lib, self._p, self._work + self._wrapped, self._jacobi_p, ctx
         )
         self._lib, self._ctx, self._encoded = lib, ctx, A
         self._rows = int(lib.zs_operator_rows(self._p))
@@ -78,9 +93,16 @@ class Operator(_lib.Owner):
         self._nnz = A.nnz
         self._xshape, self._yshape = (self._cols,), (self._rows,)
         self._lock = threading.Lock()
+        self._out_len = (self._rows, self._cols)
         # Bound once: a product through the Python layer is a handful of attribute reads.
         self._upload, self._download = lib.zs_vector_upload, lib.zs_vector_download
-        self._spmv = lib.zs_spmv
+        self._spmv, self._spmv_pair, self._rewrap = lib.zs_spmv, lib.zs_spmv_pair, lib.zs_vector_rewrap
+        # Whether the backend's vectors are host memory: an empty wrap is refused otherwise.
+        probe = ctypes.c_void_p()
+        s = lib.zs_vector_wrap(ctypes.byref(probe), ctx.handle(), self._backend.encode(),
+                               self._type, 0, None)
+        lib.zs_vector_destroy(ctypes.byref(probe))
+        self._wrap = s == 0
         ctx._adopt(self)
 
     _what = "operator"
@@ -146,63 +168,80 @@ class Operator(_lib.Owner):
             )
         return v
 
-    def _product(self, which, x, out, alpha, beta):
-        rows, cols = (self._rows, self._cols) if which == _lib.OP_N else (self._cols, self._rows)
-        if isinstance(x, Vector) or isinstance(out, Vector):
-            return self._product_resident(which, x, out, alpha, beta, cols, rows)
-        xin = as_input(x, cols, self._dtype, "x")
-        y = as_output(out, rows, self._dtype, "out")
-        if beta != 0 and out is None:
-            raise ValueError("beta != 0 needs out= (the y that beta scales)")
-        return self._run(which, xin, y, alpha, beta)
+    def _wrap_at(self, v, n, addr):
+        """Point handle v (a vector over caller memory) at addr, making it on first use; a
+        status, nonzero for memory the library cannot wrap (misaligned): copy instead."""
+        if v.value is not None:
+            return self._rewrap(v, addr)
+        self.handle()  # ClosedError once closed: the vectors are gone with the operator
+        return self._lib.zs_vector_wrap(
+            ctypes.byref(v), self._ctx.handle(), self._backend.encode(), self._type, n, addr
+        )
 
-    def _run(self, which, x, y, alpha, beta):
-        """The three calls of a host product (upload x, spmv, download y) on checked arrays.
-        The hot path: every line here counts towards the Python layer's cost per product."""
-        xaddr = _address(x)
-        yaddr = _address(y)
-        lock = self._lock
-        lock.acquire()
-        try:
-            p = self._p
-            xv, yv = self._pairs[which]
-            if xv.value is None or yv.value is None or p.value is None:
-                self._prepare(which)
-            s = self._upload(xv, xaddr)
-            if s == 0 and beta != 0:
-                s = self._upload(yv, yaddr)
-            if s == 0:
-                s = self._spmv(p, which, alpha, xv, beta, yv)
-            if s == 0:
-                s = self._download(yv, yaddr)
-        finally:
-            lock.release()
+    def _product(self, which, x, out, alpha, beta):
+        n_in, n_out = self._out_len[1 - which], self._out_len[which]
+        if isinstance(x, Vector) or isinstance(out, Vector):
+            return self._product_resident(which, x, out, alpha, beta, n_in, n_out)
+        xin = as_input(x, n_in, self._dtype, "x")
+        if out is None:
+            if beta != 0:
+                raise ValueError("beta != 0 needs out= (the y that beta scales)")
+            y = _empty(n_out, self._dtype)
+        else:
+            y = as_output(out, n_out, self._dtype, "out")
+        xaddr, yaddr = _address(xin), _address(y)
+        if out is not None and _overlap(xin, xaddr, y, yaddr):
+            xin = xin.copy()  # the product reads x while it writes y
+            xaddr = _address(xin)
+        s = self._run(which, xaddr, yaddr, alpha, beta)
         if s:
-            raise _lib.error(s, "spmv" if which == 0 else "spmvt")
+            raise _lib.error(s, _WHAT[which])
         return y
 
     def _fast(self, which, x):
         """op(A) x for an x already of the right type, dtype, length and layout: the common case
         inlined, since each Python step here costs about as much as a library call."""
-        y = _empty(self._rows if which == 0 else self._cols, self._dtype)
+        y = _empty(self._out_len[which], self._dtype)
         try:
             xaddr = _addressof(_from_buffer(x))
         except (TypeError, ValueError):  # read-only, or empty
             xaddr = x.ctypes.data
         yaddr = _addressof(_from_buffer(y)) if y.shape[0] else y.ctypes.data
+        s = self._run(which, xaddr, yaddr, 1.0, 0.0)
+        if s:
+            raise _lib.error(s, _WHAT[which])
+        return y
+
+    def _run(self, which, xaddr, yaddr, alpha, beta):
+        """y = alpha op(A) x + beta y on checked host arrays at xaddr and yaddr, which do not
+        overlap: in place on a host backend, else through the work vectors (copy x in, and y
+        when beta != 0; the product; copy y out). Returns the library's status. The hot path:
+        every line here counts towards the Python layer's cost per product."""
         lock = self._lock
         lock.acquire()
         try:
+            if self._wrap:
+                xv, yv = self._wpairs[which]
+                if xv.value is not None and yv.value is not None:
+                    s = self._rewrap(xv, xaddr) or self._rewrap(yv, yaddr)
+                else:
+                    n_in, n_out = self._out_len[1 - which], self._out_len[which]
+                    s = self._wrap_at(xv, n_in, xaddr) or self._wrap_at(yv, n_out, yaddr)
+                if s == 0:
+                    return self._spmv(self._p, which, alpha, xv, beta, yv)
             xv, yv = self._pairs[which]
-            if xv.value is None or yv.value is None or self._p.value is None:
+            if xv.value is None or yv.value is None:
                 self._prepare(which)
-            s = self._upload(xv, xaddr) or self._spmv(self._p, which, 1.0, xv, 0.0, yv) or \
-                self._download(yv, yaddr)
+            s = self._upload(xv, xaddr)
+            if s == 0 and beta != 0:
+                s = self._upload(yv, yaddr)
+            if s == 0:
+                s = self._spmv(self._p, which, alpha, xv, beta, yv)
+            if s == 0:
+                s = self._download(yv, yaddr)
+            return s
         finally:
             lock.release()
-        if s:
-            raise _lib.error(s, "spmv" if which == 0 else "spmvt")
-        return y
 
     def _prepare(self, which):
         """Check the operator is open and create the work vectors of op(A) (the lock is held)."""
@@ -307,33 +346,83 @@ class Operator(_lib.Owner):
     def pair(self, x, w, alpha=1.0, beta=0.0, alpha_t=1.0, beta_t=0.0, y=None, z=None):
         """BiCG's two products in one call: (y, z) = (alpha A x + beta y, alpha_t Aᵀ w + beta_t z),
         one pass over the matrix where the backend fuses them (docs/backends.md)."""
-        if any(isinstance(v, Vector) for v in (x, w, y, z)):
+        rows, cols, dt = self._rows, self._cols, self._dtype
+        if (
+            y is None
+            and z is None
+            and type(x) is _ndarray
+            and type(w) is _ndarray
+            and x.dtype is dt
+            and w.dtype is dt
+            and x.shape == self._xshape
+            and w.shape == self._yshape
+            and x.flags.c_contiguous
+            and w.flags.c_contiguous
+            and beta == 0
+            and beta_t == 0
+        ):  # arrays as they should be, new outputs: nothing to convert or to keep apart
+            yout, zout = _empty(rows, dt), _empty(cols, dt)
+            a = (_address(x), _address(w), _address(yout), _address(zout))
+            s = self._run_pair(a[0], a[1], a[2], a[3], alpha, 0.0, alpha_t, 0.0)
+            if s:
+                raise _lib.error(s, "spmv_pair")
+            return yout, zout
+        if (
+            isinstance(x, Vector) or isinstance(w, Vector) or isinstance(y, Vector)
+            or isinstance(z, Vector)
+        ):
             return self._pair_resident(x, w, alpha, beta, alpha_t, beta_t, y, z)
-        rows, cols = self._rows, self._cols
-        xin, win = as_input(x, cols, self._dtype, "x"), as_input(w, rows, self._dtype, "w")
-        yout, zout = as_output(y, rows, self._dtype, "y"), as_output(z, cols, self._dtype, "z")
+        xin, win = as_input(x, cols, dt, "x"), as_input(w, rows, dt, "w")
+        yout = _empty(rows, dt) if y is None else as_output(y, rows, dt, "y")
+        zout = _empty(cols, dt) if z is None else as_output(z, cols, dt, "z")
         if (beta != 0 and y is None) or (beta_t != 0 and z is None):
             raise ValueError("beta != 0 needs y= and beta_t != 0 needs z= (what they scale)")
-        if y is not None and z is not None and np.shares_memory(yout, zout):
-            raise ValueError("y and z overlap; the pair writes both")
-        a = [_address(v) for v in (xin, win, yout, zout)]
+        a = [_address(xin), _address(win), _address(yout), _address(zout)]
+        if y is not None or z is not None:
+            if _overlap(yout, a[2], zout, a[3]):
+                raise ValueError("y and z overlap; the pair writes both")
+            # The pair reads x and w while it writes y and z.
+            if _overlap(xin, a[0], yout, a[2]) or _overlap(xin, a[0], zout, a[3]):
+                xin = xin.copy()
+                a[0] = _address(xin)
+            if _overlap(win, a[1], yout, a[2]) or _overlap(win, a[1], zout, a[3]):
+                win = win.copy()
+                a[1] = _address(win)
+        s = self._run_pair(a[0], a[1], a[2], a[3], alpha, beta, alpha_t, beta_t)
+        if s:
+            raise _lib.error(s, "spmv_pair")
+        return yout, zout
+
+    def _run_pair(self, xa, wa, ya, za, alpha, beta, alpha_t, beta_t):
+        """The pair on checked host arrays at xa, wa, ya, za (see _run); a status."""
+        rows, cols = self._rows, self._cols
         with self._lock:
+            if self._wrap:
+                xv, yv, wv, zv = self._wrapped
+                if xv.value and yv.value and wv.value and zv.value:
+                    rewrap = self._rewrap
+                    s = rewrap(xv, xa) or rewrap(yv, ya) or rewrap(wv, wa) or rewrap(zv, za)
+                else:
+                    s = (
+                        self._wrap_at(xv, cols, xa) or self._wrap_at(yv, rows, ya)
+                        or self._wrap_at(wv, rows, wa) or self._wrap_at(zv, cols, za)
+                    )
+                if s == 0:
+                    return self._spmv_pair(self._p, alpha, xv, beta, yv, alpha_t, wv, beta_t, zv)
             p = self.handle()
             xv, yv, wv, zv = self._work
             for v, n in ((xv, cols), (yv, rows), (wv, rows), (zv, cols)):
                 self._vec(v, n)
-            s = self._upload(xv, a[0]) or self._upload(wv, a[1])
+            s = self._upload(xv, xa) or self._upload(wv, wa)
             if s == 0 and beta != 0:
-                s = self._upload(yv, a[2])
+                s = self._upload(yv, ya)
             if s == 0 and beta_t != 0:
-                s = self._upload(zv, a[3])
+                s = self._upload(zv, za)
             if s == 0:
-                s = self._lib.zs_spmv_pair(p, alpha, xv, beta, yv, alpha_t, wv, beta_t, zv)
+                s = self._spmv_pair(p, alpha, xv, beta, yv, alpha_t, wv, beta_t, zv)
             if s == 0:
-                s = self._download(yv, a[2]) or self._download(zv, a[3])
-        if s:
-            raise _lib.error(s, "spmv_pair")
-        return yout, zout
+                s = self._download(yv, ya) or self._download(zv, za)
+            return s
 
     def _pair_resident(self, x, w, alpha, beta, alpha_t, beta_t, y, z):
         if not all(isinstance(v, Vector) for v in (x, w)):
@@ -391,6 +480,7 @@ class TransposedOperator:
     """Aᵀ of an Operator: its products are the operator's transposed ones (op.T @ x = Aᵀ x)."""
 
     __array_ufunc__ = None
+    __slots__ = ("_op",)
 
     def __init__(self, op):
         self._op = op
@@ -431,6 +521,14 @@ class TransposedOperator:
         return self._op.matmat(X)
 
     def __matmul__(self, x):
+        op = self._op
+        if (
+            type(x) is _ndarray
+            and x.dtype is op._dtype
+            and x.shape == op._yshape
+            and x.flags.c_contiguous
+        ):
+            return op._fast(1, x)
         if isinstance(x, Vector):
             return self.matvec(x)
         a = x if isinstance(x, np.ndarray) else np.asarray(x)

@@ -38,6 +38,15 @@ def context():
         yield ctx
 
 
+@pytest.fixture(scope="session", params=["cpu", "cuda", "hip"])
+def backend_context(request):
+    """A context whose operators and vectors default to one backend: the cases written for "the"
+    backend run on the cpu and on every GPU present (skipped, with the reason, elsewhere)."""
+    need_backend(request.param)
+    with zsparse.Context(backend=request.param) as ctx:
+        yield ctx
+
+
 def matrices_dir():
     """$ZS_TEST_MATRICES (a folder holding MANIFEST.tsv, else the run fails), else the folder
     the build names (shared/matrices beside the source tree); None when neither is there."""

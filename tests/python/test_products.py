@@ -117,11 +117,11 @@ def test_stored_transpose_and_pair_options(backend, context):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f32", "f64"])
-def test_linear_operator(dtype, context):
+def test_linear_operator(dtype, backend_context):
     A = GENERATED["random_150x400"]
     A64 = rounded(A, dtype)
     rng = np.random.default_rng(5)
-    op = zsparse.Operator(zsparse.encode(A, "dtans", dtype=dtype), context=context)
+    op = zsparse.Operator(zsparse.encode(A, "dtans", dtype=dtype), context=backend_context)
     L = op.aslinearoperator()
     assert L.shape == A.shape and L.dtype == np.dtype(dtype)
     x, w = rng.standard_normal(400), rng.standard_normal(150)
@@ -140,11 +140,11 @@ def test_linear_operator(dtype, context):
     assert_product(L.matvec(x), A64, x, dtype, what="L after del op")
 
 
-def test_transposed_view(context):
+def test_transposed_view(backend_context):
     A = GENERATED["random_300x200"]
     A64 = rounded(A, np.float64)
     fmt = "gcsb" if "gcsb" in FORMATS else "csr"
-    op = zsparse.Operator(zsparse.encode(A, fmt), context=context)
+    op = zsparse.Operator(zsparse.encode(A, fmt), context=backend_context)
     T = op.T
     assert T.shape == (200, 300) and T.T is op
     w, x = np.arange(300.0) / 300, np.arange(200.0) / 200
@@ -157,12 +157,12 @@ def test_transposed_view(context):
     assert_product(x @ T, A64, x, np.float64, what="x @ op.T")
 
 
-def test_converted_inputs(context):
+def test_converted_inputs(backend_context):
     """Inputs that are not C-contiguous arrays of the operator's dtype are converted (a copy);
     the result is the same as with the converted array."""
     A = GENERATED["random_300x200"]
     A64 = rounded(A, np.float32)
-    op = zsparse.Operator(zsparse.encode(A, "csr", dtype=np.float32), context=context)
+    op = zsparse.Operator(zsparse.encode(A, "csr", dtype=np.float32), context=backend_context)
     base = np.random.default_rng(2).standard_normal(400)
     strided = base[::2]  # float64, not contiguous
     assert not strided.flags.c_contiguous
@@ -197,11 +197,11 @@ def test_resident_vectors(backend, context):
     assert_product(zv2.to_numpy(), A64.T, x, np.float64, what="resident pair z")
 
 
-def test_threads_share_an_operator(context):
+def test_threads_share_an_operator(backend_context):
     """Products from several threads on one operator do not mix their vectors."""
     A = GENERATED["random_300x200"]
     A64 = rounded(A, np.float64)
-    op = zsparse.Operator(zsparse.encode(A, "csr"), context=context)
+    op = zsparse.Operator(zsparse.encode(A, "csr"), context=backend_context)
     errors = []
 
     def work(seed):
@@ -221,12 +221,86 @@ def test_threads_share_an_operator(context):
     assert not errors, errors[0]
 
 
-def test_empty_and_tiny(context):
+def test_empty_and_tiny(backend_context):
     E = zsparse.encode(sp.csr_matrix((0, 0)), "csr")
     assert E.shape == (0, 0) and E.nnz == 0
-    op = zsparse.Operator(zsparse.encode(sp.csr_matrix((5, 0)), "csr"), context=context)
+    op = zsparse.Operator(zsparse.encode(sp.csr_matrix((5, 0)), "csr"), context=backend_context)
     assert np.array_equal(op @ np.zeros(0), np.zeros(5))
     assert (op.T @ np.ones(5)).shape == (0,)
+
+
+@pytest.mark.parametrize("backend", all_backends())
+def test_host_arrays_in_place(backend, context):
+    """On host backends the products read and write the caller's arrays in place (no work
+    vectors, so no copies); device backends copy through work vectors. Both give the bits the
+    other path gives on the same backend."""
+    need_backend(backend)
+    A = GENERATED["random_300x200"]
+    A64 = rounded(A, np.float64)
+    rng = np.random.default_rng(9)
+    x, w = rng.standard_normal(200), rng.standard_normal(300)
+    with zsparse.Operator(zsparse.encode(A, "csr"), context=context, backend=backend) as op:
+        y, z = op @ x, op.T @ w
+        yp, zp = op.pair(x, w)
+        out = np.full(300, np.nan)
+        op.matvec(x, out=out, alpha=2.0)
+        assert_product(y, A64, x, np.float64, what="A x")
+        assert_product(z, A64.T, w, np.float64, what="A^T w")
+        host = backend in ("ref", "cpu")
+        assert op._wrap == host
+        made = [v.value is not None for v in op._work]
+        assert not any(made) if host else all(made), f"work vectors made: {made}"
+        # The other path, forced, gives the same bits.
+        op._wrap = not op._wrap
+        assert np.array_equal(op @ x, y) and np.array_equal(op.T @ w, z)
+        y2, z2 = op.pair(x, w)
+        assert np.array_equal(y2, yp) and np.array_equal(z2, zp)
+        out2 = np.full(300, np.nan)
+        op.matvec(x, out=out2, alpha=2.0)
+        assert np.array_equal(out2, out)
+
+
+@pytest.mark.parametrize("backend", all_backends())
+def test_awkward_arrays(backend, context):
+    """Misaligned, read-only and overlapping arrays: converted or copied as needed, never a
+    wrong product or an error from the library."""
+    need_backend(backend)
+    A = GENERATED["dense_block_64"]
+    A64 = rounded(A, np.float64)
+    x = np.cos(np.arange(64.0))
+    with zsparse.Operator(zsparse.encode(A, "csr"), context=context, backend=backend) as op:
+        want = op @ x
+        assert_product(want, A64, x, np.float64)
+        # Misaligned views (float64 at an odd byte address) as x and as out.
+        raw = np.zeros(64 * 8 + 1, np.uint8)
+        xm = raw[1:].view(np.float64)
+        xm[:] = x
+        assert not xm.flags.aligned
+        assert np.array_equal(op @ xm, want)
+        raw2 = np.zeros(64 * 8 + 1, np.uint8)
+        out = raw2[1:].view(np.float64)
+        assert op.matvec(x, out=out) is out and np.array_equal(out, want)
+        yp, zp = op.pair(xm, xm)
+        assert np.array_equal(yp, want)
+        # Read-only x.
+        ro = x.copy()
+        ro.flags.writeable = False
+        assert np.array_equal(op @ ro, want)
+        # out over x itself, and over part of it: x is read as it was.
+        buf = np.concatenate([x, np.zeros(8)])
+        op.matvec(buf[:64], out=buf[:64])
+        assert np.array_equal(buf[:64], want)
+        buf = np.concatenate([x, np.zeros(8)])
+        op.matvec(buf[:64], out=buf[8:72])
+        assert np.array_equal(buf[8:72], want)
+        # The pair writing into its own inputs.
+        xs, ws = x.copy(), x[::-1].copy()
+        y_want, z_want = op.pair(xs, ws)
+        y, z = op.pair(xs, ws, y=xs, z=ws)
+        assert y is xs and z is ws
+        assert np.array_equal(y, y_want) and np.array_equal(z, z_want)
+        with pytest.raises(ValueError, match="y and z overlap"):
+            op.pair(x, x, y=buf[:64], z=buf[4:68])
 
 
 def test_the_check_catches_wrong_products():

@@ -39,7 +39,7 @@ FORMATS = zsparse.formats()
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f32", "f64"])
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("name", list(SYSTEMS))
-def test_scipy_bicg_iterations(name, fmt, dtype, context):
+def test_scipy_bicg_iterations(name, fmt, dtype, backend_context):
     """scipy.sparse.linalg.bicg on op.aslinearoperator() takes the iterations it takes on the
     SciPy matrix of the same values, +-1."""
     A = sp.csr_matrix(SYSTEMS[name], dtype=dtype)
@@ -47,7 +47,7 @@ def test_scipy_bicg_iterations(name, fmt, dtype, context):
     tol = 1e-4 if dtype == np.float32 else 1e-9
     x_ref, info_ref, its_ref = scipy_iterative(sla.bicg, A, b, tol)
     assert info_ref == 0, f"SciPy's bicg does not converge on {name} ({info_ref})"
-    op = zsparse.Operator(zsparse.encode(A, fmt), context=context)
+    op = zsparse.Operator(zsparse.encode(A, fmt), context=backend_context)
     x, info, its = scipy_iterative(sla.bicg, op.aslinearoperator(), b, tol)
     assert info == 0
     assert abs(its - its_ref) <= 1, f"{its} iterations on zsparse, {its_ref} on SciPy"
@@ -56,15 +56,15 @@ def test_scipy_bicg_iterations(name, fmt, dtype, context):
 
 
 @pytest.mark.parametrize("method", ["bicgstab", "gmres", "cg"])
-def test_other_scipy_solvers(method, context):
+def test_other_scipy_solvers(method, backend_context):
     A = SYSTEMS["random_400"]
     if method == "cg":
         A = dominant(A + A.T)  # symmetric positive definite
     b = np.sin(np.arange(A.shape[0]))
     solver = getattr(sla, method)
     x_ref, info_ref, _ = scipy_iterative(solver, A, b, 1e-10)
-    x, info, _ = scipy_iterative(solver, zsparse.Operator(zsparse.encode(A)).aslinearoperator(), b,
-                                 1e-10)
+    op = zsparse.Operator(zsparse.encode(A), context=backend_context)
+    x, info, _ = scipy_iterative(solver, op.aslinearoperator(), b, 1e-10)
     assert info_ref == 0 and info == 0
     assert np.linalg.norm(x - x_ref) <= 1e-8 * np.linalg.norm(x_ref)
 
@@ -97,7 +97,8 @@ def test_solve_agrees_with_scipy(backend, method, precond, dtype, context):
             assert info.spmvt_count >= info.iterations
 
 
-def test_solve_on_an_operator_and_options(context):
+def test_solve_on_an_operator_and_options(backend_context):
+    context = backend_context
     A = SYSTEMS["random_400"]
     b = np.ones(A.shape[0])
     op = zsparse.Operator(zsparse.encode(A, "csr"), context=context)
@@ -119,11 +120,12 @@ def test_solve_on_an_operator_and_options(context):
     assert i_m == 0 and i_m.iterations == i_j.iterations
 
 
-def test_solve_breakdown_is_reported():
+def test_solve_breakdown_is_reported(backend_context):
     """Skew-symmetric A: BiCG's divisors vanish; info < 0 names the quantity, x stays finite."""
     n = 50
     S = sp.random(n, n, density=0.1, random_state=3)
     A = sp.csr_matrix(S - S.T)
-    x, info = zsparse.solve(A, np.ones(n), method="bicg", tol=1e-10, precond=None)
+    x, info = zsparse.solve(A, np.ones(n), method="bicg", tol=1e-10, precond=None,
+                            context=backend_context)
     assert info < 0 and info.stop_reason not in ("converged", "max_iter"), repr(info)
     assert np.all(np.isfinite(x))
