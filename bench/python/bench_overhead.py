@@ -11,8 +11,9 @@ with every argument prepared beforehand (resident zs_vector handles, no checks):
   op.T @ w, op.rmatvec(w)      zs_spmv(T) on resident vectors
   op.matvec(x, out=y[, a, b])  zs_spmv(N) (with alpha, beta)
   op.pair(x, w[, y=, z=])      zs_spmv_pair
-and, for reference, the three calls a product needs when x and y are copied in and out
-(zs_vector_upload, zs_spmv, zs_vector_download).
+on host backends (ref, cpu), where the package uses the arrays in place; on device backends
+(cuda, hip) the bare work also copies the inputs in and the outputs out (zs_vector_upload,
+zs_vector_download), as the package must.
 
 The two are measured alternately, `--repeat` rounds of `--number` calls each, and the best
 round of each is kept, so that a shared machine's load hits both alike. "layer" is the form's
@@ -86,14 +87,22 @@ def bare_calls(ctx, op_p, lib, n, dt, x, y):
     xv, yv, wv, zv = vs
     spmv, pair = lib.zs_spmv, lib.zs_spmv_pair
     up, down = lib.zs_vector_upload, lib.zs_vector_download
-    xa, ya = x.ctypes.data, y.ctypes.data
+    xa, ya = x.ctypes.data, y.ctypes.data  # (square matrix: every vector has one length)
     calls = {
         "zs_spmv N": lambda: spmv(op_p, 0, 1.0, xv, 0.0, yv),
         "zs_spmv T": lambda: spmv(op_p, 1, 1.0, wv, 0.0, zv),
         "zs_spmv N alpha, beta": lambda: spmv(op_p, 0, 0.5, xv, 0.25, yv),
         "zs_spmv_pair": lambda: pair(op_p, 1.0, xv, 0.0, yv, 1.0, wv, 0.0, zv),
+        # What a device backend does for host arrays: copies in, the product, copies out.
         "upload + zs_spmv + download": lambda: (up(xv, xa), spmv(op_p, 0, 1.0, xv, 0.0, yv),
                                                 down(yv, ya)),
+        "upload + zs_spmv T + download": lambda: (up(wv, xa), spmv(op_p, 1, 1.0, wv, 0.0, zv),
+                                                  down(zv, ya)),
+        "upload 2 + zs_spmv + download": lambda: (up(xv, xa), up(yv, ya),
+                                                  spmv(op_p, 0, 0.5, xv, 0.25, yv), down(yv, ya)),
+        "upload 2 + pair + download 2": lambda: (up(xv, xa), up(wv, xa),
+                                                 pair(op_p, 1.0, xv, 0.0, yv, 1.0, wv, 0.0, zv),
+                                                 down(yv, ya), down(zv, ya)),
     }
 
     def free():
@@ -103,7 +112,19 @@ def bare_calls(ctx, op_p, lib, n, dt, x, y):
     return calls, free
 
 
-# Which bare call each form is compared with.
+# Which bare call each form is compared with: on a host backend the product alone (the layer
+# uses the arrays in place); on a device backend the product with the copies it needs for host
+# arrays, so that "layer" is the Python layer's part alone there too.
+BASE_COPIES = {
+    "op @ x": "upload + zs_spmv + download",
+    "op.matvec(x)": "upload + zs_spmv + download",
+    "op.T @ w": "upload + zs_spmv T + download",
+    "op.rmatvec(w)": "upload + zs_spmv T + download",
+    "op.matvec(x, out=y)": "upload + zs_spmv + download",
+    "op.matvec(x, out=y, alpha, beta)": "upload 2 + zs_spmv + download",
+    "op.pair(x, w)": "upload 2 + pair + download 2",
+    "op.pair(x, w, y=, z=)": "upload 2 + pair + download 2",
+}
 BASE = {
     "op @ x": "zs_spmv N",
     "op.matvec(x)": "zs_spmv N",
@@ -129,6 +150,7 @@ def measure(backend, n, dt, number, repeat, other=None):
     with zsparse.Context(backend=backend) as ctx, zsparse.encode(A, "csr") as E, \
             zsparse.Operator(E, context=ctx) as op:
         bare, free = bare_calls(ctx, op.handle(), lib, n, dt, x, y)
+        in_place = getattr(op, "_wrap", False)  # host arrays used in place on this backend
         pairs = [(k, f) for k, f in bare.items()]
         pairs += [(k, f) for k, f in forms(zsparse, op, x, w, y, z).items()]
         keep = []
@@ -146,7 +168,7 @@ def measure(backend, n, dt, number, repeat, other=None):
             for o in keep:
                 o.close()
     rows = []
-    for form, base in BASE.items():
+    for form, base in (BASE if in_place else BASE_COPIES).items():
         r = {"backend": backend, "form": form, "bare": base, "form_s": best[form],
              "bare_s": best[base], "layer_s": best[form] - best[base]}
         if other is not None:
@@ -187,12 +209,12 @@ def main():
         out["reference"].append(ref)
         print(f"\n{be}: zs_spmv alone {ref['bare_spmv_s'] * 1e6:.2f} us; upload + zs_spmv + "
               f"download {ref['upload_spmv_download_s'] * 1e6:.2f} us")
-        head = f"  {'form':<34} {'bare call':<22} {'form':>8} {'bare':>8} {'layer':>8}"
+        head = f"  {'form':<34} {'bare call':<30} {'form':>8} {'bare':>8} {'layer':>8}"
         if other is not None:
             head += f" {'compared':>9} {'layer':>8}"
         print(head + "   (us per call)")
         for r in rows:
-            line = (f"  {r['form']:<34} {r['bare']:<22} {r['form_s'] * 1e6:8.2f} "
+            line = (f"  {r['form']:<34} {r['bare']:<30} {r['form_s'] * 1e6:8.2f} "
                     f"{r['bare_s'] * 1e6:8.2f} {r['layer_s'] * 1e6:8.2f}")
             if other is not None:
                 line += f" {r['other_s'] * 1e6:9.2f} {r['other_layer_s'] * 1e6:8.2f}"
