@@ -234,6 +234,23 @@ class Encoded(_lib.Owner):
         return int(self._lib.zs_encoded_nnz(self.handle()))
 
     @property
+    def note(self):
+        """What chose the format when "auto" did: "format=F options=O op_options=P backend=B
+        device=D workload=W reason=..." (kept in .zsm files); "" otherwise."""
+        return self._lib.zs_encoded_note(self.handle()).decode("utf-8", "replace")
+
+    def choice(self):
+        """The note as a dict (format, options, op_options, backend, device, workload, reason),
+        or None when the format was not chosen by "auto"."""
+        note = self.note
+        if not note:
+            return None
+        head, _, reason = note.partition(" reason=")
+        out = dict(item.partition("=")[::2] for item in head.split(" "))
+        out["reason"] = reason
+        return out
+
+    @property
     def nbytes(self):
         """Bytes of all arrays together (what a kernel reads, not counting x and y)."""
         return int(self._lib.zs_encoded_bytes(self.handle()))
@@ -387,16 +404,19 @@ def structure_info(A):
     return out
 
 
-def encode(A, format=None, options=None, dtype=None):
+def encode(A, format="auto", options=None, dtype=None):
     """Encode A (a scipy.sparse matrix or array, or a dense 2-D array) in `format`.
 
-    format: a name zs_format_from_name accepts ("csr", "coo", "csb", "gcsb", "cci", "dtans"; see
-    zsparse.formats()); None picks "auto" where the library knows it, else "csr". options: the
-    encoder's "key=value,..." string or a dict (docs/formats/). dtype: float32 or float64; None
-    keeps A's float32/float64 type (integer and boolean matrices become float64). A is converted
-    to canonical CSR on the way (sorted, duplicates summed) and is not modified."""
+    format: "auto" (the default: the library chooses the format and its options for a backend
+    and workload, docs/auto.md; Encoded.choice() says what and why) or a format name ("csr",
+    "coo", "csb", "gcsb", "cci", "dtans"; see zsparse.formats()). options: the encoder's
+    "key=value,..." string or a dict (docs/formats/); for "auto", the planner's (backend=,
+    workload=, device=, ...: without backend= it plans for $ZS_BACKEND, else cpu). dtype: float32
+    or float64; None keeps A's float32/float64 type (integer and boolean matrices become
+    float64). A is converted to canonical CSR on the way (sorted, duplicates summed) and is not
+    modified."""
     if format is None:
-        format = "auto" if _knows_auto() else "csr"
+        format = "auto"
     fid = format_id(format)
     opts = options_string(options, "encoder options")
     lib = _lib.lib()
@@ -407,17 +427,6 @@ def encode(A, format=None, options=None, dtype=None):
     finally:
         lib.zs_matrix_destroy(ctypes.byref(m))
     return Encoded(e)
-
-
-_auto = None
-
-
-def _knows_auto():
-    global _auto
-    if _auto is None:
-        out = ctypes.c_int()
-        _auto = _lib.lib().zs_format_from_name(b"auto", ctypes.byref(out)) == _lib.OK
-    return _auto
 
 
 def load(path):

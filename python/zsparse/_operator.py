@@ -58,13 +58,18 @@ class Operator(_lib.Owner):
 
     def __init__(self, A, context=None, options=None, backend=None):
         ctx = context if context is not None else default_context()
-        if not isinstance(A, Encoded):
-            A = encode(A)
         lib = ctx._lib
-        opts = options_string(options, "operator options")
         be = backend if backend is not None else ctx._backend
         if be is not None and not isinstance(be, str):
             raise TypeError(f"backend must be a name such as 'cpu', not {be!r}")
+        if not isinstance(A, Encoded):  # planned for the backend it will run on
+            A = encode(A, "auto", {"backend": be or ctx.backend})
+        if options is None:
+            # What "auto" chose to run it with, where it planned for this backend.
+            choice = A.choice()
+            if choice and choice.get("op_options") and choice.get("backend") == (be or ctx.backend):
+                options = choice["op_options"]
+        opts = options_string(options, "operator options")
         self._p = ctypes.c_void_p()
         check(
             lib.zs_operator_create(

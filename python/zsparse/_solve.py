@@ -99,7 +99,17 @@ def solve(
             raise ValueError("context, backend and options apply only when A is a matrix")
         return _solve(lib, A, b, mid, tol, maxiter, precond, x0, breakdown_tol)
     ctx = context if context is not None else default_context()
-    with encode(A, format, dtype=dtype) as E, Operator(
+    plan = None
+    if format is None or format == "auto":
+        # As `zsparse solve`: BiCG runs a pair per iteration, the others products; the encode
+        # spread over the iterations allowed.
+        n = A.shape[0]
+        calls = max(1, 10 * n if maxiter is None else int(maxiter))
+        work = {"bicg": f"solve:{calls}", "bicgstab": f"spmv:{2 * calls}"}.get(
+            method, f"spmv:{calls}"
+        )
+        plan = {"backend": backend or ctx.backend, "workload": work}
+    with encode(A, "auto" if plan else format, plan, dtype=dtype) as E, Operator(
         E, context=ctx, options=options, backend=backend
     ) as op:
         return _solve(lib, op, b, mid, tol, maxiter, precond, x0, breakdown_tol)
