@@ -219,10 +219,15 @@ def main():
             if other is not None:
                 line += f" {r['other_s'] * 1e6:9.2f} {r['other_layer_s'] * 1e6:8.2f}"
             print(line, flush=True)
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(out, fh, indent=1)
+    write_json(args.json, out)
     return 0
+
+
+def write_json(path, figures):
+    """--json: every figure, for scripts (nothing when path is None)."""
+    if path:
+        with open(path, "w") as fh:
+            json.dump(figures, fh, indent=1)
 
 
 if __name__ == "__main__":

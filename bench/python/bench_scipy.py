@@ -24,7 +24,6 @@ ctypes with prepared arguments (bench_overhead.py, which also times every other 
 """
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -189,9 +188,7 @@ def main():
                              f"{r['zs_solve_s']:.3f}s ({r['zs_solve_its']}) "
                              f"{r['scipy_bicg_s'] / r['zs_solve_s']:.2f}x")
                 print(line, flush=True)
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(results, fh, indent=1)
+    bench_overhead.write_json(args.json, results)
     return 0
 
 

@@ -16,21 +16,28 @@ struct zs_vector {
   int wrapped; /* data is the caller's (zs_vector_wrap): never freed here */
 };
 
-zs_status zs_vector_create(zs_vector **out, zs_context *ctx, const char *backend, zs_type type,
-                           int64_t n) {
-  if (!out || !ctx)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_create: out or ctx is NULL");
+/* A vector header for zs_vector_create and zs_vector_wrap (fn names which): arguments checked,
+ * the backend looked up; the caller sets data. */
+static zs_status new_header(zs_vector **v, zs_vector **out, zs_context *ctx, const char *backend,
+                            zs_type type, int64_t n, const char *fn) {
+  if (!out || !ctx) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: out or ctx is NULL", fn);
   if (type != ZS_F32 && type != ZS_F64)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_create: value type %d is invalid",
-                     (int)type);
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "%s: value type %d is invalid", fn, (int)type);
   if (n < 0 || n > ZS_MAX_DIM)
     return zsi_error(ZS_ERR_OVERFLOW, "vector length %" PRId64 " outside [0, 2^31-1]", n);
   const zsi_backend_slot *b;
   zs_status s = zsi_backend_get(ctx, backend, &b);
   if (s != ZS_OK) return s;
-  zs_vector *v = calloc(1, sizeof *v);
-  if (!v) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "vector header");
-  v->slot = b, v->be = b->ops, v->type = type, v->n = n;
+  if (!(*v = calloc(1, sizeof **v))) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "vector header");
+  (*v)->slot = b, (*v)->be = b->ops, (*v)->type = type, (*v)->n = n;
+  return ZS_OK;
+}
+
+zs_status zs_vector_create(zs_vector **out, zs_context *ctx, const char *backend, zs_type type,
+                           int64_t n) {
+  zs_vector *v;
+  zs_status s = new_header(&v, out, ctx, backend, type, n, "zs_vector_create");
+  if (s != ZS_OK) return s;
   if ((s = v->be->alloc(v->slot->self, &v->data, (size_t)n * zs_type_size(type))) != ZS_OK) {
     free(v);
     return s;
@@ -55,25 +62,21 @@ static zs_status check_wrap(const zs_vector *v, const void *data, const char *fn
 
 zs_status zs_vector_wrap(zs_vector **out, zs_context *ctx, const char *backend, zs_type type,
                          int64_t n, void *data) {
-  if (!out || !ctx) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_wrap: out or ctx is NULL");
-  if (type != ZS_F32 && type != ZS_F64)
-    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_vector_wrap: value type %d is invalid",
-                     (int)type);
-  if (n < 0 || n > ZS_MAX_DIM)
-    return zsi_error(ZS_ERR_OVERFLOW, "vector length %" PRId64 " outside [0, 2^31-1]", n);
-  const zsi_backend_slot *b;
-  zs_status s = zsi_backend_get(ctx, backend, &b);
+  zs_vector *v;
+  zs_status s = new_header(&v, out, ctx, backend, type, n, "zs_vector_wrap");
   if (s != ZS_OK) return s;
-  if (!b->ops->extension || !b->ops->extension(b->self, ZSB_EXT_HOST_MEMORY))
-    return zsi_error(ZS_ERR_UNSUPPORTED,
-                     "zs_vector_wrap: backend '%s' keeps vectors in device memory; create a "
-                     "vector and upload to it instead",
-                     b->ops->name);
-  zs_vector probe = {.type = type, .n = n};
-  if ((s = check_wrap(&probe, data, "zs_vector_wrap")) != ZS_OK) return s;
-  zs_vector *v = calloc(1, sizeof *v);
-  if (!v) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "vector header");
-  v->slot = b, v->be = b->ops, v->type = type, v->n = n, v->data = data, v->wrapped = 1;
+  if (!v->be->extension || !v->be->extension(v->slot->self, ZSB_EXT_HOST_MEMORY))
+    s = zsi_error(ZS_ERR_UNSUPPORTED,
+                  "zs_vector_wrap: backend '%s' keeps vectors in device memory; create a vector "
+                  "and upload to it instead",
+                  v->be->name);
+  else
+    s = check_wrap(v, data, "zs_vector_wrap");
+  if (s != ZS_OK) {
+    free(v);
+    return s;
+  }
+  v->data = data, v->wrapped = 1;
   *out = v;
   return ZS_OK;
 }

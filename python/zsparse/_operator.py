@@ -97,6 +97,7 @@ class Operator(_lib.Owner):
         self._format = A.format
         self._nnz = A.nnz
         self._xshape, self._yshape = (self._cols,), (self._rows,)
+        self._in_shape = (self._xshape, self._yshape)  # x of A x, of Aᵀ x
         self._lock = threading.Lock()
         self._out_len = (self._rows, self._cols)
         # Bound once: a product through the Python layer is a handful of attribute reads.
@@ -328,19 +329,23 @@ class Operator(_lib.Owner):
         return self._columns(_lib.OP_T, X)
 
     def __matmul__(self, x):
+        return self._matmul(0, x)
+
+    def _matmul(self, which, x):
+        """op(A) @ x: A x (which 0) or Aᵀ x (which 1), columns for a 2-D x."""
         if (
             type(x) is _ndarray
             and x.dtype is self._dtype
-            and x.shape == self._xshape
+            and x.shape == self._in_shape[which]
             and x.flags.c_contiguous
         ):
-            return self._fast(0, x)
+            return self._fast(which, x)
         if isinstance(x, Vector):
-            return self.matvec(x)
+            return self._product(which, x, None, 1.0, 0.0)
         a = x if isinstance(x, np.ndarray) else np.asarray(x)
         if a.ndim == 2:
-            return self.matmat(a)
-        return self.matvec(a)
+            return self._columns(which, a)
+        return self._product(which, a, None, 1.0, 0.0)
 
     def __rmatmul__(self, x):
         a = np.asarray(x)
@@ -526,18 +531,7 @@ class TransposedOperator:
         return self._op.matmat(X)
 
     def __matmul__(self, x):
-        op = self._op
-        if (
-            type(x) is _ndarray
-            and x.dtype is op._dtype
-            and x.shape == op._yshape
-            and x.flags.c_contiguous
-        ):
-            return op._fast(1, x)
-        if isinstance(x, Vector):
-            return self.matvec(x)
-        a = x if isinstance(x, np.ndarray) else np.asarray(x)
-        return self.matmat(a) if a.ndim == 2 else self.matvec(a)
+        return self._op._matmul(1, x)
 
     def __rmatmul__(self, x):
         return self._op.__matmul__(x) if np.ndim(x) == 1 else NotImplemented
