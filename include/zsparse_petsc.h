@@ -44,6 +44,7 @@ typedef struct MatZsparseInfo {
   PetscInt64 nnz[2];             /* diagonal, off-diagonal block: stored nonzeros */
   PetscInt64 bytes[2];           /* their encoded sizes (zs_encoded_bytes) */
   PetscInt ghosts;               /* ghost columns (off-diagonal block's width); 0 sequential */
+  PetscBool in_place;            /* the products use PETSc's arrays in place (host backends) */
   PetscInt64 products;           /* products (MatMult..., MatMultTranspose...) run, this rank */
   PetscLogDouble copy_seconds;   /* their time spent copying vectors between PETSc's arrays and
                                     the backend (uploads and downloads), this rank */

@@ -63,6 +63,14 @@ static PetscErrorCode work_vector(MPI_Comm comm, zs_vector **v, PetscInt n, cons
   PetscFunctionReturn(0);
 }
 
+/* Whether the backend's vectors are host memory, so that PETSc's arrays can be wrapped. */
+static PetscBool host_vectors(zs_context *ctx, const char *backend) {
+  zs_vector *probe = NULL;
+  const PetscBool yes = zs_vector_wrap(&probe, ctx, backend, ZSP_TYPE, 0, NULL) == ZS_OK;
+  zs_vector_destroy(&probe);
+  return yes;
+}
+
 /* Encode one SeqAIJ block with the matrix's format and options and upload it. A block without
  * nonzeros gets no operator: its product is zero. */
 static PetscErrorCode encode_block(MPI_Comm comm, zsp_mat *z, zsp_block *blk, Mat B) {
@@ -150,9 +158,12 @@ static PetscErrorCode setup(Mat A, zsp_mat *z) {
   PetscCall(MatGetLocalSize(A, &m, &n));
   PetscCall(encode_block(comm, z, &z->blk[0], Ad));
   if (Ao) PetscCall(encode_block(comm, z, &z->blk[1], Ao));
-  PetscCall(work_vector(comm, &z->vrow, m, backend_or_null(z->backend)));
-  PetscCall(work_vector(comm, &z->vcol, n, backend_or_null(z->backend)));
-  PetscCall(work_vector(comm, &z->vghost, nghost, backend_or_null(z->backend)));
+  z->in_place = !z->copy_vectors && host_vectors(ctx, backend_or_null(z->backend));
+  if (!z->in_place) {
+    PetscCall(work_vector(comm, &z->vrow, m, backend_or_null(z->backend)));
+    PetscCall(work_vector(comm, &z->vcol, n, backend_or_null(z->backend)));
+    PetscCall(work_vector(comm, &z->vghost, nghost, backend_or_null(z->backend)));
+  }
   PetscCall(PetscTime(&t1));
   z->encodes++;
   z->encode_seconds = t1 - t0;
@@ -225,6 +236,7 @@ static PetscErrorCode read_options(Mat A, zsp_mat *z) {
       PetscOptionsGetString(opts, prefix, "-mat_zsparse_backend", z->backend, ZSP_FIELD, NULL));
   PetscCall(PetscOptionsGetString(opts, prefix, "-mat_zsparse_backend_options", z->backend_options,
                                   ZSP_FIELD, NULL));
+  PetscCall(PetscOptionsGetBool(opts, prefix, "-mat_zsparse_copy_vectors", &z->copy_vectors, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -250,7 +262,7 @@ static PetscErrorCode settings_changed(Mat A, zsp_mat *z) {
 static PetscErrorCode MatSetFromOptions_AIJZsparse(Mat A, PetscOptionItems *PetscOptionsObject) {
   zsp_mat *z;
   char buf[4][ZSP_FIELD];
-  PetscBool set[4];
+  PetscBool set[4], copy = PETSC_FALSE, copy_set = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(ZspGet(A, &z));
@@ -265,8 +277,12 @@ static PetscErrorCode MatSetFromOptions_AIJZsparse(Mat A, PetscOptionItems *Pets
   PetscCall(PetscOptionsString("-mat_zsparse_backend_options", "operator options key=value,...",
                                "MatZsparseSetBackend", z->backend_options, buf[3], ZSP_FIELD,
                                &set[3]));
+  PetscCall(PetscOptionsBool("-mat_zsparse_copy_vectors",
+                             "copy vectors to the backend even where PETSc's arrays serve in place",
+                             "", z->copy_vectors, &copy, &copy_set));
   PetscOptionsHeadEnd();
-  PetscBool changed = PETSC_FALSE;
+  PetscBool changed = copy_set && copy != z->copy_vectors;
+  if (copy_set) z->copy_vectors = copy;
   char *field[4] = {z->format, z->options, z->backend, z->backend_options};
   for (int i = 0; i < 4; i++)
     if (set[i] && strcmp(field[i], buf[i]) != 0) {
@@ -375,6 +391,7 @@ static PetscErrorCode attach(Mat A, PetscBool mpi, const zsp_mat *settings) {
     PetscCall(PetscMemcpy(z->backend, settings->backend, sizeof z->backend));
     PetscCall(
         PetscMemcpy(z->backend_options, settings->backend_options, sizeof z->backend_options));
+    z->copy_vectors = settings->copy_vectors;
   } else {
     PetscCall(PetscStrncpy(z->format, "csr", ZSP_FIELD));
     PetscCall(read_options(A, z));
@@ -520,6 +537,7 @@ PetscErrorCode MatZsparseGetInfo(Mat A, MatZsparseInfo *info) {
   for (int b = 0; b < 2; b++) info->nnz[b] = z->blk[b].nnz, info->bytes[b] = z->blk[b].bytes;
   if (z->lvec) PetscCall(VecGetSize(z->lvec, &info->ghosts));
   info->products = z->products;
+  info->in_place = z->in_place;
   info->copy_seconds = z->copy_seconds;
   PetscFunctionReturn(0);
 }

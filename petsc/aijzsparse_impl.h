@@ -37,9 +37,16 @@ typedef struct zsp_mat {
   char format[ZSP_FIELD], options[ZSP_FIELD], backend[ZSP_FIELD], backend_options[ZSP_FIELD];
   zs_format fmt;
   PetscBool mpi;
+  /* Setting: copy vectors even where the backend could use PETSc's arrays in place (for
+   * measuring what the copies cost; -mat_zsparse_copy_vectors). */
+  PetscBool copy_vectors;
+  /* The products use PETSc's arrays in place: the backend's vectors are host memory (cpu,
+   * ref) and copy_vectors is off. The work vectors are then wrapped over the arrays at each
+   * product, and made at the first one (NULL until then, and for a length 0). */
+  PetscBool in_place;
   zsp_block blk[2]; /* [0] diagonal block, [1] off-diagonal block (MPI only) */
   /* Work vectors on the backend: the rank's rows, its columns, its ghost columns. NULL when
-   * the length is 0 (nothing to carry). */
+   * the length is 0 (nothing to carry); wrapped over PETSc's arrays when in_place. */
   zs_vector *vrow, *vcol, *vghost;
   /* The ghost exchange, built from the off-diagonal block's compressed columns (garray). */
   VecScatter scatter;
