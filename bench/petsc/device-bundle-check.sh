@@ -45,7 +45,7 @@ unshare --mount --propagation private bash -c '
     [ -e "$f" ] && mount --bind "$base/no-orted" "$f"
   done
   echo "check: $(ls "$libdir" | wc -l) libraries visible in $libdir; ldconfig -p knows $(ldconfig -p | grep -c "=>")"
-  CUDA=0 FORMATS=${FORMATS:-csr,gcsb,dtans} MATRIX=${MATRIX:-gen:stencil2d:n=300} REPS=${REPS:-5} \
+  CUDA=0 CPU_FORMATS=${CPU_FORMATS:-csr,csr/copy,gcsb,dtans} MATRIX=${MATRIX:-gen:stencil2d:n=300} REPS=${REPS:-5} \
     KSP_ITS=${KSP_ITS:-5} bash bench/petsc/device-petsc.sh
   # every library the bundle brings resolved from the bundle or this base, none from elsewhere
   if grep "=> /" "$OUT/ldd.txt" | grep -v "=> /tmp/zs-petsc-bundle/" | grep -v "=> $libdir/" |

@@ -14,7 +14,9 @@
 #   BUNDLE         the archive (default .petsc-bundle/zs-petsc-bundle.tar.xz)
 #   OUT            where results go (default ./device-out)
 #   MATRIX         the bench's -matrix (default gen:stencil2d:n=1000: 10^6 rows, 5*10^6 nonzeros)
-#   FORMATS        formats for both backends (default csr,coo,csb,gcsb,cci,dtans)
+#   FORMATS        formats of the cuda run (default csr,coo,csb,gcsb,cci,dtans)
+#   CPU_FORMATS    formats of the cpu run (default FORMATS and csr/copy: CSR with its vectors
+#                  copied, beside CSR on PETSc's arrays in place)
 #   REPS, KSP_ITS  the bench's -reps and -ksp_its (default 20 and 30)
 #   CPU, CUDA      0 leaves out the cpu or the cuda backend's run (default 1 each)
 #   BUDGET_S       seconds for each bench run before it is stopped (default 110)
@@ -25,6 +27,7 @@ BUNDLE=${BUNDLE:-.petsc-bundle/zs-petsc-bundle.tar.xz}
 OUT=${OUT:-$PWD/device-out}
 MATRIX=${MATRIX:-gen:stencil2d:n=1000}
 FORMATS=${FORMATS:-csr,coo,csb,gcsb,cci,dtans}
+CPU_FORMATS=${CPU_FORMATS:-$FORMATS,csr/copy}
 REPS=${REPS:-20}
 KSP_ITS=${KSP_ITS:-30}
 BUDGET_S=${BUDGET_S:-110}
@@ -102,13 +105,13 @@ if command -v nvidia-smi >/dev/null; then
     >"$OUT/nvidia-smi.txt" 2>&1 || true
 fi
 
-# run NAME BACKEND: one bench run; its table on stdout and in NAME.txt, its CSV in NAME.csv.
+# run NAME BACKEND FORMATS: one bench run; its table on stdout and in NAME.txt, its CSV in NAME.csv.
 status=0
 run() {
-  local name=$1 backend=$2 rc=0
-  log "bench $name: -matrix $MATRIX -mat_zsparse_backend $backend -formats $FORMATS"
+  local name=$1 backend=$2 formats=$3 rc=0
+  log "bench $name: -matrix $MATRIX -mat_zsparse_backend $backend -formats $formats"
   read -r -a extra <<<"${BENCH_ARGS:-}"
-  timeout --kill-after=10 "$BUDGET_S" "$bench" -matrix "$MATRIX" -formats "$FORMATS" \
+  timeout --kill-after=10 "$BUDGET_S" "$bench" -matrix "$MATRIX" -formats "$formats" \
     -mat_zsparse_backend "$backend" -reps "$REPS" -ksp_its "$KSP_ITS" -csv "$OUT/$name.csv" \
     "${extra[@]}" >"$OUT/$name.txt" 2>&1 || rc=$?
   cat "$OUT/$name.txt"
@@ -121,11 +124,11 @@ run() {
 if [ "${CUDA:-1}" = 0 ]; then
   log "cuda run left out (CUDA=0)"
 elif [ -n "${ZS_MODULE_DIR:-}" ] && [ -f "$ZS_MODULE_DIR/libzsparse-cuda.so" ]; then
-  run petsc-cuda cuda
+  run petsc-cuda cuda "$FORMATS"
 else
   log "no cuda run: ZS_MODULE_DIR names no folder with libzsparse-cuda.so (carry one, or BUILD_MODULE=1)"
   status=1
 fi
-[ "${CPU:-1}" = 0 ] || run petsc-cpu cpu
+[ "${CPU:-1}" = 0 ] || run petsc-cpu cpu "$CPU_FORMATS"
 log "done: $(ls "$OUT" | tr '\n' ' ')"
 exit "$status"
