@@ -14,20 +14,23 @@
 #include "zsparse.h"
 
 /* Valid files may declare sizes whose CSR needs gigabytes (rows up to 2^31-1): that is memory,
- * not a bug, so such inputs are skipped. The check reads the first size-like line loosely. */
+ * not a bug, so such inputs are skipped. The size line is the first line that is neither blank
+ * nor a comment (or the banner), after the leading white space the reader skips too. */
 static int declares_huge_size(const uint8_t *data, size_t size) {
   size_t p = 0;
   while (p < size) {
     size_t e = p;
     while (e < size && data[e] != '\n') e++;
-    if (e > p && data[p] != '%') {
+    size_t b = p;
+    while (b < e && strchr(" \t\r\f\v", data[b]) && data[b]) b++;
+    if (b < e && data[b] != '%') {
       char line[128];
-      size_t n = e - p < sizeof line - 1 ? e - p : sizeof line - 1;
-      memcpy(line, data + p, n);
+      size_t n = e - b < sizeof line - 1 ? e - b : sizeof line - 1;
+      memcpy(line, data + b, n);
       line[n] = '\0';
-      double a = 0, b = 0;
-      if (sscanf(line, "%lf %lf", &a, &b) >= 1 && (a > 1e5 || b > 1e5 || a * b > 1e7)) return 1;
-      if (data[p] != ' ' && data[p] != '\t' && data[p] != '\r') return 0;
+      double a = 0, c = 0;
+      const int got = sscanf(line, "%lf %lf", &a, &c);
+      return got >= 1 && (a > 1e5 || c > 1e5 || a * c > 1e7);
     }
     p = e + 1;
   }
