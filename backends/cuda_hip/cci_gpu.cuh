@@ -2,7 +2,7 @@
  * backends/hip/hip_cci.cpp). */
 #include "backends/cuda_hip/csr_kernels.cuh"
 #include "backends/cuda_hip/gpu_common.cuh"
-#include "formats/cci/cci_codec.h"
+#include "formats/cci/cci_layout.h"
 
 namespace zs_gpu {
 namespace {
@@ -269,57 +269,50 @@ uint64_t zs_cci_bytes_table(const uint32_t *e) {
 
 zs_status cci_gpu_create(const gpu_device *dev, void **state, const zsb_encoded_view *v,
                          const char *options) {
+  cci_layout L; /* the blob, typed, read as the reference decoder and the cpu read it */
+  char why[ZSI_LAYOUT_WHY];
+  zs_status s = cci_layout_parse(v, &L, why, sizeof why);
+  if (s != ZS_OK) return fail(s, "backend '%s': %s", ZS_GPU_BACKEND_NAME, why);
   cci_gpu_op *op = (cci_gpu_op *)calloc(1, sizeof(cci_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "CCI operator");
   op->dev = dev;
-  op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
-  op->S = zsb_find_param(v, "slices", 0), op->shift = zsb_find_param(v, "first_shift", 0);
+  op->type = L.type, op->rows = L.rows, op->cols = L.cols, op->nnz = L.nnz;
+  op->S = L.slices, op->shift = L.first_shift;
+  const uint64_t ncs = (uint64_t)L.rows * (uint64_t)L.slices + 1; /* cstart: a stream's start */
   /* The library checked the options against its table and filled in the defaults. */
   op->slices = zsb_option_is(options, "experimental.kernel", "slices");
   op->atomic = zsb_option_is(options, "transpose", "atomic");
-  zs_status s = ZS_OK;
-  const zsb_array *rp = zsb_find_array(v, "row_ptr"), *tab = zsb_find_array(v, "optable");
-  const zsb_array *cs = zsb_find_array(v, "cstart"), *codes = zsb_find_array(v, "codes");
-  const zsb_array *val = zsb_find_array(v, "values");
-  if (s == ZS_OK && (op->S < 1 || op->S > ZS_CCI_MAX_SLICES || (op->S & (op->S - 1)) || !rp ||
-                     !tab || tab->count != ZS_CCI_TABLE || !cs || !codes || !val))
-    s = fail(ZS_ERR_CORRUPT, "backend '%s': CCI matrix lacks slices/row_ptr/optable/cstart/codes",
-             ZS_GPU_BACKEND_NAME);
-  if (s == ZS_OK && op->S > ZS_WARP_SIZE)
+  if (op->S > ZS_WARP_SIZE)
     s = fail(ZS_ERR_UNSUPPORTED, "backend '%s': CCI slices=%lld exceed the warp width %d",
              ZS_GPU_BACKEND_NAME, (long long)op->S, ZS_WARP_SIZE);
   if (s == ZS_OK) {
-    memcpy(op->table.e, tab->data, sizeof op->table.e);
+    memcpy(op->table.e, L.optable, sizeof op->table.e);
     op->tab8 = zs_cci_bytes_table(op->table.e);
     for (int e = 0; e < ZS_CCI_TABLE; e++)
       if ((op->table.e[e] & 0xff) > 32) op->long_codes = true;
     /* the batched kernel keeps columns in int32 */
     if (op->cols > INT32_MAX) op->slices = true;
-    op->cstart64 = cs->elem_size == 8;
-    const uint64_t ncs = cs->count;
-    op->h_rp = (int64_t *)malloc((size_t)(v->rows + 1) * 8);
+    op->cstart64 = L.cstart_bytes == 8;
+    op->h_rp = (int64_t *)malloc((size_t)(L.rows + 1) * 8);
     op->h_cstart = (uint64_t *)malloc((size_t)ncs * 8);
-    op->h_codes = (uint64_t *)malloc((size_t)codes->count * 8);
+    op->h_codes = (uint64_t *)malloc((size_t)L.n_codes * 8);
     if (!op->h_rp || !op->h_cstart || !op->h_codes)
       s = fail(ZS_ERR_OUT_OF_MEMORY, "CCI host index copies");
     if (s == ZS_OK) {
-      memcpy(op->h_rp, rp->data, (size_t)(v->rows + 1) * 8);
-      memcpy(op->h_codes, codes->data, (size_t)codes->count * 8);
-      for (uint64_t q = 0; q < ncs; q++)
-        op->h_cstart[q] =
-            op->cstart64 ? ((const uint64_t *)cs->data)[q] : ((const uint32_t *)cs->data)[q];
+      memcpy(op->h_rp, L.row_ptr, (size_t)(L.rows + 1) * 8);
+      memcpy(op->h_codes, L.codes, (size_t)L.n_codes * 8);
+      for (uint64_t q = 0; q < ncs; q++) op->h_cstart[q] = cci_start_at(&L, q);
     }
   }
-  if (s == ZS_OK) s = upload_array(&op->rp, rp->data, (uint64_t)v->rows + 1, "CCI row_ptr");
+  if (s == ZS_OK) s = upload_array(&op->rp, L.row_ptr, (uint64_t)L.rows + 1, "CCI row_ptr");
   if (s == ZS_OK)
-    s = op->cstart64 ? upload_array((uint64_t **)&op->cstart, cs->data, cs->count, "CCI cstart")
-                     : upload_array((uint32_t **)&op->cstart, cs->data, cs->count, "CCI cstart");
-  if (s == ZS_OK)
-    s = upload_array(&op->codes, codes->data, codes->count, "CCI codes", ZS_CCI_CODES_PAD);
+    s = op->cstart64 ? upload_array((uint64_t **)&op->cstart, L.cstart, ncs, "CCI cstart")
+                     : upload_array((uint32_t **)&op->cstart, L.cstart, ncs, "CCI cstart");
+  if (s == ZS_OK) s = upload_array(&op->codes, L.codes, L.n_codes, "CCI codes", ZS_CCI_CODES_PAD);
   if (s == ZS_OK)
     s = op->type == ZS_F64
-            ? upload_array((double **)&op->val, val->data, (uint64_t)v->nnz, "CCI values")
-            : upload_array((float **)&op->val, val->data, (uint64_t)v->nnz, "CCI values");
+            ? upload_array((double **)&op->val, L.values, (uint64_t)L.nnz, "CCI values")
+            : upload_array((float **)&op->val, L.values, (uint64_t)L.nnz, "CCI values");
   if (s != ZS_OK) {
     cci_gpu_destroy(op);
     return s;

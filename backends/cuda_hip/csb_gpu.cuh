@@ -3,6 +3,7 @@
 #include <math.h>
 #include "backends/cuda_hip/csr_kernels.cuh"
 #include "backends/cuda_hip/gpu_common.cuh"
+#include "formats/csb/csb_layout.h"
 
 namespace zs_gpu {
 namespace {
@@ -714,10 +715,9 @@ zs_status csb_choose_splits(csb_gpu_op *op, int forced) {
  * order without padding, as the cpu backend does, and points the row- and column-order tasks at
  * the copy: both formats then run these kernels at the same speed. The copy is
  * made on the host (*hv, *hi: `elements` entries each; the caller tags and uploads them). */
-zs_status csb_contiguous_copy(const zsb_array *va, const zsb_array *ia, zs_csb_task *tasks,
-                              int64_t nb, int64_t elements, unsigned char **hv,
-                              unsigned char **hi) {
-  const size_t vs = va->elem_size, is = ia->elem_size, n = (size_t)(elements ? elements : 1);
+zs_status csb_contiguous_copy(const csb_layout *L, zs_csb_task *tasks, int64_t nb, int64_t elements,
+                              unsigned char **hv, unsigned char **hi) {
+  const size_t vs = L->value_bytes, is = L->geom.idx_size, n = (size_t)(elements ? elements : 1);
   *hv = (unsigned char *)malloc(n * vs), *hi = (unsigned char *)malloc(n * is);
   if (!*hv || !*hi) return fail(ZS_ERR_OUT_OF_MEMORY, "GCSB contiguous copy");
   int64_t off = 0;
@@ -725,8 +725,9 @@ zs_status csb_contiguous_copy(const zsb_array *va, const zsb_array *ia, zs_csb_t
     zs_csb_task &t = tasks[b];
     for (int32_t j = 0; j < t.count; j++) {
       const int64_t k = t.first + (int64_t)j * t.stride;
-      memcpy(*hv + (size_t)(off + j) * vs, (const unsigned char *)va->data + (size_t)k * vs, vs);
-      memcpy(*hi + (size_t)(off + j) * is, (const unsigned char *)ia->data + (size_t)k * is, is);
+      memcpy(*hv + (size_t)(off + j) * vs, (const unsigned char *)L->values + (size_t)k * vs, vs);
+      memcpy(*hi + (size_t)(off + j) * is, (const unsigned char *)L->local_idx + (size_t)k * is,
+             is);
     }
     t.first = off, t.stride = 1, off += t.count;
   }
@@ -781,10 +782,13 @@ bool csb_row_runs(const zs_csb_task *tasks, const int64_t *ptr, int64_t nbr) {
 
 zs_status csb_gpu_create(const gpu_device *dev, void **state, const zsb_encoded_view *v,
                          const char *options) {
+  csb_layout L; /* the blob, typed, read as the reference decoder and the cpu read it */
+  char why[ZSI_LAYOUT_WHY];
+  zs_status s = csb_layout_parse(v, &L, why, sizeof why);
+  if (s != ZS_OK) return fail(s, "backend '%s': %s", ZS_GPU_BACKEND_NAME, why);
   csb_gpu_op *op = (csb_gpu_op *)calloc(1, sizeof(csb_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "CSB operator");
   op->dev = dev;
-  zs_status s = ZS_OK;
   /* The library checked the options against its table and filled in the defaults. */
   char buf[16];
   op->atomic_t = zsb_option_is(options, "transpose", "atomic");
@@ -795,41 +799,34 @@ zs_status csb_gpu_create(const gpu_device *dev, void **state, const zsb_encoded_
   const int walk_opt = strcmp(walk, "warp") == 0 ? 1 : strcmp(walk, "lanes") == 0 ? 0 : -1;
   const int split_opt = atoi(zsb_option(options, "experimental.det_splits", buf, sizeof buf));
   const int team_opt = atoi(zsb_option(options, "experimental.det_teams", buf, sizeof buf));
-  op->type = v->type, op->rows = v->rows, op->cols = v->cols;
-  op->beta = zsb_find_param(v, "beta", 2);
-  while ((INT64_C(1) << op->lb) < op->beta) op->lb++;
-  op->nbr = (op->rows + op->beta - 1) >> op->lb, op->nbc = (op->cols + op->beta - 1) >> op->lb;
-  op->idx16 = op->beta <= 256;
-  const zsb_array *va = zsb_find_array(v, "values"), *ia = zsb_find_array(v, "local_idx");
-  const bool gcsb = v->format == ZS_FORMAT_GCSB;
-  const zsb_array *ba = zsb_find_array(v, gcsb ? "block_index" : "block_col");
-  op->nb = (int64_t)ba->count;
+  op->type = L.type, op->rows = L.rows, op->cols = L.cols;
+  op->beta = L.geom.beta, op->lb = L.geom.lb, op->nbr = L.geom.nbr, op->nbc = L.geom.nbc;
+  op->idx16 = L.geom.idx_size == 2;
+  const bool gcsb = L.format == ZS_FORMAT_GCSB;
+  op->nb = L.n_blocks;
   const int64_t nb = op->nb;
   zs_csb_task *host = (zs_csb_task *)malloc((size_t)(nb ? nb : 1) * sizeof(zs_csb_task));
   zs_csb_task *sorted = (zs_csb_task *)malloc((size_t)(nb ? nb : 1) * sizeof(zs_csb_task));
   int64_t *ptr = (int64_t *)malloc((size_t)((op->nbr > op->nbc ? op->nbr : op->nbc) + 1) * 8);
   if (s == ZS_OK && (!host || !sorted || !ptr)) s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB block tables");
   if (s == ZS_OK && !gcsb) {
-    const int64_t *bp = (const int64_t *)zsb_find_array(v, "block_ptr")->data;
-    const int32_t *bc = (const int32_t *)ba->data;
-    const int64_t *bo = (const int64_t *)zsb_find_array(v, "block_offset")->data;
+    const int64_t *bp = L.block_ptr, *bo = L.block_offset;
+    const int32_t *bc = L.block_col;
     for (int64_t r = 0; r < op->nbr; r++)
       for (int64_t b = bp[r]; b < bp[r + 1]; b++)
         host[b] = {bo[b], (int32_t)(bo[b + 1] - bo[b]), 1, (int32_t)r, bc[b]};
   } else if (s == ZS_OK) {
-    const int64_t *go = (const int64_t *)zsb_find_array(v, "group_offset")->data;
-    const int64_t G = zsb_find_param(v, "group_size", 1);
+    const int64_t *go = L.group_offset;
+    const int64_t G = L.group_size;
     for (int64_t p = 0; p < nb; p++) {
-      const uint64_t lin =
-          ba->elem_size == 4 ? ((const uint32_t *)ba->data)[p] : ((const uint64_t *)ba->data)[p];
+      const uint64_t lin = csb_bidx_get(L.block_index, L.geom.bidx_size, p);
       const int64_t q = p / G, t = p % G, nbg = nb - q * G < G ? nb - q * G : G;
       const int64_t depth = (go[q + 1] - go[q]) / nbg;
       int32_t count = 1;
       uint32_t prev = 0;
       for (int64_t j = 0; j < depth; j++) {
         const int64_t k = go[q] + j * nbg + t;
-        const uint32_t i =
-            op->idx16 ? ((const uint16_t *)ia->data)[k] : ((const uint32_t *)ia->data)[k];
+        const uint32_t i = csb_idx_get(L.local_idx, L.geom.idx_size, k);
         const uint32_t m = csb_morton(i, op->lb);
         if (j > 0 && m <= prev) break;
         prev = m, count = (int32_t)(j + 1);
@@ -838,7 +835,7 @@ zs_status csb_gpu_create(const gpu_device *dev, void **state, const zsb_encoded_
                  (int32_t)(lin % (uint64_t)op->nbc)};
     }
   }
-  const size_t vs = v->type == ZS_F64 ? 8 : 4;
+  const size_t vs = L.value_bytes, is = L.geom.idx_size;
   int64_t elements = 0; /* real elements, padding not counted */
   for (int64_t b = 0; s == ZS_OK && b < nb; b++) elements += host[b].count;
   if (s == ZS_OK && op->type == ZS_F64)
@@ -852,10 +849,9 @@ zs_status csb_gpu_create(const gpu_device *dev, void **state, const zsb_encoded_
   const bool contiguous = gcsb && !(op->atomic_n && op->atomic_t);
   const bool tagged = op->warp_walk && !op->atomic_n; /* the walk implies beta <= 32: idx16 */
   if (s == ZS_OK && (!gcsb || atomic))
-    s = upload_array((unsigned char **)&op->val, va->data, va->count * vs, "CSB values");
+    s = upload_array((unsigned char **)&op->val, L.values, L.slots * vs, "CSB values");
   if (s == ZS_OK && (atomic || (!gcsb && !tagged)))
-    s = upload_array((unsigned char **)&op->idx, ia->data, ia->count * ia->elem_size,
-                     "CSB local_idx");
+    s = upload_array((unsigned char **)&op->idx, L.local_idx, L.slots * is, "CSB local_idx");
   if (s == ZS_OK) s = upload_array(&op->blocks, host, (uint64_t)nb, "CSB blocks");
   /* Blocks by row: a stable sort by column first makes the row order ascend in column. */
   zs_csb_task *by_col = (zs_csb_task *)malloc((size_t)(nb ? nb : 1) * sizeof(zs_csb_task));
@@ -864,13 +860,13 @@ zs_status csb_gpu_create(const gpu_device *dev, void **state, const zsb_encoded_
   if (s == ZS_OK && !csb_sort_tasks(by_col, nb, op->nbr, true, ptr, sorted))
     s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB block order");
   unsigned char *hv = NULL, *hi = NULL; /* the deterministic kernels' host copies */
-  if (s == ZS_OK && contiguous) s = csb_contiguous_copy(va, ia, sorted, nb, elements, &hv, &hi);
+  if (s == ZS_OK && contiguous) s = csb_contiguous_copy(&L, sorted, nb, elements, &hv, &hi);
   if (s == ZS_OK && tagged && !csb_row_runs(sorted, ptr, op->nbr))
     s = fail(ZS_ERR_INTERNAL, "CSB warp walk: a block row's blocks are not end to end");
   if (s == ZS_OK && tagged && !hi &&
-      !(hi = (unsigned char *)malloc((size_t)(ia->count ? ia->count : 1) * 2)))
+      !(hi = (unsigned char *)malloc((size_t)(L.slots ? L.slots : 1) * 2)))
     s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB tagged indices");
-  if (s == ZS_OK && tagged && !contiguous) memcpy(hi, ia->data, (size_t)ia->count * 2);
+  if (s == ZS_OK && tagged && !contiguous) memcpy(hi, L.local_idx, (size_t)L.slots * 2);
   if (s == ZS_OK) s = upload_array(&op->n_ptr, ptr, (uint64_t)op->nbr + 1, "CSB row order");
   if (s == ZS_OK) s = csb_upload_tasks(op, sorted, false);
   if (s == ZS_OK && tagged) csb_tag_blocks((uint16_t *)hi, sorted, ptr, op->nbr, op->lb);
@@ -879,8 +875,7 @@ zs_status csb_gpu_create(const gpu_device *dev, void **state, const zsb_encoded_
                      "GCSB contiguous values");
   if (s == ZS_OK && hi)
     s = upload_array((unsigned char **)&op->cidx, hi,
-                     (uint64_t)(contiguous ? elements : (int64_t)ia->count) * ia->elem_size,
-                     "CSB deterministic indices");
+                     (contiguous ? (uint64_t)elements : L.slots) * is, "CSB deterministic indices");
   free(hv), free(hi);
   if (s == ZS_OK && !csb_sort_tasks(sorted, nb, op->nbc, false, ptr, by_col))
     s = fail(ZS_ERR_OUT_OF_MEMORY, "CSB block order");
