@@ -7,6 +7,8 @@
 #include "backends/cuda_hip/csr_kernels.cuh"
 #include "backends/cuda_hip/gpu_common.cuh"
 #include "backends/cuda_hip/row_blocks.h"
+#include "formats/coo/coo_layout.h"
+#include "formats/csr/csr_layout.h"
 
 namespace zs_gpu {
 
@@ -474,34 +476,59 @@ void csr_op_free(gpu_op *op) {
   if (op) op_free(op);
 }
 
+/* The arrays of a CSR (row_ptr) or COO (row_idx) blob, read through the format's typed layout
+ * as the reference decoder and the cpu read them. */
+struct plain_arrays {
+  const int64_t *row_ptr; /* CSR; else NULL */
+  const int32_t *row_idx; /* COO; else NULL */
+  const int32_t *col_idx;
+  const void *values;
+};
+
+zs_status plain_parse(const zsb_encoded_view *v, plain_arrays *a) {
+  char why[ZSI_LAYOUT_WHY];
+  zs_status s;
+  *a = plain_arrays{};
+  if (v->format == ZS_FORMAT_CSR) {
+    csr_layout L;
+    if ((s = csr_layout_parse(v, &L, why, sizeof why)) == ZS_OK)
+      a->row_ptr = L.row_ptr, a->col_idx = L.col_idx, a->values = L.values;
+  } else {
+    coo_layout L;
+    if ((s = coo_layout_parse(v, &L, why, sizeof why)) == ZS_OK)
+      a->row_idx = L.row_idx, a->col_idx = L.col_idx, a->values = L.values;
+  }
+  return s == ZS_OK ? ZS_OK : fail(s, "backend '%s': %s", ZS_GPU_BACKEND_NAME, why);
+}
+
 /* A CSR or COO operator (the view's format) for the context whose device is dev. */
 zs_status csr_gpu_create(const gpu_device *dev, void **out, const zsb_encoded_view *v,
                          const char *options) {
+  plain_arrays a;
+  zs_status s = plain_parse(v, &a);
+  if (s != ZS_OK) return s;
   gpu_op *op = (gpu_op *)calloc(1, sizeof(gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "operator");
   op->dev = dev, op->format = v->format, op->type = v->type;
   op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
   int slabs = 0;
   read_options(options, &op->atomic_transpose, &op->items, &slabs, NULL);
-  zs_status s = ZS_OK;
   const size_t vs = type_size(v->type);
-  const zsb_array *val = zsb_find_array(v, "values"), *col = zsb_find_array(v, "col_idx");
-  const void *val_data = val->data, *col_data = col->data;
+  const void *val_data = a.values, *col_data = a.col_idx;
   const int64_t *ptr = NULL;
   int64_t *slab_ptr = NULL; /* host arrays of a CSR split into column slabs */
   int32_t *slab_col = NULL;
   void *slab_val = NULL;
   op->n_slabs = 1;
   if (s == ZS_OK && v->format == ZS_FORMAT_CSR) {
-    ptr = (const int64_t *)zsb_find_array(v, "row_ptr")->data;
-    op->scattered = rows_scattered(ptr, (const int32_t *)col->data, v->rows);
+    ptr = a.row_ptr;
+    op->scattered = rows_scattered(ptr, a.col_idx, v->rows);
     op->forced_slabs = slabs;
-    op->n_slabs = csr_slab_count(op->dev, slabs, op->scattered, (const int32_t *)col->data, v->nnz,
-                                 v->cols, vs);
+    op->n_slabs = csr_slab_count(op->dev, slabs, op->scattered, a.col_idx, v->nnz, v->cols, vs);
   }
   if (s == ZS_OK && op->n_slabs > 1) {
-    s = csr_split_slabs(ptr, (const int32_t *)col->data, val->data, vs, v->rows, v->cols,
-                        op->n_slabs, &slab_ptr, &slab_col, &slab_val);
+    s = csr_split_slabs(ptr, a.col_idx, a.values, vs, v->rows, v->cols, op->n_slabs, &slab_ptr,
+                        &slab_col, &slab_val);
     val_data = slab_val, col_data = slab_col;
   }
   if (s == ZS_OK) s = check(gpuMalloc(&op->val, (size_t)(v->nnz ? v->nnz : 1) * vs), "values");
@@ -516,7 +543,7 @@ zs_status csr_gpu_create(const gpu_device *dev, void **out, const zsb_encoded_vi
   free(slab_ptr), free(slab_col), free(slab_val);
   if (s == ZS_OK && v->format == ZS_FORMAT_COO) {
     op->items = ZS_BLOCK_ITEMS_DEFAULT;
-    s = upload_array(&op->row, zsb_find_array(v, "row_idx")->data, (uint64_t)v->nnz, "row_idx");
+    s = upload_array(&op->row, a.row_idx, (uint64_t)v->nnz, "row_idx");
     op->ranges = (v->nnz + ZS_COO_RANGE - 1) / ZS_COO_RANGE;
     const size_t r = (size_t)(op->ranges ? op->ranges : 1);
     if (s == ZS_OK) s = check(gpuMalloc((void **)&op->head_row, r * 4), "COO carries");
