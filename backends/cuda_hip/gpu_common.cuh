@@ -14,6 +14,7 @@
 #include <atomic>
 
 #include "backends/cuda_hip/zs_gpu_compat.h"
+#include "formats/format_list.h"
 #include "zsparse_backend.h"
 
 namespace zs_gpu {
@@ -92,14 +93,15 @@ struct gpu_format {
                     const void *w, double beta_t, void *z);
 };
 
-/* Each format's table, from its unit (getters: HIP would emit a namespace-scope constant with
- * external linkage for the device too, where its host functions do not exist). */
-const gpu_format *gpu_format_csr();
-const gpu_format *gpu_format_coo();
-const gpu_format *gpu_format_csb();
-const gpu_format *gpu_format_gcsb();
-const gpu_format *gpu_format_cci();
-const gpu_format *gpu_format_dtans();
+/* Each format's table, one getter gpu_format_<name> per line of formats/format_list.h, defined by
+ * the format's unit (getters: HIP would emit a namespace-scope constant with external linkage for
+ * the device too, where its host functions do not exist). Weak and hidden: where a module has no
+ * unit for a format, the link leaves that getter's address NULL, and the module's table an empty
+ * slot (gpu_module.cuh). */
+#define ZS_GPU_FORMAT_GETTER(ID, name, folder, summary) \
+  __attribute__((weak, visibility("hidden"))) const gpu_format *gpu_format_##name();
+ZSI_FORMAT_LIST(ZS_GPU_FORMAT_GETTER)
+#undef ZS_GPU_FORMAT_GETTER
 
 /* The "vans-v2" extension table for `name`, else NULL (vans_gpu.cuh). */
 const void *vans_gpu_extension(const char *name);

@@ -212,9 +212,15 @@ zs_status gpu_axpby(void *self, zs_type type, int64_t n, double alpha, const voi
   return check_launch("axpby kernel");
 }
 
-/* ---- operators: one table entry per format ---- */
-const gpu_format *(*const g_formats[])() = {gpu_format_csr,  gpu_format_coo, gpu_format_csb,
-                                            gpu_format_gcsb, gpu_format_cci, gpu_format_dtans};
+/* ---- operators: one slot per line of formats/format_list.h ---- */
+struct gpu_slot {
+  zs_format format;
+  const char *name;
+  const gpu_format *(*table)(); /* NULL: the module has no unit for the format */
+};
+#define ZS_GPU_SLOT(ID, name, folder, summary) {ZS_FORMAT_##ID, #name, gpu_format_##name},
+const gpu_slot g_formats[] = {ZSI_FORMAT_LIST(ZS_GPU_SLOT)};
+#undef ZS_GPU_SLOT
 
 /* An operator: its format's table and that format's state. */
 struct gpu_operator {
@@ -223,22 +229,29 @@ struct gpu_operator {
 };
 
 zs_status gpu_op_create(void *self, void **out, const zsb_encoded_view *v, const char *options) {
-  for (const auto table : g_formats) {
-    const gpu_format *f = table();
-    if (f->format != v->format) continue;
-    gpu_operator *op = (gpu_operator *)calloc(1, sizeof *op);
-    if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "operator");
-    op->f = f;
-    const zs_status s = f->create(context_device(self), &op->state, v, options);
-    if (s != ZS_OK) {
-      free(op);
-      return s;
-    }
-    *out = op;
-    return ZS_OK;
+  const gpu_slot *slot = NULL;
+  for (const gpu_slot &e : g_formats)
+    if (e.format == v->format) slot = &e;
+  if (!slot)
+    return fail(ZS_ERR_UNSUPPORTED, "backend '%s' has no kernel for format id %d",
+                ZS_GPU_BACKEND_NAME, (int)v->format);
+  const gpu_format *f = slot->table ? slot->table() : NULL;
+  if (!f || !f->create)
+    return fail(ZS_ERR_UNSUPPORTED, "backend '%s' has no kernel for format '%s'",
+                ZS_GPU_BACKEND_NAME, slot->name);
+  if (f->format != v->format)
+    return fail(ZS_ERR_INTERNAL, "backend '%s': the unit of format '%s' serves format id %d",
+                ZS_GPU_BACKEND_NAME, slot->name, (int)f->format);
+  gpu_operator *op = (gpu_operator *)calloc(1, sizeof *op);
+  if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "operator");
+  op->f = f;
+  const zs_status s = f->create(context_device(self), &op->state, v, options);
+  if (s != ZS_OK) {
+    free(op);
+    return s;
   }
-  return fail(ZS_ERR_UNSUPPORTED, "backend '%s' has no kernel for format id %d",
-              ZS_GPU_BACKEND_NAME, (int)v->format);
+  *out = op;
+  return ZS_OK;
 }
 
 void gpu_op_destroy(void *self, void *opaque) {
