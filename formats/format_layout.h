@@ -95,6 +95,17 @@ static inline zs_status zsi_layout_begin(const zsi_layout_ctx *c, void *layout, 
   return ZS_OK;
 }
 
+/* The opening of every format's parser, `<fmt>_layout_parse(v, L, why, why_len)`: declares the
+ * parse's context `c` (its messages start with `name`) and status `s`, zeroes *L and copies the
+ * view's sizes and value type into it (zsi_layout_begin), and returns the status from the parser
+ * when that fails, as zstd's CHECK_F does. L's type has the fields rows, cols, nnz, type and
+ * value_bytes. */
+#define ZSI_LAYOUT_OPEN(c, s, v, L, name, why, why_len)                                   \
+  const zsi_layout_ctx c = {(v), (name), (why), (why_len)};                               \
+  zs_status s = zsi_layout_begin(&c, (L), sizeof *(L), &(L)->rows, &(L)->cols, &(L)->nnz, \
+                                 &(L)->type, &(L)->value_bytes);                          \
+  if (s != ZS_OK) return s
+
 /* The arrays of a plain format: its row index (`rows_name` of rows_bytes bytes, rows_count of
  * them), then col_idx and values, one per nonzero. */
 static inline zs_status zsi_layout_plain(const zsi_layout_ctx *c, const char *rows_name,

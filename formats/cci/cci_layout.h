@@ -36,10 +36,7 @@ static inline uint64_t cci_start_at(const cci_layout *L, uint64_t q) {
  * (why_len bytes; may be NULL). */
 static inline zs_status cci_layout_parse(const zsb_encoded_view *v, cci_layout *L, char *why,
                                          size_t why_len) {
-  const zsi_layout_ctx c = {v, "cci", why, why_len};
-  zs_status s =
-      zsi_layout_begin(&c, L, sizeof *L, &L->rows, &L->cols, &L->nnz, &L->type, &L->value_bytes);
-  if (s != ZS_OK) return s;
+  ZSI_LAYOUT_OPEN(c, s, v, L, "cci", why, why_len);
   const uint32_t es = L->value_bytes;
   const int64_t R = ZSI_LAYOUT_REQUIRED;
   if ((s = zsi_layout_param(&c, "slices", 1, ZS_CCI_MAX_SLICES, R, &L->slices)) ||

@@ -20,10 +20,7 @@ typedef struct coo_layout {
  * (why_len bytes; may be NULL). */
 static inline zs_status coo_layout_parse(const zsb_encoded_view *v, coo_layout *L, char *why,
                                          size_t why_len) {
-  const zsi_layout_ctx c = {v, "coo", why, why_len};
-  zs_status s =
-      zsi_layout_begin(&c, L, sizeof *L, &L->rows, &L->cols, &L->nnz, &L->type, &L->value_bytes);
-  if (s != ZS_OK) return s;
+  ZSI_LAYOUT_OPEN(c, s, v, L, "coo", why, why_len);
   return zsi_layout_plain(&c, "row_idx", 4, (uint64_t)v->nnz, (const void **)&L->row_idx,
                           &L->col_idx, &L->values);
 }

@@ -56,10 +56,7 @@ typedef struct csb_layout {
 static inline zs_status csb_layout_parse(const zsb_encoded_view *v, csb_layout *L, char *why,
                                          size_t why_len) {
   const int gcsb = v->format == ZS_FORMAT_GCSB;
-  const zsi_layout_ctx c = {v, gcsb ? "gcsb" : "csb", why, why_len};
-  zs_status s =
-      zsi_layout_begin(&c, L, sizeof *L, &L->rows, &L->cols, &L->nnz, &L->type, &L->value_bytes);
-  if (s != ZS_OK) return s;
+  ZSI_LAYOUT_OPEN(c, s, v, L, gcsb ? "gcsb" : "csb", why, why_len);
   L->format = v->format;
   const uint32_t es = L->value_bytes;
   int64_t beta = 0;

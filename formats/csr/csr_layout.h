@@ -20,10 +20,7 @@ typedef struct csr_layout {
  * (why_len bytes; may be NULL). */
 static inline zs_status csr_layout_parse(const zsb_encoded_view *v, csr_layout *L, char *why,
                                          size_t why_len) {
-  const zsi_layout_ctx c = {v, "csr", why, why_len};
-  zs_status s =
-      zsi_layout_begin(&c, L, sizeof *L, &L->rows, &L->cols, &L->nnz, &L->type, &L->value_bytes);
-  if (s != ZS_OK) return s;
+  ZSI_LAYOUT_OPEN(c, s, v, L, "csr", why, why_len);
   return zsi_layout_plain(&c, "row_ptr", 8, (uint64_t)v->rows + 1, (const void **)&L->row_ptr,
                           &L->col_idx, &L->values);
 }

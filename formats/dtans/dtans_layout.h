@@ -95,10 +95,7 @@ static inline uint64_t dtans_layout_pair_escapes(const dtans_layout *L) {
  * ZS_ERR_CORRUPT, with a message starting "dtans: " in why (why_len bytes; may be NULL). */
 static inline zs_status dtans_layout_parse(const zsb_encoded_view *v, dtans_layout *L, char *why,
                                            size_t why_len) {
-  const zsi_layout_ctx c = {v, "dtans", why, why_len};
-  zs_status s =
-      zsi_layout_begin(&c, L, sizeof *L, &L->rows, &L->cols, &L->nnz, &L->type, &L->value_bytes);
-  if (s != ZS_OK) return s;
+  ZSI_LAYOUT_OPEN(c, s, v, L, "dtans", why, why_len);
   const uint32_t es = L->value_bytes;
   if (zsb_find_param(v, "version", 0) == 1)
     return zsi_layout_fail(&c, ZS_ERR_UNSUPPORTED,
