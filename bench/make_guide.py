@@ -439,11 +439,12 @@ def auto_worst(arg):
 def auto_plan_time(_):
     names = sorted(n for n in os.listdir(DATA) if n.endswith("-auto-plan-time.csv"))
     rows = [[n[:-len("-auto-plan-time.csv")], r["source"], r["type"], r["nnz"], r["plan_s"] or "–", r["plan_wall_s"],
-             r["load_wall_s"], r["wall_minus_load_s"], f"`{r['choice']}`"] for n in names for r in rows_of(n)]
+             r["load_wall_s"], r.get("cpu_minus_load_s") or "–", f"`{r['choice']}`", r["load1"]]
+            for n in names for r in rows_of(n)]
     if not rows:
         return "Not measured yet: `zsparse plan` is not on main (see the command below)."
-    return table(["run", "matrix", "type", "nonzeros", "plan_s (plan's clock)", "plan wall s", "generation alone s",
-                  "wall − generation s", "choice"], rows)
+    return table(["run", "matrix", "type", "nonzeros", "plan_s (plan's clock)", "plan wall s", "generation alone, wall s",
+                  "CPU s, plan − generation", "choice", "load"], rows)
 
 
 TOKEN = re.compile(r"@@([a-z_0-9]+)(?: ([^@]*))?@@")

@@ -25,6 +25,7 @@ import csv
 import glob
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -90,6 +91,12 @@ def load1():
             return f.read().split()[0]
     except OSError:
         return ""
+
+
+def child_cpu_s():
+    """User + system seconds of the children waited for so far."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def run(cmd, timeout, env=None):
@@ -196,18 +203,23 @@ def plan_time(a, zsparse, timer):
     """The model's choice time on one core for the matrix of --plan-time, pinned to one core with
     one thread: as plan reports it (plan_s: zs_plan_create alone), and as plan's wall time minus
     the time to generate or read the same matrix alone (a cross-check that trusts no clock of
-    plan's)."""
+    plan's); and the same difference in CPU seconds of the two processes, which a busy machine
+    does not inflate as it does wall time."""
     env = dict(os.environ, ZS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     pin = ["taskset", "-c", "0"] if subprocess.run(["which", "taskset"], capture_output=True).returncode == 0 else []
     src = a.plan_time if a.plan_time.startswith("gen:") or os.path.exists(a.plan_time) else "gen:" + a.plan_time
     lines = []
     for t in a.types.split(","):
+        c0 = child_cpu_s()
         rc, out, err, load_wall = run(pin + [timer, "--load-only", "--type", t, src], 3600, env)
+        load_cpu = child_cpu_s() - c0
         if rc != 0:
             sys.exit(f"auto_bench.py: zs-bench-auto --load-only: {err.strip()}")
         fields = dict(l.split() for l in out.splitlines() if len(l.split()) == 2)
         dev = ["--device", a.plan_device] if a.plan_device else []
+        c0 = child_cpu_s()
         rc, out, err, wall = run(pin + [zsparse, "plan", src, "--backend", a.backend, "--type", t, "--json"] + dev, 3600, env)
+        plan_cpu = child_cpu_s() - c0
         if rc != 0:
             sys.exit(f"auto_bench.py: zsparse plan: {(err or out).strip()[:300]}")
         plan = json.loads(out)
@@ -215,8 +227,11 @@ def plan_time(a, zsparse, timer):
         lines.append({"source": src, "type": t, "nnz": fields.get("nnz", ""), "backend": a.backend,
                       "plan_s": f"{model:.3f}" if model is not None else "", "plan_wall_s": f"{wall:.3f}",
                       "load_wall_s": f"{load_wall:.3f}", "load_s": fields.get("load_s", ""),
-                      "wall_minus_load_s": f"{wall - load_wall:.3f}", "choice": choice, "load1": load1()})
-        print(f"{src} {t}: plan_s {model} s; plan {wall:.2f} s wall, load alone {load_wall:.2f} s ({choice})")
+                      "wall_minus_load_s": f"{wall - load_wall:.3f}", "plan_cpu_s": f"{plan_cpu:.3f}",
+                      "load_cpu_s": f"{load_cpu:.3f}", "cpu_minus_load_s": f"{plan_cpu - load_cpu:.3f}", "choice": choice,
+                      "load1": load1()})
+        print(f"{src} {t}: plan_s {model} s; plan {wall:.2f} s wall, {plan_cpu:.2f} s cpu; load alone {load_wall:.2f} s "
+              f"wall, {load_cpu:.2f} s cpu ({choice})")
     path = os.path.join(a.out, f"{a.device}-auto-plan-time.csv")
     write_csv(path, list(lines[0]), lines)
     return 0

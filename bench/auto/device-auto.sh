@@ -19,6 +19,8 @@
 # line), auto.log, build.log, nvidia-smi.txt. DEVICE is h100 or h200 from the GPU's name (the two
 # are never mixed in one file) and plan's --device (PLAN_DEVICE overrides it). The shared
 # matrices are used when shared/matrices was copied into the checkout (git-ignored) first.
+# PLAN_TIME=SPEC also measures the model's choice time for that matrix on one core of this host
+# (DEVICE-auto-plan-time.csv), e.g. PLAN_TIME=erdos_renyi:rows=6250000,per_row=16,seed=42.
 set -euo pipefail
 
 if [ ! -f meson.build ] || [ ! -f bench/auto/auto_bench.py ]; then
@@ -80,5 +82,10 @@ python3 bench/auto/auto_bench.py --set "$SET" --backend cuda --build build-gpu -
 rc=${PIPESTATUS[0]}
 set -e
 log "auto_bench.py exit $rc"
+if [ -n "${PLAN_TIME:-}" ]; then # the model's choice time for 10^8 nonzeros on one idle core
+  log "plan time: $PLAN_TIME"
+  python3 bench/auto/auto_bench.py --plan-time "$PLAN_TIME" --build build-gpu --out "$OUT" --device "$DEVICE" \
+    --backend cuda --plan-device "$PLAN_DEVICE" || rc=1
+fi
 [ -f "$OUT/$DEVICE-auto.csv" ] && python3 bench/make_guide.py --auto-summary "$OUT/$DEVICE-auto.csv"
 exit "$rc"
