@@ -69,6 +69,15 @@ with tempfile.TemporaryDirectory() as d:
     expect(all(r["ok"] == "1" and r["status"] == "ok" for r in runs), "every product checked and passed")
     expect(all(float(r["max_rel_err"]) < 1e-5 for r in runs), "errors measured")
 
+    # model_check.py on the same runs: plan asked again, its choice found among the timed lines.
+    p = subprocess.run([sys.executable, os.path.join(SRC, "bench", "auto", "model_check.py"),
+                        os.path.join(out, "test-auto-runs.csv"), "--build", BUILD], capture_output=True, text=True,
+                       timeout=120)
+    lines = [l for l in p.stdout.splitlines() if l.startswith("= ")]
+    expect(p.returncode == 0 and len(lines) == 3 and "of 3" in p.stdout, f"model_check.py: {p.stdout}{p.stderr}")
+    for l, r in zip(lines, summary):
+        expect(f"choice {r['auto_choice']} " in l, f"model_check.py finds plan's choice: {l} / {r}")
+
     # zs-bench-auto alone: bad lists and bad options are errors naming what and where.
     bad = os.path.join(d, "bad.txt")
     with open(bad, "w") as f:

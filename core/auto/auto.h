@@ -53,7 +53,8 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(gcsb_eff_f32, "GCSB SpMV f32, share of the read ceiling")                              \
   X(gcsb_launch_us, "GCSB fixed cost per product, us")                                     \
   X(gcsb_t, "GCSB deterministic SpMVT time / SpMV time")                                   \
-  X(gcsb_pair, "GCSB fused pair (transpose=atomic) time / SpMV time")                      \
+  X(gcsb_pair, "GCSB fused pair (transpose=atomic) time / SpMV time, f64")                 \
+  X(gcsb_pair_f32, "the same for f32")                                                     \
   X(cci_eff, "CCI, share of the read ceiling")                                             \
   X(cci_row_ps, "CCI cost per row (stream starts), ps")                                    \
   X(cci_decode_ps, "CCI decode, ps per nonzero (the larger of it and the bytes)")          \
@@ -73,7 +74,9 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(encode_cci_ns, "host encode of CCI, ns per nonzero")                                   \
   X(encode_dtans_ns, "host encode of CSR-dtANS, ns per nonzero")                           \
   X(transpose_ns, "building A^T for transpose=stored (its encode aside), ns per nonzero")  \
-  X(dtans_pair, "CSR-dtANS fused pair (transpose=atomic) time / SpMV time")
+  X(dtans_pair, "CSR-dtANS fused pair (transpose=atomic) time / SpMV time")                \
+  X(dtans_full_slices, "CSR-dtANS slices (warps) that fill the device, coded values")      \
+  X(dtans_full_slices_raw, "the same with raw values")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };
@@ -109,7 +112,7 @@ typedef struct zsi_auto_workload {
 ZSI_HIDDEN zs_status zsi_auto_workload_parse(const char *s, zsi_auto_workload *w);
 
 /* ---- the model (auto_model.c) ---- */
-#define ZSI_AUTO_MAX_CANDIDATES 16
+#define ZSI_AUTO_MAX_CANDIDATES 32
 
 typedef struct zsi_auto_candidate {
   zs_format format;

@@ -26,7 +26,7 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_cache_mib] = 50,
     [ZSI_AUTO_K_gather_ps] = 5.7,
     [ZSI_AUTO_K_gather_far_ps] = 8.1,
-    [ZSI_AUTO_K_atomic_ps] = 15,
+    [ZSI_AUTO_K_atomic_ps] = 10,
     [ZSI_AUTO_K_csr_eff] = 0.96,
     [ZSI_AUTO_K_csr_launch_us] = 5,
     [ZSI_AUTO_K_csr_t] = 1.0,
@@ -35,10 +35,11 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_coo_t] = 1.1,
     [ZSI_AUTO_K_coo_pair] = 2.1,
     [ZSI_AUTO_K_gcsb_eff] = 0.88,
-    [ZSI_AUTO_K_gcsb_eff_f32] = 0.70,
+    [ZSI_AUTO_K_gcsb_eff_f32] = 0.74,
     [ZSI_AUTO_K_gcsb_launch_us] = 8,
     [ZSI_AUTO_K_gcsb_t] = 1.17,
-    [ZSI_AUTO_K_gcsb_pair] = 1.9,
+    [ZSI_AUTO_K_gcsb_pair] = 1.8,
+    [ZSI_AUTO_K_gcsb_pair_f32] = 1.6,
     [ZSI_AUTO_K_cci_eff] = 0.9,
     [ZSI_AUTO_K_cci_row_ps] = 18,
     [ZSI_AUTO_K_cci_decode_ps] = 0,
@@ -59,6 +60,8 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_encode_dtans_ns] = 13,
     [ZSI_AUTO_K_transpose_ns] = 22,
     [ZSI_AUTO_K_dtans_pair] = 2.05,
+    [ZSI_AUTO_K_dtans_full_slices] = 3000,
+    [ZSI_AUTO_K_dtans_full_slices_raw] = 1200,
 };
 
 /* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */
@@ -80,6 +83,7 @@ static const double cpu[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_gcsb_launch_us] = 3,
     [ZSI_AUTO_K_gcsb_t] = 1.47,
     [ZSI_AUTO_K_gcsb_pair] = 1.72,
+    [ZSI_AUTO_K_gcsb_pair_f32] = 1.72,
     [ZSI_AUTO_K_cci_eff] = 0.9,
     [ZSI_AUTO_K_cci_row_ps] = 0,
     [ZSI_AUTO_K_cci_decode_ps] = 1900,
@@ -100,6 +104,8 @@ static const double cpu[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_encode_dtans_ns] = 40,
     [ZSI_AUTO_K_transpose_ns] = 10,
     [ZSI_AUTO_K_dtans_pair] = 1.35,
+    [ZSI_AUTO_K_dtans_full_slices] = 0,
+    [ZSI_AUTO_K_dtans_full_slices_raw] = 0,
 };
 
 /* Device classes: the GPU ones share the H100's decode constants (the H200 runs the same

@@ -91,8 +91,8 @@ static product cci_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
   p.bytes = (double)st->nnz * (vs + bits / 8.0) + 9.0 * slices * (double)st->rows;
   const double b = stream_us(d, p.bytes + vector_bytes(st), K(cci_eff));
   const double dec = (double)st->nnz * K(cci_decode_ps) * 1e-6;
-  /* gathers walk in a row's slices; hub rows take one slice group (23x CSR on R-MAT) */
-  const double g = 2 * gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps)) +
+  /* hub rows take one slice group (23x CSR on R-MAT) */
+  const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps)) +
                    st->long_share * (double)st->nnz * 50 * K(gather_ps) * 1e-6;
   p.us = K(cci_launch_us) + fmax(b, dec) + (double)st->rows * K(cci_row_ps) * 1e-6 + g;
   p.bound = g > fmax(b, dec) ? "gathers" : larger(b, dec, "bytes", "decode");
@@ -102,6 +102,19 @@ static product cci_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
 /* How CSR-dtANS stores the values: coded with the columns (few distinct values) or raw. */
 static int dtans_coded_values(const zsi_auto_stats *st) {
   return st->distinct < ZSI_AUTO_MANY_VALUES && st->delta_entropy + st->value_entropy <= 16.0;
+}
+
+/* The share of the device a CSR-dtANS kernel keeps busy: one warp decodes a slice of 32 lanes of
+ * lane_symbols symbols each (2 per nonzero with coded values, else 1), and below the slices that
+ * fill the device (fitted: the suite at an eighth of its size runs the default 1024-symbol lanes
+ * at a third of the speed per nonzero it reaches at full size) the product slows in proportion. */
+static double dtans_busy(const zsi_auto_stats *st, const zsi_auto_device *d, int coded,
+                         int lane256) {
+  if (!d->gpu) return 1.0;
+  const double symbols = (double)st->nnz * (coded ? 2.0 : 1.0);
+  const double slices = symbols / (32.0 * (lane256 ? 256.0 : 1024.0));
+  const double full = coded ? K(dtans_full_slices) : K(dtans_full_slices_raw);
+  return full > 0 && slices < full ? fmax(slices, 1.0) / full : 1.0;
 }
 
 /* lane256: lane_symbols=256; guided: guided=start. */
@@ -117,23 +130,17 @@ static product dtans_product(const zsi_auto_stats *st, const zsi_auto_device *d,
   product p;
   p.bytes = n * bits / 8.0 + (coded ? 0 : n * vs) + 1.5 * (double)st->rows;
   const double g = gather_us(st, K(dtans_gather_ps));
-  if (coded) {
-    double dec = (n * K(dtans_decode_ps) + (double)st->rows * K(dtans_row_ps)) * 1e-6;
-    if (lane256) dec *= K(dtans_lane256);
-    const double b = stream_us(d, p.bytes + vector_bytes(st), 1.0);
-    p.us = K(dtans_launch_us) + fmax(dec, b) + g;
-    p.bound = g > fmax(dec, b) ? "gathers" : larger(dec, b, "decode", "bytes");
-  } else {
-    const double eff = st->type == ZS_F32 ? K(dtans_raw_eff_f32) : K(dtans_raw_eff);
-    const double b = stream_us(d, p.bytes + vector_bytes(st), eff);
-    const double dec = (n * K(dtans_decode_ps) + (double)st->rows * K(dtans_row_ps)) * 1e-6;
-    double t = fmax(b, dec);
-    /* guided slices even out long regular rows and cost elsewhere (docs/performance.md) */
-    if (guided)
-      t *= st->row_mean >= 20 && st->far_share < 0.3 ? K(dtans_guided) : K(dtans_guided_loss);
-    p.us = K(dtans_launch_us) + t + g;
-    p.bound = g > t ? "gathers" : larger(b, dec, "bytes", "decode");
-  }
+  const double busy = dtans_busy(st, d, coded, lane256);
+  double dec = (n * K(dtans_decode_ps) + (double)st->rows * K(dtans_row_ps)) * 1e-6;
+  if (lane256) dec *= K(dtans_lane256);
+  const double eff = coded ? 1.0 : st->type == ZS_F32 ? K(dtans_raw_eff_f32) : K(dtans_raw_eff);
+  const double b = stream_us(d, p.bytes + vector_bytes(st), eff);
+  double t = fmax(dec, b) / busy;
+  /* guided slices even out long regular rows and cost elsewhere (docs/performance.md) */
+  if (guided && !coded)
+    t *= st->row_mean >= 20 && st->far_share < 0.3 ? K(dtans_guided) : K(dtans_guided_loss);
+  p.us = K(dtans_launch_us) + t + g;
+  p.bound = busy < 1 ? "occupancy" : g > t ? "gathers" : larger(dec, b, "decode", "bytes");
   return p;
 }
 
@@ -166,13 +173,20 @@ static double encode_ns(zs_format f, const zsi_auto_device *d) {
   }
 }
 
-/* SpMVT time and pair time of a candidate from its SpMV time. */
-static void transposed(const spec *s, tmode m, const product *p, const product *csr,
-                       const zsi_auto_stats *st, const zsi_auto_device *d, double *t_us,
-                       double *pair_us) {
+/* SpMVT time and pair time of a candidate from its SpMV time p; def is the same format with its
+ * default encoder options: the operator encodes a stored Aᵀ with those. */
+static void transposed(const spec *s, tmode m, const product *p, const product *def,
+                       const product *csr, const zsi_auto_stats *st, const zsi_auto_device *d,
+                       double *t_us, double *pair_us) {
+  /* One-copy SpMVT adds into z at the columns: along diagonals the adds of a warp meet in a few
+   * lines, at random each is a sector of its own (atomic_ps per scattered nonzero). */
   const double atomics = st->far_share * (double)st->nnz * K(atomic_ps) * 1e-6;
-  if (m == T_STORED) { /* Aᵀ encoded beside A in the same format: a forward product each */
-    *t_us = p->us, *pair_us = 2 * p->us;
+  /* A fused pair reads the matrix once: its factor applies to the streamed part, while each
+   * product gathers (x for y, w for z) on its own. */
+  const double g = gather_us(st, s->format == ZS_FORMAT_DTANS ? K(dtans_gather_ps) : K(gather_ps));
+  const double stream = fmax(p->us - g, 0);
+  if (m == T_STORED) { /* Aᵀ encoded beside A, default options: a forward product each */
+    *t_us = def->us, *pair_us = p->us + def->us;
     return;
   }
   switch (s->format) {
@@ -180,16 +194,21 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
   case ZS_FORMAT_COO: *t_us = K(coo_t) * p->us, *pair_us = K(coo_pair) * p->us; return;
   case ZS_FORMAT_GCSB:
     *t_us = K(gcsb_t) * p->us;
-    *pair_us = m == T_ATOMIC ? K(gcsb_pair) * p->us + atomics : p->us + *t_us;
+    if (m == T_ATOMIC) {
+      const double f = st->type == ZS_F32 ? K(gcsb_pair_f32) : K(gcsb_pair);
+      *pair_us = f * stream + g + atomics;
+    } else {
+      *pair_us = p->us + *t_us;
+    }
     return;
   case ZS_FORMAT_DTANS:
     if (m == T_ATOMIC) { /* one decode serves both products, atomics into z */
-      *t_us = p->us + atomics, *pair_us = K(dtans_pair) * p->us + atomics;
+      *t_us = p->us + atomics, *pair_us = K(dtans_pair) * stream + g + atomics;
       return;
     }
     *t_us = csr->us * K(csr_t), *pair_us = p->us + *t_us;
     return;
-  default: /* deterministic SpMVT of CCI and CSR-dtANS: an uncompressed Aᵀ, CSR's speed */
+  default: /* deterministic SpMVT of CCI: an uncompressed Aᵀ, CSR's speed */
     *t_us = csr->us * K(csr_t), *pair_us = p->us + *t_us;
     return;
   }
@@ -210,8 +229,7 @@ static int specs_for(const zsi_auto_device *d, const zsi_auto_stats *st, spec *o
     out[n++] = (spec){ZS_FORMAT_CCI, "slices=2,opcodes=auto", 2, 1, 0};
   }
   out[n++] = (spec){ZS_FORMAT_DTANS, "", 0, 0, 0};
-  if (d->gpu && dtans_coded_values(st))
-    out[n++] = (spec){ZS_FORMAT_DTANS, "lane_symbols=256", 0, 1, 0};
+  if (d->gpu) out[n++] = (spec){ZS_FORMAT_DTANS, "lane_symbols=256", 0, 1, 0};
   if (d->gpu && !dtans_coded_values(st))
     out[n++] = (spec){ZS_FORMAT_DTANS, "guided=start", 0, 0, 1};
   return n;
@@ -221,8 +239,7 @@ static int specs_for(const zsi_auto_device *d, const zsi_auto_stats *st, spec *o
 static int tmodes_for(zs_format f, zsi_auto_work w, tmode *out) {
   if (w == ZSI_WORK_SPMV) return out[0] = T_DEFAULT, 1;
   int n = 0;
-  if (f == ZS_FORMAT_CSR || f == ZS_FORMAT_COO || f == ZS_FORMAT_GCSB || f == ZS_FORMAT_DTANS)
-    out[n++] = T_DEFAULT;
+  out[n++] = T_DEFAULT;
   if (f != ZS_FORMAT_COO) out[n++] = T_STORED;
   if ((f == ZS_FORMAT_GCSB || f == ZS_FORMAT_DTANS) && w != ZSI_WORK_T) out[n++] = T_ATOMIC;
   return n;
@@ -248,6 +265,8 @@ int zsi_auto_model(const zsi_auto_stats *st, const zsi_auto_device *d, const zsi
   int n = 0;
   for (int i = 0; i < n_specs; i++) {
     const product p = product_of(&specs[i], st, d);
+    const spec plain = {specs[i].format, "", 8, 0, 0}; /* the format's default options */
+    const product def = product_of(&plain, st, d);
     tmode modes[3];
     const int n_modes = tmodes_for(specs[i].format, w->kind, modes);
     for (int m = 0; m < n_modes && n < ZSI_AUTO_MAX_CANDIDATES; m++) {
@@ -257,9 +276,9 @@ int zsi_auto_model(const zsi_auto_stats *st, const zsi_auto_device *d, const zsi
       snprintf(x->options, sizeof x->options, "%s", specs[i].options);
       snprintf(x->op_options, sizeof x->op_options, "%s", tmode_options[modes[m]]);
       double t_us, pair_us;
-      transposed(&specs[i], modes[m], &p, &csr, st, d, &t_us, &pair_us);
+      transposed(&specs[i], modes[m], &p, &def, &csr, st, d, &t_us, &pair_us);
       const int stored = modes[m] == T_STORED;
-      x->bytes = p.bytes * (stored ? 2 : 1);
+      x->bytes = p.bytes + (stored ? def.bytes : 0);
       x->encode_s = (double)st->nnz * 1e-9 *
                     (encode_ns(x->format, d) * (stored ? 2 : 1) + (stored ? K(transpose_ns) : 0));
       x->product_us = w->kind == ZSI_WORK_SPMV ? p.us : w->kind == ZSI_WORK_T ? t_us : pair_us;
