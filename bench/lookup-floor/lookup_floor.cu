@@ -28,7 +28,34 @@
  *   coded+rmat coded values, x gathered at R-MAT's column marginal in natural column order (a
  *            column's 22 bits each 1 with probability 1/4: a=0.57, b=c=0.19 gives 0.24)
  * Each thread takes 8 nonzeros at a time (a segment): their lookups, then their 8 gathers, then
- * the sums, so loads are in flight together as in the kernel. */
+ * the sums, so loads are in flight together as in the kernel.
+ *
+ * Candidate layouts of a stream version 5, in the kernel's occupancy (3 blocks of 256 threads a
+ * multiprocessor, its 8 KiB stream ring reserved beside the tables). Their slots are 4 bytes
+ * {next-state base, bit count, symbol} of an FSE-style table: a thread keeps 8 states, each the
+ * base plus bit-count bits of the last lookup, so every lookup waits on the one before it.
+ *   slot4+shfl    4096 slots; the symbol's delta and f64 value by 3 warp shuffles (32 symbols)
+ *   slot4+shfl64  the same with 64 symbols: 5 shuffles (deltas packed two a word) and 2 selects
+ *   slot4+dict    4096 slots, 64 symbols; delta by 1 shuffle, value from a dictionary with a copy
+ *                 a lane (16 KiB: conflict-free)
+ *   rep-10        1024 slots in 16 interleaved copies (64 KiB), lane l on copy l mod 16; 3 shuffles
+ *   rep-11        2048 slots in 8 interleaved copies (64 KiB); 3 shuffles
+ *   lane-8        256 slots, a copy a lane (32 KiB): each lane in its own bank; 3 shuffles
+ *   lane-9        512 slots, a copy a lane (64 KiB); 3 shuffles
+ *   slot4x2+dict  two lookups a nonzero, a delta table (32 symbols) and a value table (64), as 64
+ *                 values need when their (delta, value) pairs are more than 64; value by dictionary
+ *   lane-8x2      two lane-private 256-slot tables (64 KiB); delta by 1 shuffle, value by 4
+ * each bare, +x, +rx2 and +rmat (the x gathers of the old variants of those names);
+ *   pair2(+x)     16-byte slots {meta, two deltas, value}: 3 slots in 4 decode two nonzeros, the
+ *                 second the likely symbol; a lane looks up until it has its segment's 8 nonzeros
+ *   template+ids  thread per row, 27-point rows (a 3-D stencil, n = 160): column offsets from the
+ *                 diagonal in a per-slice template (shared memory, a broadcast), 6-bit value ids
+ *                 read 5 a word column-major from global memory, the value from the dictionary, x
+ *                 at row + offset
+ *   template+raw  the same with f64 values read column-major (no value lookup)
+ *   template+ids5 / template+raw5  the same with 5-point rows (a 2-D stencil, n = 4096)
+ * The template variants read their stream (ids or values) from memory: the others leave their
+ * stream words out, as the old variants do. No variant writes y. */
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -166,6 +193,383 @@ static float time_variant(int blocks, const uint2 *dtab, const uint32_t *vtab, c
   return t[t.size() / 2];
 }
 
+/* ---- the candidate layouts of stream version 5 -------------------------------------------- */
+
+/* Shared memory the dtANS kernel holds beside its tables (the stream ring of 8 slices of 256
+ * words): the new layouts reserve it too, so their occupancy and L1 carve-out are the kernel's. */
+#define RING_BYTES (4 * 8 * 256)
+/* x gathers of the new layouts, as the old variants' suffixes: none, +x, +rx2, +rmat */
+enum { X_NONE, X_LOCK, X_R2, X_RMAT };
+/* Table layouts of 4-byte slots {base 12 bits, bit count 4, symbol 6}, an FSE-style table: the
+ * next state is base + the next (bit count) stream bits, so each of a thread's 8 states is a
+ * chain of dependent lookups, as a version 5 decoder's would be. */
+enum {
+  L_SHFL,   /* 4096 slots, one copy; delta and value of 32 symbols by 3 shuffles */
+  L_SHFL64, /* the same with 64 symbols: 1 shuffle of packed deltas, 4 of values, 2 selects */
+  L_DICT,   /* 4096 slots; delta by 1 shuffle, value from a lane-replicated dictionary */
+  L_REP10,  /* 1024 slots, 16 interleaved copies: lanes l and l + 16 share one */
+  L_REP11,  /* 2048 slots, 8 interleaved copies: 4 lanes share one */
+  L_LANE8,  /* 256 slots, a copy per lane (bank = lane): conflict-free */
+  L_LANE9,  /* 512 slots, a copy per lane */
+  /* Two lookups a nonzero, a delta table (32 symbols) and a value table (64): what 64 values need
+   * when their (delta, value) pairs are more than 64, as in every few-valued matrix of the suite */
+  L_SHFL2, /* two 4096-slot tables; delta by 1 shuffle, value from the lane-replicated dictionary */
+  L_LANE8X2, /* two 256-slot tables a lane; delta by 1 shuffle, value by 4 shuffles (64 values) */
+  LAYOUTS
+};
+static const int layout_log[LAYOUTS] = {12, 12, 12, 10, 11, 8, 9, 12, 8};
+static const int layout_copies[LAYOUTS] = {1, 1, 1, 16, 8, 32, 32, 1, 32};
+static const int layout_symbols[LAYOUTS] = {32, 64, 64, 32, 32, 32, 32, 32, 32};
+
+__device__ __forceinline__ int delta_of(int sym) { return sym % 27; }
+
+template <int LAYOUT, int XM>
+__global__ void __launch_bounds__(THREADS, 3)
+    chain(const uint32_t *gtab, const double *gvals, const double *x, int64_t per, double *out) {
+  constexpr int LOG = LAYOUT == L_REP10                          ? 10
+                      : LAYOUT == L_REP11                        ? 11
+                      : LAYOUT == L_LANE8 || LAYOUT == L_LANE8X2 ? 8
+                      : LAYOUT == L_LANE9                        ? 9
+                                                                 : 12;
+  constexpr int COPIES = LAYOUT == L_REP10                                               ? 16
+                         : LAYOUT == L_REP11                                             ? 8
+                         : LAYOUT == L_LANE8 || LAYOUT == L_LANE9 || LAYOUT == L_LANE8X2 ? 32
+                                                                                         : 1;
+  constexpr bool TWO = LAYOUT == L_SHFL2 || LAYOUT == L_LANE8X2;
+  constexpr bool DICT = LAYOUT == L_DICT || LAYOUT == L_SHFL2;
+  extern __shared__ uint64_t smem64[];
+  uint32_t *tab = (uint32_t *)smem64 + RING_BYTES / 4; /* after the ring, as the kernel's tables */
+  uint32_t *vtab = tab + (COPIES << LOG);              /* TWO: the value table, laid out as tab */
+  double *dict = (double *)(vtab + (TWO ? COPIES << LOG : 0)); /* DICT: value v, lane l: v·32 + l */
+  for (int i = threadIdx.x; i < (TWO ? 2 : 1) * COPIES << LOG; i += blockDim.x)
+    tab[i] = gtab[i / COPIES];
+  if (DICT)
+    for (int i = threadIdx.x; i < VALUES * 32; i += blockDim.x) dict[i] = gvals[i / 32];
+  __syncthreads();
+  const int lane = threadIdx.x % 32;
+  /* the symbols' deltas and values in registers: lane l holds symbol l's (and l + 32's) */
+  const double mine0 = gvals[lane], mine1 = gvals[lane + 32];
+  const int dpack = delta_of(lane) | delta_of(lane + 32) << 16;
+  const int lo0 = __double2loint(mine0), hi0 = __double2hiint(mine0);
+  const int lo1 = __double2loint(mine1), hi1 = __double2hiint(mine1);
+  const uint32_t *my = tab + (COPIES == 1 ? 0 : lane % COPIES); /* this lane's copy */
+  const uint32_t *myv = my + (COPIES << LOG);
+  const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  uint32_t s = 0x9e3779b9u * (uint32_t)(blockIdx.x * blockDim.x + threadIdx.x + 1);
+  uint32_t st[8], vst[8];
+#pragma unroll
+  for (int i = 0; i < 8; i++) st[i] = xorshift(s) & ((1u << LOG) - 1), vst[i] = TWO ? st[i] ^ 1 : 0;
+  int64_t row = warp * 4096 % (X_LEN - 4096) + 1024 + lane;
+  double sum = 0.0;
+  uint32_t acc = 0;
+  for (int64_t k = 0; k < per; k += 8) {
+    double v[8];
+    int32_t c[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+      const uint32_t bits = xorshift(s); /* the stream's next bits */
+      const uint32_t e = my[st[i] * COPIES];
+      const uint32_t nb = e >> 12 & 15, sym = e >> 16 & 63;
+      st[i] = (e & 0xfff) + (bits & ~(0xffffffffu << nb));
+      if (TWO) { /* the value's own chain: its bits are the same draw's top bits */
+        const uint32_t f = myv[vst[i] * COPIES], vnb = f >> 12 & 15, vsym = f >> 16 & 63;
+        vst[i] = (f & 0xfff) + (bits >> 20 & ~(0xffffffffu << vnb));
+        c[i] = __shfl_sync(0xffffffffu, dpack, (int)sym) & 0xffff;
+        if (DICT) {
+          v[i] = dict[vsym * 32 + lane];
+        } else {
+          const int src = (int)vsym & 31;
+          const int l0 = __shfl_sync(0xffffffffu, lo0, src),
+                    h0 = __shfl_sync(0xffffffffu, hi0, src);
+          const int l1 = __shfl_sync(0xffffffffu, lo1, src),
+                    h1 = __shfl_sync(0xffffffffu, hi1, src);
+          const bool up = vsym >= 32;
+          v[i] = __hiloint2double(up ? h1 : h0, up ? l1 : l0);
+        }
+      } else if (LAYOUT == L_SHFL64) {
+        const int src = (int)sym & 31;
+        const int dp = __shfl_sync(0xffffffffu, dpack, src);
+        const int l0 = __shfl_sync(0xffffffffu, lo0, src), h0 = __shfl_sync(0xffffffffu, hi0, src);
+        const int l1 = __shfl_sync(0xffffffffu, lo1, src), h1 = __shfl_sync(0xffffffffu, hi1, src);
+        const bool up = sym >= 32;
+        c[i] = up ? dp >> 16 : dp & 0xffff;
+        v[i] = __hiloint2double(up ? h1 : h0, up ? l1 : l0);
+      } else if (LAYOUT == L_DICT) {
+        const int dp = __shfl_sync(0xffffffffu, dpack, (int)sym & 31);
+        c[i] = sym >= 32 ? dp >> 16 : dp & 0xffff;
+        v[i] = dict[sym * 32 + lane];
+      } else {
+        c[i] = __shfl_sync(0xffffffffu, dpack, (int)sym) & 0xffff;
+        v[i] = __hiloint2double(__shfl_sync(0xffffffffu, hi0, (int)sym),
+                                __shfl_sync(0xffffffffu, lo0, (int)sym));
+      }
+    }
+    double xv[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+      if (XM == X_LOCK) /* the old +x: the warp's lanes at the same offset of consecutive rows */
+        xv[i] = x[row + (3 * i + (int)(k & 8)) % 27 - 13], acc += (uint32_t)c[i];
+      else if (XM == X_R2) /* the old +rx2: uniform over 2^21 columns */
+        xv[i] = x[((uint32_t)c[i] * 2654435761u + (uint32_t)(row * 40503)) >> 11];
+      else if (XM == X_RMAT) /* the old +rmat */
+        xv[i] = x[(xorshift(s) & xorshift(s) & (X_LEN - 1)) ^ (uint32_t)c[i]];
+      else
+        xv[i] = (double)c[i];
+    }
+#pragma unroll
+    for (int i = 0; i < 8; i++) sum += v[i] * xv[i];
+    row += (k & 24) == 24 ? 32 : 0;
+    if (row >= X_LEN - 64) row -= X_LEN / 2;
+  }
+#pragma unroll
+  for (int i = 0; i < 8; i++) acc += st[i] + vst[i];
+  if (sum == 12345.0 || acc == 12345u) out[0] = sum + acc;
+}
+
+/* pair2: 16-byte slots {meta, two deltas, value}: meta as the 4-byte slot's, plus bit 22 = the
+ * slot decodes two nonzeros, the second being the likely symbol (its value in a register). A
+ * lane takes lookups until it has its segment's 8 nonzeros (one more carries to the next), so
+ * the warp runs as many lookups as its slowest lane; 4 states a thread. */
+template <int XM>
+__global__ void __launch_bounds__(THREADS, 3)
+    pair2(const uint4 *gwide, const double *x, int64_t per, double *out) {
+  extern __shared__ uint64_t smem64[];
+  uint4 *wide = (uint4 *)(smem64 + RING_BYTES / 8);
+  for (int i = threadIdx.x; i < K; i += blockDim.x) wide[i] = gwide[i];
+  __syncthreads();
+  const int lane = threadIdx.x % 32;
+  const double likely = 1.5;
+  const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  uint32_t s = 0x9e3779b9u * (uint32_t)(blockIdx.x * blockDim.x + threadIdx.x + 1);
+  uint32_t st[4];
+#pragma unroll
+  for (int i = 0; i < 4; i++) st[i] = xorshift(s) & (K - 1);
+  int64_t row = warp * 4096 % (X_LEN - 4096) + 1024 + lane;
+  double sum = 0.0;
+  uint32_t acc = 0;
+  int got = 0;
+  for (int64_t k = 0; k < per; k += 8) {
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+      if (got < 8) {
+        const uint32_t bits = xorshift(s);
+        const uint4 e = wide[st[i & 3]];
+        const uint32_t nb = e.x >> 12 & 15;
+        st[i & 3] = (e.x & 0xfff) + (bits & ~(0xffffffffu << nb));
+        const double v = __hiloint2double((int)e.w, (int)e.z);
+        const int two = e.x >> 22 & 1;
+        if (XM == X_LOCK) {
+          sum += v * x[row + (3 * got + (int)(k & 8)) % 27 - 13];
+          if (two) sum += likely * x[row + (3 * got + 3 + (int)(k & 8)) % 27 - 13];
+          acc += e.y;
+        } else {
+          sum += v * (double)(int)(e.y & 0xffff);
+          if (two) sum += likely * (double)(int)(e.y >> 16);
+        }
+        got += 1 + two;
+      }
+    }
+    got -= 8;
+    row += (k & 24) == 24 ? 32 : 0;
+    if (row >= X_LEN - 64) row -= X_LEN / 2;
+  }
+#pragma unroll
+  for (int i = 0; i < 4; i++) acc += st[i];
+  if (sum == 12345.0 || acc == 12345u) out[0] = sum + acc;
+}
+
+/* Template rows: thread per row, a slice of 32 consecutive rows per warp with one template (LEN
+ * column offsets from the diagonal, read from shared memory as a broadcast); values as 6-bit ids,
+ * 5 a 32-bit word, words column-major per slice (word w of the slice's row l at w·32 + l), each
+ * id looked up in a lane-replicated dictionary; or (RAW) f64 values column-major. The ids or
+ * values are read from global memory: they are the stream. */
+#define TEMPLATES 16
+template <bool RAW, int LEN>
+__global__ void __launch_bounds__(THREADS, 3)
+    templ(const int32_t *gtmpl, const double *gvals, const uint32_t *ids, const double *raw,
+          const double *x, int64_t rows_per_thread, double *out) {
+  constexpr int WORDS = (LEN + 4) / 5;
+  extern __shared__ uint64_t smem64[];
+  int32_t *tmpl = (int32_t *)(smem64 + RING_BYTES / 8);
+  double *dict = (double *)(smem64 + RING_BYTES / 8 + TEMPLATES * LEN / 2 + 1);
+  for (int i = threadIdx.x; i < TEMPLATES * LEN; i += blockDim.x) tmpl[i] = gtmpl[i];
+  if (!RAW)
+    for (int i = threadIdx.x; i < VALUES * 32; i += blockDim.x) dict[i] = gvals[i / 32];
+  __syncthreads();
+  const int lane = threadIdx.x % 32;
+  const int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
+  const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int reach = LEN == 27 ? 160 * 160 + 161 : 4096;
+  double sum = 0.0;
+  for (int64_t r = 0; r < rows_per_thread; r++) {
+    const int64_t g = warp + r * warps; /* this warp's slice */
+    const int32_t *t = tmpl + (int)(g % TEMPLATES) * LEN;
+    const int64_t row = (g * 32 + lane) % (X_LEN - 2 * reach) + reach;
+    double rs = 0.0;
+    if (RAW) {
+      const double *val = raw + g * (32 * LEN) + lane;
+#pragma unroll
+      for (int j = 0; j < LEN; j++) rs += __ldcs(val + 32 * j) * x[row + t[j]];
+    } else {
+      const uint32_t *w = ids + g * (32 * WORDS) + lane;
+#pragma unroll
+      for (int q = 0; q < WORDS; q++) {
+        const uint32_t word = __ldcs(w + 32 * q);
+#pragma unroll
+        for (int j = 0; j < 5 && 5 * q + j < LEN; j++)
+          rs += dict[(word >> 6 * j & (VALUES - 1)) * 32 + lane] * x[row + t[5 * q + j]];
+      }
+    }
+    sum += rs; /* y[row] would take it: the floor leaves y out, as the other variants do */
+  }
+  if (sum == 12345.0) out[0] = sum;
+}
+
+/* An FSE-style decode table of 2^log slots for nsym symbols, half of them three times as likely
+ * as the other half: slot = base | bit count << 12 | symbol << 16, next state = base + bits. */
+static std::vector<uint32_t> fse_table(int log, int nsym) {
+  const uint32_t size = 1u << log, step = (size >> 1) + (size >> 3) + 3;
+  std::vector<uint32_t> count(nsym), next(nsym), sym(size), t(size);
+  for (int i = 0; i < nsym; i++) count[i] = size / nsym * (i % 2 ? 3 : 1) / 2;
+  for (uint32_t i = 0, pos = 0; i < (uint32_t)nsym; i++) /* spread as FSE does */
+    for (uint32_t n = 0; n < count[i]; n++) sym[pos] = i, pos = (pos + step) & (size - 1);
+  for (int i = 0; i < nsym; i++) next[i] = count[i];
+  for (uint32_t u = 0; u < size; u++) {
+    const uint32_t xs = next[sym[u]]++;
+    const int nb = log - (31 - __builtin_clz(xs)); /* xs << nb lands in [size, 2 size) */
+    t[u] = ((xs << nb) - size) | (uint32_t)nb << 12 | sym[u] << 16;
+  }
+  return t;
+}
+
+struct ctx {
+  const uint32_t *tab[LAYOUTS];
+  const uint4 *wide;
+  const int32_t *tmpl27, *tmpl5;
+  const uint32_t *ids;
+  const double *raw, *vals, *x;
+  double *out;
+  int sms;
+};
+
+/* Times launch() as time_variant does: 2 warm-ups, the median of 10 */
+template <typename F>
+static float time_launch(F launch) {
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  std::vector<float> t;
+  for (int rep = 0; rep < 12; rep++) {
+    CHECK(cudaEventRecord(a));
+    launch();
+    CHECK(cudaEventRecord(b));
+    CHECK(cudaEventSynchronize(b));
+    CHECK(cudaGetLastError());
+    float ms;
+    CHECK(cudaEventElapsedTime(&ms, a, b));
+    if (rep >= 2) t.push_back(ms);
+  }
+  CHECK(cudaEventDestroy(a));
+  CHECK(cudaEventDestroy(b));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+/* Sets the kernel's shared memory; false where per_sm blocks of it do not fit a multiprocessor */
+template <typename Kern>
+static bool fits(Kern kernel, size_t smem, int per_sm) {
+  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  int n = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, THREADS, smem));
+  return n >= per_sm;
+}
+
+/* A new variant at per_sm blocks a multiprocessor and about nnz nonzeros: false where it does not
+ * fit; else its time in ms and the nonzeros it did */
+using runner = bool (*)(const ctx &, int per_sm, int64_t nnz, float *ms, double *done);
+
+template <int LAYOUT, int XM>
+static bool run_chain(const ctx &c, int per_sm, int64_t nnz, float *ms, double *done) {
+  const bool two = LAYOUT == L_SHFL2 || LAYOUT == L_LANE8X2;
+  const size_t smem = RING_BYTES +
+                      ((size_t)layout_copies[LAYOUT] << layout_log[LAYOUT]) * 4 * (two ? 2 : 1) +
+                      (LAYOUT == L_DICT || LAYOUT == L_SHFL2 ? VALUES * 32 * sizeof(double) : 0);
+  if (!fits(chain<LAYOUT, XM>, smem, per_sm)) return false;
+  const int blocks = c.sms * per_sm;
+  const int64_t threads = (int64_t)blocks * THREADS;
+  const int64_t per = (nnz + 8 * threads - 1) / (8 * threads) * 8;
+  *done = (double)per * threads;
+  *ms = time_launch([&] {
+    chain<LAYOUT, XM><<<blocks, THREADS, smem>>>(c.tab[LAYOUT], c.vals, c.x, per, c.out);
+  });
+  return true;
+}
+
+template <int XM>
+static bool run_pair2(const ctx &c, int per_sm, int64_t nnz, float *ms, double *done) {
+  const size_t smem = RING_BYTES + K * sizeof(uint4);
+  if (!fits(pair2<XM>, smem, per_sm)) return false;
+  const int blocks = c.sms * per_sm;
+  const int64_t threads = (int64_t)blocks * THREADS;
+  const int64_t per = (nnz + 8 * threads - 1) / (8 * threads) * 8;
+  *done = (double)per * threads;
+  *ms = time_launch([&] { pair2<XM><<<blocks, THREADS, smem>>>(c.wide, c.x, per, c.out); });
+  return true;
+}
+
+/* Slices of 32 rows the template arrays hold: 2^27 nonzeros of 5-point rows */
+#define TMPL_SLICES (((int64_t)1 << 27) / (5 * 32) + 1)
+
+template <bool RAW, int LEN>
+static bool run_templ(const ctx &c, int per_sm, int64_t nnz, float *ms, double *done) {
+  const size_t smem = RING_BYTES + (TEMPLATES * LEN / 2 + 1) * 8 + (RAW ? 0 : VALUES * 32 * 8);
+  if (!fits(templ<RAW, LEN>, smem, per_sm)) return false;
+  const int blocks = c.sms * per_sm;
+  const int64_t warps = (int64_t)blocks * THREADS / 32;
+  int64_t rows = (nnz + LEN * 32 * warps - 1) / (LEN * 32 * warps); /* rows a thread */
+  while (rows > 1 && rows * warps > TMPL_SLICES * 5 / LEN) rows--;  /* the arrays' size */
+  *done = (double)rows * LEN * warps * 32;
+  *ms = time_launch([&] {
+    templ<RAW, LEN><<<blocks, THREADS, smem>>>(LEN == 27 ? c.tmpl27 : c.tmpl5, c.vals, c.ids, c.raw,
+                                               c.x, rows, c.out);
+  });
+  return true;
+}
+
+struct variant {
+  const char *name;
+  runner run;
+};
+#define CHAIN(NAME, L)                                             \
+  {NAME, run_chain<L, X_NONE>}, {NAME "+x", run_chain<L, X_LOCK>}, \
+      {NAME "+rx2", run_chain<L, X_R2>}, {                         \
+    NAME "+rmat", run_chain<L, X_RMAT>                             \
+  }
+static const variant news[] = {
+    CHAIN("slot4+shfl", L_SHFL),
+    CHAIN("slot4+shfl64", L_SHFL64),
+    CHAIN("slot4+dict", L_DICT),
+    CHAIN("rep-10", L_REP10),
+    CHAIN("rep-11", L_REP11),
+    CHAIN("lane-8", L_LANE8),
+    CHAIN("lane-9", L_LANE9),
+    CHAIN("slot4x2+dict", L_SHFL2),
+    CHAIN("lane-8x2", L_LANE8X2),
+    {"pair2", run_pair2<X_NONE>},
+    {"pair2+x", run_pair2<X_LOCK>},
+    {"template+ids", run_templ<false, 27>},
+    {"template+raw", run_templ<true, 27>},
+    {"template+ids5", run_templ<false, 5>},
+    {"template+raw5", run_templ<true, 5>},
+};
+
+/* Fills the id words with a hash of their index (ids 0–63 all used) */
+__global__ void fill_ids(uint32_t *ids, int64_t n) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    ids[i] = (uint32_t)(i * 2654435761u) ^ (uint32_t)(i >> 7) * 40503u;
+}
+
 int main(int argc, char **argv) {
   int64_t nnz = (int64_t)1 << 27;
   bool csv = false;
@@ -214,7 +618,63 @@ int main(int argc, char **argv) {
   CHECK(cudaMemcpy(d_vals, vals.data(), VALUES * sizeof(double), cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(d_x, xh.data(), X_LEN * sizeof(double), cudaMemcpyHostToDevice));
 
-  if (csv) {
+  /* The new layouts' tables and streams */
+  ctx c{};
+  c.sms = sms, c.vals = d_vals, c.x = d_x, c.out = d_out;
+  for (int l = 0; l < LAYOUTS; l++) {
+    std::vector<uint32_t> t = fse_table(layout_log[l], layout_symbols[l]);
+    if (l == L_SHFL2 || l == L_LANE8X2) { /* the value table after the delta table */
+      const std::vector<uint32_t> v = fse_table(layout_log[l], VALUES);
+      t.insert(t.end(), v.begin(), v.end());
+    }
+    uint32_t *d;
+    CHECK(cudaMalloc(&d, t.size() * sizeof(uint32_t)));
+    CHECK(cudaMemcpy(d, t.data(), t.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    c.tab[l] = d;
+  }
+  { /* pair2: 3 slots in 4 decode two nonzeros */
+    const std::vector<uint32_t> t = fse_table(12, 32);
+    std::vector<uint4> w(K);
+    for (uint32_t u = 0; u < K; u++) {
+      const uint32_t sym = t[u] >> 16 & 63, two = (u * 2654435761u >> 9) % 4 != 0;
+      const double v = vals[sym];
+      uint32_t lo, hi;
+      memcpy(&lo, &v, 4), memcpy(&hi, (const char *)&v + 4, 4);
+      w[u] = make_uint4(t[u] | two << 22, sym % 27 | 1u << 16, lo, hi);
+    }
+    uint4 *d;
+    CHECK(cudaMalloc(&d, K * sizeof(uint4)));
+    CHECK(cudaMemcpy(d, w.data(), K * sizeof(uint4), cudaMemcpyHostToDevice));
+    c.wide = d;
+  }
+  { /* templates: a 3-D 27-point stencil of n = 160 and a 2-D 5-point one of n = 4096 */
+    std::vector<int32_t> t27, t5;
+    for (int q = 0; q < TEMPLATES; q++) {
+      for (int dz = -1; dz <= 1; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+          for (int dx = -1; dx <= 1; dx++) t27.push_back(dz * 160 * 160 + dy * 160 + dx);
+      for (int o : {-4096, -1, 0, 1, 4096}) t5.push_back(o);
+    }
+    int32_t *d27, *d5;
+    CHECK(cudaMalloc(&d27, t27.size() * sizeof(int32_t)));
+    CHECK(cudaMalloc(&d5, t5.size() * sizeof(int32_t)));
+    CHECK(cudaMemcpy(d27, t27.data(), t27.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d5, t5.data(), t5.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+    c.tmpl27 = d27, c.tmpl5 = d5;
+    const int64_t nids = TMPL_SLICES * 36, nraw = TMPL_SLICES * 5 * 32;
+    uint32_t *ids;
+    double *raw;
+    CHECK(cudaMalloc(&ids, nids * sizeof(uint32_t)));
+    CHECK(cudaMalloc(&raw, nraw * sizeof(double)));
+    fill_ids<<<1024, 256>>>(ids, nids);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemset(raw, 0x3f, nraw * sizeof(double)));
+    c.ids = ids, c.raw = raw;
+  }
+
+  if (csv) { /* the device on stderr, so that the CSV stays the data file's */
+    fprintf(stderr, "device %s, %d SMs, clock attribute %.0f MHz; %lld nonzeros\n", prop.name, sms,
+            clock_khz / 1e3, (long long)nnz);
     printf("variant,blocks_per_sm,time_us,us_per_1e8_nnz,sm_cycles_per_warp_nnz\n");
   } else {
     printf("device %s, %d SMs, clock attribute %.0f MHz; %lld nonzeros\n", prop.name, sms,
@@ -243,6 +703,14 @@ int main(int argc, char **argv) {
       const double cycles = ms * 1e-3 * clock_khz * 1e3 * sms / (done / 32);
       printf(csv ? "%s,%d,%.1f,%.1f,%.2f\n" : "%-9s %6d %10.1f %14.1f %16.2f\n", variant_name[v],
              csv ? per_sm : blocks, ms * 1e3, ms * 1e3 * 1e8 / done, cycles);
+    }
+    for (const variant &v : news) {
+      float ms;
+      double did;
+      if (!v.run(c, per_sm, nnz, &ms, &did)) continue; /* its shared memory lets fewer in */
+      const double cycles = ms * 1e-3 * clock_khz * 1e3 * sms / (did / 32);
+      printf(csv ? "%s,%d,%.1f,%.1f,%.2f\n" : "%-14s %6d %10.1f %14.1f %16.2f\n", v.name,
+             csv ? per_sm : blocks, ms * 1e3, ms * 1e3 * 1e8 / did, cycles);
     }
   }
   return 0;
