@@ -245,9 +245,18 @@ def dtans_transpose(name):
                   "N + det T vs cuSPARSE ×", "pair vs cuSPARSE ×"], rows)
 
 
+LOOKUP_OLD = ("linear", "slot", "joint", "inline", "joint+x", "coded", "coded+x", "coded+rx", "coded+rx2", "coded+rmat")
+# Stream version 5 candidates: (row label, variant per gather: bare, +x, +rx2, +rmat; None: not measured)
+LOOKUP_NEW = [(v, (v, v + "+x", v + "+rx2", v + "+rmat")) for v in (
+    "slot4+shfl", "slot4+shfl64", "slot4+dict", "rep-10", "rep-11", "lane-8", "lane-9", "slot4x2+dict", "lane-8x2")]
+LOOKUP_NEW += [("pair2", ("pair2", "pair2+x", None, None)),
+               ("template+ids (27 / 5 points)", (None, "template+ids", None, None)),
+               ("template+raw (27 / 5 points)", (None, "template+raw", None, None))]
+
+
 def lookup_probe(_):
     rows = [[r["variant"], r["us_per_1e8_nnz"], r["sm_cycles_per_warp_nnz"]] for r in rows_of("h100-lookup-floor.csv")
-            if r["blocks_per_sm"] == "3"]
+            if r["blocks_per_sm"] == "3" and r["variant"] in LOOKUP_OLD]
     return table(["probe variant", "µs per 10⁸ nonzeros", "SM-cycles per warp-nonzero"], rows)
 
 
@@ -269,6 +278,61 @@ def lookup_floor(_):
         mine = b.zs(m, "f64", "dtans")
         rows.append([m, f"{nnz / 1e6:.1f} M", f"{f1(best)} ({which})", f1(floor), how, x(best, floor), x(best, mine)])
     return table(["matrix (64 values, f64)", "nonzeros", "best cuSPARSE µs", "floor µs", "floor from", "best possible ×", "measured ×"], rows)
+
+
+def predicted():
+    """The predictions written before the run: SM-cycles per warp-nonzero, by variant."""
+    return {r["variant"]: float(r["predicted_sm_cycles_per_warp_nnz"]) for r in rows_of("h100-lookup-floor-prediction.csv")}
+
+
+def probe3():
+    """The probe's rows at the kernel's occupancy (3 blocks a SM), by variant."""
+    return {r["variant"]: r for r in rows_of("h100-lookup-floor.csv") if r["blocks_per_sm"] == "3"}
+
+
+def lookup_candidates(_):
+    """Every candidate layout's floor: measured SM-cycles per warp-nonzero, the prediction beside."""
+    probe = probe3()
+    pred = predicted()
+
+    def cell(v):
+        if v is None:
+            return "–"
+        both = [v] + ([v + "5"] if v.startswith("template") else [])  # 27-point, then 5-point rows
+        got = " / ".join(f"{float(probe[w]['sm_cycles_per_warp_nnz']):.2f}" if w in probe else "not run" for w in both)
+        return got + " (" + " / ".join(f"{pred[w]:g}" for w in both) + ")"
+
+    rows = []
+    for label, vs in LOOKUP_NEW:
+        us = [probe[v]["us_per_1e8_nnz"] for v in vs if v in probe][:2]
+        rows.append([label] + [cell(v) for v in vs] + [us[-1] if us else "–"])
+    return table(["layout", "bare", "+x", "+rx2", "+rmat", "µs per 10⁸ nonzeros, with x"], rows)
+
+
+def lookup_caps(_):
+    """Per matrix of the 64-value suite (f64): best cuSPARSE time / each layout's floor scaled to its nonzeros."""
+    probe = probe3()
+    pred = predicted()
+    b = Bench("h100-suite-few-valued.csv")
+    mats = ("st27", "lap2d", "band", "er", "rmat")
+    best = {m: b.best(m, "f64") for m in mats}
+    gather = {"st27": 1, "lap2d": 1, "band": 1, "er": 2, "rmat": 3}  # which probe x applies (lockstep, slab, R-MAT)
+    rows = [["best cuSPARSE µs"] + [f"{f1(best[m][0])} ({best[m][1]})" for m in mats],
+            ["CSR-dtANS v4, measured"] + [x(best[m][0], b.zs(m, "f64", "dtans")) for m in mats]]
+    for label, vs in LOOKUP_NEW:
+        cells = []
+        for m in mats:
+            v = vs[gather[m]]
+            if v and v.startswith("template"):  # stencils only: 27-point rows for st27, 5-point for lap2d
+                v = {"st27": v, "lap2d": v + "5"}.get(m)
+            if v is None:
+                cells.append("n/a")
+                continue
+            got = float(probe[v]["us_per_1e8_nnz"]) if v in probe else None
+            guess = pred[v] * 1e8 / 32 / (PROBE_SMS * PROBE_GHZ * 1e3)  # predicted cycles as µs per 10⁸
+            cells.append(x(best[m][0], got and got * b.nnz(m) / 1e8) + f" ({x(best[m][0], guess * b.nnz(m) / 1e8)})")
+        rows.append([label] + cells)
+    return table(["cap (best cuSPARSE / floor), measured (predicted)"] + list(mats), rows)
 
 
 # ---- GCSB ----
