@@ -100,6 +100,59 @@ __device__ __forceinline__ uint32_t xorshift(uint32_t &s) {
   return s;
 }
 
+/* A thread's random seed, and its first row: the warp's lanes on 32 consecutive rows (lockstep),
+ * a stencil's offsets around them */
+__device__ __forceinline__ uint32_t thread_seed() {
+  return 0x9e3779b9u * (uint32_t)(blockIdx.x * blockDim.x + threadIdx.x + 1);
+}
+__device__ __forceinline__ int64_t first_row() {
+  const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  return warp * 4096 % (X_LEN - 4096) + 1024 + threadIdx.x % 32;
+}
+/* After segment k: the next 32 rows every 4 segments, wrapped inside x */
+__device__ __forceinline__ void next_rows(int64_t &row, int64_t k) {
+  row += (k & 24) == 24 ? 32 : 0;
+  if (row >= X_LEN - 64) row -= X_LEN / 2;
+}
+
+/* x gathers, by the variants' suffixes: none, +x, +rx, +rx2, +rmat */
+enum { X_NONE, X_LOCK, X_R1, X_R2, X_RMAT };
+
+/* x for nonzero i of segment k with column step c; acc keeps c live where x does not use it */
+template <int XM>
+__device__ __forceinline__ double gather(const double *x, int64_t row, int64_t k, int i, int32_t c,
+                                         uint32_t &s, uint32_t &acc) {
+  if (XM == X_LOCK) /* every lane at the same offset: one coalesced load */
+    return acc += (uint32_t)c, x[row + (3 * i + (int)(k & 8)) % 27 - 13];
+  if (XM == X_R1 || XM == X_R2) /* uniform over 2^22 (2^21) columns */
+    return x[((uint32_t)c * 2654435761u + (uint32_t)(row * 40503)) >> (XM == X_R1 ? 10 : 11)];
+  if (XM == X_RMAT) /* R-MAT's column marginal: each of 22 bits is 1 with p = 1/4 */
+    return x[(xorshift(s) & xorshift(s) & (X_LEN - 1)) ^ (uint32_t)c];
+  return (double)c;
+}
+
+/* The segment loop of every lockstep variant, as the kernel decodes: a thread's 8 nonzeros'
+ * lookups (decode(k, i, value, step)), then their 8 gathers, then the sums */
+template <int XM, typename Decode>
+__device__ __forceinline__ double segments(const double *x, int64_t per, uint32_t &s, uint32_t &acc,
+                                           Decode decode) {
+  int64_t row = first_row();
+  double sum = 0.0;
+  for (int64_t k = 0; k < per; k += 8) {
+    double v[8];
+    int32_t c[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) decode(k, i, v[i], c[i]);
+    double xv[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) xv[i] = gather<XM>(x, row, k, i, c[i], s, acc);
+#pragma unroll
+    for (int i = 0; i < 8; i++) sum += v[i] * xv[i];
+    next_rows(row, k);
+  }
+  return sum;
+}
+
 template <int V>
 __global__ void __launch_bounds__(THREADS)
     probe(const uint2 *gdtab, const uint32_t *gvtab, const double *gvals, const double *x,
@@ -119,53 +172,54 @@ __global__ void __launch_bounds__(THREADS)
   for (int i = threadIdx.x; i < VALUES; i += blockDim.x) vals[i] = gvals[i];
   __syncthreads();
   const int lane = threadIdx.x % 32;
-  const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  uint32_t s = 0x9e3779b9u * (uint32_t)(blockIdx.x * blockDim.x + threadIdx.x + 1);
-  /* lockstep rows: the warp's lanes on 32 consecutive rows, a stencil's offsets around them */
-  int64_t row = warp * 4096 % (X_LEN - 4096) + 1024 + lane;
-  double sum = 0.0;
+  uint32_t s = thread_seed();
   uint32_t acc = 0;
-  /* A segment at a time, as the kernel decodes: 8 nonzeros' lookups, then their gathers */
-  for (int64_t k = 0; k < per; k += 8) {
-    double v[8];
-    int32_t c[8];
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-      const uint32_t r = xorshift(s);
-      const uint32_t slot = V == LINEAR ? (uint32_t)(lane + 32 * (k + i)) & (K - 1) : r & (K - 1);
-      if (V == INLINE) {
-        const uint4 e = wide[slot];
-        v[i] = __hiloint2double((int)e.w, (int)e.z), c[i] = (int32_t)e.y;
-      } else {
-        const uint2 e = dtab[slot];
-        c[i] = (int32_t)e.y;
-        if (V == LINEAR || V == SLOT)
-          acc += e.x, v[i] = 0.0;
-        else if (V >= CODED)
-          v[i] = vals[vtab[r >> 20] >> 9 & (VALUES - 1)];
-        else
-          v[i] = vals[e.x >> 9 & (VALUES - 1)];
-      }
-    }
-    double xv[8];
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-      if (V == JOINT_X || V == CODED_X) /* every lane at the same offset: one coalesced load */
-        xv[i] = x[row + (3 * i + (int)(k & 8)) % 27 - 13], acc += (uint32_t)c[i];
-      else if (V == CODED_RX || V == CODED_RX2) /* uniform over 2^22 (2^21) columns */
-        xv[i] = x[((uint32_t)c[i] * 2654435761u + (uint32_t)(row * 40503)) >>
-                  (V == CODED_RX ? 10 : 11)];
-      else if (V == CODED_RMAT) /* R-MAT's column marginal: each of 22 bits is 1 with p = 1/4 */
-        xv[i] = x[(xorshift(s) & xorshift(s) & (X_LEN - 1)) ^ (uint32_t)c[i]];
+  constexpr int XM = V == JOINT_X || V == CODED_X ? X_LOCK
+                     : V == CODED_RX              ? X_R1
+                     : V == CODED_RX2             ? X_R2
+                     : V == CODED_RMAT            ? X_RMAT
+                                                  : X_NONE;
+  const double sum = segments<XM>(x, per, s, acc, [&](int64_t k, int i, double &v, int32_t &c) {
+    const uint32_t r = xorshift(s);
+    const uint32_t slot = V == LINEAR ? (uint32_t)(lane + 32 * (k + i)) & (K - 1) : r & (K - 1);
+    if (V == INLINE) {
+      const uint4 e = wide[slot];
+      v = __hiloint2double((int)e.w, (int)e.z), c = (int32_t)e.y;
+    } else {
+      const uint2 e = dtab[slot];
+      c = (int32_t)e.y;
+      if (V == LINEAR || V == SLOT)
+        acc += e.x, v = 0.0;
+      else if (V >= CODED)
+        v = vals[vtab[r >> 20] >> 9 & (VALUES - 1)];
       else
-        xv[i] = (double)c[i];
+        v = vals[e.x >> 9 & (VALUES - 1)];
     }
-#pragma unroll
-    for (int i = 0; i < 8; i++) sum += v[i] * xv[i];
-    row += (k & 24) == 24 ? 32 : 0;
-    if (row >= X_LEN - 64) row -= X_LEN / 2;
-  }
+  });
   if (sum == 12345.0 || acc == 12345u) out[0] = sum + acc; /* keeps every load live */
+}
+
+/* Times launch(): 2 warm-ups, then the median of 10 */
+template <typename F>
+static float time_launch(F launch) {
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  std::vector<float> t;
+  for (int rep = 0; rep < 12; rep++) {
+    CHECK(cudaEventRecord(a));
+    launch();
+    CHECK(cudaEventRecord(b));
+    CHECK(cudaEventSynchronize(b));
+    CHECK(cudaGetLastError());
+    float ms;
+    CHECK(cudaEventElapsedTime(&ms, a, b));
+    if (rep >= 2) t.push_back(ms);
+  }
+  CHECK(cudaEventDestroy(a));
+  CHECK(cudaEventDestroy(b));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
 }
 
 template <int V>
@@ -175,22 +229,7 @@ static float time_variant(int blocks, const uint2 *dtab, const uint32_t *vtab, c
   const size_t smem = K * (V == INLINE ? sizeof(uint4) : sizeof(uint2)) +
                       (V >= CODED ? K * sizeof(uint32_t) : 0) + VALUES * sizeof(double);
   CHECK(cudaFuncSetAttribute(probe<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<float> t;
-  for (int rep = 0; rep < 12; rep++) {
-    CHECK(cudaEventRecord(a));
-    probe<V><<<blocks, THREADS, smem>>>(dtab, vtab, vals, x, per, out);
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    CHECK(cudaGetLastError());
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    if (rep >= 2) t.push_back(ms); /* two warm-ups */
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return time_launch([&] { probe<V><<<blocks, THREADS, smem>>>(dtab, vtab, vals, x, per, out); });
 }
 
 /* ---- the candidate layouts of stream version 5 -------------------------------------------- */
@@ -198,8 +237,6 @@ static float time_variant(int blocks, const uint2 *dtab, const uint32_t *vtab, c
 /* Shared memory the dtANS kernel holds beside its tables (the stream ring of 8 slices of 256
  * words): the new layouts reserve it too, so their occupancy and L1 carve-out are the kernel's. */
 #define RING_BYTES (4 * 8 * 256)
-/* x gathers of the new layouts, as the old variants' suffixes: none, +x, +rx2, +rmat */
-enum { X_NONE, X_LOCK, X_R2, X_RMAT };
 /* Table layouts of 4-byte slots {base 12 bits, bit count 4, symbol 6}, an FSE-style table: the
  * next state is base + the next (bit count) stream bits, so each of a thread's 8 states is a
  * chain of dependent lookups, as a version 5 decoder's would be. */
@@ -222,6 +259,16 @@ static const int layout_copies[LAYOUTS] = {1, 1, 1, 16, 8, 32, 32, 1, 32};
 static const int layout_symbols[LAYOUTS] = {32, 64, 64, 32, 32, 32, 32, 32, 32};
 
 __device__ __forceinline__ int delta_of(int sym) { return sym % 27; }
+
+/* Value sym (< 64) of the lanes' registers: lane l holds values l (lo0, hi0) and l + 32 (lo1,
+ * hi1); 4 shuffles, then the half that sym names */
+__device__ __forceinline__ double value64(int lo0, int hi0, int lo1, int hi1, uint32_t sym) {
+  const int src = (int)sym & 31;
+  const int l0 = __shfl_sync(0xffffffffu, lo0, src), h0 = __shfl_sync(0xffffffffu, hi0, src);
+  const int l1 = __shfl_sync(0xffffffffu, lo1, src), h1 = __shfl_sync(0xffffffffu, hi1, src);
+  const bool up = sym >= 32;
+  return __hiloint2double(up ? h1 : h0, up ? l1 : l0);
+}
 
 template <int LAYOUT, int XM>
 __global__ void __launch_bounds__(THREADS, 3)
@@ -254,73 +301,31 @@ __global__ void __launch_bounds__(THREADS, 3)
   const int lo1 = __double2loint(mine1), hi1 = __double2hiint(mine1);
   const uint32_t *my = tab + (COPIES == 1 ? 0 : lane % COPIES); /* this lane's copy */
   const uint32_t *myv = my + (COPIES << LOG);
-  const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  uint32_t s = 0x9e3779b9u * (uint32_t)(blockIdx.x * blockDim.x + threadIdx.x + 1);
+  uint32_t s = thread_seed();
   uint32_t st[8], vst[8];
 #pragma unroll
   for (int i = 0; i < 8; i++) st[i] = xorshift(s) & ((1u << LOG) - 1), vst[i] = TWO ? st[i] ^ 1 : 0;
-  int64_t row = warp * 4096 % (X_LEN - 4096) + 1024 + lane;
-  double sum = 0.0;
   uint32_t acc = 0;
-  for (int64_t k = 0; k < per; k += 8) {
-    double v[8];
-    int32_t c[8];
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-      const uint32_t bits = xorshift(s); /* the stream's next bits */
-      const uint32_t e = my[st[i] * COPIES];
-      const uint32_t nb = e >> 12 & 15, sym = e >> 16 & 63;
-      st[i] = (e & 0xfff) + (bits & ~(0xffffffffu << nb));
-      if (TWO) { /* the value's own chain: its bits are the same draw's top bits */
-        const uint32_t f = myv[vst[i] * COPIES], vnb = f >> 12 & 15, vsym = f >> 16 & 63;
-        vst[i] = (f & 0xfff) + (bits >> 20 & ~(0xffffffffu << vnb));
-        c[i] = __shfl_sync(0xffffffffu, dpack, (int)sym) & 0xffff;
-        if (DICT) {
-          v[i] = dict[vsym * 32 + lane];
-        } else {
-          const int src = (int)vsym & 31;
-          const int l0 = __shfl_sync(0xffffffffu, lo0, src),
-                    h0 = __shfl_sync(0xffffffffu, hi0, src);
-          const int l1 = __shfl_sync(0xffffffffu, lo1, src),
-                    h1 = __shfl_sync(0xffffffffu, hi1, src);
-          const bool up = vsym >= 32;
-          v[i] = __hiloint2double(up ? h1 : h0, up ? l1 : l0);
-        }
-      } else if (LAYOUT == L_SHFL64) {
-        const int src = (int)sym & 31;
-        const int dp = __shfl_sync(0xffffffffu, dpack, src);
-        const int l0 = __shfl_sync(0xffffffffu, lo0, src), h0 = __shfl_sync(0xffffffffu, hi0, src);
-        const int l1 = __shfl_sync(0xffffffffu, lo1, src), h1 = __shfl_sync(0xffffffffu, hi1, src);
-        const bool up = sym >= 32;
-        c[i] = up ? dp >> 16 : dp & 0xffff;
-        v[i] = __hiloint2double(up ? h1 : h0, up ? l1 : l0);
-      } else if (LAYOUT == L_DICT) {
-        const int dp = __shfl_sync(0xffffffffu, dpack, (int)sym & 31);
-        c[i] = sym >= 32 ? dp >> 16 : dp & 0xffff;
-        v[i] = dict[sym * 32 + lane];
-      } else {
-        c[i] = __shfl_sync(0xffffffffu, dpack, (int)sym) & 0xffff;
-        v[i] = __hiloint2double(__shfl_sync(0xffffffffu, hi0, (int)sym),
-                                __shfl_sync(0xffffffffu, lo0, (int)sym));
-      }
+  const double sum = segments<XM>(x, per, s, acc, [&](int64_t, int i, double &v, int32_t &c) {
+    const uint32_t bits = xorshift(s); /* the stream's next bits */
+    const uint32_t e = my[st[i] * COPIES];
+    const uint32_t nb = e >> 12 & 15, sym = e >> 16 & 63;
+    st[i] = (e & 0xfff) + (bits & ~(0xffffffffu << nb));
+    if (TWO) { /* the value's own chain: its bits are the same draw's top bits */
+      const uint32_t f = myv[vst[i] * COPIES], vnb = f >> 12 & 15, vsym = f >> 16 & 63;
+      vst[i] = (f & 0xfff) + (bits >> 20 & ~(0xffffffffu << vnb));
+      c = __shfl_sync(0xffffffffu, dpack, (int)sym) & 0xffff;
+      v = DICT ? dict[vsym * 32 + lane] : value64(lo0, hi0, lo1, hi1, vsym);
+    } else if (LAYOUT == L_SHFL64 || LAYOUT == L_DICT) {
+      const int dp = __shfl_sync(0xffffffffu, dpack, (int)sym & 31);
+      c = sym >= 32 ? dp >> 16 : dp & 0xffff;
+      v = LAYOUT == L_DICT ? dict[sym * 32 + lane] : value64(lo0, hi0, lo1, hi1, sym);
+    } else {
+      c = __shfl_sync(0xffffffffu, dpack, (int)sym) & 0xffff;
+      v = __hiloint2double(__shfl_sync(0xffffffffu, hi0, (int)sym),
+                           __shfl_sync(0xffffffffu, lo0, (int)sym));
     }
-    double xv[8];
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-      if (XM == X_LOCK) /* the old +x: the warp's lanes at the same offset of consecutive rows */
-        xv[i] = x[row + (3 * i + (int)(k & 8)) % 27 - 13], acc += (uint32_t)c[i];
-      else if (XM == X_R2) /* the old +rx2: uniform over 2^21 columns */
-        xv[i] = x[((uint32_t)c[i] * 2654435761u + (uint32_t)(row * 40503)) >> 11];
-      else if (XM == X_RMAT) /* the old +rmat */
-        xv[i] = x[(xorshift(s) & xorshift(s) & (X_LEN - 1)) ^ (uint32_t)c[i]];
-      else
-        xv[i] = (double)c[i];
-    }
-#pragma unroll
-    for (int i = 0; i < 8; i++) sum += v[i] * xv[i];
-    row += (k & 24) == 24 ? 32 : 0;
-    if (row >= X_LEN - 64) row -= X_LEN / 2;
-  }
+  });
 #pragma unroll
   for (int i = 0; i < 8; i++) acc += st[i] + vst[i];
   if (sum == 12345.0 || acc == 12345u) out[0] = sum + acc;
@@ -337,14 +342,12 @@ __global__ void __launch_bounds__(THREADS, 3)
   uint4 *wide = (uint4 *)(smem64 + RING_BYTES / 8);
   for (int i = threadIdx.x; i < K; i += blockDim.x) wide[i] = gwide[i];
   __syncthreads();
-  const int lane = threadIdx.x % 32;
   const double likely = 1.5;
-  const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  uint32_t s = 0x9e3779b9u * (uint32_t)(blockIdx.x * blockDim.x + threadIdx.x + 1);
+  uint32_t s = thread_seed();
   uint32_t st[4];
 #pragma unroll
   for (int i = 0; i < 4; i++) st[i] = xorshift(s) & (K - 1);
-  int64_t row = warp * 4096 % (X_LEN - 4096) + 1024 + lane;
+  int64_t row = first_row();
   double sum = 0.0;
   uint32_t acc = 0;
   int got = 0;
@@ -370,8 +373,7 @@ __global__ void __launch_bounds__(THREADS, 3)
       }
     }
     got -= 8;
-    row += (k & 24) == 24 ? 32 : 0;
-    if (row >= X_LEN - 64) row -= X_LEN / 2;
+    next_rows(row, k);
   }
 #pragma unroll
   for (int i = 0; i < 4; i++) acc += st[i];
@@ -451,29 +453,6 @@ struct ctx {
   double *out;
   int sms;
 };
-
-/* Times launch() as time_variant does: 2 warm-ups, the median of 10 */
-template <typename F>
-static float time_launch(F launch) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<float> t;
-  for (int rep = 0; rep < 12; rep++) {
-    CHECK(cudaEventRecord(a));
-    launch();
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    CHECK(cudaGetLastError());
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    if (rep >= 2) t.push_back(ms);
-  }
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 /* Sets the kernel's shared memory; false where per_sm blocks of it do not fit a multiprocessor */
 template <typename Kern>
