@@ -21,6 +21,7 @@ the run goes on; --budget-s stops starting new cases (what was measured is kept)
 1 when a case failed or a candidate's check failed, 2 usage.
 """
 import argparse
+import concurrent.futures
 import csv
 import glob
 import json
@@ -61,7 +62,8 @@ def spec_of_choice(c):
 
 
 def read_cases(path, which, shared):
-    """[(name, source, types, ops)] of set `which`; shared:* expands to the shared matrices."""
+    """[(name, source, types, ops)] of the sets in `which` (comma-separated; a case once, in the
+    file's order); shared:* expands to the shared matrices."""
     cases = []
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
@@ -71,7 +73,7 @@ def read_cases(path, which, shared):
             if len(line) != 5:
                 sys.exit(f"auto_bench.py: {path}:{n}: expected `SET NAME TYPES OPS SOURCE`")
             sets, name, types, ops, source = line
-            if which not in sets.split(","):
+            if not set(which.split(",")) & set(sets.split(",")):
                 continue
             if source == "shared:*":
                 files = sorted(glob.glob(os.path.join(shared, "*.mtx")) + glob.glob(os.path.join(shared, "*.mtx.gz")))
@@ -121,8 +123,30 @@ class Planner:
             print(f"auto_bench.py: `zsparse plan` is not in this build ({(err or out).strip()[:80]}): "
                   f"the stand-in choice {STAND_IN} is timed as auto's", file=sys.stderr)
 
+    def prefetch(self, keys, jobs):
+        """Ask plan for every (source, type, op) of keys at once on `jobs` host threads, before
+        anything is timed (plan's wall times then include the others' load); choose() answers
+        from what was asked. Failures are kept and raised by choose()."""
+        self.cache = {}
+        if not self.real or jobs < 2:
+            return
+
+        def one(k):
+            try:
+                return k, self.choose(*k)
+            except (RuntimeError, ValueError, KeyError) as e:
+                return k, e
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+            for k, v in pool.map(one, keys):
+                self.cache[k] = v
+
     def choose(self, source, t, op):
         """(spec, chooser, the model's seconds as plan reports them, plan's wall seconds)."""
+        got = getattr(self, "cache", {}).get((source, t, op))
+        if isinstance(got, Exception):
+            raise got
+        if got:
+            return got
         if not self.real:
             return STAND_IN, "stand-in", None, None
         cmd = [self.zsparse, "plan", source, "--backend", self.backend, "--type", t, "--workload", WORKLOAD[op],
@@ -239,7 +263,8 @@ def plan_time(a, zsparse, timer):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--set", default="cpu", help="cases of bench/auto/cases.txt to run (device, full, cpu)")
+    p.add_argument("--set", default="cpu", help="cases of bench/auto/cases.txt to run (device, device-more, full, "
+                   "cpu; several comma-separated, run in the file's order)")
     p.add_argument("--cases", default=os.path.join(HERE, "cases.txt"))
     p.add_argument("--candidates", default=os.path.join(HERE, "candidates.txt"))
     p.add_argument("--only", action="append", default=[], help="run only the cases of this name (repeatable)")
@@ -252,6 +277,10 @@ def main():
     p.add_argument("--rsb", action="store_true", help="librsb beside (cpu)")
     p.add_argument("--plan-device", help="zsparse plan's --device (h100, h200, gpu, cpu): the constants' device class")
     p.add_argument("--reps", type=int, default=15)
+    p.add_argument("--sample-ms", type=float, default=2, help="zs-bench-auto's --sample-ms")
+    p.add_argument("--jobs", type=int, default=1, help="zs-bench-auto's --jobs: encoder settings encoded at once")
+    p.add_argument("--plan-jobs", type=int, default=1,
+                   help="ask plan for every case at once on this many threads before timing (default 1: one by one)")
     p.add_argument("--budget-s", type=float, default=0, help="start no case after this many seconds (0: no limit)")
     p.add_argument("--case-timeout-s", type=float, default=600)
     p.add_argument("--shared", default=os.path.join(ROOT, "..", "shared", "matrices"))
@@ -275,6 +304,7 @@ def main():
     if not cases:
         p.error(f"no case of set {a.set!r} in {a.cases}")
     planner = Planner(zsparse, a.backend, a.plan_device)
+    planner.prefetch([(source, t, op) for _, source, types, ops in cases for t in types for op in ops], a.plan_jobs)
     with open(a.candidates, encoding="utf-8") as f:
         listed = {canon(l.split()[1]) for l in f if l.split("#", 1)[0].split()}
     runs_csv = os.path.join(a.out, f"{a.device}-auto-runs.csv")
@@ -306,7 +336,8 @@ def main():
             if os.path.exists(part):
                 os.remove(part)
             cmd = [timer, source, "--backend", a.backend, "--type", t, "--ops", ",".join(ops), "--case", name,
-                   "--candidates", a.candidates, "--reps", str(a.reps), "--csv", part] + \
+                   "--candidates", a.candidates, "--reps", str(a.reps), "--csv", part, "--sample-ms", str(a.sample_ms),
+                   "--jobs", str(a.jobs)] + \
                   [x for e in extra for x in ("--candidate", e)] + (["--rsb"] if a.rsb else [])
             rc, _, err, wall = run(cmd, a.case_timeout_s)
             print(f"{name} {t}: {wall:.1f} s, exit {rc}", file=sys.stderr)

@@ -1,26 +1,26 @@
 #!/usr/bin/env bash
 # device-auto.sh — on the GPU machine, from the repository root: auto against exhaustive search on
-# the cuda backend, cuSPARSE's formats beside, in one call of at most 8 minutes, building included.
+# the cuda backend, cuSPARSE's formats beside, the whole GPU suite in one call of ~300 s.
 #
-#   OUT=$OUT bash bench/auto/device-auto.sh                       # builds the cuda module (~4 min)
-#   OUT=$OUT SET=device-more bash bench/auto/device-auto.sh       # then, machine still warm
-#   OUT=$OUT MODULE_DIR=.ab/cur bash bench/auto/device-auto.sh    # the module carried: ~20 s build
-#
-# The first call runs the GPU suite (set `device`), the second the further generated cases and
-# the shared matrices (`device-more`) with the build left by the first; one run's summary is then
-# both files' lines: { cat A/h100-auto.csv; tail -n +2 B/h100-auto.csv; } >bench/data/h100-auto.csv
+#   OUT=$OUT MODULE_DIR=.ab/cur bash bench/auto/device-auto.sh   # the module carried: ~25 s build
+#   OUT=$OUT bash bench/auto/device-auto.sh                      # builds the cuda module (~4 min)
 #
 # Builds in build-gpu only what the run needs (the cuda module unless MODULE_DIR holds one, the
 # zsparse tool, zs-bench-auto, zs-bench-gpu), checks that the cuda backend is usable, then runs
-# bench/auto/auto_bench.py over the `device` set of bench/auto/cases.txt (SET=... for another),
-# starting no case after BUDGET_S seconds of the whole script (default 390: the cases are sized
-# so the set fits; a cut run keeps every case it finished). Writes to $OUT: DEVICE-auto.csv (one
-# line per case, type and op, cuSPARSE's best beside), DEVICE-auto-runs.csv (every candidate's
-# line), auto.log, build.log, nvidia-smi.txt. DEVICE is h100 or h200 from the GPU's name (the two
-# are never mixed in one file) and plan's --device (PLAN_DEVICE overrides it). The shared
-# matrices are used when shared/matrices was copied into the checkout (git-ignored) first.
-# PLAN_TIME=SPEC also measures the model's choice time for that matrix on one core of this host
-# (DEVICE-auto-plan-time.csv), e.g. PLAN_TIME=erdos_renyi:rows=6250000,per_row=16,seed=42.
+# bench/auto/auto_bench.py over the sets `device` (the GPU suite at an eighth of its nonzeros,
+# f64 and f32, SpMV and pair) and `device-more` (14 further generated cases, then the shared
+# matrices) of bench/auto/cases.txt, in that order (SET=... for others), timing the candidates of
+# bench/auto/candidates-device.txt (CANDIDATES=... for another list) and auto's choice. Plans are
+# asked for all cases at once first (PLAN_JOBS threads), each case's encoder settings are encoded
+# on JOBS threads, and each candidate is timed REPS times (samples of SAMPLE_MS ms); no case is
+# started after BUDGET_S seconds of the whole script (default 270, build included: a cut run
+# keeps every case it finished, and the shared matrices come last). Writes to $OUT:
+# DEVICE-auto.csv (one line per case, type and op, cuSPARSE's best beside), DEVICE-auto-runs.csv
+# (every candidate's line), auto.log, build.log, nvidia-smi.txt. DEVICE is h100 or h200 from the
+# GPU's name (the two are never mixed in one file) and plan's --device (PLAN_DEVICE overrides it).
+# The shared matrices are used when shared/matrices was copied into the checkout (git-ignored)
+# first. PLAN_TIME=SPEC also measures the model's choice time for that matrix on one core of this
+# host (DEVICE-auto-plan-time.csv, ~40 s more), e.g. PLAN_TIME=erdos_renyi:rows=6250000,per_row=16,seed=42.
 set -euo pipefail
 
 if [ ! -f meson.build ] || [ ! -f bench/auto/auto_bench.py ]; then
@@ -30,9 +30,13 @@ fi
 # shellcheck source=bench/device-lib.sh disable=SC1091
 . bench/device-lib.sh
 OUT=${OUT:-$PWD/device-out}
-BUDGET_S=${BUDGET_S:-390}
-SET=${SET:-device}
-REPS=${REPS:-15}
+BUDGET_S=${BUDGET_S:-270}
+SET=${SET:-device,device-more}
+CANDIDATES=${CANDIDATES:-bench/auto/candidates-device.txt}
+REPS=${REPS:-9}
+SAMPLE_MS=${SAMPLE_MS:-1}
+JOBS=${JOBS:-12}
+PLAN_JOBS=${PLAN_JOBS:-12}
 dev_begin auto # log(), ../shared, $OUT, the GPU listed
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
   --format=csv >"$OUT/nvidia-smi.txt" 2>&1 || true
@@ -77,6 +81,7 @@ log "auto_bench.py --set $SET on cuda, cases started for ${left}s"
 set +e
 python3 bench/auto/auto_bench.py --set "$SET" --backend cuda --build build-gpu --out "$OUT" --device "$DEVICE" \
   --vendor build-gpu/bench/gpu/zs-bench-gpu --reps "$REPS" --budget-s "$left" --case-timeout-s 120 \
+  --candidates "$CANDIDATES" --sample-ms "$SAMPLE_MS" --jobs "$JOBS" --plan-jobs "$PLAN_JOBS" \
   ${PLAN_DEVICE:+--plan-device "$PLAN_DEVICE"} \
   2>&1 | tee "$OUT/auto.log"
 rc=${PIPESTATUS[0]}

@@ -46,9 +46,9 @@ with tempfile.TemporaryDirectory() as d:
                 "t,u er f32 N gen:erdos_renyi:rows=500,cols=700,per_row=5,seed=2\n"
                 "u skipped f64 N gen:stencil2d:n=8\n")
     out = os.path.join(d, "out")
-    p = subprocess.run([sys.executable, os.path.join(SRC, "bench", "auto", "auto_bench.py"), "--set", "t", "--cases", cases,
+    p = subprocess.run([sys.executable, os.path.join(SRC, "bench", "auto", "auto_bench.py"), "--set", "v,t", "--cases", cases,
                         "--candidates", cand, "--backend", "cpu", "--build", BUILD, "--out", out, "--device", "test",
-                        "--reps", "3", "--rsb"], capture_output=True, text=True, timeout=300)
+                        "--reps", "3", "--rsb", "--jobs", "3", "--plan-jobs", "2", "--sample-ms", "1"], capture_output=True, text=True, timeout=300)
     expect(p.returncode == 0, f"auto_bench.py exit {p.returncode}: {p.stderr[-2000:]}")
     summary = rows(os.path.join(out, "test-auto.csv"))
     runs = rows(os.path.join(out, "test-auto-runs.csv"))
@@ -92,6 +92,16 @@ with tempfile.TemporaryDirectory() as d:
     r = rows(csvp)
     expect(p.returncode == 1 and r[0]["status"] == "error" and "sideways" in r[0]["message"],
            f"a refused operator option fails the run: {p.returncode} {r}")
+    # Encoder settings encoded on several threads: the same blobs, the same checks.
+    one, three = os.path.join(d, "j1.csv"), os.path.join(d, "j3.csv")
+    for jobs, path in (("1", one), ("3", three)):
+        subprocess.run([TIMER, "--candidates", cand, "--backend", "cpu", "--reps", "1", "--sample-ms", "0", "--jobs", jobs,
+                        "--csv", path, "gen:stencil2d:n=30,points=9,seed=3"], capture_output=True, text=True)
+    key = [(r["candidate"], r["op"], r["bytes"], r["status"]) for r in rows(one)]
+    expect(len(key) == 5 and key == [(r["candidate"], r["op"], r["bytes"], r["status"]) for r in rows(three)],
+           f"--jobs 3 gives --jobs 1's lines: {key}")
+    p = subprocess.run([TIMER, "--jobs", "0", "gen:stencil2d:n=8"], capture_output=True, text=True)
+    expect(p.returncode == 2 and "--jobs" in p.stderr, "--jobs 0 is a usage error")
     p = subprocess.run([TIMER, "--reps", "0", "gen:stencil2d:n=8"], capture_output=True, text=True)
     expect(p.returncode == 2, "--reps 0 is a usage error")
     p = subprocess.run([TIMER, "--load-only", "gen:stencil2d:n=8"], capture_output=True, text=True)

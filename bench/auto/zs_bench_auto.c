@@ -2,6 +2,7 @@
  * backend through the public API, each product checked; one CSV line per candidate. */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,9 @@ static const char kUsage[] =
     "  --sample-ms T      a sample times back-to-back products for at least T ms, then\n"
     "                     divides (default 2): launch latency is paid once per sample\n"
     "  --seed S           seed of x and w (default 42)\n"
+    "  --jobs N           encode the candidates' encoder settings on N host threads at once\n"
+    "                     (default 1); operators are then created, checked and timed one\n"
+    "                     after another as with 1, so only the set-up is shortened\n"
     "  --rsb              also time librsb (cpu peer) on the same CSR: N, and N + T for P\n"
     "  --load-only        only read or generate SOURCE and print `load_s SECONDS` (the part of\n"
     "                     `zsparse plan`'s wall time that is not the model's)\n"
@@ -75,7 +79,7 @@ static double next_uniform(uint64_t *s) {
 typedef struct options {
   const char *source, *backend, *csv, *case_name, *candidates;
   zs_type type;
-  int op_n, op_p, reps, warmup, rsb, load_only;
+  int op_n, op_p, reps, warmup, rsb, load_only, jobs;
   double sample_ms;
   uint64_t seed;
   char *extra[MAX_CANDIDATES];
@@ -97,8 +101,14 @@ static int usage_error(const char *what, const char *arg) {
 
 /* 0 ok, 1 --help printed, 2 usage error (printed). */
 static int parse_args(int argc, char **argv, options *o) {
-  *o = (options){
-      .type = ZS_F64, .op_n = 1, .op_p = 1, .reps = 15, .warmup = 3, .sample_ms = 2, .seed = 42};
+  *o = (options){.type = ZS_F64,
+                 .op_n = 1,
+                 .op_p = 1,
+                 .reps = 15,
+                 .warmup = 3,
+                 .sample_ms = 2,
+                 .seed = 42,
+                 .jobs = 1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0) {
@@ -136,6 +146,8 @@ static int parse_args(int argc, char **argv, options *o) {
       o->csv = v;
     } else if (strcmp(a, "--reps") == 0) {
       if (parse_int(v, 1, 100000, &o->reps)) return usage_error("--reps is 1..100000", v);
+    } else if (strcmp(a, "--jobs") == 0) {
+      if (parse_int(v, 1, 256, &o->jobs)) return usage_error("--jobs is 1..256", v);
     } else if (strcmp(a, "--warmup") == 0) {
       if (parse_int(v, 0, 100000, &o->warmup)) return usage_error("--warmup is 0..100000", v);
     } else if (strcmp(a, "--sample-ms") == 0) {
@@ -592,30 +604,77 @@ static slot *new_slot(slot *ss, int *n, const char *name, int pair, zs_type t) {
   return s;
 }
 
-/* The slots of every candidate of encoder setting cs[first]: encoded once, then an operator
- * per (candidate, op). */
-static void prepare_encoder(const problem *p, const candidate *cs, int nc, int first, slot *ss,
-                            int *n) {
+/* One encoder setting, encoded on a host thread: the blob, its status, seconds and the message
+ * of a failure (zs_last_error belongs to the thread that failed). */
+typedef struct encoding {
+  const problem *p;
+  const candidate *c;
+  zs_encoded *E;
+  zs_status status;
+  double seconds;
+  char message[256];
+} encoding;
+
+static void encode_one(encoding *e) {
   zs_format f;
-  zs_format_from_name(cs[first].fmt, &f);
-  zs_encoded *E = NULL;
+  zs_format_from_name(e->c->fmt, &f);
   const double t0 = now_s();
-  const zs_status st = zs_encode(&E, p->A, f, cs[first].enc_opts);
-  const double encode_s = now_s() - t0;
+  e->status = zs_encode(&e->E, e->p->A, f, e->c->enc_opts);
+  e->seconds = now_s() - t0;
+  if (e->status != ZS_OK) snprintf(e->message, sizeof e->message, "%s", zs_last_error());
+}
+
+typedef struct encode_work {
+  encoding *e;
+  int n, stride, first;
+} encode_work;
+
+static void *encode_thread(void *arg) {
+  const encode_work *w = arg;
+  for (int i = w->first; i < w->n; i += w->stride) encode_one(&w->e[i]);
+  return NULL;
+}
+
+/* Every setting of e[0..n) encoded, on up to `jobs` threads (the calling one among them). */
+static void encode_all(encoding *e, int n, int jobs) {
+  pthread_t tid[256];
+  encode_work w[256];
+  const int k = jobs < n ? jobs : n > 0 ? n : 1;
+  int started = 1; /* threads 1 .. started-1 run; the calling one is 0 */
+  for (int t = 1; t < k; t++, started++) {
+    w[t] = (encode_work){e, n, k, t};
+    if (pthread_create(&tid[t], NULL, encode_thread, &w[t]) != 0) break;
+  }
+  /* the calling thread takes its own share and that of every thread that did not start */
+  for (int t = 0; t < k; t++) {
+    if (t != 0 && t < started) continue;
+    w[0] = (encode_work){e, n, k, t};
+    encode_thread(&w[0]);
+  }
+  for (int t = 1; t < started; t++) pthread_join(tid[t], NULL);
+}
+
+/* The slots of every candidate of encoding e (an encoder setting): an operator per (candidate,
+ * op) on its one blob. */
+static void prepare_encoder(const problem *p, const candidate *cs, int nc, const encoding *e,
+                            slot *ss, int *n) {
+  const int first = (int)(e->c - cs);
   for (int pair = 0; pair <= 1; pair++) {
     if (!(pair ? p->o->op_p : p->o->op_n)) continue;
     for (int i = first; i < nc; i++) {
       if (strcmp(cs[i].encoder, cs[first].encoder) != 0 || (!pair && cs[i].transpose_only))
         continue;
       slot *s = new_slot(ss, n, cs[i].spec, pair, p->o->type);
-      s->encode_s = encode_s, s->library = "zsparse";
-      if (st != ZS_OK)
-        fail(s, st == ZS_ERR_UNSUPPORTED ? "unsupported" : "error", "zs_encode");
-      else
-        prepare_zsparse(p, E, &cs[i], s);
+      s->encode_s = e->seconds, s->library = "zsparse";
+      if (e->status != ZS_OK) {
+        s->status = e->status == ZS_ERR_UNSUPPORTED ? "unsupported" : "error";
+        s->ok = 0, s->live = 0;
+        snprintf(s->message, sizeof s->message, "zs_encode: %s", e->message);
+      } else {
+        prepare_zsparse(p, e->E, &cs[i], s);
+      }
     }
   }
-  zs_encoded_destroy(&E);
 }
 
 int main(int argc, char **argv) {
@@ -673,10 +732,17 @@ int main(int argc, char **argv) {
   }
   fprintf(stderr, "%s: %s, %" PRId64 " x %" PRId64 ", %" PRId64 " nonzeros, %s on %s\n",
           o.case_name, o.source, p.rows, p.cols, zs_matrix_nnz(A), zs_type_name(o.type), p.backend);
-  for (int i = 0; i < nc; i++) {
+  static encoding enc[MAX_CANDIDATES];
+  int ne = 0;
+  for (int i = 0; i < nc; i++) { /* each encoder setting once */
     int seen = 0;
     for (int j = 0; j < i && !seen; j++) seen = strcmp(cs[j].encoder, cs[i].encoder) == 0;
-    if (!seen) prepare_encoder(&p, cs, nc, i, ss, &ns);
+    if (!seen) enc[ne++] = (encoding){.p = &p, .c = &cs[i]};
+  }
+  encode_all(enc, ne, o.jobs);
+  for (int i = 0; i < ne; i++) {
+    prepare_encoder(&p, cs, nc, &enc[i], ss, &ns);
+    zs_encoded_destroy(&enc[i].E); /* operators hold their own copies */
   }
 #ifdef ZS_BENCH_HAVE_RSB
   const int rsb_ok =
