@@ -23,9 +23,19 @@ typedef struct zs_plan zs_plan;
  *                              pair:N (default spmv)
  *   calibration=PATH           a file of "constant value" lines overriding the device's constants
  *   read_gbs=G, cache_mib=M    the device's read ceiling (GB/s) and cache, overriding both
- * The choice is deterministic for a given matrix, options and calibration file, and takes well
- * under a second (statistics from a sample of at most ~8 M nonzeros). Errors:
- * ZS_ERR_INVALID_ARGUMENT (an unknown key, backend, device or workload, a bad number),
+ *   tune=model|trial[:MS]      model (default): the prediction alone; trial: then encode the
+ *                              model's choice and the next best predicted (trial_top in all)
+ *                              and time them on the backend, within MS milliseconds of wall time
+ *                              (default 200: encodes, uploads and timed calls; a band of rows
+ *                              from the middle when the whole matrix cannot fit; creating a
+ *                              context for the backend is outside it), and take the fastest
+ *                              measured when it is 2 % faster than the model's choice
+ *   trial_top=K                candidates the trial times, 1..8 (default 3)
+ * With tune=model the choice is deterministic for a given matrix, options and calibration file,
+ * and takes well under a second (statistics from a sample of at most ~8 M nonzeros); a trial is
+ * not deterministic (it follows measured times). Errors:
+ * ZS_ERR_INVALID_ARGUMENT (an unknown key, backend, device, workload or tune, a bad number, a
+ * trial bound <= 0), those of the backend when a trial cannot run there,
  * ZS_ERR_IO / ZS_ERR_PARSE (calibration file: the message names the file and line),
  * ZS_ERR_OUT_OF_MEMORY. *out is set only on success. */
 ZS_API zs_status zs_plan_create(zs_plan **out, const zs_matrix *A, const char *options);
@@ -41,7 +51,13 @@ typedef struct zs_plan_info {
   const char *workload; /* as given: "spmv", "solve:500" */
   int candidates;       /* how many (zs_plan_candidate's indices) */
   int choice;           /* the chosen candidate's index */
-  const char *reason;   /* one line: why it was chosen */
+  const char *reason;   /* one line: why the model chose its choice */
+  const char *tune;     /* "model", or "trial:MS" as given ("trial" for the default bound) */
+  const char *trial;    /* tune=trial: one line of the times measured, the band of rows timed
+                           when the whole could not fit, and the outcome; "" otherwise */
+  int model_choice;     /* the model's own choice (= choice unless the trial overturned it) */
+  int overturned;       /* 1 when the trial's fastest measured replaced the model's choice */
+  double trial_s;       /* the trial's wall time, within its bound (0 without a trial) */
 } zs_plan_info;
 /* Strings static while p lives. */
 ZS_API zs_status zs_plan_get_info(const zs_plan *p, zs_plan_info *out);
@@ -55,6 +71,9 @@ typedef struct zs_plan_candidate {
                              calls when the workload has :N */
   double encode_s;        /* predicted host encode time */
   const char *bound;      /* what bounds it: "bytes-bound, 1.23 bytes/nnz" */
+  double measured_us;     /* tune=trial: one product of the workload as timed on the backend (on
+                             the band of rows named by zs_plan_info.trial when one was timed);
+                             -1 when the candidate was not timed */
 } zs_plan_candidate;
 /* Candidate i (ZS_ERR_INVALID_ARGUMENT outside [0, candidates)); strings static while p lives. */
 ZS_API zs_status zs_plan_candidate_get(const zs_plan *p, int i, zs_plan_candidate *out);

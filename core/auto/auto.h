@@ -124,6 +124,8 @@ typedef struct zsi_auto_candidate {
   double us;           /* what the choice minimises: product_us, or per iteration with the
                           encode amortised over the solve */
   char why[96];        /* what bounds it: "bytes", "decode", "gathers", "launch" */
+  double measured_us;  /* tune=trial: one product of the workload as timed (on the band when
+                          one was timed), -1 when not timed */
 } zsi_auto_candidate;
 
 /* Fill the candidates for this backend and workload (*n of them, at most
@@ -134,6 +136,28 @@ typedef struct zsi_auto_candidate {
 ZSI_HIDDEN int zsi_auto_model(const zsi_auto_stats *st, const zsi_auto_device *d,
                               const zsi_auto_workload *w, zsi_auto_candidate *c, int *n,
                               char *reason, size_t reason_len);
+
+/* ---- tune=trial (auto_trial.c) ---- */
+typedef struct zsi_auto_trial {
+  int on;                /* tune=trial */
+  double ms;             /* the wall-time bound: band, encodes, uploads and timed calls */
+  int top;               /* candidates timed at most */
+  double spent_s;        /* what the trial took, within the bound */
+  double context_s;      /* creating the backend's context, outside the bound */
+  int timed, overturned; /* candidates timed; whether the fastest measured replaced the model's */
+  int model_choice;      /* the model's own choice */
+  int64_t band_lo, band_hi; /* rows timed: all, or a band from the middle */
+  double band_share;        /* share of the nonzeros timed */
+  char note[512];           /* one line: the times, the band, the outcome */
+} zsi_auto_trial;
+
+/* Time the model's choice and the next best predicted (t->top in all) on `backend` of a context
+ * of its own, within t->ms milliseconds; *choice becomes the fastest measured when it is 2 %
+ * faster than the model's. Fills c[].measured_us and t. Not deterministic. Errors: those of the
+ * backend (a format it lacks is skipped, not an error). */
+ZSI_HIDDEN zs_status zsi_auto_trial_run(const zs_matrix *A, const char *backend,
+                                        const zsi_auto_workload *w, zsi_auto_candidate *c, int n,
+                                        int *choice, zsi_auto_trial *t);
 
 #define ZSI_AUTO_MARGIN 0.97 /* a compressed format must be predicted 3 % faster than CSR */
 

@@ -1,5 +1,7 @@
 /* auto_plan.c — the public face of the format chooser: zs_plan_* and zs_encode's
  * ZS_FORMAT_AUTO. Statistics, device and model are in the other files of this folder. */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,14 +13,40 @@ struct zs_plan {
   zsi_auto_stats stats;
   zsi_auto_device device;
   zsi_auto_workload work;
-  char workload[32];
+  zsi_auto_trial trial;
+  char workload[32], tune[32];
   int n, choice;
   zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
   char reason[512];
 };
 
-static const char *const plan_keys[] = {"backend",  "device",    "workload", "calibration",
-                                        "read_gbs", "cache_mib", NULL};
+static const char *const plan_keys[] = {"backend",     "device",    "workload",
+                                        "calibration", "read_gbs",  "cache_mib",
+                                        "tune",        "trial_top", NULL};
+
+/* tune=model|trial[:MS] into t (MS milliseconds, default 200). */
+static zs_status parse_tune(const char *v, zsi_auto_trial *t) {
+  t->on = 0, t->ms = 200;
+  if (strcmp(v, "model") == 0) return ZS_OK;
+  if (strncmp(v, "trial", 5) == 0 && (v[5] == '\0' || v[5] == ':')) {
+    t->on = 1;
+    if (v[5] == '\0') return ZS_OK;
+    char *end;
+    errno = 0;
+    const double ms = strtod(v + 6, &end);
+    if (v[6] != '\0' && *end == '\0' && errno == 0 && isfinite(ms) && ms > 0 && ms <= 600000) {
+      t->ms = ms;
+      return ZS_OK;
+    }
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "auto: tune=%s: the trial's bound must be a number of milliseconds in (0, "
+                     "600000], e.g. tune=trial:200",
+                     v);
+  }
+  return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                   "auto: unknown tune '%s' (known: model, trial, trial:MS with MS milliseconds)",
+                   v);
+}
 
 /* A positive number option overriding constant k. */
 static zs_status override(const char *options, const char *key, zsi_auto_device *d, int k) {
@@ -39,6 +67,13 @@ static zs_status parse_options(const char *options, zs_plan *p) {
   char backend[16] = "", device[16] = "", cal[4096] = "";
   int found;
   snprintf(p->workload, sizeof p->workload, "spmv");
+  snprintf(p->tune, sizeof p->tune, "model");
+  int64_t top = 3;
+  if ((s = zsi_option_str(options, "tune", p->tune, sizeof p->tune, &found)) ||
+      (s = parse_tune(p->tune, &p->trial)) ||
+      (s = zsi_option_int(options, "trial_top", 1, 8, &top, &found)))
+    return s;
+  p->trial.top = (int)top;
   if ((s = zsi_option_str(options, "backend", backend, sizeof backend, &found)) ||
       (s = zsi_option_str(options, "device", device, sizeof device, &found)) ||
       (s = zsi_option_str(options, "workload", p->workload, sizeof p->workload, &found)) ||
@@ -76,6 +111,23 @@ zs_status zs_plan_create(zs_plan **out, const zs_matrix *A, const char *options)
   }
   p->choice =
       zsi_auto_model(&p->stats, &p->device, &p->work, p->c, &p->n, p->reason, sizeof p->reason);
+  for (int i = 0; i < p->n; i++) p->c[i].measured_us = -1;
+  if (p->trial.on &&
+      (s = zsi_auto_trial_run(A, p->device.backend, &p->work, p->c, p->n, &p->choice, &p->trial))) {
+    free(p);
+    return s;
+  }
+  if (p->trial.overturned) { /* the reason names what runs, then what the model said */
+    const zsi_auto_candidate *c = &p->c[p->choice], *m = &p->c[p->trial.model_choice];
+    char model[sizeof p->reason];
+    snprintf(model, sizeof model, "%s", p->reason);
+    snprintf(p->reason, sizeof p->reason,
+             "%s%s%s: measured %.1f us against %.1f us for the model's choice %s%s%s "
+             "(tune=trial); the model: %.300s",
+             zs_format_name(c->format), c->options[0] ? ":" : "", c->options, c->measured_us,
+             m->measured_us, zs_format_name(m->format), m->options[0] ? ":" : "", m->options,
+             model);
+  }
   *out = p;
   return ZS_OK;
 }
@@ -88,8 +140,18 @@ void zs_plan_destroy(zs_plan **p) {
 
 zs_status zs_plan_get_info(const zs_plan *p, zs_plan_info *out) {
   if (!p || !out) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_plan_get_info: p or out is NULL");
-  *out = (zs_plan_info){p->device.backend, p->device.name, p->device.source, p->workload, p->n,
-                        p->choice,         p->reason};
+  *out = (zs_plan_info){p->device.backend,
+                        p->device.name,
+                        p->device.source,
+                        p->workload,
+                        p->n,
+                        p->choice,
+                        p->reason,
+                        p->tune,
+                        p->trial.on ? p->trial.note : "",
+                        p->trial.on ? p->trial.model_choice : p->choice,
+                        p->trial.overturned,
+                        p->trial.on ? p->trial.spent_s : 0};
   return ZS_OK;
 }
 
@@ -101,7 +163,7 @@ zs_status zs_plan_candidate_get(const zs_plan *p, int i, zs_plan_candidate *out)
                      "zs_plan_candidate_get: candidate %d is outside [0, %d)", i, p->n);
   const zsi_auto_candidate *c = &p->c[i];
   *out = (zs_plan_candidate){c->format, c->options,  c->op_options, c->bytes,
-                             c->us,     c->encode_s, c->why};
+                             c->us,     c->encode_s, c->why,        c->measured_us};
   return ZS_OK;
 }
 
@@ -151,12 +213,13 @@ zs_status zs_plan_encode(zs_encoded **out, const zs_plan *p, const zs_matrix *A)
   zs_encoded *E = NULL;
   zs_status s = zs_encode(&E, A, c->format, c->options[0] ? c->options : NULL);
   if (s != ZS_OK) return s;
-  char note[sizeof p->reason + 256];
+  char note[sizeof p->reason + sizeof p->trial.note + 256];
   snprintf(note, sizeof note,
            "format=%s options=%s op_options=%s backend=%s device=%s "
-           "workload=%s reason=%s",
+           "workload=%s tune=%s reason=%s%s%s",
            zs_format_name(c->format), c->options, c->op_options, p->device.backend, p->device.name,
-           p->workload, p->reason);
+           p->workload, p->tune, p->reason, p->trial.on ? " trial=" : "",
+           p->trial.on ? p->trial.note : "");
   if ((s = zsi_encoded_set_note(E, note)) != ZS_OK) {
     zs_encoded_destroy(&E);
     return s;

@@ -593,6 +593,10 @@ def mode_demo(tool, mdir):
             if m and abs(m["speedup_vs_csr"] * m["time_median_s"] -
                          by["csr"][op]["time_median_s"]) > 1e-9 * max(1.0, csr_t):
                 fail("demo: %s %s speedup_vs_csr %r" % (f["format"], op, m))
+    au = obj.get("auto") or {}  # auto's choice is timed and checked like the formats
+    if au.get("status") != "ok" or not au.get("spmv", {}).get("ok") or \
+            au.get("format") not in by or not au.get("reason"):
+        fail("demo: auto row %r" % au)
     if not by.get("cci", {}).get("note") or by["csr"].get("note") is not None:
         fail("demo: cci's GPU default is not noted: %r" % by.get("cci"))
     for f in obj["formats"]:
@@ -607,6 +611,8 @@ def mode_demo(tool, mdir):
     if any(l.startswith("vans") for l in lines) or not any(
             l.startswith("not run: vans") for l in lines):
         fail("demo (table): vans printed as a format: %r" % out)
+    if not any(l.startswith("auto ") and l.endswith("ok") for l in lines):
+        fail("demo (table): no auto row: %r" % out)
     if not any(l.startswith("cci *") for l in lines) or not any(
             l.startswith("* cci") for l in lines) or "speed-up" not in out:
         fail("demo (table): no speed-up column or cci footnote: %r" % out)

@@ -14,10 +14,13 @@ static const char help_text[] =
     "\n"
     "Generates a matrix (default " DEMO_SPEC
     ": the 2-D 5-point Laplacian on a\n"
-    "1024 x 1024 grid, 1048576 rows, about 5.2M nonzeros), encodes it in every sparse format\n"
-    "with its default options, runs SpMV (y = A x) and SpMVT (y = A^T x) on the backend and\n"
-    "checks both against the host long double reference exactly as `zsparse spmv --check`\n"
-    "does. Prints one row per format: bytes per nonzero and size relative to CSR; median SpMV\n"
+    "1024 x 1024 grid, 1048576 rows, about 5.2M nonzeros), encodes it first as --format auto\n"
+    "chooses for SpMV on the backend (zsparse plan: the format, its options and operator\n"
+    "options; the row 'auto', with the choice and its reason under the table), then in every\n"
+    "sparse format with its default options, runs SpMV (y = A x) and SpMVT (y = A^T x) on the\n"
+    "backend and checks both against the host long double reference exactly as `zsparse spmv\n"
+    "--check` does. Prints one row per format: bytes per nonzero and size relative to CSR; median "
+    "SpMV\n"
     "and SpMVT time in ms, each with its speed-up against CSR on the same backend (CSR's time\n"
     "/ the format's: above 1 is faster); the larger max_rel_err of the two; ok/FAIL. A format\n"
     "whose defaults are made for GPUs is marked and footnoted. Formats that cannot run here\n"
@@ -36,7 +39,8 @@ static const char help_text[] =
     "                     status (ok|FAIL|skipped), reason, note, bytes, bytes_per_nnz,\n"
     "                     size_vs_csr, exact, spmv{time_median_s, speedup_vs_csr, gbps,\n"
     "                     max_rel_err, tolerance, ok}, spmvt{...}}], auto{format, options,\n"
-    "                     op_options, reason} (what --format auto would run: zsparse plan),\n"
+    "                     op_options, reason, status, bytes, bytes_per_nnz, size_vs_csr,\n"
+    "                     spmv{...}, spmvt{...}} (what --format auto runs: zsparse plan),\n"
     "                     ok (gbps counts encoded bytes + x + y per product)\n";
 
 /* Formats whose default options are chosen for GPUs, and what to use on a CPU instead (the
@@ -86,15 +90,16 @@ static void set_reason(demo_row *r, const char *status, zs_status s) {
   snprintf(r->reason, sizeof r->reason, "%s", msg && *msg ? msg : zs_status_name(s));
 }
 
-/* Encode, upload and measure one format; fills r. Returns 0, or 1 for a failure. */
+/* Encode (with the plan's choice when plan is given, else r->format's defaults), upload and
+ * measure one format; fills r. Returns 0, or 1 for a failure. */
 static int demo_format(zs_context *ctx, const char *backend, const zs_matrix *A, int repeat,
-                       demo_row *r) {
+                       const zs_plan *plan, const char *op_options, demo_row *r) {
   zs_encoded *E = NULL;
   zs_matrix *D = NULL;
   zs_operator *op = NULL;
   const zs_matrix *ref = A;
   int failed = 0;
-  zs_status s = zs_encode(&E, A, r->format, NULL);
+  zs_status s = plan ? zs_plan_encode(&E, plan, A) : zs_encode(&E, A, r->format, NULL);
   if (s != ZS_OK) {
     set_reason(r, s == ZS_ERR_UNSUPPORTED ? "skipped" : "FAIL", s);
     return s != ZS_ERR_UNSUPPORTED;
@@ -107,7 +112,7 @@ static int demo_format(zs_context *ctx, const char *backend, const zs_matrix *A,
   }
   r->exact = same_matrix(A, D);
   if (!r->exact) ref = D;
-  if ((s = zs_operator_create(&op, ctx, E, backend, NULL)) != ZS_OK) {
+  if ((s = zs_operator_create(&op, ctx, E, backend, op_options)) != ZS_OK) {
     set_reason(r, s == ZS_ERR_UNSUPPORTED ? "skipped" : "FAIL", s);
     failed = s != ZS_ERR_UNSUPPORTED;
     goto done;
@@ -133,6 +138,22 @@ done:
 static double speedup(const zs_cli_measure *csr, const zs_cli_measure *m) {
   return csr->time_median_s > 0.0 && m->time_median_s > 0.0 ? csr->time_median_s / m->time_median_s
                                                             : 0.0;
+}
+
+/* One row of the table. */
+static void print_row(const demo_row *r, const char *name, int64_t nnz, uint64_t csr_bytes,
+                      const demo_row *csr) {
+  if (strcmp(r->status, "ok") == 0 || (r->n.repeat && r->t.repeat && !r->reason[0])) {
+    const double err = r->n.max_rel_err > r->t.max_rel_err ? r->n.max_rel_err : r->t.max_rel_err;
+    printf("%-9s %7.3f %7.3f   %9.3f %8.2fx   %9.3f %8.2fx %12.2e  %s%s\n", name,
+           nnz ? (double)r->bytes / (double)nnz : 0.0,
+           csr_bytes ? (double)r->bytes / (double)csr_bytes : 0.0, 1e3 * r->n.time_median_s,
+           csr ? speedup(&csr->n, &r->n) : 0.0, 1e3 * r->t.time_median_s,
+           csr ? speedup(&csr->t, &r->t) : 0.0, err, r->status, r->exact ? "" : " (lossy)");
+  } else {
+    printf("%-9s %s: %s\n", name, r->status, r->reason);
+  }
+  fflush(stdout);
 }
 
 static void json_measure(zs_json *j, const char *key, const zs_cli_measure *m,
@@ -210,38 +231,37 @@ int zs_cli_demo(int argc, char **argv) {
   uint64_t csr_bytes = 0;
   const demo_row *csr = NULL;
   int n_notes = 0;
+  /* What auto chooses here for SpMV, timed first; its row is printed once CSR's is known. */
+  zs_plan *plan = NULL;
+  zs_plan_info pi = {0};
+  zs_plan_candidate pc = {0};
+  demo_row auto_row;
+  memset(&auto_row, 0, sizeof auto_row);
+  auto_row.status = "FAIL";
+  if ((s = zs_cli_plan_make(&plan, A, backend, "spmv", NULL)) == ZS_OK) {
+    zs_plan_get_info(plan, &pi);
+    zs_plan_candidate_get(plan, pi.choice, &pc);
+    auto_row.format = pc.format;
+    failures += demo_format(ctx, backend, A, (int)repeat, plan, pc.op_options, &auto_row);
+  } else {
+    set_reason(&auto_row, "FAIL", s);
+    failures++;
+  }
   for (int f = 1; zs_format_name((zs_format)f) && n_rows < 16; f++) {
     demo_row *r = &rows[n_rows++];
     memset(r, 0, sizeof *r);
     r->format = (zs_format)f;
-    failures += demo_format(ctx, backend, A, (int)repeat, r);
+    failures += demo_format(ctx, backend, A, (int)repeat, NULL, NULL, r);
     if (r->format == ZS_FORMAT_CSR) csr_bytes = r->bytes, csr = r;
     if (json) continue;
+    if (r->format == ZS_FORMAT_CSR) print_row(&auto_row, "auto", nnz, csr_bytes, csr);
     /* Rows that did not run are listed under the table, not as formats. */
     if (strcmp(r->status, "skipped") == 0) continue;
     char name[16];
     const int noted = gpu_default_note(r->format) != NULL;
     snprintf(name, sizeof name, "%s%s", zs_format_name(r->format), noted ? " *" : "");
     n_notes += noted;
-    if (strcmp(r->status, "ok") == 0 || (r->n.repeat && r->t.repeat && !r->reason[0])) {
-      const double err = r->n.max_rel_err > r->t.max_rel_err ? r->n.max_rel_err : r->t.max_rel_err;
-      printf("%-9s %7.3f %7.3f   %9.3f %8.2fx   %9.3f %8.2fx %12.2e  %s%s\n", name,
-             nnz ? (double)r->bytes / (double)nnz : 0.0,
-             csr_bytes ? (double)r->bytes / (double)csr_bytes : 0.0, 1e3 * r->n.time_median_s,
-             csr ? speedup(&csr->n, &r->n) : 0.0, 1e3 * r->t.time_median_s,
-             csr ? speedup(&csr->t, &r->t) : 0.0, err, r->status, r->exact ? "" : " (lossy)");
-    } else {
-      printf("%-9s %s: %s\n", name, r->status, r->reason);
-    }
-    fflush(stdout);
-  }
-  /* What auto chooses here for SpMV (demo_format times every format with its defaults). */
-  zs_plan *plan = NULL;
-  zs_plan_info pi = {0};
-  zs_plan_candidate pc = {0};
-  if (zs_cli_plan_make(&plan, A, backend, "spmv", NULL) == ZS_OK) {
-    zs_plan_get_info(plan, &pi);
-    zs_plan_candidate_get(plan, pi.choice, &pc);
+    print_row(r, name, nnz, csr_bytes, csr);
   }
   if (json) {
     zs_json j;
@@ -276,7 +296,15 @@ int zs_cli_demo(int argc, char **argv) {
     zs_json_str(&j, "format", plan ? zs_format_name(pc.format) : NULL);
     zs_json_str(&j, "options", plan ? pc.options : NULL);
     zs_json_str(&j, "op_options", plan ? pc.op_options : NULL);
-    zs_json_str(&j, "reason", plan ? pi.reason : zs_last_error());
+    zs_json_str(&j, "reason", plan ? pi.reason : auto_row.reason);
+    zs_json_str(&j, "status", auto_row.status);
+    if (auto_row.bytes) {
+      zs_json_int(&j, "bytes", (int64_t)auto_row.bytes);
+      zs_json_num(&j, "bytes_per_nnz", nnz ? (double)auto_row.bytes / (double)nnz : 0.0);
+      zs_json_num(&j, "size_vs_csr", csr_bytes ? (double)auto_row.bytes / (double)csr_bytes : 0.0);
+    }
+    if (auto_row.n.repeat) json_measure(&j, "spmv", &auto_row.n, csr ? &csr->n : &auto_row.n);
+    if (auto_row.t.repeat) json_measure(&j, "spmvt", &auto_row.t, csr ? &csr->t : &auto_row.t);
     zs_json_object_end(&j);
     zs_json_bool(&j, "ok", failures == 0);
     zs_json_end(&j);
@@ -287,6 +315,8 @@ int zs_cli_demo(int argc, char **argv) {
       printf("auto: %s%s%s%s%s (zsparse plan: %s)\n", zs_format_name(pc.format),
              pc.options[0] ? " " : "", pc.options, pc.op_options[0] ? " " : "", pc.op_options,
              pi.reason);
+    else
+      printf("auto: no plan: %s\n", auto_row.reason);
     if (n_notes)
       for (int i = 0; i < n_rows; i++)
         if (gpu_default_note(rows[i].format) && strcmp(rows[i].status, "skipped") != 0) {

@@ -9,14 +9,15 @@
 static const char help_text[] =
     "usage: zsparse plan FILE|ZSM|gen:SPEC [--backend B] [--type f32|f64]\n"
     "                    [--workload spmv|t|pair[:N]|solve:N] [--device D] [--calibration F]\n"
-    "                    [--options K=V,...] [--json]\n"
+    "                    [--tune model|trial[:MS]] [--options K=V,...] [--json]\n"
     "\n"
     "Reads the matrix (Matrix Market, a .zsm decoded back, or a generator spec after 'gen:'),\n"
     "measures its statistics and predicts, for every candidate format with the option sets that\n"
     "matter, its encoded bytes and the time of the workload on the backend's device; prints the\n"
-    "candidates and the choice with its reason (docs/auto.md). Nothing is encoded or run: the\n"
-    "backend need not be present here. `--format auto` of convert, spmv and solve makes the same\n"
-    "choice for the same arguments.\n"
+    "candidates and the choice with its reason (docs/auto.md). Nothing is encoded or run (the\n"
+    "backend need not be present here) unless --tune trial asks for it. `--format auto` of\n"
+    "convert, spmv and solve makes the same choice for the same arguments (--options\n"
+    "tune=trial:MS for a trial there).\n"
     "\n"
     "options:\n"
     "  -b, --backend B      ref, cpu, cuda, hip (default: $ZS_BACKEND, else this machine's\n"
@@ -27,12 +28,21 @@ static const char help_text[] =
     "  --device D           device class of the constants: h100, h200, gpu (cuda, hip); cpu,\n"
     "                       ref (default: cuda h100, hip gpu)\n"
     "  --calibration F      a file of 'constant value' lines overriding the device's constants\n"
-    "  --options K=V,...    more planner options (read_gbs=G, cache_mib=M; see docs/auto.md)\n"
+    "  --tune T             model (default: the prediction alone, deterministic) or trial[:MS]:\n"
+    "                       then encode the model's choice and the next two best predicted and\n"
+    "                       time them on the backend within MS ms of wall time (default 200;\n"
+    "                       a band of rows when the whole cannot fit), taking the fastest\n"
+    "                       measured; not deterministic. MS must be a number > 0\n"
+    "  --options K=V,...    more planner options (read_gbs=G, cache_mib=M, trial_top=K; see\n"
+    "                       docs/auto.md)\n"
     "  --json               one JSON object: matrix, rows, cols, nnz, type, backend, device,\n"
     "                       source, workload, stats {...}, constants {...} (the device's,\n"
     "                       docs/auto.md), candidates [{format, options,\n"
-    "                       op_options, predicted_bytes, predicted_us, encode_s, bound}],\n"
-    "                       choice {format, options, op_options, index}, reason, plan_s\n";
+    "                       op_options, predicted_bytes, predicted_us, encode_s, bound,\n"
+    "                       measured_us (null when not timed)}], choice {format, options,\n"
+    "                       op_options, index}, reason, tune, trial {note, model_index,\n"
+    "                       overturned, seconds} (null without a trial), plan_s (the trial\n"
+    "                       included)\n";
 
 /* Whether the option string opts has `key` (at its start or after a comma). */
 static int has_key(const char *opts, const char *key) {
@@ -42,18 +52,18 @@ static int has_key(const char *opts, const char *key) {
   return 0;
 }
 
-/* "backend=B,workload=W,device=D,calibration=F,EXTRA" from the pieces given (NULL: left out); a
- * key that EXTRA gives is EXTRA's. */
+/* "backend=B,workload=W,device=D,calibration=F,tune=T,EXTRA" from the pieces given (NULL: left
+ * out); a key that EXTRA gives is EXTRA's. */
 static char *plan_options(const char *backend, const char *workload, const char *device,
-                          const char *calibration, const char *extra) {
-  const char *keys[] = {"backend", "workload", "device", "calibration", NULL};
-  const char *vals[] = {backend, workload, device, calibration, extra};
+                          const char *calibration, const char *tune, const char *extra) {
+  const char *keys[] = {"backend", "workload", "device", "calibration", "tune", NULL};
+  const char *vals[] = {backend, workload, device, calibration, tune, extra};
   size_t len = 1;
-  for (int i = 0; i < 5; i++) len += vals[i] ? strlen(vals[i]) + 16 : 0;
+  for (int i = 0; i < 6; i++) len += vals[i] ? strlen(vals[i]) + 16 : 0;
   char *s = malloc(len);
   if (!s) return NULL;
   s[0] = '\0';
-  for (int i = 0; i < 5; i++) {
+  for (int i = 0; i < 6; i++) {
     if (!vals[i] || !vals[i][0] || (keys[i] && has_key(extra, keys[i]))) continue;
     if (s[0]) strcat(s, ",");
     if (keys[i]) strcat(s, keys[i]), strcat(s, "=");
@@ -64,7 +74,7 @@ static char *plan_options(const char *backend, const char *workload, const char 
 
 zs_status zs_cli_plan_make(zs_plan **out, const zs_matrix *A, const char *backend,
                            const char *workload, const char *extra) {
-  char *o = plan_options(backend, workload, NULL, NULL, extra);
+  char *o = plan_options(backend, workload, NULL, NULL, NULL, extra);
   if (!o) return ZS_ERR_OUT_OF_MEMORY;
   const zs_status s = zs_plan_create(out, A, o);
   free(o);
@@ -139,6 +149,10 @@ static void print_json(const char *path, const zs_matrix *A, const zs_plan *p,
     zs_json_num(&j, "predicted_us", c.predicted_us);
     zs_json_num(&j, "encode_s", c.encode_s);
     zs_json_str(&j, "bound", c.bound);
+    if (c.measured_us > 0)
+      zs_json_num(&j, "measured_us", c.measured_us);
+    else
+      zs_json_null(&j, "measured_us");
     zs_json_object_end(&j);
   }
   zs_json_array_end(&j);
@@ -151,6 +165,17 @@ static void print_json(const char *path, const zs_matrix *A, const zs_plan *p,
   zs_json_int(&j, "index", info->choice);
   zs_json_object_end(&j);
   zs_json_str(&j, "reason", info->reason);
+  zs_json_str(&j, "tune", info->tune);
+  if (info->trial[0]) {
+    zs_json_object(&j, "trial");
+    zs_json_str(&j, "note", info->trial);
+    zs_json_int(&j, "model_index", info->model_choice);
+    zs_json_bool(&j, "overturned", info->overturned);
+    zs_json_num(&j, "seconds", info->trial_s);
+    zs_json_object_end(&j);
+  } else {
+    zs_json_null(&j, "trial");
+  }
   zs_json_num(&j, "plan_s", plan_s);
   zs_json_end(&j);
 }
@@ -165,24 +190,34 @@ static void print_text(const char *path, const zs_matrix *A, const zs_plan *p,
   stat_sink k = {NULL, 0, 0};
   printf("statistics: ");
   zs_plan_stats(p, stat_text, &k);
-  printf("\ncandidates:\n  %-6s %-24s %-18s %10s %8s %12s %9s  %s\n", "format", "options",
-         "op_options", "MB", "B/nnz", "predicted us", "encode s", "bound");
+  const int trial = info->trial[0] != '\0';
+  printf("\ncandidates:\n  %-6s %-24s %-18s %10s %8s %12s %9s%s  %s\n", "format", "options",
+         "op_options", "MB", "B/nnz", "predicted us", "encode s", trial ? "  measured us" : "",
+         "bound");
   for (int i = 0; i < info->candidates; i++) {
     zs_plan_candidate c;
     zs_plan_candidate_get(p, i, &c);
-    printf("%c %-6s %-24s %-18s %10.2f %8.3f %12.1f %9.3f  %s\n", i == info->choice ? '*' : ' ',
+    char measured[24] = "";
+    if (trial && c.measured_us > 0)
+      snprintf(measured, sizeof measured, "  %11.1f", c.measured_us);
+    else if (trial)
+      snprintf(measured, sizeof measured, "  %11s", "-");
+    printf("%c %-6s %-24s %-18s %10.2f %8.3f %12.1f %9.3f%s  %s\n", i == info->choice ? '*' : ' ',
            zs_format_name(c.format), c.options[0] ? c.options : "-",
            c.op_options[0] ? c.op_options : "-", c.predicted_bytes / 1e6,
-           nnz ? c.predicted_bytes / (double)nnz : 0.0, c.predicted_us, c.encode_s, c.bound);
+           nnz ? c.predicted_bytes / (double)nnz : 0.0, c.predicted_us, c.encode_s, measured,
+           c.bound);
   }
-  printf("reason:     %s\nplanned in: %.3f s\n", info->reason, plan_s);
+  printf("reason:     %s\n", info->reason);
+  if (trial) printf("trial:      %s\n", info->trial);
+  printf("planned in: %.3f s\n", plan_s);
 }
 
 int zs_cli_plan(int argc, char **argv) {
   zs_cli_opt opts[] = {{"backend", 'b', 1, NULL},   {"type", 0, 1, NULL},
                        {"workload", 'w', 1, NULL},  {"device", 0, 1, NULL},
                        {"calibration", 0, 1, NULL}, {"options", 0, 1, NULL},
-                       {"json", 0, 0, NULL}};
+                       {"json", 0, 0, NULL},        {"tune", 0, 1, NULL}};
   const int n_opts = (int)(sizeof opts / sizeof *opts);
   const char *pos[1];
   int n_pos, help;
@@ -215,7 +250,7 @@ int zs_cli_plan(int argc, char **argv) {
   }
   o = plan_options(backend, zs_cli_get(opts, n_opts, "workload"),
                    zs_cli_get(opts, n_opts, "device"), zs_cli_get(opts, n_opts, "calibration"),
-                   zs_cli_get(opts, n_opts, "options"));
+                   zs_cli_get(opts, n_opts, "tune"), zs_cli_get(opts, n_opts, "options"));
   if (!o) {
     fprintf(stderr, "zsparse plan: out of memory\n");
     zs_context_destroy(&ctx);
