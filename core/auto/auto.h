@@ -25,6 +25,8 @@ typedef struct zsi_auto_stats {
   double top1_share;     /* share of nonzeros in the 1 % fullest columns */
   double hot_cols;       /* fewest columns holding 90 % of the nonzeros */
   double blocks_per_nnz; /* nonempty 32 x 32 blocks per nonzero */
+  double sell_fill;      /* entries of slices of 32 rows padded to their longest, per nonzero
+                            (SELL-32 in natural order; every row) */
   double sampled;        /* share of the nonzeros examined */
 } zsi_auto_stats;
 

@@ -39,13 +39,28 @@ static const char *larger(double a, double b, const char *na, const char *nb) {
   return a >= b ? na : nb;
 }
 
-static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
+/* Column slabs the GPU's CSR kernel runs with col_slabs=auto: where rows gather at random and
+ * x's hot part outgrows 40 % of the cache, as many as bring each slab's part within it (the
+ * kernel's own rule, backends/cuda_hip/csr_gpu.cuh); 1 elsewhere. */
+static int csr_slabs(const zsi_auto_stats *st, const zsi_auto_device *d) {
+  if (!d->gpu || st->far_share < 0.5 || x_fits(st, d)) return 1;
+  const double k =
+      ceil(st->hot_cols * (double)zs_type_size(st->type) / (0.4 * K(cache_mib) * 1048576.0));
+  return k < 1 ? 1 : k > 8 ? 8 : (int)k;
+}
+
+/* no_slabs: col_slabs=1, where the kernel would otherwise cut x into slabs. */
+static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d, int no_slabs) {
   const double vs = (double)zs_type_size(st->type);
   product p;
   p.bytes = 8.0 * (double)(st->rows + 1) + (double)st->nnz * (4.0 + vs);
-  /* On a GPU column slabs keep x's hot part in L2 (col_slabs=auto); a CPU has no slabs. */
-  const double g = gather_us(st, d->gpu || x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
-  const double b = stream_us(d, p.bytes + vector_bytes(st), K(csr_eff));
+  /* Slabs keep x's hot part in L2 (gathers at gather_ps); each further slab reads the row
+   * offsets again and adds into y once more. A CPU has no slabs. */
+  const int slabs = no_slabs ? 1 : csr_slabs(st, d);
+  const double extra = (slabs - 1) * (8.0 * (double)(st->rows + 1) + 2.0 * (double)st->rows * vs);
+  const int near = x_fits(st, d) || slabs > 1;
+  const double g = gather_us(st, near ? K(gather_ps) : K(gather_far_ps));
+  const double b = stream_us(d, p.bytes + extra + vector_bytes(st), K(csr_eff));
   p.us = K(csr_launch_us) + b + g;
   p.bound = K(csr_launch_us) > b + g ? "launch" : larger(b, g, "bytes", "gathers");
   return p;
@@ -150,7 +165,8 @@ typedef enum tmode { T_DEFAULT, T_STORED, T_ATOMIC } tmode;
 typedef struct spec {
   zs_format format;
   const char *options;
-  int slices, flag_a, flag_b; /* cci: slices, auto opcodes; dtans: lane256, guided */
+  int slices, flag_a, flag_b; /* cci: slices, auto opcodes; dtans: lane256, guided; csr: flag_a
+                                 col_slabs=1 */
 } spec;
 
 static product product_of(const spec *s, const zsi_auto_stats *st, const zsi_auto_device *d) {
@@ -159,7 +175,7 @@ static product product_of(const spec *s, const zsi_auto_stats *st, const zsi_aut
   case ZS_FORMAT_GCSB: return gcsb_product(st, d);
   case ZS_FORMAT_CCI: return cci_product(st, d, s->slices, s->flag_a);
   case ZS_FORMAT_DTANS: return dtans_product(st, d, s->flag_a, s->flag_b);
-  default: return csr_product(st, d);
+  default: return csr_product(st, d, s->flag_a);
   }
 }
 
@@ -221,6 +237,8 @@ static int specs_for(const zsi_auto_device *d, const zsi_auto_stats *st, spec *o
   int n = 0;
   out[n++] = (spec){ZS_FORMAT_CSR, "", 0, 0, 0};
   if (strcmp(d->backend, "ref") == 0) return n; /* the oracle: its CSR is the plain product */
+  /* where the GPU kernel would cut x into slabs, CSR without them is a candidate of its own */
+  if (csr_slabs(st, d) > 1) out[n++] = (spec){ZS_FORMAT_CSR, "", 0, 1, 0};
   if (!d->gpu) out[n++] = (spec){ZS_FORMAT_COO, "", 0, 0, 0};
   out[n++] = (spec){ZS_FORMAT_GCSB, "", 0, 0, 0};
   out[n++] = (spec){ZS_FORMAT_CCI, "", 8, 0, 0};
@@ -261,7 +279,7 @@ int zsi_auto_model(const zsi_auto_stats *st, const zsi_auto_device *d, const zsi
                    zsi_auto_candidate *c, int *n_out, char *reason, size_t reason_len) {
   spec specs[ZSI_AUTO_MAX_CANDIDATES];
   const int n_specs = specs_for(d, st, specs);
-  const product csr = csr_product(st, d);
+  const product csr = csr_product(st, d, 0);
   int n = 0;
   for (int i = 0; i < n_specs; i++) {
     const product p = product_of(&specs[i], st, d);
@@ -274,7 +292,9 @@ int zsi_auto_model(const zsi_auto_stats *st, const zsi_auto_device *d, const zsi
       memset(x, 0, sizeof *x);
       x->format = specs[i].format;
       snprintf(x->options, sizeof x->options, "%s", specs[i].options);
-      snprintf(x->op_options, sizeof x->op_options, "%s", tmode_options[modes[m]]);
+      const char *slab = specs[i].format == ZS_FORMAT_CSR && specs[i].flag_a ? "col_slabs=1" : "";
+      snprintf(x->op_options, sizeof x->op_options, "%s%s%s", slab, slab[0] && modes[m] ? "," : "",
+               tmode_options[modes[m]]);
       double t_us, pair_us;
       transposed(&specs[i], modes[m], &p, &def, &csr, st, d, &t_us, &pair_us);
       const int stored = modes[m] == T_STORED;

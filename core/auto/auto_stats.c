@@ -158,13 +158,17 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
   st->value_entropy = 8.0 * (double)zs_type_size(A->type);
   if (A->rows == 0) return ZS_OK;
 
-  /* Row lengths: every row. */
-  double sum2 = 0;
+  /* Row lengths: every row; and what slices of 32 rows padded to their longest hold. */
+  double sum2 = 0, sliced = 0;
+  int64_t slice_max = 0;
   for (int64_t i = 0; i < A->rows; i++) {
     const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
     sum2 += (double)n * (double)n;
     if (n > st->row_max) st->row_max = n;
+    if (n > slice_max) slice_max = n;
+    if (i % 32 == 31 || i == A->rows - 1) sliced += 32.0 * (double)slice_max, slice_max = 0;
   }
+  st->sell_fill = A->nnz ? sliced / (double)A->nnz : 1;
   st->row_mean = (double)A->nnz / (double)A->rows;
   const double var = sum2 / (double)A->rows - st->row_mean * st->row_mean;
   st->row_cv = st->row_mean > 0 ? sqrt(var > 0 ? var : 0) / st->row_mean : 0;
