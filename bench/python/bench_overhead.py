@@ -23,6 +23,9 @@ example the one on main: `git archive main python/zsparse | tar -x -C /tmp/befor
 
   PYTHONPATH=python ZSPARSE_LIBRARY=build/libzsparse.so python3 bench/python/bench_overhead.py \\
       [--backend ref --backend cpu] [--n 16] [--dtype f64] [--compare-package DIR] [--json F]
+      [--csv F]
+
+--csv writes the columns of bench/data/*-python-overhead.csv (bench_csv.py: also from --json).
 """
 
 import argparse
@@ -38,6 +41,8 @@ import scipy.sparse as sp
 
 import zsparse
 from zsparse import _lib
+
+import bench_csv  # beside this script
 
 
 def load_other_package(path, name="zsparse_compared"):
@@ -191,6 +196,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=7, help="rounds; the best is kept")
     ap.add_argument("--compare-package", help="another zsparse package folder, measured too")
     ap.add_argument("--json", help="write the figures to this file")
+    ap.add_argument("--csv", help="write the figures as bench/data's CSV (µs) to this file")
     args = ap.parse_args()
     dt = np.float32 if args.dtype == "f32" else np.float64
     other = load_other_package(args.compare_package) if args.compare_package else None
@@ -220,6 +226,7 @@ def main():
                 line += f" {r['other_s'] * 1e6:9.2f} {r['other_layer_s'] * 1e6:8.2f}"
             print(line, flush=True)
     write_json(args.json, out)
+    bench_csv.write_csv(args.csv, out)
     return 0
 
 

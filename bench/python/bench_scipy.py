@@ -20,7 +20,9 @@ ctypes with prepared arguments (bench_overhead.py, which also times every other 
 
   PYTHONPATH=python ZSPARSE_LIBRARY=build/libzsparse.so python3 bench/python/bench_scipy.py \\
       [--matrix stencil2d:n=512 --matrix path.mtx.gz] [--format csr --format dtans] \\
-      [--backend cpu] [--dtype f64] [--repeat 20] [--json out.json]
+      [--backend cpu] [--dtype f64] [--repeat 20] [--json out.json] [--csv out.csv]
+
+--csv writes the columns of bench/data/*-python-scipy.csv (bench_csv.py: also from --json).
 """
 
 import argparse
@@ -36,7 +38,8 @@ import scipy.sparse.linalg as sla
 
 import zsparse
 
-import bench_overhead  # beside this script
+import bench_csv  # beside this script
+import bench_overhead
 
 
 def median_time(fn, repeat, sync=None):
@@ -148,6 +151,7 @@ def main():
     ap.add_argument("--maxiter", type=int, default=1000)
     ap.add_argument("--no-bicg", action="store_true")
     ap.add_argument("--json", help="write all figures to this file")
+    ap.add_argument("--csv", help="write the per-matrix figures as bench/data's CSV to this file")
     args = ap.parse_args()
     dt = np.float32 if args.dtype == "f32" else np.float64
     matrices = args.matrix or ["stencil2d:n=400", "erdos_renyi:rows=100000,per_row=16,seed=2"]
@@ -189,6 +193,7 @@ def main():
                              f"{r['scipy_bicg_s'] / r['zs_solve_s']:.2f}x")
                 print(line, flush=True)
     bench_overhead.write_json(args.json, results)
+    bench_csv.write_csv(args.csv, results)
     return 0
 
 

@@ -57,9 +57,9 @@ else
 fi
 
 $PY bench/python/bench_overhead.py --backend cpu --backend cuda --number 200 --repeat 100 \
-  --json "$OUT/overhead.json" | tee "$OUT/overhead.txt"
+  --json "$OUT/overhead.json" --csv "$OUT/overhead.csv" | tee "$OUT/overhead.txt"
 # shellcheck disable=SC2086 # one --matrix per word
 $PY bench/python/bench_scipy.py --backend cpu --backend cuda --format csr --format dtans \
   ${MATRICES:---matrix stencil2d:n=1000 --matrix erdos_renyi:rows=1000000,per_row=16,seed=2} \
-  --json "$OUT/scipy.json" | tee "$OUT/scipy.txt"
+  --json "$OUT/scipy.json" --csv "$OUT/scipy.csv" | tee "$OUT/scipy.txt"
 log "done"
