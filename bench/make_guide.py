@@ -511,6 +511,104 @@ def auto_plan_time(_):
                   "CPU s, plan − generation", "choice", "load"], rows)
 
 
+# ---- bindings: PETSc's aijzsparse (bench/petsc/) and the Python package (bench/python/) ----
+
+def petsc_rows(name, cols, ranks=None):
+    """zs-petsc-bench's CSV as table rows: aij's rows before and after the formats merged into
+    one ("before / after"); `cols` are (column, decimals) pairs; `ranks` keeps one rank count."""
+    data = [r for r in rows_of(name) if ranks is None or r["ranks"] == ranks]
+    again = {r["ranks"]: r for r in data if r["type"] == "aij-again"}
+    types = {r["type"] for r in data}
+
+    def cell(r, c, d):
+        v = r[c]
+        if v in ("", "-"):
+            return "–"
+        s = f"{float(v):.{d}f}"
+        a = again.get(r["ranks"]) if r["type"] == "aij" and c.endswith(("_us", "_ratio")) else None
+        return s if a is None else f"{s} / {float(a[c]):.{d}f}"
+
+    out = []
+    for r in data:
+        if r["type"] == "aij-again":
+            continue
+        label = r["type"] + (" (in place)" if r["type"] + "/copy" in types else "")
+        out.append([label] + [cell(r, c, d) for c, d in cols])
+    return out
+
+
+PETSC_TIMES = [("mult_us", 0), ("mult_ratio", 2), ("multt_us", 0), ("multt_ratio", 2)]
+
+
+def petsc_ranks(name):
+    rows = [[n] + r for n in sorted({r["ranks"] for r in rows_of(name)})
+            for r in petsc_rows(name, [("bytes_per_nnz", 2), ("encode_ms", 0)] + PETSC_TIMES +
+                                [("iter_us", 0), ("iter_ratio", 2)], n)]
+    return table(["ranks", "type", "B/nnz", "encode ms", "mult µs", "ratio", "multT µs", "ratio",
+                  "BiCG iter µs", "ratio"], rows)
+
+
+def petsc_copies(name):
+    cols = [("mult_us", 0), ("mult_ratio", 2), ("copy_in_mult_us", 0), ("multt_us", 0), ("multt_ratio", 2)]
+    return table(["type", "mult µs", "ratio to aij", "copies inside µs", "multT µs", "ratio"],
+                 petsc_rows(name, cols))
+
+
+def petsc_device(name):
+    cols = [("bytes_per_nnz", 2)] + PETSC_TIMES + [("iter_us", 0), ("iter_ratio", 2), ("copy_in_mult_us", 0)]
+    return table(["type", "bytes/nnz", "MatMult µs", "ratio", "MatMultTranspose µs", "ratio",
+                  "KSP iteration µs", "ratio", "copies in MatMult µs"], petsc_rows(name, cols))
+
+
+def petsc_copy_alone(arg):
+    """The per-product copies measured alone (the bench's header), µs: FILE [RANKS]."""
+    name, *ranks = arg.split()
+    return f"{float(next(r for r in rows_of(name) if not ranks or r['ranks'] == ranks[0])['copy_alone_us']):.0f}"
+
+
+def python_overhead(name):
+    """bench_overhead.py's CSV: per form and backend the layer's µs, beside the form's and the bare
+    call's, or beside a compared package's layer where the run had one (then the bare calls'
+    times are not all kept: `python_spmv_alone` gives zs_spmv's)."""
+    data = rows_of(name)
+    backends = list(dict.fromkeys(r["backend"] for r in data))
+    compared = any(r["compared_layer_us"] for r in data)
+    keys = ["compared_layer_us", "layer_us"] if compared else ["form_us", "bare_us", "layer_us"]
+    label = {"compared_layer_us": "compared", "layer_us": "layer", "form_us": "form", "bare_us": "bare"}
+    cell = {(r["backend"], r["form"], k): r[k] for r in data for k in keys}
+    us = lambda v: f"{float(v):.2f}" if v else "–"  # noqa: E731
+    rows = [[f"`{f}`"] + [us(cell.get((b, f, k))) for b in backends for k in keys]
+            for f in dict.fromkeys(r["form"] for r in data)]
+    if not compared:
+        alone = {r["backend"]: r["spmv_alone_us"] for r in data}
+        rows.append(["`zs_spmv` alone (resident vectors)"] +
+                    [us(alone[b]) if k == "bare_us" else "–" for b in backends for k in keys])
+    return table(["form"] + [f"{b}: {label[k]} µs" for b in backends for k in keys], rows)
+
+
+def python_spmv_alone(arg):
+    """zs_spmv on resident vectors through ctypes, µs: FILE BACKEND."""
+    name, backend = arg.split()
+    return f"{float(next(r for r in rows_of(name) if r['backend'] == backend)['spmv_alone_us']):.2f}"
+
+
+def python_scipy(name):
+    ms = ("scipy_ax_ms", "host_ax_ms", "prod_ax_ms", "copy_ax_ms", "ax_speedup", "scipy_atx_ms", "host_atx_ms",
+          "prod_atx_ms", "atx_speedup")
+    rows = [[f"`{r['matrix']}`", r["format"], r["backend"]] +
+            [f"{float(r[k]):.2f}×" if k.endswith("speedup") else f"{float(r[k]):.3f}" for k in ms] for r in rows_of(name)]
+    return table(["matrix", "format", "backend", "SciPy Ax ms", "host Ax ms", "product alone ms", "copies ms",
+                  "× SciPy", "SciPy Aᵀx ms", "host Aᵀx ms", "product Aᵀx ms", "× SciPy"], rows)
+
+
+def python_bicg(name):
+    its = lambda r, k: f"{float(r[k + '_s']):.3f} ({r[k + '_its']})"  # noqa: E731
+    rows = [[f"`{r['matrix']}`", r["format"], r["backend"], its(r, "scipy_bicg"), its(r, "scipy_bicg_on_op"),
+             its(r, "zs_solve"), f"{float(r['bicg_speedup']):.2f}×"] for r in rows_of(name) if r["zs_solve_s"]]
+    return table(["matrix", "format", "backend", "SciPy bicg s (its)", "SciPy bicg on `op` s (its)",
+                  "`zsparse.solve` s (its)", "× SciPy bicg"], rows)
+
+
 TOKEN = re.compile(r"@@([a-z_0-9]+)(?: ([^@]*))?@@")
 
 
