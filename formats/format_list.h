@@ -18,7 +18,8 @@
   X(CSB, csb, csb, "compressed sparse blocks, Morton order inside a block")               \
   X(GCSB, gcsb, csb, "CSB with blocks grouped and interleaved for the GPU")               \
   X(CCI, cci, cci, "compressed column indices: variable-length deltas with opcodes")      \
-  X(DTANS, dtans, dtans, "CSR-dtANS: entropy-coded columns and values, decoded in the product")
+  X(DTANS, dtans, dtans, "CSR-dtANS: entropy-coded columns and values, decoded in the product") \
+  X(SELL, sell, sell, "SELL-C-sigma: slices of c rows, column-major, padded to the longest")
 
 /* Formats of other objects, named like the sparse ones but coded through their own API: MAT-VANS
  * (dense int8 layers, zs_vans_*). */

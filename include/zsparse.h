@@ -56,6 +56,7 @@ typedef enum zs_format {
   ZS_FORMAT_CCI = 5,
   ZS_FORMAT_DTANS = 6,
   ZS_FORMAT_VANS = 7,
+  ZS_FORMAT_SELL = 8,
   /* Not a format: asks zs_encode to choose one (zsparse_auto.h). Never stored: a container
    * holds the format chosen. Its name is "auto". */
   ZS_FORMAT_AUTO = -1,

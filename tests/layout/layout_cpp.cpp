@@ -6,6 +6,7 @@
 #include "formats/csr/csr_layout.h"
 #include "formats/dtans/dtans_layout.h"
 #include "formats/format_list.h"
+#include "formats/sell/sell_layout.h"
 
 #include "layout_cpp.h"
 
