@@ -218,6 +218,25 @@ def coo(name):
     return table(["matrix", "type", "COO Ax µs", "cuSPARSE COO Ax µs", "×", "COO Aᵀx atomic µs", "cuSPARSE COO Aᵀx µs", "×"], rows)
 
 
+# ---- SELL-C-sigma ----
+
+def sell(name):
+    """SELL SpMV beside our CSR and cuSPARSE (bench/gpu/device-sell.sh); a line until measured."""
+    if not os.path.exists(os.path.join(DATA, name)):
+        return f"Not yet measured on a GPU: `bench/gpu/device-sell.sh` writes `{name}`."
+    b = Bench(name)
+    rows = []
+    for m, t in b.cells(SUITE):
+        mine, csr, sell32 = b.zs(m, t, "sell"), b.zs(m, t, "csr"), b.us(m, t, "cusparse", "sell32", "N")
+        best, which = b.best(m, t)
+        r, c = b.row(m, t, "zsparse", "sell", "N"), b.row(m, t, "zsparse", "csr", "N")
+        size = f"{int(r['bytes']) / int(c['bytes']):.2f}" if r and c else "–"
+        rows.append([m, t, f1(mine), f1(csr), x(csr, mine), f1(sell32), x(sell32, mine), f"{f1(best)} ({which})",
+                     x(best, mine), size])
+    return table(["matrix", "type", "SELL µs", "our CSR µs", "vs CSR ×", "cuSPARSE SELL-32 µs", "vs SELL-32 ×",
+                  "best cuSPARSE µs", "vs best ×", "bytes / CSR's"], rows)
+
+
 # ---- CSR-dtANS ----
 
 def dtans(name):
