@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "backends/cpu/cpu_dtans5.h"
 #include "backends/cpu/cpu_kernels.h"
 #include "formats/dtans/dtans.h"
 
@@ -37,6 +38,7 @@ typedef struct dtans_op {
   int64_t *part; /* slices of each thread: [part[u], part[u+1]) */
   void *tbuf;    /* SpMVT sums: threads x cols (deterministic) or cols (atomic) */
   int transpose_atomic;
+  dtans5_op *v5; /* version 5 (template rows): its own operator, the rest unused */
 } dtans_op;
 
 /* What a slice's decode feeds: y = A x, t += Aᵀ w, or both (BiCG's pair). */
@@ -69,6 +71,7 @@ typedef struct value_slot_f32 {
 static void cpu_dtans_destroy(void *state) {
   dtans_op *A = state;
   if (!A) return;
+  cpu_dtans5_destroy(A->v5);
   void *lp[] = {A->long_rows,  A->long_cols, A->long_ptr, A->long_values,
                 A->slice_rows, A->row_perm,  A->col_perm, A->xs};
   for (size_t i = 0; i < sizeof lp / sizeof *lp; i++) zsi_free(lp[i]);
@@ -91,6 +94,17 @@ static zs_status copy_of(const void *src, uint64_t n, size_t es, void *out) {
 /* The blob was validated when it was encoded or loaded: its layout's contents are trusted here. */
 static zs_status cpu_dtans_create(void **state, const zsb_encoded_view *enc,
                                   const zsi_cpu_opts *opts) {
+  if (dtans_view_version(enc) == DTANS_VERSION_TEMPLATES) {
+    dtans_op *A = zsi_alloc(sizeof *A);
+    if (!A) return no_memory("operator");
+    zs_status s = cpu_dtans5_create(&A->v5, enc, opts->threads, opts->transpose_atomic);
+    if (s != ZS_OK) {
+      zsi_free(A);
+      return s;
+    }
+    *state = A;
+    return ZS_OK;
+  }
   dtans_layout L;
   char why[ZSI_LAYOUT_WHY];
   zs_status s = dtans_layout_parse(enc, &L, why, sizeof why);
@@ -221,6 +235,7 @@ static const void *x_by_encoded_column(const dtans_op *A, const void *x) {
 static zs_status cpu_dtans_apply(void *state, zs_op which, double alpha, const void *x, double beta,
                                  void *y) {
   const dtans_op *A = state;
+  if (A->v5) return cpu_dtans5_apply(A->v5, which, alpha, x, beta, y);
   if (A->col_perm && which == ZS_OP_N) x = x_by_encoded_column(A, x);
   if (A->type == ZS_F64)
     apply_f64(A, which, alpha, x, beta, y);
@@ -232,6 +247,7 @@ static zs_status cpu_dtans_apply(void *state, zs_op which, double alpha, const v
 static zs_status cpu_dtans_pair(void *state, double alpha, const void *x, double beta, void *y,
                                 double alpha_t, const void *w, double beta_t, void *z) {
   const dtans_op *A = state;
+  if (A->v5) return cpu_dtans5_pair(A->v5, alpha, x, beta, y, alpha_t, w, beta_t, z);
   if (A->col_perm) x = x_by_encoded_column(A, x);
   if (A->type == ZS_F64)
     pair_f64(A, alpha, x, beta, y, alpha_t, w, beta_t, z);

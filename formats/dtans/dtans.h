@@ -6,6 +6,7 @@
 
 #include "core/zs_internal.h"
 #include "core/zs_omp.h"
+#include "formats/dtans/dtans5_layout.h"
 #include "formats/dtans/dtans_layout.h"
 
 ZSI_HIDDEN extern const zsi_format_ops zsi_format_dtans;
@@ -74,5 +75,17 @@ typedef struct dtans_choice {
 } dtans_choice;
 ZSI_HIDDEN void dtans_choose(const uint64_t *freq, int64_t distinct, uint64_t unseen,
                              double raw_bits, double dict_bytes, dtans_choice *c);
+
+/* Version 5, template rows (dtans5_encode.c, dtans5_decode.c). The encoder: A's rows as templates
+ * when at most max_templates distinct ones hold them (rows of more than long_min nonzeros stored
+ * apart; 0: none), values in `mode` (DTANS5_VALUES_*, or -1: the smallest); *out is NULL when
+ * the rows need more templates. ZS_ERR_INVALID_ARGUMENT for a value mode the values cannot take. */
+ZSI_HIDDEN zs_status dtans5_encode(const zs_matrix *A, int64_t long_min, int mode,
+                                   int64_t max_templates, zs_encoded **out);
+/* E's version 5 layout with every content check (templates, row ids, columns, long rows, slice
+ * offsets, packed ids and padding); a failure is recorded for zs_last_error. */
+ZSI_HIDDEN zs_status dtans5_layout_of(const zs_encoded *E, dtans5_layout *L);
+/* Validate (out NULL) or decode a version 5 blob. */
+ZSI_HIDDEN zs_status dtans5_decode_all(const zs_encoded *E, zs_matrix **out);
 
 #endif

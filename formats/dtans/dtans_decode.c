@@ -346,6 +346,7 @@ zs_status dtans_copy_rows(zs_matrix *dst, const zs_matrix *src, const int32_t *r
 
 /* Decode every slice into a matrix (validate keeps nothing, decode keeps it). */
 static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
+  if (param(E, "version", 0) == DTANS_VERSION_TEMPLATES) return dtans5_decode_all(E, out);
   dtans_layout v;
   zs_status s = dtans_layout_of(E, &v);
   if (s != ZS_OK) return s;
@@ -426,13 +427,16 @@ static void dtans_stats(const zs_encoded *E, zs_stat_fn emit, void *ctx) {
     else if (strstr(a->name, "counts") || strstr(a->name, "symbols") ||
              strcmp(a->name, "pair_values") == 0)
       table += b;
-    else if (strcmp(a->name, "row_nnz") == 0 || strcmp(a->name, "row_perm") == 0)
+    else if (strncmp(a->name, "template_", 9) == 0) /* version 5's dictionary */
+      table += b;
+    else if (strcmp(a->name, "row_nnz") == 0 || strcmp(a->name, "row_perm") == 0 ||
+             strcmp(a->name, "row_template") == 0)
       rows += b;
     else if (strncmp(a->name, "slice_", 6) == 0)
       offsets += b;
     else if (strstr(a->name, "escapes"))
       esc += b;
-    else if (strcmp(a->name, "stream") == 0)
+    else if (strcmp(a->name, "stream") == 0 || strcmp(a->name, "value_words") == 0)
       stream += b;
     else if (strcmp(a->name, "columns") == 0)
       columns += b;

@@ -453,7 +453,7 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
 
 /* The encoder's options, parsed once (-1: the default, chosen from the matrix later). */
 typedef struct enc_opts {
-  int mode, progress, row_order, columns, col_order;
+  int mode, progress, row_order, columns, col_order, templates;
   int64_t rpl, lane_symbols, long_min, guided, guided_floor, row_bytes;
   const int32_t *col_perm; /* col_order=frequency: the matrix's column of each encoded one */
 } enc_opts;
@@ -476,13 +476,14 @@ static zs_status option_keyword(const char *options, const char *key, const char
 static zs_status parse_options(const char *options, enc_opts *o) {
   static const char *const known[] = {"values",    "progress",  "rows_per_lane", "lane_symbols",
                                       "long_rows", "guided",    "row_order",     "guided_floor",
-                                      "columns",   "row_bytes", "col_order",     NULL};
+                                      "columns",   "row_bytes", "col_order",     "templates",
+                                      NULL};
   zs_status s = zsi_option_check(options, known, "dtans");
   if (s != ZS_OK) return s;
   int found;
   o->progress = 0;
-  /* in the order of DTANS_VALUES_* */
-  static const char *const value_modes[] = {"coded", "constant", "raw", "joint", NULL};
+  /* in the order of DTANS_VALUES_*, then version 5's packed ids (DTANS5_VALUES_PACKED) */
+  static const char *const value_modes[] = {"coded", "constant", "raw", "joint", "packed", NULL};
   if ((s = option_keyword(options, "values", value_modes, &o->mode)) != ZS_OK) return s;
   int64_t p = 0;
   if ((s = zsi_option_int(options, "progress", 0, 1, &p, &found)) != ZS_OK) return s;
@@ -536,6 +537,10 @@ static zs_status parse_options(const char *options, enc_opts *o) {
   static const char *const col_orders[] = {"natural", "frequency", NULL};
   if ((s = option_keyword(options, "col_order", col_orders, &o->col_order)) != ZS_OK) return s;
   o->col_perm = NULL;
+  /* templates=off|on|auto: version 5 (template rows) never, wherever the rows fit a dictionary
+   * (dtans_encode), or where it is also no larger than versions 2-4 would be. */
+  static const char *const template_modes[] = {"off", "on", NULL};
+  if ((s = option_keyword(options, "templates", template_modes, &o->templates)) != ZS_OK) return s;
   return ZS_OK;
 }
 
@@ -1285,14 +1290,9 @@ static int skewed_columns(const zs_matrix *A, const int64_t *with_count, int64_t
   return 4 * held >= A->nnz;
 }
 
-zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
-  enc_opts o;
-  zs_status s = parse_options(options, &o);
-  if (s != ZS_OK) return s;
-  if (o.long_min < 0) { /* the larger of lane_symbols and 16 times the average row */
-    const double avg = A->rows ? (double)A->nnz / (double)A->rows : 0;
-    o.long_min = (int64_t)(16 * avg > (double)o.lane_symbols ? 16 * avg : (double)o.lane_symbols);
-  }
+/* Versions 2-4: the columns in their order or renumbered (col_order), then encode_ordered. */
+static zs_status encode_streams(const zs_matrix *A, enc_opts o, zs_encoded **out) {
+  zs_status s = ZS_OK;
   const int natural = o.col_order == 0 || (o.col_order < 0 && A->cols < (INT64_C(1) << 16));
   if (natural || A->cols < 2 || A->nnz == 0) return encode_ordered(A, &o, NULL, out);
   /* Each column's count (4 bytes: a column holds at most rows < 2^31 nonzeros; the pages are new
@@ -1324,4 +1324,76 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   }
   free(perm), free(map);
   return s;
+}
+
+/* Version 5 needs rows and columns in their order and values that are constant, raw or packed;
+ * NULL when the options allow it, else the option that rules it out. */
+static const char *templates_excluded(const enc_opts *o) {
+  if (o->mode == DTANS_VALUES_CODED || o->mode == DTANS_VALUES_JOINT) return "values=coded|joint";
+  if (o->columns == 1) return "columns=raw";
+  if (o->row_order == 1) return "row_order=length";
+  if (o->col_order == 1) return "col_order=frequency";
+  return NULL;
+}
+
+/* An option that shapes only the streams of versions 2-4 (their slices, lanes, row lengths):
+ * given one, templates=auto keeps those versions. */
+static int stream_options(const char *options) {
+  static const char *const keys[] = {"rows_per_lane", "lane_symbols", "guided",
+                                     "guided_floor",  "row_bytes",    NULL};
+  for (int i = 0; keys[i]; i++) {
+    char buf[32];
+    int found = 0;
+    if (zsi_option_str(options, keys[i], buf, sizeof buf, &found) == ZS_OK && found) return 1;
+  }
+  return 0;
+}
+
+/* Bytes of a blob's arrays: what version 5 and versions 2-4 are compared by. */
+static uint64_t blob_bytes(const zs_encoded *E) {
+  uint64_t b = 0;
+  for (int i = 0; i < E->n_arrays; i++) b += E->arrays[i].count * E->arrays[i].elem_size;
+  return b;
+}
+
+/* Version 5 takes a matrix whose rows (but the long ones) fit this many templates: their ids are
+ * then at most 2 bytes a row. */
+#define DTANS5_MAX_TEMPLATES 65535
+
+zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
+  enc_opts o;
+  zs_status s = parse_options(options, &o);
+  if (s != ZS_OK) return s;
+  if (o.long_min < 0) { /* the larger of lane_symbols and 16 times the average row */
+    const double avg = A->rows ? (double)A->nnz / (double)A->rows : 0;
+    o.long_min = (int64_t)(16 * avg > (double)o.lane_symbols ? 16 * avg : (double)o.lane_symbols);
+  }
+  const char *excluded = templates_excluded(&o);
+  const int packed = o.mode == DTANS5_VALUES_PACKED;
+  if (packed && (o.templates == 0 || excluded))
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "dtans: values=packed is version 5's (templates), not with %s",
+                     o.templates == 0 ? "templates=off" : excluded);
+  if (o.templates == 1 && excluded)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT, "dtans: templates=on cannot be combined with %s",
+                     excluded);
+  if (o.templates == 0 || excluded || (o.templates < 0 && !packed && stream_options(options)))
+    return encode_streams(A, o, out);
+  zs_encoded *E5 = NULL, *E4 = NULL;
+  if ((s = dtans5_encode(A, o.long_min, o.mode, DTANS5_MAX_TEMPLATES, &E5)) != ZS_OK) return s;
+  if (!E5 && packed)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "dtans: values=packed, but the rows need more than %d templates",
+                     DTANS5_MAX_TEMPLATES);
+  if (E5 && (o.templates == 1 || packed)) return *out = E5, ZS_OK;
+  /* auto: version 5 where it is no larger than the stream versions' blob */
+  s = encode_streams(A, o, &E4);
+  if (s != ZS_OK || !E5) {
+    zs_encoded_destroy(&E5);
+    return s == ZS_OK ? (*out = E4, ZS_OK) : s;
+  }
+  const int five = blob_bytes(E5) <= blob_bytes(E4);
+  zs_encoded_destroy(five ? &E4 : &E5);
+  *out = five ? E5 : E4;
+  return ZS_OK;
 }

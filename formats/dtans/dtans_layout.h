@@ -4,6 +4,7 @@
 #ifndef ZS_DTANS_LAYOUT_H
 #define ZS_DTANS_LAYOUT_H
 
+#include "formats/dtans/dtans5_layout.h"
 #include "formats/dtans/dtans_table.h"
 #include "formats/format_layout.h"
 
@@ -12,6 +13,7 @@ typedef enum dtans_version {
   DTANS_VERSION = 2,           /* rows and columns as in the matrix */
   DTANS_VERSION_ROW_ORDER = 3, /* plus `row_perm`: rows encoded in another order */
   DTANS_VERSION_COL_ORDER = 4, /* `col_perm`: columns renumbered; `row_perm` optional */
+  /* 5, DTANS_VERSION_TEMPLATES: template rows, a layout of its own (dtans5_layout.h) */
 } dtans_version;
 
 /* Fixed by the stream versions above; the blob records them and anything else is refused. */
@@ -82,6 +84,9 @@ typedef struct dtans_layout {
   const int32_t *long_cols; /* long_nnz */
   const void *long_values;  /* long_nnz */
   uint64_t long_nnz;
+  /* version 5 (DTANS_VERSION_TEMPLATES): everything is here, every field above but the sizes,
+   * type and version zero */
+  dtans5_layout v5;
 } dtans_layout;
 
 /* Escaped pairs' entries that slice_delta_escapes counts: delta escapes, or with raw columns the
@@ -91,12 +96,16 @@ static inline uint64_t dtans_layout_pair_escapes(const dtans_layout *L) {
 }
 
 /* Parse `v` into L: every parameter present and in range, every array the modes need present with
- * its element size and count. Returns ZS_OK, ZS_ERR_UNSUPPORTED (stream version 1) or
+ * its element size and count (version 5: into L->v5, dtans5_layout_parse). Returns ZS_OK, ZS_ERR_UNSUPPORTED (stream version 1) or
  * ZS_ERR_CORRUPT, with a message starting "dtans: " in why (why_len bytes; may be NULL). */
 static inline zs_status dtans_layout_parse(const zsb_encoded_view *v, dtans_layout *L, char *why,
                                            size_t why_len) {
   ZSI_LAYOUT_OPEN(c, s, v, L, "dtans", why, why_len);
   const uint32_t es = L->value_bytes;
+  if (dtans_view_version(v) == DTANS_VERSION_TEMPLATES) {
+    L->version = (dtans_version)DTANS_VERSION_TEMPLATES;
+    return dtans5_layout_parse(v, &L->v5, why, why_len);
+  }
   if (zsb_find_param(v, "version", 0) == 1)
     return zsi_layout_fail(&c, ZS_ERR_UNSUPPORTED,
                            "stream version 1 is no longer read (its raw values are in another "

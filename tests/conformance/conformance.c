@@ -621,6 +621,22 @@ static void random_cases(zs_context *ctx) {
     }
   run_triplets(ctx, "banded-30000", &T);
 
+  /* Stencils: rows that repeat a pattern around the diagonal (dtANS version 5's templates). */
+  static const char *const stencils[] = {"stencil3d:n=10,points=27,values=set,distinct=64,seed=5",
+                                         "stencil2d:n=70,points=5,values=random,seed=6",
+                                         "stencil2d:n=40,points=9,values=pattern"};
+  for (size_t g = 0; g < sizeof stencils / sizeof *stencils; g++)
+    for (int k = 0; k < 2; k++) {
+      zs_matrix *A = NULL;
+      if (zs_matrix_generate(&A, stencils[g], k ? ZS_F64 : ZS_F32, 0) != ZS_OK) {
+        printf("FAIL %s: %s\n", stencils[g], zs_last_error());
+        failures++, cases++;
+        continue;
+      }
+      run_matrix(ctx, stencils[g], A);
+      zs_matrix_destroy(&A);
+    }
+
   BEGIN(64, 64);
   for (int64_t r = 0; r < 64; r++)
     for (int64_t c = 0; c < 64; c++) add(&T, r, c, rng_unit(&s));

@@ -36,7 +36,7 @@ typedef struct golden {
   zs_type type;
   int64_t rows, cols;
   void (*fill)(triplets *);
-  int value_mode; /* what the blob must use: 0 coded, 1 constant, 2 raw, 3 joint */
+  int value_mode; /* what the blob must use: 0 coded, 1 constant, 2 raw, 3 joint, 4 packed */
   int long_rows;  /* 1: some rows must be stored apart as plain CSR */
 } golden;
 
@@ -90,6 +90,29 @@ static void fill_joint(triplets *t) {
   }
 }
 
+/* A 5-point stencil on a 9 x 7 grid (63 rows: two slices, the second partial; 9 templates) with
+ * a few values (`few`) or a distinct dyadic value per nonzero; 9-point ones: every value 1. */
+static void fill_grid(triplets *t, int points, int few) {
+  for (int64_t i = 0; i < 63; i++) {
+    const int64_t x = i % 9, y = i / 9;
+    for (int64_t dy = -1; dy <= 1; dy++)
+      for (int64_t dx = -1; dx <= 1; dx++) {
+        if ((points == 5 && dx && dy) || x + dx < 0 || x + dx > 8 || y + dy < 0 || y + dy > 6)
+          continue;
+        const int64_t j = i + 9 * dy + dx, n = t->n;
+        put(t, i, j,
+            points == 9 ? 1.0
+            : few       ? (j == i       ? 4.0
+                           : n % 5 == 2 ? 0.5
+                                        : -1.0)
+                        : (double)n / 4 - 40);
+      }
+  }
+}
+static void fill_grid_few(triplets *t) { fill_grid(t, 5, 1); }
+static void fill_grid_many(triplets *t) { fill_grid(t, 5, 0); }
+static void fill_grid_ones(triplets *t) { fill_grid(t, 9, 0); }
+
 static const golden goldens[] = {
     {"dtans_6x140_coded_escapes_f64.zsm", NULL, ZS_F64, 6, 140, fill_example, 0, 0},
     {"dtans_40x30_constant_r1_f32.zsm", "rows_per_lane=1", ZS_F32, 40, 30, fill_constant, 1, 0},
@@ -107,6 +130,15 @@ static const golden goldens[] = {
     {"dtans_100x150_cols_by_count_f64.zsm",
      "values=raw,long_rows=9,row_order=length,col_order=frequency", ZS_F64, 100, 150, fill_raw, 2,
      1},
+    /* version 5, template rows: packed ids (3 values: 2 bits), raw values, one constant value
+     * with the interior rows of 9 stored apart */
+    {"dtans5_63x63_packed_f64.zsm", "values=packed", ZS_F64, 63, 63, fill_grid_few, 4, 0},
+    {"dtans5_63x63_packed_f32.zsm", "templates=on", ZS_F32, 63, 63, fill_grid_few, 4, 0},
+    {"dtans5_63x63_raw_f64.zsm", "templates=on,values=raw", ZS_F64, 63, 63, fill_grid_many, 2, 0},
+    {"dtans5_63x63_raw_f32.zsm", "templates=on,values=raw", ZS_F32, 63, 63, fill_grid_many, 2, 0},
+    {"dtans5_63x63_constant_long8_f64.zsm", "templates=on,long_rows=8", ZS_F64, 63, 63,
+     fill_grid_ones, 1, 1},
+    {"dtans5_63x63_constant_f32.zsm", "templates=on", ZS_F32, 63, 63, fill_grid_ones, 1, 0},
 };
 
 /* The fuzz corpus (fuzz/corpus/dtans) is made from the golden matrices and four more. */

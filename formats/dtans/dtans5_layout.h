@@ -1,0 +1,136 @@
+/* dtans5_layout.h — the typed layout of a CSR-dtANS version 5 blob (template rows,
+ * docs/formats/dtans.md "Version 5"): its constants and the one parser that the reference
+ * decoder and every backend read it through. Header-only C11, compiles as C++17. */
+#ifndef ZS_DTANS5_LAYOUT_H
+#define ZS_DTANS5_LAYOUT_H
+
+#include "formats/dtans/dtans_table.h"
+#include "formats/format_layout.h"
+
+#define DTANS_VERSION_TEMPLATES 5 /* template rows; versions 2-4 are dtans_layout.h's */
+#define DTANS5_LANES 32           /* rows of a slice: a warp, one row a lane */
+#define DTANS5_MAX_VALUES 65536   /* packed ids of at most 16 bits */
+
+/* Value modes of version 5 (parameter value_mode): 1 and 2 as in versions 2-4, and packed ids. */
+#define DTANS5_VALUES_CONSTANT 1 /* every value is value_symbols[0] */
+#define DTANS5_VALUES_RAW 2      /* `values`, one entry per (slice, position, lane) */
+#define DTANS5_VALUES_PACKED 4   /* b-bit ids into value_symbols, packed in 32-bit words */
+
+/* The version of a dtans blob (0 when it has none): version 5 has a layout of its own. */
+static inline int64_t dtans_view_version(const zsb_encoded_view *v) {
+  return zsb_find_param(v, "version", 0);
+}
+
+/* Bits of a packed id: ceil(log2(value_real)), value_real in [2, 65536]. */
+DTANS_HD static inline int dtans5_id_bits(int64_t value_real) {
+  int b = 1;
+  while ((INT64_C(1) << b) < value_real) b++;
+  return b;
+}
+
+/* Template id of row i (row_template of `bytes` = 1, 2 or 4 bytes an entry); the width's
+ * all-ones value marks a long row and reads as DTANS_LONG. */
+DTANS_HD static inline uint32_t dtans5_row_template(const void *t, int bytes, int64_t i) {
+  return dtans_row_nnz(t, bytes, i); /* the same encoding as row_nnz */
+}
+
+/* A version 5 blob's arrays and parameters, typed; pointers alias the view's arrays, NULL with
+ * count 0 when the value mode does not use them. Sizes are checked here, contents by validate. */
+typedef struct dtans5_layout {
+  int64_t rows, cols, nnz;
+  zs_type type;
+  uint32_t value_bytes;
+  int value_mode;               /* DTANS5_VALUES_* */
+  int64_t slices;               /* ceil(rows / 32): slice s holds rows 32 s … 32 s + 31 */
+  int64_t templates;            /* entries of the template dictionary */
+  int64_t value_real;           /* packed: value_symbols entries; constant: 1; raw: 0 */
+  int value_bits, ids_per_word; /* packed: b and floor(32 / b) */
+  const void *row_template;     /* rows entries of row_template_bytes (dtans5_row_template) */
+  int row_template_bytes;
+  const int64_t *template_ptr;     /* templates + 1 */
+  const int32_t *template_offsets; /* template_ptr[templates]: column - row, ascending */
+  uint64_t n_offsets;
+  const int64_t *slice_values; /* raw: slices + 1 offsets into values */
+  const void *values;          /* raw */
+  uint64_t n_values;
+  const int64_t *slice_value_words; /* packed: slices + 1 offsets into value_words */
+  const uint32_t *value_words;      /* packed */
+  uint64_t n_value_words;
+  const void *value_symbols; /* packed: value_real; constant: 1 */
+  int64_t n_long;
+  const int32_t *long_rows;
+  const int64_t *long_ptr;
+  const int32_t *long_cols;
+  const void *long_values;
+  uint64_t long_nnz;
+} dtans5_layout;
+
+/* Parse a version 5 view into L: parameters in range, arrays present with their element sizes
+ * and counts. ZS_OK or ZS_ERR_CORRUPT with a message starting "dtans: " in why. */
+static inline zs_status dtans5_layout_parse(const zsb_encoded_view *v, dtans5_layout *L, char *why,
+                                            size_t why_len) {
+  ZSI_LAYOUT_OPEN(c, s, v, L, "dtans", why, why_len);
+  const uint32_t es = L->value_bytes;
+  const int64_t R = ZSI_LAYOUT_REQUIRED;
+  int64_t version = 0, lanes = 0, mode = 0;
+  const int64_t slices = (v->rows + DTANS5_LANES - 1) / DTANS5_LANES;
+  if ((s = zsi_layout_param(&c, "version", DTANS_VERSION_TEMPLATES, DTANS_VERSION_TEMPLATES, R,
+                            &version)) ||
+      (s = zsi_layout_param(&c, "lanes", DTANS5_LANES, DTANS5_LANES, R, &lanes)) ||
+      (s = zsi_layout_param(&c, "slices", slices, slices, R, &L->slices)) ||
+      (s = zsi_layout_param(&c, "templates", 0, v->rows, R, &L->templates)) ||
+      (s = zsi_layout_param(&c, "value_mode", DTANS5_VALUES_CONSTANT, DTANS5_VALUES_PACKED, R,
+                            &mode)))
+    return s;
+  if (mode == 3 || mode == 0)
+    return zsi_layout_fail(
+        &c, ZS_ERR_CORRUPT,
+        "parameter 'value_mode' = %" PRId64 " (version 5: 1 constant, 2 raw, 4 packed)", mode);
+  L->value_mode = (int)mode;
+  if (mode == DTANS5_VALUES_PACKED) {
+    if ((s = zsi_layout_param(&c, "value_real", 2, DTANS5_MAX_VALUES, R, &L->value_real))) return s;
+    L->value_bits = dtans5_id_bits(L->value_real);
+    L->ids_per_word = 32 / L->value_bits;
+  } else if (mode == DTANS5_VALUES_CONSTANT) {
+    L->value_real = 1;
+  }
+  const uint64_t rows = (uint64_t)v->rows, sl = (uint64_t)L->slices + 1;
+  const zsb_array *a = zsb_find_array(v, "row_template");
+  if (!a || a->count != rows || (a->elem_size != 1 && a->elem_size != 2 && a->elem_size != 4))
+    return zsi_layout_fail(
+        &c, ZS_ERR_CORRUPT,
+        "array 'row_template' of %" PRIu64 " elements of 1, 2 or 4 bytes is missing", rows);
+  L->row_template = a->data, L->row_template_bytes = (int)a->elem_size;
+  if ((s = zsi_layout_array(&c, "template_ptr", 8, (uint64_t)L->templates + 1, 1,
+                            (const void **)&L->template_ptr, NULL)) ||
+      (s = zsi_layout_array(&c, "template_offsets", 4, ZSI_LAYOUT_ANY, 1,
+                            (const void **)&L->template_offsets, &L->n_offsets)))
+    return s;
+  if (mode == DTANS5_VALUES_RAW &&
+      ((s = zsi_layout_array(&c, "slice_values", 8, sl, 1, (const void **)&L->slice_values,
+                             NULL)) ||
+       (s = zsi_layout_array(&c, "values", es, ZSI_LAYOUT_ANY, 1, &L->values, &L->n_values))))
+    return s;
+  if (mode == DTANS5_VALUES_PACKED &&
+      ((s = zsi_layout_array(&c, "slice_value_words", 8, sl, 1,
+                             (const void **)&L->slice_value_words, NULL)) ||
+       (s = zsi_layout_array(&c, "value_words", 4, ZSI_LAYOUT_ANY, 1,
+                             (const void **)&L->value_words, &L->n_value_words))))
+    return s;
+  if (mode != DTANS5_VALUES_RAW &&
+      (s = zsi_layout_array(&c, "value_symbols", es, (uint64_t)L->value_real, 1, &L->value_symbols,
+                            NULL)))
+    return s;
+  uint64_t n_long = 0;
+  if ((s = zsi_layout_array(&c, "long_rows", 4, ZSI_LAYOUT_ANY, 1, (const void **)&L->long_rows,
+                            &n_long)) ||
+      (s = zsi_layout_array(&c, "long_cols", 4, ZSI_LAYOUT_ANY, 1, (const void **)&L->long_cols,
+                            &L->long_nnz)) ||
+      (s = zsi_layout_array(&c, "long_ptr", 8, n_long + 1, 1, (const void **)&L->long_ptr, NULL)) ||
+      (s = zsi_layout_array(&c, "long_values", es, L->long_nnz, 1, &L->long_values, NULL)))
+    return s;
+  L->n_long = (int64_t)n_long;
+  return ZS_OK;
+}
+
+#endif

@@ -1,0 +1,304 @@
+/* test_dtans5.c — CSR-dtANS version 5 (template rows): round trips in every value mode, the
+ * encoder's choices and refusals, and every damaged array or parameter refused by name. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/zs_internal.h"
+#include "formats/dtans/dtans.h"
+#include "tests/common/same_matrix.h"
+#include "tests/unit/check.h"
+
+static int64_t param_of(const zs_encoded *E, const char *name) {
+  for (int i = 0; i < E->n_params; i++)
+    if (!strcmp(E->params[i].name, name)) return E->params[i].value;
+  return -1;
+}
+
+static uint64_t blob_bytes(const zs_encoded *E) {
+  uint64_t b = 0;
+  for (int i = 0; i < E->n_arrays; i++) b += E->arrays[i].count * E->arrays[i].elem_size;
+  return b;
+}
+
+/* Encode with options, validate, decode and compare; the blob (NULL on failure). */
+static zs_encoded *round_trip(const char *label, const zs_matrix *A, const char *options) {
+  zs_encoded *E = NULL;
+  zs_matrix *B = NULL;
+  zs_status s = zs_encode(&E, A, ZS_FORMAT_DTANS, options);
+  if (s != ZS_OK) {
+    fprintf(stderr, "%s [%s]: encode: %s: %s\n", label, options, zs_status_name(s),
+            zs_last_error());
+    check_failures++;
+    return NULL;
+  }
+  const zsi_format_ops *f = zsi_format_lookup(ZS_FORMAT_DTANS);
+  if ((s = f->validate(E)) != ZS_OK || (s = zs_decode(&B, E)) != ZS_OK) {
+    fprintf(stderr, "%s [%s]: validate/decode: %s: %s\n", label, options, zs_status_name(s),
+            zs_last_error());
+    check_failures++;
+  } else if (!zs_test_same_matrix(A, B)) {
+    fprintf(stderr, "%s [%s]: decoded matrix differs from the input\n", label, options);
+    check_failures++;
+  }
+  zs_matrix_destroy(&B);
+  return E;
+}
+
+static zs_matrix *generated(const char *spec, zs_type t) {
+  zs_matrix *A = NULL;
+  if (zs_matrix_generate(&A, spec, t, 0) != ZS_OK) {
+    fprintf(stderr, "%s: %s\n", spec, zs_last_error());
+    check_failures++;
+  }
+  return A;
+}
+
+/* Every generator that has template rows, each value mode forced and chosen, long rows apart. */
+static void round_trips(void) {
+  static const struct {
+    const char *spec;
+    int templates; /* distinct row patterns the encoder must find */
+  } cases[] = {
+      {"stencil2d:n=37,points=5,values=random,seed=3", 9},
+      {"stencil2d:n=33,points=9,values=set,distinct=300", 9},
+      {"stencil3d:n=9,points=7,values=pattern", 27},
+      {"stencil3d:n=11,points=27,values=set,distinct=64", 27},
+      {"elasticity3d:n=5,values=set,distinct=5", 81},
+  };
+  static const struct {
+    const char *options;
+    int mode; /* the value mode it must give; 0: the values decide */
+  } opts[] = {
+      {"templates=on", 0},
+      {"templates=on,values=raw", DTANS5_VALUES_RAW},
+      {"values=packed", DTANS5_VALUES_PACKED},
+      {"templates=on,long_rows=20", 0},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+    for (int ti = 0; ti < 2; ti++) {
+      zs_matrix *A = generated(cases[c].spec, ti ? ZS_F32 : ZS_F64);
+      if (!A) continue;
+      for (size_t o = 0; o < sizeof opts / sizeof *opts; o++) {
+        const int pattern = strstr(cases[c].spec, "pattern") != NULL;
+        if (pattern && opts[o].mode == DTANS5_VALUES_PACKED) continue; /* one value */
+        zs_encoded *E = round_trip(cases[c].spec, A, opts[o].options);
+        if (!E) continue;
+        CHECK(param_of(E, "version") == DTANS_VERSION_TEMPLATES);
+        const int64_t mode = param_of(E, "value_mode");
+        if (opts[o].mode) CHECK(mode == opts[o].mode);
+        if (!opts[o].mode && pattern) CHECK(mode == DTANS5_VALUES_CONSTANT);
+        if (!strstr(opts[o].options, "long_rows"))
+          CHECK(param_of(E, "templates") == cases[c].templates);
+        zs_encoded_destroy(&E);
+      }
+      zs_matrix_destroy(&A);
+    }
+}
+
+/* templates=auto keeps the smaller of version 5 and the stream versions; matrices whose rows
+ * need more than 65535 templates keep the streams. */
+static void auto_choice(void) {
+  static const char *const specs[] = {"stencil3d:n=20,points=27,values=set,distinct=64",
+                                      "stencil2d:n=150,points=5,values=random",
+                                      "stencil2d:n=150,points=9,values=pattern",
+                                      "erdos_renyi:rows=70000,per_row=4,values=set,distinct=8",
+                                      "banded:rows=2000,width=16,per_row=5,values=random"};
+  for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+    zs_matrix *A = generated(specs[i], ZS_F64);
+    if (!A) continue;
+    zs_encoded *E = round_trip(specs[i], A, NULL), *F = round_trip(specs[i], A, "templates=off");
+    zs_encoded *G = NULL;
+    const zs_status s = zs_encode(&G, A, ZS_FORMAT_DTANS, "templates=on");
+    CHECK_STATUS(s, ZS_OK);
+    if (E && F && G) {
+      const uint64_t five = param_of(G, "version") == 5 ? blob_bytes(G) : UINT64_MAX;
+      const uint64_t want = five <= blob_bytes(F) ? five : blob_bytes(F);
+      printf("%-56s v5 %" PRIu64 " B, v2-4 %" PRIu64 " B, auto %" PRIu64 " B (version %" PRId64
+             ")\n",
+             specs[i], five == UINT64_MAX ? 0 : five, blob_bytes(F), blob_bytes(E),
+             param_of(E, "version"));
+      CHECK(blob_bytes(E) == want);
+      CHECK(param_of(F, "version") < DTANS_VERSION_TEMPLATES);
+      if (strstr(specs[i], "stencil")) CHECK(param_of(E, "version") == DTANS_VERSION_TEMPLATES);
+      if (strstr(specs[i], "erdos")) CHECK(param_of(G, "version") < DTANS_VERSION_TEMPLATES);
+    }
+    zs_encoded_destroy(&E), zs_encoded_destroy(&F), zs_encoded_destroy(&G);
+    zs_matrix_destroy(&A);
+  }
+}
+
+/* Options that cannot meet: refused with ZS_ERR_INVALID_ARGUMENT. */
+static void refusals(void) {
+  zs_matrix *A = generated("stencil2d:n=20,points=5,values=random", ZS_F64);
+  zs_matrix *P = generated("stencil2d:n=20,points=5,values=pattern", ZS_F64);
+  zs_matrix *R = generated("erdos_renyi:rows=70000,per_row=3,values=set,distinct=4", ZS_F64);
+  static const char *const bad[] = {"values=packed,templates=off",
+                                    "templates=on,values=joint",
+                                    "templates=on,values=coded",
+                                    "templates=on,columns=raw",
+                                    "templates=on,row_order=length",
+                                    "templates=on,col_order=frequency",
+                                    "templates=maybe",
+                                    "templates=on,values=constant"};
+  for (size_t i = 0; A && i < sizeof bad / sizeof *bad; i++) {
+    zs_encoded *E = NULL;
+    CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, bad[i]), ZS_ERR_INVALID_ARGUMENT);
+    zs_encoded_destroy(&E);
+  }
+  zs_encoded *E = NULL;
+  if (P) CHECK_STATUS(zs_encode(&E, P, ZS_FORMAT_DTANS, "values=packed"), ZS_ERR_INVALID_ARGUMENT);
+  zs_encoded_destroy(&E);
+  if (R) CHECK_STATUS(zs_encode(&E, R, ZS_FORMAT_DTANS, "values=packed"), ZS_ERR_INVALID_ARGUMENT);
+  zs_encoded_destroy(&E);
+  zs_matrix_destroy(&A), zs_matrix_destroy(&P), zs_matrix_destroy(&R);
+}
+
+/* Edge shapes: empty, no entries, one row, all rows long, empty rows between full ones. */
+static void edges(void) {
+  static const struct {
+    int64_t rows, cols, n;
+    int64_t r[6], c[6];
+    const char *options;
+  } cases[] = {
+      {0, 5, 0, {0}, {0}, "templates=on"},
+      {7, 0, 0, {0}, {0}, "templates=on"},
+      {40, 30, 0, {0}, {0}, "templates=on"},
+      {1, 1, 1, {0}, {0}, "templates=on"},
+      {3, 301, 4, {0, 0, 1, 2}, {0, 300, 5, 299}, "templates=on,long_rows=1"},
+      {70, 70, 5, {0, 33, 34, 35, 69}, {0, 1, 2, 69, 0}, "templates=on,values=raw"},
+      {70, 70, 6, {0, 33, 34, 35, 69, 69}, {0, 1, 2, 69, 0, 1}, "values=packed"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const double v[6] = {1.5, -2, 3, 1.5, 0.25, -2};
+    zs_matrix *A = NULL;
+    CHECK_STATUS(zs_matrix_from_coo(&A, cases[i].rows, cases[i].cols, cases[i].n, cases[i].r,
+                                    cases[i].c, v, ZS_F64, 0),
+                 ZS_OK);
+    zs_encoded *E = A ? round_trip("edge", A, cases[i].options) : NULL;
+    if (E) CHECK(param_of(E, "version") == DTANS_VERSION_TEMPLATES);
+    zs_encoded_destroy(&E);
+    zs_matrix_destroy(&A);
+  }
+}
+
+static zs_status validate(const zs_encoded *E) {
+  return zsi_format_lookup(ZS_FORMAT_DTANS)->validate(E);
+}
+
+/* Refused, ZS_ERR_CORRUPT, with a message naming `name`. */
+static void refused(const zs_encoded *E, const char *what, const char *name) {
+  const zs_status s = validate(E);
+  if (s != ZS_ERR_CORRUPT || !strstr(zs_last_error(), name)) {
+    fprintf(stderr, "damaged %s: validate gave %s (%s), want ZS_ERR_CORRUPT naming '%s'\n", what,
+            zs_status_name(s), zs_last_error(), name);
+    check_failures++;
+  }
+}
+
+static zsi_array *array_of(zs_encoded *E, const char *name) {
+  return (zsi_array *)zsi_encoded_array(E, name);
+}
+
+static zsi_param *param_ref(zs_encoded *E, const char *name) {
+  for (int i = 0; i < E->n_params; i++)
+    if (!strcmp(E->params[i].name, name)) return &E->params[i];
+  return NULL;
+}
+
+/* One damage at a time, undone after its check. */
+static void damaged(const char *options) {
+  zs_matrix *A = generated("stencil2d:n=30,points=5,values=set,distinct=12,seed=9", ZS_F64);
+  zs_encoded *E = A ? round_trip("damage", A, options) : NULL;
+  if (!E) {
+    zs_matrix_destroy(&A);
+    return;
+  }
+  CHECK_STATUS(validate(E), ZS_OK);
+  const int raw = param_of(E, "value_mode") == DTANS5_VALUES_RAW;
+  /* truncation of every array by one element */
+  for (int i = 0; i < E->n_arrays; i++) {
+    zsi_array *a = &E->arrays[i];
+    if (a->count == 0) continue;
+    a->count--;
+    refused(E, "truncated array", a->name);
+    a->count++;
+  }
+  zsi_array *tp = array_of(E, "template_ptr"), *to = array_of(E, "template_offsets");
+  zsi_array *rt = array_of(E, "row_template"), *lr = array_of(E, "long_rows");
+  int64_t *ptr = tp->data;
+  int32_t *off = to->data;
+  const int64_t p1 = ptr[1];
+  ptr[1] = ptr[2] + 1, refused(E, "template_ptr decreasing", "template_ptr"), ptr[1] = p1;
+  ptr[0] = 1, refused(E, "template_ptr start", "template_ptr"), ptr[0] = 0;
+  const int32_t o1 = off[1];
+  off[1] = off[0], refused(E, "offsets not ascending", "template_offsets"), off[1] = o1;
+  /* an offset that sends a row's column past the matrix: the last offset of template 0 */
+  const int32_t last = off[ptr[1] - 1];
+  off[ptr[1] - 1] = INT32_MAX, refused(E, "column out of range", "column outside"),
+               off[ptr[1] - 1] = last;
+  uint8_t *ids = rt->data; /* 9 templates: one byte a row */
+  CHECK(rt->elem_size == 1);
+  const uint8_t id0 = ids[0];
+  ids[0] = (uint8_t)param_of(E, "templates"), refused(E, "template id", "row_template");
+  ids[0] = UINT8_MAX, refused(E, "long mark without long row", "long");
+  ids[0] = id0;
+  CHECK(lr->count == 0);
+  zsi_param *pm = param_ref(E, "value_mode");
+  const int64_t mode = pm->value;
+  pm->value = 3, refused(E, "value_mode 3", "value_mode"), pm->value = 0;
+  refused(E, "value_mode 0", "value_mode"), pm->value = mode;
+  zsi_param *ps = param_ref(E, "slices");
+  ps->value++, refused(E, "slices", "slices"), ps->value--;
+  zsi_param *pt = param_ref(E, "templates");
+  pt->value--, refused(E, "templates", "template_ptr"), pt->value++;
+  zsi_array *so = array_of(E, raw ? "slice_values" : "slice_value_words");
+  int64_t *sv = so->data;
+  sv[1]++, refused(E, "slice offset", so->name), sv[1]--;
+  if (raw) {
+    /* row 0 has 3 nonzeros (a corner), so its entry 4 is padding */
+    double *v = array_of(E, "values")->data;
+    v[4 * 32] = 1, refused(E, "raw padding", "padding"), v[4 * 32] = 0;
+  } else {
+    uint32_t *w = array_of(E, "value_words")->data;
+    const int bits = dtans5_id_bits(param_of(E, "value_real"));
+    const uint32_t w0 = w[0];
+    w[0] = w0 | ((1u << bits) - 1u); /* id 15 of 12 values */
+    refused(E, "packed id", "value_real");
+    w[0] = w0 | (1u << 31), refused(E, "packed padding bits", "padding"), w[0] = w0;
+    zsi_param *pr = param_ref(E, "value_real");
+    const int64_t real = pr->value;
+    pr->value = 1, refused(E, "value_real 1", "value_real"), pr->value = real;
+  }
+  CHECK_STATUS(validate(E), ZS_OK);
+  zs_encoded_destroy(&E);
+  zs_matrix_destroy(&A);
+}
+
+/* Long rows beside the templates: a row marked long that long_rows does not list, and back. */
+static void damaged_long_rows(void) {
+  zs_matrix *A = generated("stencil2d:n=30,points=9,values=random", ZS_F32);
+  zs_encoded *E = A ? round_trip("long rows", A, "templates=on,long_rows=8") : NULL;
+  if (E) {
+    zsi_array *lr = array_of(E, "long_rows"), *lc = array_of(E, "long_cols");
+    CHECK(lr->count > 0);
+    int32_t *rows = lr->data, *cols = lc->data;
+    const int32_t r0 = rows[0], c0 = cols[0];
+    rows[0] = r0 - 1, refused(E, "long row not marked", "long_rows"), rows[0] = r0;
+    cols[0] = -1, refused(E, "long column", "long_cols"), cols[0] = c0;
+    CHECK_STATUS(validate(E), ZS_OK);
+  }
+  zs_encoded_destroy(&E);
+  zs_matrix_destroy(&A);
+}
+
+int main(void) {
+  round_trips();
+  auto_choice();
+  refusals();
+  edges();
+  damaged("templates=on,values=raw");
+  damaged("values=packed");
+  damaged_long_rows();
+  CHECK_DONE();
+}
