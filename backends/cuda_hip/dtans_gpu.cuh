@@ -2,7 +2,9 @@
  * decodes a slice of 32 lanes in lockstep with the tables in shared memory (a 64-wide wavefront
  * decodes two slices). One unit of its own (backends/cuda/cuda_dtans.cu, backends/hip/hip_dtans.cpp). */
 #include "backends/cuda_hip/csr_kernels.cuh"
+#include "backends/cuda_hip/dtans5_gpu.h"
 #include "backends/cuda_hip/gpu_common.cuh"
+#include "formats/dtans/dtans5_layout.h"
 #include "formats/dtans/dtans_layout.h"
 
 namespace zs_gpu {
@@ -520,11 +522,13 @@ struct dtans_gpu_op {
   const void *pair_w;
   void *pair_z;
   double pair_alpha;
+  void *v5; /* version 5 (template rows): its own operator (dtans5_gpu.h), nothing else here */
 };
 
 void dtans_gpu_destroy(void *state) {
   dtans_gpu_op *op = (dtans_gpu_op *)state;
   if (!op) return;
+  dtans5_gpu_destroy(op->v5);
   void *p[] = {op->stream,      op->row_nnz,    op->dtab,       op->vtab,      op->slice_words,
                op->slice_desc,  op->slice_vesc, op->slice_raw,  op->desc,      op->vsym,
                op->vesc,        op->raw,        op->long_rows,  op->long_cols, op->long_ptr,
@@ -634,6 +638,17 @@ bool dtans_far_deltas(const dtans_layout *L) {
 
 zs_status dtans_gpu_create(const gpu_device *dev, void **state, const zsb_encoded_view *v,
                            const char *options) {
+  if (dtans_view_version(v) == DTANS_VERSION_TEMPLATES) {
+    dtans_gpu_op *op = (dtans_gpu_op *)calloc(1, sizeof(dtans_gpu_op));
+    if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans operator");
+    const zs_status s = dtans5_gpu_create(dev, &op->v5, v, options);
+    if (s != ZS_OK) {
+      free(op);
+      return s;
+    }
+    *state = op;
+    return ZS_OK;
+  }
   bool atomic = false;
   int items = 0, slabs = 0; /* block_nnz does not apply to CSR-dtANS: items stays 0 */
   raw_choice raw = {0, 0};
@@ -1088,6 +1103,7 @@ zs_status dtans_pair_typed(dtans_gpu_op *op, T alpha, const T *x, T beta, T *y, 
 zs_status dtans_gpu_pair(void *state, double alpha, const void *x, double beta, void *y,
                          double alpha_t, const void *w, double beta_t, void *z) {
   dtans_gpu_op *op = (dtans_gpu_op *)state;
+  if (op->v5) return dtans5_gpu_pair(op->v5, alpha, x, beta, y, alpha_t, w, beta_t, z);
   if (op->type == ZS_F64)
     return dtans_pair_typed<double>(op, alpha, (const double *)x, beta, (double *)y, alpha_t,
                                     (const double *)w, beta_t, (double *)z);
@@ -1098,6 +1114,7 @@ zs_status dtans_gpu_pair(void *state, double alpha, const void *x, double beta, 
 zs_status dtans_gpu_apply(void *state, zs_op which, double alpha, const void *x, double beta,
                           void *y) {
   dtans_gpu_op *op = (dtans_gpu_op *)state;
+  if (op->v5) return dtans5_gpu_apply(op->v5, which, alpha, x, beta, y);
   if (op->type == ZS_F64)
     return dtans_apply_typed<double>(op, which, alpha, (const double *)x, beta, (double *)y);
   return dtans_apply_typed<float>(op, which, (float)alpha, (const float *)x, (float)beta,

@@ -1,0 +1,407 @@
+/* dtans5_gpu.cuh — CSR-dtANS version 5 (template rows) on the GPU modules: a thread per row walks
+ * its template's offsets and reads its values by slice, position and lane, so 32 threads read 32
+ * consecutive values or id words (docs/formats/dtans.md, "Version 5"). No table lookup per
+ * nonzero: the small dictionaries sit in shared memory. A unit of its own
+ * (backends/cuda/cuda_dtans5.cu, backends/hip/hip_dtans5.cpp), reached through dtans_gpu.cuh. */
+#include "backends/cuda_hip/csr_kernels.cuh"
+#include "backends/cuda_hip/dtans5_gpu.h"
+#include "formats/dtans/dtans5_layout.h"
+
+namespace zs_gpu {
+namespace {
+
+#define ZS_DT5_THREADS 256
+/* Shared memory for the template dictionary (int2 per template and the offsets) and the packed
+ * value dictionary: beyond these, the kernel reads them from global memory (through L1). */
+#define ZS_DT5_TEMPLATE_SMEM 16384
+#define ZS_DT5_DICT_SMEM 32768
+
+/* What a walk over a row does: y = alpha A x + beta y; y += alpha Aᵀ x (atomics, y scaled
+ * before); both, the SpMVT into pair_z; or the decoded CSR written at row_ptr. */
+enum { DT5_SPMV = 0, DT5_SCATTER = 1, DT5_PAIR = 2, DT5_WRITE = 3 };
+/* Where packed ids find their values: global memory, shared, or shared with a copy per lane
+ * (value id·32 + lane: every lane its own bank, whatever the ids). */
+enum { DT5_DICT_GLOBAL = 0, DT5_DICT_SHARED = 1, DT5_DICT_LANES = 2 };
+
+struct dt5_args {
+  const void *row_template;
+  int tbytes;
+  const int2 *tdesc; /* per template: first offset, length */
+  const int32_t *toff;
+  int templates, n_off;
+  const int64_t *slice_at; /* raw: values, packed: words, per slice */
+  const void *values;      /* raw: values; packed, constant: the dictionary */
+  const uint32_t *words;
+  int value_real, bits, per_word;
+  unsigned dict_at; /* byte offset of the shared dictionary */
+  int64_t rows;
+  const void *pair_w; /* DT5_PAIR: z += pair_alpha Aᵀ pair_w */
+  void *pair_z;
+  double pair_alpha;
+  const int64_t *row_ptr; /* DT5_WRITE */
+  int32_t *out_col;
+  void *out_val;
+};
+
+template <typename T, int VM, int OP, int DICT, bool TSM>
+__global__ void __launch_bounds__(ZS_DT5_THREADS)
+    zs_dtans5_kernel(dt5_args a, const T *__restrict__ x, T *__restrict__ y, T alpha, T beta) {
+  extern __shared__ __align__(16) unsigned char zs_dt5_smem[];
+  int2 *s_desc = (int2 *)zs_dt5_smem;
+  int32_t *s_off = (int32_t *)(s_desc + (TSM ? a.templates : 0));
+  T *s_dict = (T *)(zs_dt5_smem + a.dict_at);
+  const T *dict = (const T *)a.values;
+  if (TSM) {
+    for (int k = threadIdx.x; k < a.templates; k += blockDim.x) s_desc[k] = a.tdesc[k];
+    for (int k = threadIdx.x; k < a.n_off; k += blockDim.x) s_off[k] = a.toff[k];
+  }
+  if (VM == DTANS5_VALUES_PACKED && DICT == DT5_DICT_LANES)
+    for (int k = threadIdx.x; k < 32 * a.value_real; k += blockDim.x) s_dict[k] = dict[k / 32];
+  if (VM == DTANS5_VALUES_PACKED && DICT == DT5_DICT_SHARED)
+    for (int k = threadIdx.x; k < a.value_real; k += blockDim.x) s_dict[k] = dict[k];
+  if (TSM || (VM == DTANS5_VALUES_PACKED && DICT != DT5_DICT_GLOBAL)) __syncthreads();
+  const int2 *desc = TSM ? s_desc : a.tdesc;
+  const int32_t *offs = TSM ? s_off : a.toff;
+  /* the block and the grid stride are multiples of 32: a thread keeps its lane of the slice */
+  const int lane = (int)(threadIdx.x % DTANS5_LANES);
+  const T at = OP == DT5_SCATTER ? alpha : (T)a.pair_alpha;
+  T *z = OP == DT5_PAIR ? (T *)a.pair_z : y;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < a.rows;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    const uint32_t t = dtans5_row_template(a.row_template, a.tbytes, i);
+    if (t == DTANS_LONG) continue; /* long rows: zs_dtans5_long_kernel */
+    const int2 d = desc[t];
+    const int32_t *o = offs + d.x;
+    const int64_t s = i / DTANS5_LANES;
+    const T wi = OP == DT5_SCATTER ? x[i] : OP == DT5_PAIR ? ((const T *)a.pair_w)[i] : T(0);
+    T sum = T(0);
+    auto take = [&](int k, T v) {
+      const int64_t j = i + o[k];
+      if (OP == DT5_SPMV || OP == DT5_PAIR) sum += v * x[j];
+      if (OP == DT5_SCATTER || OP == DT5_PAIR) atomicAdd(&z[j], at * (v * wi));
+      if (OP == DT5_WRITE) {
+        a.out_col[a.row_ptr[i] + k] = (int32_t)j;
+        if (a.out_val) ((T *)a.out_val)[a.row_ptr[i] + k] = v;
+      }
+    };
+    if (VM == DTANS5_VALUES_RAW) {
+      const T *v = dict + a.slice_at[s] + lane;
+#pragma unroll 4
+      for (int k = 0; k < d.y; k++) take(k, v[DTANS5_LANES * k]);
+    } else if (VM == DTANS5_VALUES_PACKED) {
+      const uint32_t *wp = a.words + a.slice_at[s] + lane, mask = (1u << a.bits) - 1u;
+      for (int k = 0; k < d.y; k += a.per_word, wp += DTANS5_LANES) {
+        uint32_t w = *wp;
+        const int m_end = d.y - k < a.per_word ? d.y - k : a.per_word;
+        for (int m = 0; m < m_end; m++, w >>= a.bits) {
+          const uint32_t id = w & mask;
+          const T v = DICT == DT5_DICT_LANES    ? s_dict[id * DTANS5_LANES + lane]
+                      : DICT == DT5_DICT_SHARED ? s_dict[id]
+                                                : dict[id];
+          take(k + m, v);
+        }
+      }
+    } else {
+      const T c = dict[0];
+#pragma unroll 4
+      for (int k = 0; k < d.y; k++) take(k, c);
+    }
+    if (OP == DT5_SPMV || OP == DT5_PAIR)
+      y[i] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[i];
+  }
+}
+
+/* Long rows (plain CSR), a block each: SpMV sums in a fixed order (deterministic), SpMVT and
+ * the pair scatter, WRITE copies. */
+template <typename T, int OP>
+__global__ void __launch_bounds__(ZS_DT5_THREADS)
+    zs_dtans5_long_kernel(int64_t n_long, const int32_t *rows, const int64_t *ptr,
+                          const int32_t *cols, const T *vals, const T *__restrict__ x,
+                          T *__restrict__ y, T alpha, T beta, dt5_args a) {
+  __shared__ T red[ZS_DT5_THREADS];
+  for (int64_t k = blockIdx.x; k < n_long; k += gridDim.x) {
+    const int32_t r = rows[k];
+    const T wi = OP == DT5_SCATTER ? x[r] : OP == DT5_PAIR ? ((const T *)a.pair_w)[r] : T(0);
+    T *z = OP == DT5_PAIR ? (T *)a.pair_z : y;
+    const T at = OP == DT5_SCATTER ? alpha : (T)a.pair_alpha;
+    T sum = T(0);
+    for (int64_t j = ptr[k] + threadIdx.x; j < ptr[k + 1]; j += blockDim.x) {
+      if (OP == DT5_SPMV || OP == DT5_PAIR) sum += vals[j] * x[cols[j]];
+      if (OP == DT5_SCATTER || OP == DT5_PAIR) atomicAdd(&z[cols[j]], at * (vals[j] * wi));
+      if (OP == DT5_WRITE) {
+        const int64_t to = a.row_ptr[r] + j - ptr[k];
+        a.out_col[to] = cols[j];
+        if (a.out_val) ((T *)a.out_val)[to] = vals[j];
+      }
+    }
+    if (OP == DT5_SPMV || OP == DT5_PAIR) {
+      red[threadIdx.x] = sum;
+      __syncthreads();
+      for (int w = ZS_DT5_THREADS / 2; w > 0; w /= 2) {
+        if ((int)threadIdx.x < w) red[threadIdx.x] += red[threadIdx.x + w];
+        __syncthreads();
+      }
+      if (threadIdx.x == 0) y[r] = beta == T(0) ? alpha * red[0] : alpha * red[0] + beta * y[r];
+      __syncthreads();
+    }
+  }
+}
+
+struct dtans5_gpu_op {
+  const gpu_device *dev;
+  zs_type type;
+  int64_t rows, cols, nnz, slices, n_long;
+  int mode, dict; /* DTANS5_VALUES_*, DT5_DICT_* */
+  bool atomic, tsm;
+  size_t smem;
+  dt5_args a; /* device pointers of the arrays below */
+  void *row_template, *values;
+  int2 *tdesc;
+  int32_t *toff, *long_rows, *long_cols;
+  int64_t *slice_at, *long_ptr;
+  uint32_t *words;
+  void *long_values;
+  int64_t *host_row_ptr; /* deterministic SpMVT: the decoded CSR's rows (NULL when atomic) */
+  gpu_op *t_csr;         /* Aᵀ as CSR, built on the first deterministic SpMVT */
+};
+
+void dt5_free(dtans5_gpu_op *op) {
+  if (!op) return;
+  void *p[] = {op->row_template, op->values,   op->tdesc,    op->toff,  op->long_rows,
+               op->long_cols,    op->slice_at, op->long_ptr, op->words, op->long_values};
+  for (void *q : p) release(q);
+  csr_op_free(op->t_csr);
+  free(op->host_row_ptr);
+  free(op);
+}
+
+/* Grid of a row kernel: the device filled (blocks per multiprocessor from the occupancy), no
+ * more blocks than rows need. */
+template <typename K>
+unsigned dt5_grid(const dtans5_gpu_op *op, K kernel) {
+  int per_sm = 1;
+  if (gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, ZS_DT5_THREADS, op->smem) !=
+          gpuSuccess ||
+      per_sm < 1) {
+    (void)gpuGetLastError();
+    per_sm = 1;
+  }
+  const int64_t want = (op->rows + ZS_DT5_THREADS - 1) / ZS_DT5_THREADS;
+  const int64_t fill = (int64_t)per_sm * op->dev->sm_count;
+  const int64_t g = want < fill ? want : fill;
+  return g < 1 ? 1u : (unsigned)g;
+}
+
+template <typename T, int VM, int OP, int DICT, bool TSM>
+zs_status dt5_launch(dtans5_gpu_op *op, const T *x, T *y, T alpha, T beta) {
+  auto kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM>;
+  if (op->rows == 0) return ZS_OK;
+  kernel<<<dt5_grid(op, kernel), ZS_DT5_THREADS, op->smem>>>(op->a, x, y, alpha, beta);
+  return check_launch("dtans version 5 kernel");
+}
+
+template <typename T, int VM, int OP>
+zs_status dt5_by_dict(dtans5_gpu_op *op, const T *x, T *y, T alpha, T beta) {
+  if (VM != DTANS5_VALUES_PACKED || op->dict == DT5_DICT_GLOBAL)
+    return op->tsm ? dt5_launch<T, VM, OP, DT5_DICT_GLOBAL, true>(op, x, y, alpha, beta)
+                   : dt5_launch<T, VM, OP, DT5_DICT_GLOBAL, false>(op, x, y, alpha, beta);
+  if (op->dict == DT5_DICT_SHARED)
+    return op->tsm ? dt5_launch<T, VM, OP, DT5_DICT_SHARED, true>(op, x, y, alpha, beta)
+                   : dt5_launch<T, VM, OP, DT5_DICT_SHARED, false>(op, x, y, alpha, beta);
+  return op->tsm ? dt5_launch<T, VM, OP, DT5_DICT_LANES, true>(op, x, y, alpha, beta)
+                 : dt5_launch<T, VM, OP, DT5_DICT_LANES, false>(op, x, y, alpha, beta);
+}
+
+/* The rows' kernel and the long rows' kernel, for the operator's value mode. */
+template <typename T, int OP>
+zs_status dt5_run(dtans5_gpu_op *op, const T *x, T *y, T alpha, T beta) {
+  zs_status s;
+  if (op->mode == DTANS5_VALUES_RAW)
+    s = dt5_by_dict<T, DTANS5_VALUES_RAW, OP>(op, x, y, alpha, beta);
+  else if (op->mode == DTANS5_VALUES_PACKED)
+    s = dt5_by_dict<T, DTANS5_VALUES_PACKED, OP>(op, x, y, alpha, beta);
+  else
+    s = dt5_by_dict<T, DTANS5_VALUES_CONSTANT, OP>(op, x, y, alpha, beta);
+  if (s != ZS_OK || op->n_long == 0) return s;
+  const unsigned g = op->n_long < 65535 ? (unsigned)op->n_long : 65535u;
+  zs_dtans5_long_kernel<T, OP><<<g, ZS_DT5_THREADS>>>(op->n_long, op->long_rows, op->long_ptr,
+                                                      op->long_cols, (const T *)op->long_values, x,
+                                                      y, alpha, beta, op->a);
+  return check_launch("dtans version 5 long rows");
+}
+
+/* The deterministic SpMVT: the matrix decoded on the device once, Aᵀ kept as a CSR operator. */
+template <typename T>
+zs_status dt5_ensure_transpose(dtans5_gpu_op *op) {
+  if (op->t_csr) return ZS_OK;
+  const size_t n = (size_t)(op->nnz ? op->nnz : 1);
+  int32_t *col = NULL, *h_col = (int32_t *)malloc(n * 4), *rows_of = (int32_t *)malloc(n * 4);
+  T *val = NULL;
+  int64_t *row_ptr = NULL;
+  zs_status s = h_col && rows_of ? ZS_OK
+                                 : fail(ZS_ERR_OUT_OF_MEMORY, "dtans transpose (%lld nonzeros)",
+                                        (long long)op->nnz);
+  if (s == ZS_OK) s = check(gpuMalloc((void **)&col, n * 4), "dtans decoded columns");
+  if (s == ZS_OK) s = check(gpuMalloc((void **)&val, n * sizeof(T)), "dtans decoded values");
+  if (s == ZS_OK)
+    s = upload_array(&row_ptr, op->host_row_ptr, (uint64_t)op->rows + 1, "dtans row offsets");
+  if (s == ZS_OK) {
+    op->a.row_ptr = row_ptr, op->a.out_col = col, op->a.out_val = val;
+    s = dt5_run<T, DT5_WRITE>(op, (const T *)NULL, (T *)NULL, T(0), T(0));
+    op->a.row_ptr = NULL, op->a.out_col = NULL, op->a.out_val = NULL;
+  }
+  if (s == ZS_OK && op->nnz)
+    s = check(gpuMemcpy(h_col, col, (size_t)op->nnz * 4, gpuMemcpyDeviceToHost), "download");
+  for (int64_t i = 0; s == ZS_OK && i < op->rows; i++)
+    for (int64_t k = op->host_row_ptr[i]; k < op->host_row_ptr[i + 1]; k++) rows_of[k] = (int32_t)i;
+  if (s == ZS_OK)
+    s = transpose_op(&op->t_csr, op->dev, op->type, op->rows, op->cols, op->nnz, rows_of, h_col,
+                     val, 0);
+  release(col), release(val), release(row_ptr);
+  free(h_col), free(rows_of);
+  return s;
+}
+
+template <typename T>
+zs_status dt5_apply(dtans5_gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
+  if (which == ZS_OP_N) return dt5_run<T, DT5_SPMV>(op, x, y, alpha, beta);
+  if (!op->atomic) {
+    zs_status s = dt5_ensure_transpose<T>(op);
+    return s == ZS_OK ? csr_apply(op->t_csr, ZS_OP_N, (double)alpha, x, (double)beta, y) : s;
+  }
+  zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta, y);
+  zs_status s = check_launch("dtans SpMVT scale");
+  return s == ZS_OK ? dt5_run<T, DT5_SCATTER>(op, x, y, alpha, beta) : s;
+}
+
+template <typename T>
+zs_status dt5_pair(dtans5_gpu_op *op, T alpha, const T *x, T beta, T *y, T alpha_t, const T *w,
+                   T beta_t, T *z) {
+  if (!op->atomic || op->rows == 0 || op->cols == 0) return ZS_ERR_UNSUPPORTED;
+  zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta_t, z);
+  zs_status s = check_launch("dtans pair scale");
+  op->a.pair_w = w, op->a.pair_z = z, op->a.pair_alpha = (double)alpha_t;
+  if (s == ZS_OK) s = dt5_run<T, DT5_PAIR>(op, x, y, alpha, beta);
+  op->a.pair_w = NULL, op->a.pair_z = NULL, op->a.pair_alpha = 0;
+  return s;
+}
+
+/* `count` elements of `size` bytes from the blob to the device (nothing for none). */
+zs_status dt5_upload(void **dst, const void *src, uint64_t count, size_t size, const char *name) {
+  *dst = NULL;
+  if (count == 0) return ZS_OK;
+  zs_status s = check(gpuMalloc(dst, (size_t)count * size), name);
+  if (s == ZS_OK)
+    s = check(gpuMemcpy(*dst, src, (size_t)count * size, gpuMemcpyHostToDevice), name);
+  return s;
+}
+
+} /* namespace */
+
+zs_status dtans5_gpu_create(const gpu_device *dev, void **state, const zsb_encoded_view *v,
+                            const char *options) {
+  bool atomic = false;
+  int items = 0, slabs = 0;
+  read_options(options, &atomic, &items, &slabs, NULL); /* column slabs do not apply here */
+  dtans5_layout L;
+  char why[256];
+  zs_status s = dtans5_layout_parse(v, &L, why, sizeof why);
+  if (s != ZS_OK) return fail(s, "backend '%s': %s", ZS_GPU_BACKEND_NAME, why);
+  if (L.n_offsets > INT32_MAX || L.templates > INT32_MAX)
+    return fail(ZS_ERR_UNSUPPORTED,
+                "backend '%s': dtans version 5 with %llu template offsets (the GPU kernel takes "
+                "< 2^31)",
+                ZS_GPU_BACKEND_NAME, (unsigned long long)L.n_offsets);
+  dtans5_gpu_op *op = (dtans5_gpu_op *)calloc(1, sizeof(dtans5_gpu_op));
+  if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans operator");
+  op->dev = dev, op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
+  op->slices = L.slices, op->n_long = L.n_long, op->mode = L.value_mode, op->atomic = atomic;
+  const size_t es = type_size(v->type);
+  /* shared memory: the templates when small, the packed dictionary a copy per lane or one */
+  const size_t tbytes = 8 * (size_t)L.templates + 4 * (size_t)L.n_offsets;
+  op->tsm = tbytes <= ZS_DT5_TEMPLATE_SMEM;
+  const size_t dict_at = op->tsm ? (tbytes + 15) & ~(size_t)15 : 0;
+  op->dict = DT5_DICT_GLOBAL;
+  if (L.value_mode == DTANS5_VALUES_PACKED)
+    op->dict = (size_t)L.value_real * es * DTANS5_LANES <= ZS_DT5_DICT_SMEM ? DT5_DICT_LANES
+               : (size_t)L.value_real * es <= ZS_DT5_DICT_SMEM              ? DT5_DICT_SHARED
+                                                                            : DT5_DICT_GLOBAL;
+  const size_t dict_bytes = op->dict == DT5_DICT_LANES    ? (size_t)L.value_real * es * 32
+                            : op->dict == DT5_DICT_SHARED ? (size_t)L.value_real * es
+                                                          : 0;
+  op->smem = dict_at + dict_bytes;
+  /* template descriptors (first offset, length) in 32 bits */
+  int2 *desc = (int2 *)malloc((size_t)(L.templates ? L.templates : 1) * sizeof(int2));
+  if (!desc) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans templates");
+  for (int64_t t = 0; s == ZS_OK && t < L.templates; t++)
+    desc[t] = make_int2((int)L.template_ptr[t], (int)(L.template_ptr[t + 1] - L.template_ptr[t]));
+  const uint64_t sl = (uint64_t)L.slices + 1;
+  if (s == ZS_OK)
+    s = dt5_upload(&op->row_template, L.row_template, (uint64_t)L.rows,
+                   (size_t)L.row_template_bytes, "row_template");
+  if (s == ZS_OK) s = dt5_upload((void **)&op->tdesc, desc, (uint64_t)L.templates, 8, "templates");
+  free(desc);
+  if (s == ZS_OK) s = dt5_upload((void **)&op->toff, L.template_offsets, L.n_offsets, 4, "offsets");
+  if (s == ZS_OK && L.value_mode == DTANS5_VALUES_RAW) {
+    s = dt5_upload((void **)&op->slice_at, L.slice_values, sl, 8, "slice_values");
+    if (s == ZS_OK) s = dt5_upload(&op->values, L.values, L.n_values, es, "values");
+  } else if (s == ZS_OK) {
+    s = dt5_upload(&op->values, L.value_symbols, (uint64_t)L.value_real, es, "value_symbols");
+    if (s == ZS_OK && L.value_mode == DTANS5_VALUES_PACKED)
+      s = dt5_upload((void **)&op->slice_at, L.slice_value_words, sl, 8, "slice_value_words");
+    if (s == ZS_OK && L.value_mode == DTANS5_VALUES_PACKED)
+      s = dt5_upload((void **)&op->words, L.value_words, L.n_value_words, 4, "value_words");
+  }
+  if (s == ZS_OK)
+    s = dt5_upload((void **)&op->long_rows, L.long_rows, (uint64_t)L.n_long, 4, "long_rows");
+  if (s == ZS_OK)
+    s = dt5_upload((void **)&op->long_ptr, L.long_ptr, (uint64_t)L.n_long + 1, 8, "long_ptr");
+  if (s == ZS_OK) s = dt5_upload((void **)&op->long_cols, L.long_cols, L.long_nnz, 4, "long_cols");
+  if (s == ZS_OK) s = dt5_upload(&op->long_values, L.long_values, L.long_nnz, es, "long_values");
+  if (s == ZS_OK && !atomic) { /* the decoded CSR's rows, for Aᵀ on the first SpMVT */
+    op->host_row_ptr = (int64_t *)malloc(((size_t)op->rows + 1) * sizeof(int64_t));
+    if (!op->host_row_ptr) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans row offsets");
+    if (s == ZS_OK) op->host_row_ptr[0] = 0;
+    for (int64_t i = 0, k = 0; s == ZS_OK && i < op->rows; i++) {
+      const uint32_t t = dtans5_row_template(L.row_template, L.row_template_bytes, i);
+      const int64_t n = t == DTANS_LONG ? L.long_ptr[k + 1] - L.long_ptr[k]
+                                        : L.template_ptr[t + 1] - L.template_ptr[t];
+      k += t == DTANS_LONG;
+      op->host_row_ptr[i + 1] = op->host_row_ptr[i] + n;
+    }
+  }
+  dt5_args &a = op->a;
+  a.row_template = op->row_template, a.tbytes = L.row_template_bytes, a.tdesc = op->tdesc;
+  a.toff = op->toff, a.templates = (int)L.templates, a.n_off = (int)L.n_offsets;
+  a.slice_at = op->slice_at, a.values = op->values, a.words = op->words;
+  a.value_real = (int)L.value_real, a.bits = L.value_bits, a.per_word = L.ids_per_word;
+  a.dict_at = (unsigned)dict_at, a.rows = L.rows;
+  if (s != ZS_OK) {
+    dt5_free(op);
+    return s;
+  }
+  *state = op;
+  return ZS_OK;
+}
+
+void dtans5_gpu_destroy(void *state) { dt5_free((dtans5_gpu_op *)state); }
+
+zs_status dtans5_gpu_apply(void *state, zs_op which, double alpha, const void *x, double beta,
+                           void *y) {
+  dtans5_gpu_op *op = (dtans5_gpu_op *)state;
+  if (op->type == ZS_F64)
+    return dt5_apply<double>(op, which, alpha, (const double *)x, beta, (double *)y);
+  return dt5_apply<float>(op, which, (float)alpha, (const float *)x, (float)beta, (float *)y);
+}
+
+zs_status dtans5_gpu_pair(void *state, double alpha, const void *x, double beta, void *y,
+                          double alpha_t, const void *w, double beta_t, void *z) {
+  dtans5_gpu_op *op = (dtans5_gpu_op *)state;
+  if (op->type == ZS_F64)
+    return dt5_pair<double>(op, alpha, (const double *)x, beta, (double *)y, alpha_t,
+                            (const double *)w, beta_t, (double *)z);
+  return dt5_pair<float>(op, (float)alpha, (const float *)x, (float)beta, (float *)y,
+                         (float)alpha_t, (const float *)w, (float)beta_t, (float *)z);
+}
+
+} /* namespace zs_gpu */
