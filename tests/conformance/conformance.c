@@ -622,9 +622,9 @@ static void random_cases(zs_context *ctx) {
   run_triplets(ctx, "banded-30000", &T);
 
   /* Stencils: rows that repeat a pattern around the diagonal (dtANS version 5's templates). */
-  static const char *const stencils[] = {"stencil3d:n=10,points=27,values=set,distinct=64,seed=5",
-                                         "stencil2d:n=70,points=5,values=random,seed=6",
-                                         "stencil2d:n=40,points=9,values=pattern"};
+  static const char *const stencils[] = {"stencil3d:n=7,points=27,values=set,distinct=64,seed=5",
+                                         "stencil2d:n=40,points=5,values=random,seed=6",
+                                         "stencil2d:n=25,points=9,values=pattern"};
   for (size_t g = 0; g < sizeof stencils / sizeof *stencils; g++)
     for (int k = 0; k < 2; k++) {
       zs_matrix *A = NULL;
