@@ -37,6 +37,19 @@ static inline void dtans_copy_value(void *to, const void *from, size_t es) {
     memcpy(to, from, 4);
 }
 
+/* The bits of nonzero k's value (f32 or f64): the key both encoders count values by, so that 0.0
+ * and -0.0 are distinct symbols. */
+static inline uint64_t dtans_value_key(const zs_matrix *A, int64_t k) {
+  if (A->type == ZS_F32) {
+    uint32_t b;
+    memcpy(&b, (const float *)A->values + k, 4);
+    return b;
+  }
+  uint64_t b;
+  memcpy(&b, (const double *)A->values + k, 8);
+  return b;
+}
+
 /* dst's row r gets src's row rows[r] (rows NULL: row r), its columns renumbered map[c] (a
  * permutation of the columns; NULL: kept) and sorted again, the values moved with them. dst has
  * src's sizes and its own row_ptr, set by the caller; it may be src when rows is NULL. Rows are
@@ -48,6 +61,11 @@ ZSI_HIDDEN zs_status dtans_copy_rows(zs_matrix *dst, const zs_matrix *src, const
 /* E's layout (dtans_layout.h), its offsets, tables, row lengths and permutations checked (not
  * the streams); a failure is recorded for zs_last_error. */
 ZSI_HIDDEN zs_status dtans_layout_of(const zs_encoded *E, dtans_layout *L);
+
+/* Offsets `name` (n + 1 of them) into the array `of` of `total` elements: start at 0, never
+ * decrease, end at total; else ZS_ERR_CORRUPT naming both. */
+ZSI_HIDDEN zs_status dtans_check_offsets(const char *name, const int64_t *o, int64_t n,
+                                         const char *of, uint64_t total);
 
 /* Decode slice s of v into the CSR arrays col/val at the offsets row_ptr gives its rows (raw
  * values of the slice start at raw_start: the coded nonzeros of the slices before it). Checks

@@ -8,23 +8,10 @@
 
 #define CORRUPT(...) zsi_error(ZS_ERR_CORRUPT, __VA_ARGS__)
 
-/* Offsets into array `of` that start at 0, never decrease and end at its count, total. */
-static zs_status offsets_ok(const char *name, const int64_t *o, int64_t n, const char *of,
-                            uint64_t total) {
-  if (o[0] != 0) return CORRUPT("dtans: %s[0] = %" PRId64 ", not 0", name, o[0]);
-  for (int64_t i = 0; i < n; i++)
-    if (o[i + 1] < o[i])
-      return CORRUPT("dtans: %s[%" PRId64 "] = %" PRId64 " decreases", name, i + 1, o[i + 1]);
-  if ((uint64_t)o[n] != total)
-    return CORRUPT("dtans: %s ends at %" PRId64 ", but %s has %" PRIu64 " elements", name, o[n], of,
-                   total);
-  return ZS_OK;
-}
-
 /* Templates: offsets strictly ascending, at most cols of them. */
 static zs_status templates_ok(const dtans5_layout *v) {
-  zs_status s =
-      offsets_ok("template_ptr", v->template_ptr, v->templates, "template_offsets", v->n_offsets);
+  zs_status s = dtans_check_offsets("template_ptr", v->template_ptr, v->templates,
+                                    "template_offsets", v->n_offsets);
   if (s != ZS_OK) return s;
   for (int64_t t = 0; t < v->templates; t++) {
     const int64_t b = v->template_ptr[t], e = v->template_ptr[t + 1];
@@ -69,7 +56,7 @@ static zs_status rows_ok(const dtans5_layout *v, uint64_t *coded) {
                      i, t, v->cols);
     *coded += (uint64_t)(e - b);
   }
-  zs_status s = offsets_ok("long_ptr", v->long_ptr, v->n_long, "long_cols", v->long_nnz);
+  zs_status s = dtans_check_offsets("long_ptr", v->long_ptr, v->n_long, "long_cols", v->long_nnz);
   if (s != ZS_OK) return s;
   for (int64_t k = 0; k < v->n_long; k++) {
     const int32_t r = v->long_rows[k];
@@ -103,8 +90,8 @@ static zs_status values_ok(const dtans5_layout *v) {
   if (!raw && v->value_mode != DTANS5_VALUES_PACKED) return ZS_OK;
   const int64_t *off = raw ? v->slice_values : v->slice_value_words;
   const char *name = raw ? "slice_values" : "slice_value_words";
-  zs_status s = offsets_ok(name, off, v->slices, raw ? "values" : "value_words",
-                           raw ? v->n_values : v->n_value_words);
+  zs_status s = dtans_check_offsets(name, off, v->slices, raw ? "values" : "value_words",
+                                    raw ? v->n_values : v->n_value_words);
   if (s != ZS_OK) return s;
   const size_t es = v->value_bytes;
   const int bits = v->value_bits, p = v->ids_per_word;

@@ -68,17 +68,6 @@ typedef struct vdict {
   uint64_t mask, used;
 } vdict;
 
-static inline uint64_t value_bits_at(const zs_matrix *A, int64_t k) {
-  if (A->type == ZS_F32) {
-    uint32_t b;
-    memcpy(&b, (const float *)A->values + k, 4);
-    return b;
-  }
-  uint64_t b;
-  memcpy(&b, (const double *)A->values + k, 8);
-  return b;
-}
-
 /* Slot of key: where it is, or the empty slot where it would go. */
 static inline uint64_t vdict_find(const vdict *v, uint64_t key) {
   uint64_t j = mix64(key) & v->mask;
@@ -179,7 +168,7 @@ static zs_status count_values(enc5 *e) {
   for (int64_t i = 0; i < A->rows; i++) {
     if (e->is_long[i]) continue;
     for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
-      if (!vdict_add(v, value_bits_at(A, k))) return e->distinct = -1, ZS_OK;
+      if (!vdict_add(v, dtans_value_key(A, k))) return e->distinct = -1, ZS_OK;
   }
   e->distinct = (int64_t)v->used;
   e->sorted = malloc((size_t)(v->used ? v->used : 1) * sizeof *e->sorted);
@@ -220,7 +209,7 @@ static void write_slice(const enc5 *e, int64_t s, const int64_t *off, void *valu
                          (const char *)A->values + (size_t)at * es, es);
         continue;
       }
-      const uint64_t id = e->v.count[vdict_find(&e->v, value_bits_at(A, at))] - 1;
+      const uint64_t id = e->v.count[vdict_find(&e->v, dtans_value_key(A, at))] - 1;
       words[off[s] + DTANS5_LANES * (k / per_word) + l] |=
           (uint32_t)(id << (bits * (k % per_word)));
     }

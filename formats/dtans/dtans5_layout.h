@@ -34,6 +34,23 @@ DTANS_HD static inline uint32_t dtans5_row_template(const void *t, int bytes, in
   return dtans_row_nnz(t, bytes, i); /* the same encoding as row_nnz */
 }
 
+/* The long rows' plain CSR (every stream version): long_rows, long_ptr (one more), long_cols and
+ * long_values (as many as long_cols), `es` bytes a value. */
+static inline zs_status dtans_layout_long_rows(const zsi_layout_ctx *c, uint32_t es,
+                                               int64_t *n_long, const int32_t **rows,
+                                               const int64_t **ptr, const int32_t **cols,
+                                               const void **values, uint64_t *nnz) {
+  uint64_t n = 0;
+  zs_status s;
+  if ((s = zsi_layout_array(c, "long_rows", 4, ZSI_LAYOUT_ANY, 1, (const void **)rows, &n)) ||
+      (s = zsi_layout_array(c, "long_cols", 4, ZSI_LAYOUT_ANY, 1, (const void **)cols, nnz)) ||
+      (s = zsi_layout_array(c, "long_ptr", 8, n + 1, 1, (const void **)ptr, NULL)) ||
+      (s = zsi_layout_array(c, "long_values", es, *nnz, 1, values, NULL)))
+    return s;
+  *n_long = (int64_t)n;
+  return ZS_OK;
+}
+
 /* A version 5 blob's arrays and parameters, typed; pointers alias the view's arrays, NULL with
  * count 0 when the value mode does not use them. Sizes are checked here, contents by validate. */
 typedef struct dtans5_layout {
@@ -121,16 +138,8 @@ static inline zs_status dtans5_layout_parse(const zsb_encoded_view *v, dtans5_la
       (s = zsi_layout_array(&c, "value_symbols", es, (uint64_t)L->value_real, 1, &L->value_symbols,
                             NULL)))
     return s;
-  uint64_t n_long = 0;
-  if ((s = zsi_layout_array(&c, "long_rows", 4, ZSI_LAYOUT_ANY, 1, (const void **)&L->long_rows,
-                            &n_long)) ||
-      (s = zsi_layout_array(&c, "long_cols", 4, ZSI_LAYOUT_ANY, 1, (const void **)&L->long_cols,
-                            &L->long_nnz)) ||
-      (s = zsi_layout_array(&c, "long_ptr", 8, n_long + 1, 1, (const void **)&L->long_ptr, NULL)) ||
-      (s = zsi_layout_array(&c, "long_values", es, L->long_nnz, 1, &L->long_values, NULL)))
-    return s;
-  L->n_long = (int64_t)n_long;
-  return ZS_OK;
+  return dtans_layout_long_rows(&c, es, &L->n_long, &L->long_rows, &L->long_ptr, &L->long_cols,
+                                &L->long_values, &L->long_nnz);
 }
 
 #endif

@@ -27,16 +27,17 @@ static zs_status check_counts(const char *name, const uint16_t *c, int entries) 
   return ZS_OK;
 }
 
-/* Offsets into an array of `total` elements: start at 0, never decrease, end at total. */
-static zs_status check_offsets(const char *name, const int64_t *o, int64_t n, uint64_t total) {
+zs_status dtans_check_offsets(const char *name, const int64_t *o, int64_t n, const char *of,
+                              uint64_t total) {
   if (o[0] != 0) return zsi_error(ZS_ERR_CORRUPT, "dtans: %s[0] = %" PRId64 ", not 0", name, o[0]);
   for (int64_t i = 0; i < n; i++)
     if (o[i + 1] < o[i])
       return zsi_error(ZS_ERR_CORRUPT, "dtans: %s[%" PRId64 "] = %" PRId64 " decreases", name,
                        i + 1, o[i + 1]);
   if ((uint64_t)o[n] != total)
-    return zsi_error(ZS_ERR_CORRUPT, "dtans: %s ends at %" PRId64 ", the array has %" PRIu64, name,
-                     o[n], total);
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "dtans: %s ends at %" PRId64 ", but %s has %" PRIu64 " elements", name, o[n],
+                     of, total);
   return ZS_OK;
 }
 
@@ -75,11 +76,14 @@ zs_status dtans_layout_of(const zs_encoded *E, dtans_layout *v) {
                        "dtans: slice_rows[%" PRId64 "] = %" PRId64
                        " does not increase, or the slice has over %d rows per lane",
                        i + 1, v->slice_rows[i + 1], DTANS_MAX_ROWS_PER_LANE);
-  if ((s = check_offsets("slice_words", v->slice_words, v->slices, v->stream_words)) ||
+  if ((s = dtans_check_offsets("slice_words", v->slice_words, v->slices, "stream",
+                               v->stream_words)) ||
       (s = check_counts("delta_counts", v->delta_counts, v->delta_entries)))
     return s;
   const uint64_t pair_esc = dtans_layout_pair_escapes(v);
-  if ((s = check_offsets("slice_delta_escapes", v->slice_delta_esc, v->slices, pair_esc))) return s;
+  if ((s = dtans_check_offsets("slice_delta_escapes", v->slice_delta_esc, v->slices,
+                               v->columns ? "value_escapes" : "delta_escapes", pair_esc)))
+    return s;
   if (!v->delta_escape && pair_esc)
     return zsi_error(ZS_ERR_CORRUPT, "dtans: delta escapes stored but the table has none");
   for (int64_t j = 0; v->columns && j < v->delta_real; j++)
@@ -89,8 +93,8 @@ zs_status dtans_layout_of(const zs_encoded *E, dtans_layout *v) {
                        v->delta_symbols[j]);
   if (v->value_mode == DTANS_VALUES_CODED) {
     if ((s = check_counts("value_counts", v->value_counts, v->value_entries)) ||
-        (s = check_offsets("slice_value_escapes", v->slice_value_esc, v->slices,
-                           v->n_value_escapes)))
+        (s = dtans_check_offsets("slice_value_escapes", v->slice_value_esc, v->slices,
+                                 "value_escapes", v->n_value_escapes)))
       return s;
     if (!v->value_escape && v->n_value_escapes)
       return zsi_error(ZS_ERR_CORRUPT, "dtans: value escapes stored but the table has none");
@@ -101,7 +105,8 @@ zs_status dtans_layout_of(const zs_encoded *E, dtans_layout *v) {
                        "dtans: pair_values[%" PRId64 "] = %u is not below value_real = %d", j,
                        v->pair_values[j], v->value_real);
   /* Long rows: listed ascending, marked in row_nnz, their nonzeros in plain CSR. */
-  if ((s = check_offsets("long_ptr", v->long_ptr, v->n_long, v->long_nnz))) return s;
+  if ((s = dtans_check_offsets("long_ptr", v->long_ptr, v->n_long, "long_cols", v->long_nnz)))
+    return s;
   uint64_t coded = 0;
   int64_t marked = 0;
   for (int64_t i = 0; i < E->rows; i++) {

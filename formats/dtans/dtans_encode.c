@@ -118,24 +118,13 @@ static inline uint64_t delta_key(const zs_matrix *A, int64_t i, int64_t k) {
   return (uint64_t)(uint32_t)(int32_t)delta_of(A, i, k);
 }
 
-static inline uint64_t value_key(const zs_matrix *A, int64_t k) {
-  if (A->type == ZS_F32) {
-    uint32_t b;
-    memcpy(&b, (const float *)A->values + k, 4);
-    return b;
-  }
-  uint64_t b;
-  memcpy(&b, (const double *)A->values + k, 8);
-  return b;
-}
-
 /* The joint symbol of nonzero k of row i: its delta's 32 bits above its value's rank among the
  * most frequent values (`vrank`: key -> rank + 1); with raw columns the rank alone (the column is
  * stored apart, the pair's delta is 0). 0 when the value has no rank: such a nonzero is always
  * escaped. */
 static inline int pair_key(const zs_matrix *A, const hist *vrank, int raw_columns, int64_t i,
                            int64_t k, uint64_t *key) {
-  const int rank = id_of(vrank, value_key(A, k), -1);
+  const int rank = id_of(vrank, dtans_value_key(A, k), -1);
   if (rank < 0) return 0;
   *key = (raw_columns ? 0 : delta_key(A, i, k) << 32) | (uint64_t)rank;
   return 1;
@@ -604,7 +593,7 @@ static int values_look_distinct(const zs_matrix *A) {
   int64_t distinct = 0;
   const int64_t stride = A->nnz / DISTINCT_SAMPLE;
   for (int64_t j = 0; key && used && j < DISTINCT_SAMPLE; j++) {
-    const uint64_t k = value_key(A, j * stride);
+    const uint64_t k = dtans_value_key(A, j * stride);
     uint64_t at = hash64(k) & (SLOTS - 1);
     while (used[at] && key[at] != k) at = (at + 1) & (SLOTS - 1);
     if (!used[at]) used[at] = 1, key[at] = k, distinct++;
@@ -691,13 +680,13 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
               __builtin_prefetch(&c[ahead], 1);
             else if (!c)
               hist_prefetch(d, (uint64_t)(uint32_t)ahead);
-            if (want_values) hist_prefetch(v, value_key(A, f));
+            if (want_values) hist_prefetch(v, dtans_value_key(A, f));
           }
           if (c)
             c[delta_of(A, r, k)]++;
           else
             hist_add(d, delta_key(A, r, k), 1);
-          if (want_values) hist_add(v, value_key(A, k), 1);
+          if (want_values) hist_add(v, dtans_value_key(A, k), 1);
         }
       }
     }
@@ -1002,7 +991,7 @@ static zs_status size_slices(enc_plan *p) {
                                 : dom->choice.coded);
       else
         did[k] = (uint16_t)id_of(&dd->ids, delta_key(A, i, k), dd->choice.coded);
-      if (coded) vid[k] = (uint16_t)id_of(&vd->ids, value_key(A, k), vd->choice.coded);
+      if (coded) vid[k] = (uint16_t)id_of(&vd->ids, dtans_value_key(A, k), vd->choice.coded);
     }
 
   /* Raw values are in decoding order: a slice's start is the coded nonzeros before it. */

@@ -199,15 +199,9 @@ static inline zs_status dtans_layout_parse(const zsb_encoded_view *v, dtans_layo
   if (raw_columns && (s = zsi_layout_array(&c, "columns", 4, ZSI_LAYOUT_ANY, 1,
                                            (const void **)&L->columns, &L->n_columns)))
     return s;
-  uint64_t n_long = 0;
-  if ((s = zsi_layout_array(&c, "long_rows", 4, ZSI_LAYOUT_ANY, 1, (const void **)&L->long_rows,
-                            &n_long)) ||
-      (s = zsi_layout_array(&c, "long_cols", 4, ZSI_LAYOUT_ANY, 1, (const void **)&L->long_cols,
-                            &L->long_nnz)) ||
-      (s = zsi_layout_array(&c, "long_ptr", 8, n_long + 1, 1, (const void **)&L->long_ptr, NULL)) ||
-      (s = zsi_layout_array(&c, "long_values", es, L->long_nnz, 1, &L->long_values, NULL)))
+  if ((s = dtans_layout_long_rows(&c, es, &L->n_long, &L->long_rows, &L->long_ptr, &L->long_cols,
+                                  &L->long_values, &L->long_nnz)))
     return s;
-  L->n_long = (int64_t)n_long;
   /* Version 3: a permutation of the rows (version 2 has none; version 4 may). Version 4: one of
    * the columns (versions 2 and 3 have none). */
   const int has_row_perm = zsb_find_array(v, "row_perm") != NULL;

@@ -253,6 +253,32 @@ static int spec_decode(const zs_encoded *E, csr *out) {
   return 0;
 }
 
+/* Whether the spec decoder's CSR differs from the reference decoder's matrix B, bit for bit. */
+static int differs(const csr *got, const zs_matrix *B) {
+  const int64_t *rp;
+  const int32_t *ci;
+  const void *vals;
+  zs_matrix_csr(B, &rp, &ci, &vals);
+  const size_t nnz = (size_t)zs_matrix_nnz(B);
+  return memcmp(got->row_ptr, rp, (size_t)(zs_matrix_rows(B) + 1) * 8) ||
+         memcmp(got->col, ci, nnz * 4) ||
+         memcmp(got->val, vals, nnz * zs_type_size(zs_matrix_type(B)));
+}
+
+/* The matrix of n triplets (v read as `type`: converted in place for f32) in *A, encoded with
+ * `options`, and the reference decoder's matrix in *B; the blob (NULL on failure). */
+static zs_encoded *encoded(int64_t rows, int64_t cols, int64_t n, const int64_t *r,
+                           const int64_t *c, double *v, zs_type type, const char *options,
+                           zs_matrix **A, zs_matrix **B) {
+  zs_encoded *E = NULL;
+  if (type == ZS_F32)
+    for (int64_t k = 0; k < n; k++) ((float *)v)[k] = (float)v[k];
+  CHECK_STATUS(zs_matrix_from_coo(A, rows, cols, n, r, c, v, type, 0), ZS_OK);
+  if (*A) CHECK_STATUS(zs_encode(&E, *A, ZS_FORMAT_DTANS, options), ZS_OK);
+  if (E) CHECK_STATUS(zs_decode(B, E), ZS_OK);
+  return E;
+}
+
 /* Version 5 ("Version 5: template rows"): row i's template t = row_template[i] (all ones: a long
  * row), its k-th nonzero in column i + template_offsets[template_ptr[t] + k]; entry (k, l) of slice
  * s = i / 32, l = i mod 32 from values[slice_values[s] + 32k + l] (raw), from the b-bit id at bits
@@ -333,14 +359,9 @@ static void version5_cases(void) {
             v[n++] = constant ? 2.5 : (double)(next() % (trial % 2 ? 7 : 3000)) / 8;
           }
     }
-    const zs_type type = trial % 3 == 1 ? ZS_F32 : ZS_F64;
-    if (type == ZS_F32)
-      for (int64_t k = 0; k < n; k++) ((float *)v)[k] = (float)v[k];
     zs_matrix *A = NULL, *B = NULL;
-    zs_encoded *E = NULL;
-    CHECK_STATUS(zs_matrix_from_coo(&A, rows, cols, n, r, c, v, type, 0), ZS_OK);
-    if (A) CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, opts[o]), ZS_OK);
-    if (E) CHECK_STATUS(zs_decode(&B, E), ZS_OK);
+    zs_encoded *E =
+        encoded(rows, cols, n, r, c, v, trial % 3 == 1 ? ZS_F32 : ZS_F64, opts[o], &A, &B);
     if (E && param(E, "version") != 5) {
       fprintf(stderr, "version 5 trial %d (%s): version %lld\n", trial, opts[o],
               (long long)param(E, "version"));
@@ -352,13 +373,7 @@ static void version5_cases(void) {
       seen[4] |= rows > 32;
       csr got = {NULL, NULL, NULL};
       spec5_decode(E, &got);
-      const int64_t *rp;
-      const int32_t *ci;
-      const void *vals;
-      zs_matrix_csr(B, &rp, &ci, &vals);
-      if (memcmp(got.row_ptr, rp, (size_t)(rows + 1) * 8) ||
-          memcmp(got.col, ci, (size_t)zs_matrix_nnz(B) * 4) ||
-          memcmp(got.val, vals, (size_t)zs_matrix_nnz(B) * zs_type_size(type))) {
+      if (differs(&got, B)) {
         fprintf(stderr, "version 5 trial %d (%s): the spec decoder and the reference differ\n",
                 trial, opts[o]);
         check_failures++;
@@ -445,13 +460,8 @@ static void random_cases(void) {
     }
     if (n == 0) r[n] = 0, c[n] = 0, v[n++] = 1.5; /* values=constant needs a value */
     const zs_type type = trial % 4 == 1 ? ZS_F32 : ZS_F64;
-    if (type == ZS_F32)
-      for (int64_t k = 0; k < n; k++) ((float *)v)[k] = (float)v[k];
     zs_matrix *A = NULL, *B = NULL;
-    zs_encoded *E = NULL;
-    CHECK_STATUS(zs_matrix_from_coo(&A, rows, cols, n, r, c, v, type, 0), ZS_OK);
-    if (A) CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, opts[o]), ZS_OK);
-    if (E) CHECK_STATUS(zs_decode(&B, E), ZS_OK);
+    zs_encoded *E = encoded(rows, cols, n, r, c, v, type, opts[o], &A, &B);
     if (E && param(E, "version") != 5) { /* what the stream versions' trials cover */
       const int64_t mode = param(E, "value_mode");
       int64_t slices, *bounds;
@@ -480,14 +490,7 @@ static void random_cases(void) {
               trial, opts[o] ? opts[o] : "defaults");
       check_failures++;
     } else if (B) {
-      const int64_t *rp;
-      const int32_t *ci;
-      const void *vals;
-      zs_matrix_csr(B, &rp, &ci, &vals);
-      const size_t es = zs_type_size(type);
-      if (memcmp(got.row_ptr, rp, (size_t)(rows + 1) * 8) ||
-          memcmp(got.col, ci, (size_t)zs_matrix_nnz(B) * 4) ||
-          memcmp(got.val, vals, (size_t)zs_matrix_nnz(B) * es)) {
+      if (differs(&got, B)) {
         fprintf(stderr, "trial %d (%s): the spec decoder and the reference decoder differ\n", trial,
                 opts[o] ? opts[o] : "defaults");
         check_failures++;
