@@ -253,6 +253,29 @@ def dtans(name):
     return table(["matrix", "type", "dtANS µs", "best cuSPARSE µs", "warm ×", "cold ×", "frac of ceiling", "bytes / CSR's"], rows)
 
 
+def dtans5(name):
+    """Version 5 (template rows) beside version 4 and cuSPARSE's best, with the prediction written
+    before the run (h100-dtans5-prediction.csv)."""
+    b = Bench(name)
+    pred = {(r["matrix"], r["type"]): r for r in rows_of("h100-dtans5-prediction.csv")}
+    matrices = list(dict.fromkeys(r["matrix"] for r in b.rows))
+    rows = []
+    for m, t in b.cells(matrices):
+        v5, v5c = b.zs(m, t, "dtans:templates=on"), b.zs(m, t, "dtans:templates=on", cold=True)
+        v4 = b.zs(m, t, "dtans:templates=off") or b.zs(m, t, "dtans")
+        best, which = b.best(m, t)
+        bestc, _ = b.best(m, t, cold=True)
+        r5 = b.row(m, t, "zsparse", "dtans:templates=on", "N")
+        r4 = b.row(m, t, "zsparse", "dtans:templates=off", "N") or b.row(m, t, "zsparse", "dtans", "N")
+        p = pred.get((m, t))
+        rows.append([m, t, f"{f1(v5)} ({p['predicted_us']})" if p and v5 else f1(v5), f1(v4),
+                     f"{f1(best)} ({which})", x(best, v5), x(bestc, v5c), x(best, v4),
+                     f"{int(r5['bytes']) / int(r4['bytes']):.2f}" if r5 and r4 else "–",
+                     f"{float(r5['frac_ceiling']):.2f}" if r5 else "–"])
+    return table(["matrix", "type", "v5 µs (predicted)", "v4 µs", "best cuSPARSE µs", "v5 warm ×",
+                  "v5 cold ×", "v4 ×", "bytes v5 / v4", "v5 frac of ceiling"], rows)
+
+
 def dtans_transpose(name):
     b = Bench(name)
     rows = []
