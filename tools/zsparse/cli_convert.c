@@ -28,7 +28,8 @@ static const char help_text[] =
     "                       (zsparse info shows it)\n"
     "  --type f32|f64       value type (default: f64, or the input container's type)\n"
     "  --options K=V,...    encoder options of FORMAT (see docs/formats/<format>.md); with\n"
-    "                       -f auto the planner's: backend=, device=, workload= (docs/auto.md)\n"
+    "                       -f auto the planner's: backend=, device=, workload=, tune=\n"
+    "                       (docs/auto.md)\n"
     "  --json               print {input, output, format, type, rows, cols, nnz, bytes} as JSON\n";
 
 int zs_cli_convert(int argc, char **argv) {
