@@ -303,6 +303,7 @@ def main():
         cases = [c for c in cases if c[0] in a.only]
     if not cases:
         p.error(f"no case of set {a.set!r} in {a.cases}")
+    start = time.monotonic()  # the budget counts the plans asked for up front too
     planner = Planner(zsparse, a.backend, a.plan_device)
     planner.prefetch([(source, t, op) for _, source, types, ops in cases for t in types for op in ops], a.plan_jobs)
     with open(a.candidates, encoding="utf-8") as f:
@@ -310,7 +311,7 @@ def main():
     runs_csv = os.path.join(a.out, f"{a.device}-auto-runs.csv")
     if os.path.exists(runs_csv):
         os.remove(runs_csv)
-    summary, failed, start = [], 0, time.monotonic()
+    summary, failed = [], 0
     for name, source, types, ops in cases:
         if a.budget_s and time.monotonic() - start > a.budget_s:
             print(f"auto_bench.py: budget of {a.budget_s:.0f} s spent: {name} and later cases not run", file=sys.stderr)
