@@ -78,7 +78,12 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(transpose_ns, "building A^T for transpose=stored (its encode aside), ns per nonzero")  \
   X(dtans_pair, "CSR-dtANS fused pair (transpose=atomic) time / SpMV time")                \
   X(dtans_full_slices, "CSR-dtANS slices (warps) that fill the device, coded values")      \
-  X(dtans_full_slices_raw, "the same with raw values")
+  X(dtans_full_slices_raw, "the same with raw values")                                     \
+  X(sell_eff, "SELL-32 SpMV f64, share of the read ceiling")                               \
+  X(sell_eff_f32, "the same for f32")                                                      \
+  X(sell_launch_us, "SELL fixed cost per product, us")                                     \
+  X(sell_pair, "SELL one-walk pair (transpose=atomic) time / SpMV time, streamed part")    \
+  X(encode_sell_ns, "host encode of SELL, ns per nonzero")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

@@ -62,6 +62,11 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_dtans_pair] = 2.05,
     [ZSI_AUTO_K_dtans_full_slices] = 3000,
     [ZSI_AUTO_K_dtans_full_slices_raw] = 1200,
+    [ZSI_AUTO_K_sell_eff] = 0.95,
+    [ZSI_AUTO_K_sell_eff_f32] = 0.97,
+    [ZSI_AUTO_K_sell_launch_us] = 5,
+    [ZSI_AUTO_K_sell_pair] = 2.3,
+    [ZSI_AUTO_K_encode_sell_ns] = 4,
 };
 
 /* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */
@@ -106,6 +111,11 @@ static const double cpu[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_dtans_pair] = 1.35,
     [ZSI_AUTO_K_dtans_full_slices] = 0,
     [ZSI_AUTO_K_dtans_full_slices_raw] = 0,
+    [ZSI_AUTO_K_sell_eff] = 0.8,
+    [ZSI_AUTO_K_sell_eff_f32] = 0.8,
+    [ZSI_AUTO_K_sell_launch_us] = 3,
+    [ZSI_AUTO_K_sell_pair] = 1.7,
+    [ZSI_AUTO_K_encode_sell_ns] = 4,
 };
 
 /* Device classes: the GPU ones share the H100's decode constants (the H200 runs the same

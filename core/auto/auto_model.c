@@ -90,6 +90,25 @@ static product gcsb_product(const zsi_auto_stats *st, const zsi_auto_device *d) 
   return p;
 }
 
+/* SELL-C-sigma with c = 32 in natural order (docs/formats/sell.md): every slice of 32 rows padded
+ * to its longest row (sell_fill), columns and values of every entry, a slice offset per 32 rows;
+ * the kernels do not read row_len. Padding repeats the row's last column, whose line of x was
+ * just read: no gathers of its own. */
+static product sell_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
+  const double vs = (double)zs_type_size(st->type);
+  const double entries = (double)st->nnz * st->sell_fill, slices = ceil((double)st->rows / 32);
+  const double rl = st->row_max < 256 ? 1 : st->row_max < 65536 ? 2 : 4;
+  const double read = (4.0 + vs) * entries + 8.0 * (slices + 1);
+  product p;
+  p.bytes = read + rl * (double)st->rows;
+  const double eff = st->type == ZS_F32 ? K(sell_eff_f32) : K(sell_eff);
+  const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
+  const double b = stream_us(d, read + vector_bytes(st), eff);
+  p.us = K(sell_launch_us) + b + g;
+  p.bound = K(sell_launch_us) > b + g ? "launch" : larger(b, g, "bytes", "gathers");
+  return p;
+}
+
 /* CCI's code length for a delta of w bits: the paper's opcodes (a step of 1 in the 0 code). */
 static double cci_code_bits(int w) {
   return w == 0 ? 1 : w <= 5 ? 8 : w <= 15 ? 18 : w <= 20 ? 23 : 32;
@@ -175,6 +194,7 @@ static product product_of(const spec *s, const zsi_auto_stats *st, const zsi_aut
   case ZS_FORMAT_GCSB: return gcsb_product(st, d);
   case ZS_FORMAT_CCI: return cci_product(st, d, s->slices, s->flag_a);
   case ZS_FORMAT_DTANS: return dtans_product(st, d, s->flag_a, s->flag_b);
+  case ZS_FORMAT_SELL: return sell_product(st, d);
   default: return csr_product(st, d, s->flag_a);
   }
 }
@@ -185,6 +205,7 @@ static double encode_ns(zs_format f, const zsi_auto_device *d) {
   case ZS_FORMAT_GCSB: return K(encode_gcsb_ns);
   case ZS_FORMAT_CCI: return K(encode_cci_ns);
   case ZS_FORMAT_DTANS: return K(encode_dtans_ns);
+  case ZS_FORMAT_SELL: return K(encode_sell_ns);
   default: return K(encode_csr_ns);
   }
 }
@@ -217,6 +238,10 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
       *pair_us = p->us + *t_us;
     }
     return;
+  case ZS_FORMAT_SELL: /* its deterministic SpMVT runs Aᵀ stored as CSR */
+    *t_us = csr->us * K(csr_t);
+    *pair_us = m == T_ATOMIC ? K(sell_pair) * stream + g + atomics : p->us + *t_us;
+    return;
   case ZS_FORMAT_DTANS:
     if (m == T_ATOMIC) { /* one decode serves both products, atomics into z */
       *t_us = p->us + atomics, *pair_us = K(dtans_pair) * stream + g + atomics;
@@ -240,6 +265,7 @@ static int specs_for(const zsi_auto_device *d, const zsi_auto_stats *st, spec *o
   /* where the GPU kernel would cut x into slabs, CSR without them is a candidate of its own */
   if (csr_slabs(st, d) > 1) out[n++] = (spec){ZS_FORMAT_CSR, "", 0, 1, 0};
   if (!d->gpu) out[n++] = (spec){ZS_FORMAT_COO, "", 0, 0, 0};
+  if (d->gpu) out[n++] = (spec){ZS_FORMAT_SELL, "", 0, 0, 0};
   out[n++] = (spec){ZS_FORMAT_GCSB, "", 0, 0, 0};
   out[n++] = (spec){ZS_FORMAT_CCI, "", 8, 0, 0};
   if (d->gpu) {
@@ -259,7 +285,8 @@ static int tmodes_for(zs_format f, zsi_auto_work w, tmode *out) {
   int n = 0;
   out[n++] = T_DEFAULT;
   if (f != ZS_FORMAT_COO) out[n++] = T_STORED;
-  if ((f == ZS_FORMAT_GCSB || f == ZS_FORMAT_DTANS) && w != ZSI_WORK_T) out[n++] = T_ATOMIC;
+  if ((f == ZS_FORMAT_GCSB || f == ZS_FORMAT_DTANS || f == ZS_FORMAT_SELL) && w != ZSI_WORK_T)
+    out[n++] = T_ATOMIC;
   return n;
 }
 
