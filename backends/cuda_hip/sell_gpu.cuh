@@ -10,8 +10,11 @@ namespace zs_gpu {
 namespace {
 
 #define ZS_SELL_THREADS 256
-/* Entries a thread loads before it adds: independent loads in flight hide the gather's latency. */
+/* Entries a thread loads before it adds: independent loads in flight hide the gather's latency
+ * (-DZS_SELL_UNROLL=N builds a variant for bench/ab-modules.sh). */
+#ifndef ZS_SELL_UNROLL
 #define ZS_SELL_UNROLL 4
+#endif
 
 /* What the walk over a position's entries does. SPMV: y_i = alpha sum_k a_ik x_k + beta y_i.
  * SCATTER: alpha a_ij x_i added to y_j atomically (y scaled before). PAIR: SPMV, and alpha_t
