@@ -88,10 +88,16 @@ for m in "${suite[@]}"; do
   [ -f "$OUT/part.csv" ] || continue
   [ -f "$csv" ] || head -n 1 "$OUT/part.csv" >"$csv"
   # the generator spec as the suite's name, in the first column
-  tail -n +2 "$OUT/part.csv" | awk -F, -v OFS=, -v n="$name" '{ $1 = n; print }' >>"$csv"
+  # (a CSV reader: the spec is a quoted field with commas in it)
+  python3 -c 'import csv, sys
+rows = csv.reader(open(sys.argv[1], newline=""))
+next(rows)
+out = csv.writer(sys.stdout, lineterminator="\n")
+for r in rows:
+    out.writerow([sys.argv[2]] + r[1:])' "$OUT/part.csv" "$name" >>"$csv"
   rm -f "$OUT/part.csv"
 done
 log "done: $csv ($(($(wc -l <"$csv") - 1)) lines), bench status $status"
 # SpMV warm medians side by side: matrix, type, kernel, µs
-awk -F, 'NR > 1 && $6 == "N" { printf "%-6s %-4s %-10s %-14s %9.1f\n", $1, $3, $4, $5, $8 }' "$csv"
+awk -F, 'NR > 1 && $8 == "N" { printf "%-6s %-4s %-10s %-14s %9.1f\n", $1, $5, $6, $7, $10 }' "$csv"
 exit $status
