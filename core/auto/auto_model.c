@@ -151,9 +151,35 @@ static double dtans_busy(const zsi_auto_stats *st, const zsi_auto_device *d, int
   return full > 0 && slices < full ? fmax(slices, 1.0) / full : 1.0;
 }
 
-/* lane256: lane_symbols=256; guided: guided=start. */
+/* Whether the encoder's default (templates=auto) keeps stream version 5: rows that repeat a
+ * pattern relative to the diagonal (stencils, FEM grids), which the statistics see as column
+ * deltas of a few bits and no scattered or hub rows. */
+static int dtans_templates(const zsi_auto_stats *st) {
+  return st->delta_entropy < 2.5 && st->long_share == 0 && st->far_share < 0.1;
+}
+
+/* Version 5 on a GPU (docs/formats/dtans.md): a 2-byte template id per row, the values raw, as
+ * 1- or 2-byte ids (up to 256 or 65536 distinct) or none (one value), a thread per row. */
+static product dtans5_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
+  const double vs = (double)zs_type_size(st->type), n = (double)st->nnz;
+  const double ids = st->distinct <= 1                     ? 0
+                     : st->distinct <= 256                 ? 1
+                     : st->distinct < ZSI_AUTO_MANY_VALUES ? 2
+                                                           : vs;
+  product p;
+  p.bytes = 2.0 * (double)st->rows + n * fmin(ids, vs);
+  const double b = stream_us(d, p.bytes + vector_bytes(st), K(dtans5_eff));
+  const double dec = (n * K(dtans5_decode_ps) + (double)st->rows * K(dtans5_row_ps)) * 1e-6;
+  const double g = gather_us(st, K(gather_ps));
+  p.us = K(csr_launch_us) + fmax(b, dec) + g;
+  p.bound = g > fmax(b, dec) ? "gathers" : larger(b, dec, "bytes", "decode");
+  return p;
+}
+
+/* lane256: lane_symbols=256; guided: guided=start (both keep versions 2-4). */
 static product dtans_product(const zsi_auto_stats *st, const zsi_auto_device *d, int lane256,
                              int guided) {
+  if (d->gpu && !lane256 && !guided && dtans_templates(st)) return dtans5_product(st, d);
   const double vs = (double)zs_type_size(st->type), n = (double)st->nnz;
   const int coded = dtans_coded_values(st);
   /* A symbol costs at least 4 bits (K = 4096 slots, M = 256), ~3 % over its entropy; wide
