@@ -14,7 +14,8 @@
 # asked for all cases at once first (PLAN_JOBS threads), each case's encoder settings are encoded
 # on JOBS threads, and each candidate is timed REPS times (samples of SAMPLE_MS ms); no case is
 # started after BUDGET_S seconds of the whole script (default 270, build included: a cut run
-# keeps every case it finished, and the shared matrices come last). Writes to $OUT:
+# keeps every case it finished, and the shared matrices come last; ONLY="NAME ..." then runs
+# just the named cases of the sets, e.g. those a first call did not reach). Writes to $OUT:
 # DEVICE-auto.csv (one line per case, type and op, cuSPARSE's best beside), DEVICE-auto-runs.csv
 # (every candidate's line), auto.log, build.log, nvidia-smi.txt. DEVICE is h100 or h200 from the
 # GPU's name (the two are never mixed in one file) and plan's --device (PLAN_DEVICE overrides it).
@@ -37,6 +38,8 @@ REPS=${REPS:-9}
 SAMPLE_MS=${SAMPLE_MS:-1}
 JOBS=${JOBS:-12}
 PLAN_JOBS=${PLAN_JOBS:-12}
+only=()
+for name in ${ONLY:-}; do only+=(--only "$name"); done
 dev_begin auto # log(), ../shared, $OUT, the GPU listed
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
   --format=csv >"$OUT/nvidia-smi.txt" 2>&1 || true
@@ -81,7 +84,7 @@ log "auto_bench.py --set $SET on cuda, cases started for ${left}s"
 set +e
 python3 bench/auto/auto_bench.py --set "$SET" --backend cuda --build build-gpu --out "$OUT" --device "$DEVICE" \
   --vendor build-gpu/bench/gpu/zs-bench-gpu --reps "$REPS" --budget-s "$left" --case-timeout-s 120 \
-  --candidates "$CANDIDATES" --sample-ms "$SAMPLE_MS" --jobs "$JOBS" --plan-jobs "$PLAN_JOBS" \
+  --candidates "$CANDIDATES" --sample-ms "$SAMPLE_MS" --jobs "$JOBS" --plan-jobs "$PLAN_JOBS" "${only[@]}" \
   ${PLAN_DEVICE:+--plan-device "$PLAN_DEVICE"} \
   2>&1 | tee "$OUT/auto.log"
 rc=${PIPESTATUS[0]}
