@@ -86,7 +86,8 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(encode_sell_ns, "host encode of SELL, ns per nonzero")                                 \
   X(dtans5_eff, "CSR-dtANS version 5 (template rows), share of the read ceiling")          \
   X(dtans5_decode_ps, "the same, ps per nonzero (value ids and the row walk)")             \
-  X(dtans5_row_ps, "the same, ps per row (its template)")
+  X(dtans5_row_ps, "the same, ps per row (its template)")                                  \
+  X(dtans5_pair, "the same, fused pair (transpose=atomic) time / SpMV time, streamed part")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

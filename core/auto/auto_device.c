@@ -65,11 +65,12 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_sell_eff] = 0.95,
     [ZSI_AUTO_K_sell_eff_f32] = 0.97,
     [ZSI_AUTO_K_sell_launch_us] = 5,
-    [ZSI_AUTO_K_sell_pair] = 2.3,
+    [ZSI_AUTO_K_sell_pair] = 1.55,
     [ZSI_AUTO_K_encode_sell_ns] = 4,
     [ZSI_AUTO_K_dtans5_eff] = 0.92,
     [ZSI_AUTO_K_dtans5_decode_ps] = 1.2,
     [ZSI_AUTO_K_dtans5_row_ps] = 2.5,
+    [ZSI_AUTO_K_dtans5_pair] = 1.85,
 };
 
 /* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */
@@ -122,6 +123,7 @@ static const double cpu[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_dtans5_eff] = 0,
     [ZSI_AUTO_K_dtans5_decode_ps] = 0,
     [ZSI_AUTO_K_dtans5_row_ps] = 0,
+    [ZSI_AUTO_K_dtans5_pair] = 1.35,
 };
 
 /* Device classes: the GPU ones share the H100's decode constants (the H200 runs the same

@@ -270,7 +270,9 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
     return;
   case ZS_FORMAT_DTANS:
     if (m == T_ATOMIC) { /* one decode serves both products, atomics into z */
-      *t_us = p->us + atomics, *pair_us = K(dtans_pair) * stream + g + atomics;
+      const int v5 = d->gpu && !s->flag_a && !s->flag_b && dtans_templates(st);
+      *t_us = p->us + atomics;
+      *pair_us = (v5 ? K(dtans5_pair) : K(dtans_pair)) * stream + g + atomics;
       return;
     }
     *t_us = csr->us * K(csr_t), *pair_us = p->us + *t_us;
