@@ -39,7 +39,9 @@ left() { echo $((BUDGET_S - (SECONDS - DEV_START))); }
 B=build-gpu
 if [ ! -x "$B/bench/gpu/zs-bench-gpu" ] || [ ! -x "$B/tests/conformance/conformance" ]; then
   dev_build_bg
-  dev_build_wait | tee -a "$OUT/run.log"
+  # not in a pipeline: `wait` must run in the shell that started the build
+  dev_build_wait >"$OUT/build-wait.txt"
+  tee -a "$OUT/run.log" <"$OUT/build-wait.txt"
 fi
 log "build ready; $(left) s left" | tee -a "$OUT/run.log"
 
