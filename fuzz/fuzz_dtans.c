@@ -153,14 +153,15 @@ static void check_loaded(const zs_encoded *E) {
    * matrix a blob can hold, and its output must decode to the same bits. A mutated blob's
    * parameters may not fit its data (a constant mode with long rows other than long_min would
    * give), so the encoder's own choice of mode is the fallback. */
-  static const char *const modes[] = {"coded", "constant", "raw", "joint"};
+  /* value_mode's numbers (DTANS_VALUES_*, then version 5's packed ids, 4) as option names */
+  static const char *const modes[] = {"coded", "constant", "raw", "joint", "packed"};
   const int64_t mode = param(E, "value_mode"), R = param(E, "rows_per_lane");
   const int64_t long_min = param(E, "long_min");
   char rpl[40] = "", lng[40] = "", opts[160];
   if (R >= 1) snprintf(rpl, sizeof rpl, ",rows_per_lane=%lld", (long long)R);
   if (long_min >= 0) snprintf(lng, sizeof lng, ",long_rows=%lld", (long long)long_min);
-  snprintf(opts, sizeof opts, "values=%s%s%s", mode == 1 && A->nnz == 0 ? "auto" : modes[mode], rpl,
-           lng);
+  snprintf(opts, sizeof opts, "values=%s%s%s",
+           (mode == 1 && A->nnz == 0) || mode < 0 || mode > 4 ? "auto" : modes[mode], rpl, lng);
   s = zs_encode(&E2, A, ZS_FORMAT_DTANS, opts);
   if (s == ZS_ERR_INVALID_ARGUMENT) {
     snprintf(opts, sizeof opts, "values=auto%s", rpl);
