@@ -73,16 +73,8 @@ static int cci_row_bounds(const cci_op *A, int64_t i, int64_t *first, int64_t *l
 /* Kinds of walk over a row's nonzeros. */
 enum { CCI_SUM = 0, CCI_SCATTER = 1, CCI_ATOMIC = 2 };
 
-#define VT float
-#define SFX(name) name##_f32
-#include "backends/cpu/cpu_cci_tmpl.inc"
-#undef VT
-#undef SFX
-#define VT double
-#define SFX(name) name##_f64
-#include "backends/cpu/cpu_cci_tmpl.inc"
-#undef VT
-#undef SFX
+#define ZSI_TEMPLATE "backends/cpu/cpu_cci_tmpl.inc"
+#include "backends/each_value_type.h"
 
 static void cpu_cci_destroy(void *state) {
   cci_op *A = state;

@@ -357,16 +357,8 @@ static zs_status csb_create(void **state, const zsb_encoded_view *enc, const zsi
 }
 
 /* The typed kernels, once per value type. */
-#define VT float
-#define SFX(name) name##_f32
-#include "backends/cpu/cpu_csb_tmpl.inc"
-#undef VT
-#undef SFX
-#define VT double
-#define SFX(name) name##_f64
-#include "backends/cpu/cpu_csb_tmpl.inc"
-#undef VT
-#undef SFX
+#define ZSI_TEMPLATE "backends/cpu/cpu_csb_tmpl.inc"
+#include "backends/each_value_type.h"
 
 static zs_status csb_apply(void *state, zs_op which, double alpha, const void *x, double beta,
                            void *y) {

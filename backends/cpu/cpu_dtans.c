@@ -53,20 +53,10 @@ typedef struct value_slot_f32 {
   uint8_t digit, base_m1, esc;
 } value_slot_f32;
 
-#define VT float
-#define VSLOT value_slot_f32
-#define SFX(name) name##_f32
-#include "backends/cpu/cpu_dtans_tmpl.inc"
-#undef VT
+#define VSLOT SFX(value_slot) /* value_slot_f32 or value_slot_f64 */
+#define ZSI_TEMPLATE "backends/cpu/cpu_dtans_tmpl.inc"
+#include "backends/each_value_type.h"
 #undef VSLOT
-#undef SFX
-#define VT double
-#define VSLOT value_slot_f64
-#define SFX(name) name##_f64
-#include "backends/cpu/cpu_dtans_tmpl.inc"
-#undef VT
-#undef VSLOT
-#undef SFX
 
 static void cpu_dtans_destroy(void *state) {
   dtans_op *A = state;

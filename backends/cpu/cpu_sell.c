@@ -41,13 +41,9 @@ enum { SELL_SPMV = 0, SELL_SCATTER = 1, SELL_ATOMIC = 2, SELL_PAIR = 3 };
 
 SELL_INLINE int64_t sell_row_at(const sell_op *A, int64_t p) { return A->perm ? A->perm[p] : p; }
 
-/* The kernels of each value type (the template undefines VT and SFX at its end). */
-#define VT float
-#define SFX(name) name##_f32
-#include "backends/cpu/cpu_sell_tmpl.inc"
-#define VT double
-#define SFX(name) name##_f64
-#include "backends/cpu/cpu_sell_tmpl.inc"
+/* The kernels of each value type. */
+#define ZSI_TEMPLATE "backends/cpu/cpu_sell_tmpl.inc"
+#include "backends/each_value_type.h"
 
 static void cpu_sell_destroy(void *state) {
   sell_op *A = state;

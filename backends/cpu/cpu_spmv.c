@@ -40,16 +40,8 @@ typedef struct cpu_op {
   void *tbuf; /* allocated on the first SpMVT */
 } cpu_op;
 
-#define VT float
-#define SFX(name) name##_f32
-#include "backends/cpu/cpu_spmv_tmpl.inc"
-#undef VT
-#undef SFX
-#define VT double
-#define SFX(name) name##_f64
-#include "backends/cpu/cpu_spmv_tmpl.inc"
-#undef VT
-#undef SFX
+#define ZSI_TEMPLATE "backends/cpu/cpu_spmv_tmpl.inc"
+#include "backends/each_value_type.h"
 
 int64_t zsi_cpu_split_point(int64_t total, int64_t n, int64_t c) {
   return (total / n) * c + (total % n) * c / n;

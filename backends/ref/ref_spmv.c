@@ -12,16 +12,8 @@ typedef struct ref_op {
   void *values;
 } ref_op;
 
-#define VT float
-#define SFX(name) name##_f32
-#include "backends/ref/ref_spmv_tmpl.inc"
-#undef VT
-#undef SFX
-#define VT double
-#define SFX(name) name##_f64
-#include "backends/ref/ref_spmv_tmpl.inc"
-#undef VT
-#undef SFX
+#define ZSI_TEMPLATE "backends/ref/ref_spmv_tmpl.inc"
+#include "backends/each_value_type.h"
 
 static void ref_destroy(void *state) {
   ref_op *A = state;
