@@ -54,8 +54,18 @@
  *                 at row + offset
  *   template+raw  the same with f64 values read column-major (no value lookup)
  *   template+ids5 / template+raw5  the same with 5-point rows (a 2-D stencil, n = 4096)
- * The template variants read their stream (ids or values) from memory: the others leave their
- * stream words out, as the old variants do. No variant writes y. */
+ *   packed-band(+x)  packed rows (no template): thread per row, each nonzero a field of b bits
+ *                 (b per slice of 32 rows, the bits of its largest field) in its lane's bit stream,
+ *                 words column-major; the field's low 6 bits a value id (dictionary copied per
+ *                 lane), the rest the column step: a funnel shift, a mask, an add, no lookup.
+ *                 Rows of the banded matrix (width 128, 20 a row), x gathered at their columns
+ *   packed-band+raw+x  the same with the values raw, f64 read position-major (fields = steps)
+ *   packed-er(+x), packed-er+shfl+x  Erdős–Rényi rows (16 uniform columns of 2^22); shfl: the
+ *                 value by 4 warp shuffles instead of the dictionary (no shared memory)
+ *   packed-rmat+x, packed-rmat+shfl+x  16 columns a row at R-MAT's column marginal
+ * The template and packed variants read their stream (ids or values) from memory; the packed
+ * ones also read the row lengths and slice descriptors and write y, as a kernel would. The others
+ * leave their stream words out, as the old variants do, and write no y. */
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -427,6 +437,236 @@ __global__ void __launch_bounds__(THREADS, 3)
   if (sum == 12345.0) out[0] = sum;
 }
 
+/* Packed rows: thread per row, a slice of 32 consecutive rows per warp. Each row's nonzeros are
+ * fields of b bits (b per slice, at most 32) in its lane's bit stream, the lowest bits first and
+ * straddling words; the lane's words sit column-major (word j of lane l at slice + 32 j + l), so
+ * a warp reads 32 consecutive words. A field holds the value id in its low 6 bits (PV_DICT,
+ * PV_SHFL) and the column step above them: the first nonzero's column is row + bias + step (bias
+ * per slice), each next one previous + 1 + step. Raw values (PV_RAW) leave the id out and sit
+ * position-major as template+raw's. Unlike the other new variants these read their stream,
+ * row lengths and slice descriptors from memory and write y: they are a kernel without checks. */
+enum { PV_DICT, PV_SHFL, PV_RAW };
+struct pstream {
+  const uint32_t *words;
+  const int64_t *slice_word, *slice_raw; /* slice s: its words, its raw values (32 a position) */
+  const uint32_t *slice_meta;            /* b | width << 8 */
+  const int32_t *slice_bias;
+  const uint8_t *len; /* nonzeros of each row */
+  const double *raw;
+  const double *x; /* the gathers' x: the pattern's columns */
+  int64_t rows, slices, nnz;
+};
+
+template <bool X, int PV>
+__global__ void __launch_bounds__(THREADS, 6) packed(pstream p, const double *gvals, double *y) {
+  extern __shared__ uint64_t smem64[];
+  double *dict = (double *)smem64; /* value v, lane l: v·32 + l */
+  if (PV == PV_DICT) {
+    for (int i = threadIdx.x; i < VALUES * 32; i += blockDim.x) dict[i] = gvals[i / 32];
+    __syncthreads();
+  }
+  const int lane = threadIdx.x % 32;
+  const double mine0 = gvals[lane], mine1 = gvals[lane + 32];
+  const int lo0 = __double2loint(mine0), hi0 = __double2hiint(mine0);
+  const int lo1 = __double2loint(mine1), hi1 = __double2hiint(mine1);
+  const int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
+  constexpr int VB = PV == PV_RAW ? 0 : 6;
+  for (int64_t g = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; g < p.slices;
+       g += warps) {
+    const int64_t row = g * 32 + lane;
+    const int n = row < p.rows ? p.len[row] : 0;
+    const int64_t w0 = p.slice_word[g];
+    const int nw = (int)((p.slice_word[g + 1] - w0) / 32);
+    const uint32_t meta = p.slice_meta[g];
+    const int b = (int)(meta & 63), width = (int)(meta >> 8);
+    const uint32_t mask = (uint32_t)(0xffffffffull >> (32 - b));
+    const uint32_t *w = p.words + w0 + lane;
+    /* two words in the buffer, a third in flight: a field never waits on the load that fills it */
+    uint64_t buf = (uint64_t)(nw > 0 ? __ldcs(w) : 0u) | (uint64_t)(nw > 1 ? __ldcs(w + 32) : 0u)
+                                                             << 32;
+    uint32_t next = nw > 2 ? __ldcs(w + 64) : 0u;
+    int have = 64, j = 3;
+    int64_t col = row + p.slice_bias[g] - 1;
+    const double *rv = PV == PV_RAW ? p.raw + p.slice_raw[g] + lane : nullptr;
+    double s = 0.0;
+    for (int k = 0; k < width; k++) { /* the slice's width: the warp stays converged */
+      const uint32_t f = (uint32_t)buf & mask;
+      buf >>= b, have -= b;
+      if (have <= 32) {
+        buf |= (uint64_t)next << have, have += 32;
+        next = j < nw ? __ldcs(w + 32 * j) : 0u;
+        j++;
+      }
+      double v;
+      if (PV == PV_RAW)
+        v = __ldcs(rv + 32 * k);
+      else if (PV == PV_DICT)
+        v = dict[(f & (VALUES - 1)) * 32 + lane];
+      else
+        v = value64(lo0, hi0, lo1, hi1, f & (VALUES - 1));
+      col += 1 + (f >> VB);
+      if (k < n) s += v * (X ? p.x[col] : (double)(int32_t)col);
+    }
+    if (row < p.rows) y[row] = s;
+  }
+}
+
+/* ---- packed rows' streams, built on the host ---------------------------------------------- */
+
+enum { P_BAND, P_BAND_RAW, P_ER, P_RMAT, PATTERNS };
+
+static uint64_t splitmix(uint64_t &s) {
+  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* A row of the banded matrix (width 128: columns row − 64 … row + 64), 20 distinct columns */
+static int band_row(int64_t r, int64_t rows, uint64_t st, int32_t *out) {
+  const int64_t lo = std::max<int64_t>(0, r - 64), hi = std::min<int64_t>(rows - 1, r + 64);
+  const int m = (int)(hi - lo + 1), k = std::min(20, m);
+  bool pick[129] = {false};
+  for (int got = 0; got < k;) {
+    const int u = (int)(splitmix(st) % (uint64_t)m);
+    if (!pick[u]) pick[u] = true, got++;
+  }
+  int n = 0;
+  for (int u = 0; u < m; u++)
+    if (pick[u]) out[n++] = (int32_t)(lo + u);
+  return n;
+}
+
+/* 16 distinct columns of X_LEN, each drawn by draw(st); sorted */
+template <typename Draw>
+static int sixteen(uint64_t st, int32_t *out, Draw draw) {
+  int n = 0;
+  for (int tries = 0; n < 16 && tries < 1000; tries++) {
+    const int32_t c = draw(st);
+    if (std::find(out, out + n, c) == out + n) out[n++] = c;
+  }
+  std::sort(out, out + n);
+  return n;
+}
+static int er_row(int64_t, int64_t, uint64_t st, int32_t *out) { /* Erdős–Rényi */
+  return sixteen(st, out, [](uint64_t &s) { return (int32_t)(splitmix(s) % X_LEN); });
+}
+static int rmat_row(int64_t, int64_t, uint64_t st, int32_t *out) { /* R-MAT's column marginal */
+  return sixteen(st, out, [](uint64_t &s) {
+    uint64_t w[6];
+    for (uint64_t &e : w) e = splitmix(s);
+    int32_t c = 0;
+    for (int bit = 0; bit < 22; bit++) /* 1 with p = 0.24: 16-bit draws, 4 a word */
+      c |= (int32_t)((w[bit / 4] >> 16 * (bit % 4) & 0xffff) < 15729) << bit;
+    return c;
+  });
+}
+
+/* A row's columns: row, rows, seed, out; returns their count */
+using row_fn = int (*)(int64_t, int64_t, uint64_t, int32_t *);
+
+struct host_packed {
+  std::vector<uint32_t> words, meta;
+  std::vector<int64_t> sw{0}, sraw{0};
+  std::vector<int32_t> bias;
+  std::vector<uint8_t> len;
+  int64_t nnz = 0;
+};
+
+/* The packed rows of `rows` rows whose columns row_cols gives, with value ids (vb = 6) or not */
+static host_packed build_packed(int64_t rows, int vb, row_fn row_cols) {
+  host_packed h;
+  static int32_t c[32][64];
+  int n[32];
+  for (int64_t s = 0; s * 32 < rows; s++) {
+    int width = 0;
+    int64_t bias = INT64_MAX;
+    for (int l = 0; l < 32; l++) {
+      const int64_t r = s * 32 + l;
+      n[l] = r < rows ? row_cols(r, rows, 0x51ed2701u * (uint64_t)(r + 1), c[l]) : 0;
+      if (r < rows) h.len.push_back((uint8_t)n[l]);
+      if (n[l]) bias = std::min<int64_t>(bias, c[l][0] - r);
+      width = std::max(width, n[l]), h.nnz += n[l];
+    }
+    if (bias == INT64_MAX) bias = 0;
+    uint32_t any = 0; /* the OR of the slice's steps: its bit length is the largest's */
+    for (int l = 0; l < 32; l++)
+      for (int k = 0; k < n[l]; k++)
+        any |= (uint32_t)(k ? c[l][k] - c[l][k - 1] - 1 : c[l][0] - (s * 32 + l) - bias);
+    const int b = std::max(1, 32 - __builtin_clz(any | 1)) + vb;
+    if (b > 32) fprintf(stderr, "zs-lookup-floor: a field of %d bits\n", b), exit(1);
+    const int per_lane = (width * b + 31) / 32;
+    const size_t base = h.words.size();
+    h.words.resize(base + 32 * (size_t)per_lane);
+    for (int l = 0; l < 32; l++)
+      for (int k = 0, pos = 0; k < n[l]; k++, pos += b) {
+        const uint64_t step =
+            (uint64_t)(k ? c[l][k] - c[l][k - 1] - 1 : c[l][0] - (s * 32 + l) - bias);
+        const uint64_t id = (uint64_t)((s * 32 + l) * 40503 + k * 2654435761u) >> 7 & (VALUES - 1);
+        const uint64_t f = (step << vb | (vb ? id : 0)) << (pos & 31);
+        h.words[base + 32 * (size_t)(pos >> 5) + l] |= (uint32_t)f;
+        if ((pos & 31) + b > 32)
+          h.words[base + 32 * (size_t)(pos / 32 + 1) + l] |= (uint32_t)(f >> 32);
+      }
+    h.sw.push_back((int64_t)h.words.size());
+    h.sraw.push_back(h.sraw.back() + 32 * width);
+    h.meta.push_back((uint32_t)b | (uint32_t)width << 8);
+    h.bias.push_back((int32_t)bias);
+  }
+  return h;
+}
+
+/* Decodes the first slices on the host as the kernel does and compares with the rows' columns:
+ * the probe must time the stream it claims to */
+static void check_packed(const host_packed &h, int64_t rows, int vb, row_fn row_cols) {
+  int32_t want[64];
+  for (int64_t s = 0; s < std::min<int64_t>(64, (int64_t)h.meta.size()); s++)
+    for (int l = 0; l < 32 && s * 32 + l < rows; l++) {
+      const int64_t r = s * 32 + l;
+      const int n = row_cols(r, rows, 0x51ed2701u * (uint64_t)(r + 1), want);
+      const int b = (int)(h.meta[s] & 63), nw = (int)((h.sw[s + 1] - h.sw[s]) / 32);
+      const uint32_t *w = h.words.data() + h.sw[s] + l;
+      uint64_t buf = (uint64_t)(nw > 0 ? w[0] : 0u) | (uint64_t)(nw > 1 ? w[32] : 0u) << 32;
+      uint32_t next = nw > 2 ? w[64] : 0u;
+      int have = 64, j = 3;
+      int64_t col = r + h.bias[s] - 1;
+      for (int k = 0; k < n; k++) {
+        const uint32_t f = (uint32_t)buf & (uint32_t)(0xffffffffull >> (32 - b));
+        buf >>= b, have -= b;
+        if (have <= 32)
+          buf |= (uint64_t)next << have, have += 32, next = j < nw ? w[32 * j] : 0u, j++;
+        col += 1 + (f >> vb);
+        if (col != want[k] || n != h.len[r]) {
+          fprintf(stderr, "zs-lookup-floor: packed row %lld, nonzero %d: %lld, not %d\n",
+                  (long long)r, k, (long long)col, want[k]);
+          exit(1);
+        }
+      }
+    }
+}
+
+template <typename E>
+static const E *upload(const std::vector<E> &v) {
+  E *d;
+  CHECK(cudaMalloc(&d, std::max<size_t>(1, v.size()) * sizeof(E)));
+  CHECK(cudaMemcpy(d, v.data(), v.size() * sizeof(E), cudaMemcpyHostToDevice));
+  return d;
+}
+
+static pstream upload_packed(const host_packed &h, int64_t rows, const double *x, bool raw) {
+  pstream p{};
+  p.words = upload(h.words), p.slice_word = upload(h.sw), p.slice_raw = upload(h.sraw);
+  p.slice_meta = upload(h.meta), p.slice_bias = upload(h.bias), p.len = upload(h.len);
+  p.x = x, p.rows = rows, p.slices = (int64_t)h.meta.size(), p.nnz = h.nnz;
+  if (raw) {
+    double *d;
+    CHECK(cudaMalloc(&d, h.sraw.back() * sizeof(double)));
+    CHECK(cudaMemset(d, 0x3f, h.sraw.back() * sizeof(double)));
+    p.raw = d;
+  }
+  return p;
+}
+
 /* An FSE-style decode table of 2^log slots for nsym symbols, half of them three times as likely
  * as the other half: slot = base | bit count << 12 | symbol << 16, next state = base + bits. */
 static std::vector<uint32_t> fse_table(int log, int nsym) {
@@ -452,6 +692,8 @@ struct ctx {
   const double *raw, *vals, *x;
   double *out;
   int sms;
+  pstream pk[PATTERNS]; /* packed rows: band (ids, raw values), er, rmat */
+  double *y;
 };
 
 /* Sets the kernel's shared memory; false where per_sm blocks of it do not fit a multiprocessor */
@@ -515,6 +757,16 @@ static bool run_templ(const ctx &c, int per_sm, int64_t nnz, float *ms, double *
   return true;
 }
 
+template <bool X, int PV, int PAT>
+static bool run_packed(const ctx &c, int per_sm, int64_t, float *ms, double *done) {
+  const size_t smem = PV == PV_DICT ? VALUES * 32 * sizeof(double) : 0;
+  if (!fits(packed<X, PV>, smem, per_sm)) return false;
+  const int blocks = c.sms * per_sm;
+  *done = (double)c.pk[PAT].nnz;
+  *ms = time_launch([&] { packed<X, PV><<<blocks, THREADS, smem>>>(c.pk[PAT], c.vals, c.y); });
+  return true;
+}
+
 struct variant {
   const char *name;
   runner run;
@@ -540,6 +792,14 @@ static const variant news[] = {
     {"template+raw", run_templ<true, 27>},
     {"template+ids5", run_templ<false, 5>},
     {"template+raw5", run_templ<true, 5>},
+    {"packed-band", run_packed<false, PV_DICT, P_BAND>},
+    {"packed-band+x", run_packed<true, PV_DICT, P_BAND>},
+    {"packed-band+raw+x", run_packed<true, PV_RAW, P_BAND_RAW>},
+    {"packed-er", run_packed<false, PV_DICT, P_ER>},
+    {"packed-er+x", run_packed<true, PV_DICT, P_ER>},
+    {"packed-er+shfl+x", run_packed<true, PV_SHFL, P_ER>},
+    {"packed-rmat+x", run_packed<true, PV_DICT, P_RMAT>},
+    {"packed-rmat+shfl+x", run_packed<true, PV_SHFL, P_RMAT>},
 };
 
 /* Fills the id words with a hash of their index (ids 0–63 all used) */
@@ -649,6 +909,29 @@ int main(int argc, char **argv) {
     CHECK(cudaGetLastError());
     CHECK(cudaMemset(raw, 0x3f, nraw * sizeof(double)));
     c.ids = ids, c.raw = raw;
+  }
+
+  { /* packed rows: the banded matrix's (x of its rows), Erdős–Rényi's and R-MAT's (x of X_LEN) */
+    const int64_t band_rows = std::max<int64_t>(32, nnz / 20),
+                  rows16 = std::max<int64_t>(32, nnz / 16);
+    std::vector<double> xb(band_rows, 0.5);
+    const double *d_xb = upload(xb);
+    const struct {
+      int pattern, vb;
+      int64_t rows;
+      row_fn cols;
+      const double *x;
+    } pats[PATTERNS] = {{P_BAND, 6, band_rows, band_row, d_xb},
+                        {P_BAND_RAW, 0, band_rows, band_row, d_xb},
+                        {P_ER, 6, rows16, er_row, d_x},
+                        {P_RMAT, 6, rows16, rmat_row, d_x}};
+    for (const auto &q : pats) {
+      const host_packed h = build_packed(q.rows, q.vb, q.cols);
+      check_packed(h, q.rows, q.vb, q.cols);
+      c.pk[q.pattern] = upload_packed(h, q.rows, q.x, q.pattern == P_BAND_RAW);
+      fprintf(stderr, "packed %d: %.2f bits a nonzero\n", q.pattern, 32.0 * h.words.size() / h.nnz);
+    }
+    CHECK(cudaMalloc(&c.y, std::max(band_rows, rows16) * sizeof(double)));
   }
 
   if (csv) { /* the device on stderr, so that the CSV stays the data file's */
