@@ -1,5 +1,6 @@
-/* cpu_dtans5.c — the cpu backend's kernels for CSR-dtANS version 5 (template rows): a thread
- * takes whole slices of 32 rows, each row walks its template (docs/formats/dtans.md). */
+/* cpu_dtans5.c — the cpu backend's kernels for CSR-dtANS version 5 (template and packed rows): a
+ * thread takes whole slices of 32 rows, each row walks its template or its column fields
+ * (docs/formats/dtans.md). */
 #include <string.h>
 
 #include "backends/cpu/cpu_dtans5.h"
@@ -9,12 +10,17 @@ struct dtans5_op {
   zs_type type;
   int64_t rows, cols, slices;
   int mode, bits, per_word, threads, transpose_atomic;
-  uint32_t *tid;     /* per row: template id, DTANS_LONG for a long row */
-  int64_t *tptr;     /* templates + 1 */
-  int32_t *toff;     /* offsets of every template */
-  int64_t *slice_at; /* raw: entries, packed: words, per slice + 1 */
-  void *values;      /* raw values, or the value dictionary (packed, constant) */
-  uint32_t *words;   /* packed ids */
+  uint32_t *tid; /* per row: template id, DTANS_LONG for a long row, templates + n packed */
+  int64_t templates;
+  int64_t *tptr;       /* templates + 1 */
+  int32_t *toff;       /* offsets of every template */
+  int64_t *slice_at;   /* raw: entries, packed: words, per slice + 1 */
+  void *values;        /* raw values, or the value dictionary (packed, constant) */
+  uint32_t *words;     /* packed ids */
+  int64_t *col_at;     /* packed rows: their column words, per slice + 1 */
+  uint32_t *col_words; /* packed rows' column fields */
+  uint8_t *col_bits;   /* per slice */
+  int32_t *col_base;   /* per slice */
   int64_t n_long;
   int32_t *long_rows, *long_cols;
   int64_t *long_ptr;
@@ -24,6 +30,12 @@ struct dtans5_op {
 };
 
 enum { ROW_N = 1, ROW_T = 2 }; /* what a row's walk feeds: y = A x, t += Aᵀ w, or both */
+
+/* Nonzeros of row i in the slices (0 for a long row). */
+static inline int64_t row_len5(const dtans5_op *A, int64_t i) {
+  const uint32_t t = A->tid[i];
+  return t == DTANS_LONG ? 0 : dtans5_entry_len(A->tptr, A->templates, t);
+}
 
 #define VT float
 #define SFX(name) name##_f32
@@ -38,8 +50,9 @@ enum { ROW_N = 1, ROW_T = 2 }; /* what a row's walk feeds: y = A x, t += Aᵀ w,
 
 void cpu_dtans5_destroy(dtans5_op *A) {
   if (!A) return;
-  void *p[] = {A->tid,       A->tptr,      A->toff,     A->slice_at,    A->values, A->words,
-               A->long_rows, A->long_cols, A->long_ptr, A->long_values, A->part,   A->tbuf};
+  void *p[] = {A->tid,      A->tptr,        A->toff,     A->slice_at, A->values,    A->words,
+               A->col_at,   A->col_words,   A->col_bits, A->col_base, A->long_rows, A->long_cols,
+               A->long_ptr, A->long_values, A->part,     A->tbuf};
   for (size_t i = 0; i < sizeof p / sizeof *p; i++) zsi_free(p[i]);
   zsi_free(A);
 }
@@ -67,6 +80,12 @@ zs_status cpu_dtans5_create(dtans5_op **out, const zsb_encoded_view *enc, int th
     A->tid[i] = dtans5_row_template(L.row_template, L.row_template_bytes, i);
   ok = ok && copy_into(L.template_ptr, (uint64_t)L.templates + 1, 8, &A->tptr) &&
        copy_into(L.template_offsets, L.n_offsets, 4, &A->toff);
+  A->templates = L.templates;
+  if (L.packed_rows)
+    ok = ok && copy_into(L.slice_col_words, sl, 8, &A->col_at) &&
+         copy_into(L.col_words, L.n_col_words, 4, &A->col_words) &&
+         copy_into(L.slice_col_bits, sl - 1, 1, &A->col_bits) &&
+         copy_into(L.slice_col_base, sl - 1, 4, &A->col_base);
   if (L.value_mode == DTANS5_VALUES_RAW)
     ok = ok && copy_into(L.slice_values, sl, 8, &A->slice_at) &&
          copy_into(L.values, L.n_values, es, &A->values);
@@ -85,8 +104,7 @@ zs_status cpu_dtans5_create(dtans5_op **out, const zsb_encoded_view *enc, int th
   ok = ok && (A->part = zsi_alloc_array((uint64_t)threads + 1, 8)) != NULL;
   if (ok) {
     int64_t total = 0;
-    for (int64_t i = 0; i < L.rows; i++)
-      total += A->tid[i] == DTANS_LONG ? 0 : A->tptr[A->tid[i] + 1] - A->tptr[A->tid[i]];
+    for (int64_t i = 0; i < L.rows; i++) total += row_len5(A, i);
     /* thread u ends at the slice boundary nearest to u/threads of the nonzeros */
     int64_t done = 0, sl_at = 0;
     A->part[0] = 0;
@@ -95,7 +113,7 @@ zs_status cpu_dtans5_create(dtans5_op **out, const zsb_encoded_view *enc, int th
       while (sl_at < A->slices) {
         int64_t n = 0;
         for (int64_t i = sl_at * DTANS5_LANES; i < (sl_at + 1) * DTANS5_LANES && i < L.rows; i++)
-          n += A->tid[i] == DTANS_LONG ? 0 : A->tptr[A->tid[i] + 1] - A->tptr[A->tid[i]];
+          n += row_len5(A, i);
         if (u < threads && done + n - want > want - done) break;
         done += n, sl_at++;
       }

@@ -1,7 +1,8 @@
-/* dtans5_gpu.cuh — CSR-dtANS version 5 (template rows) on the GPU modules: a thread per row walks
- * its template's offsets and reads its values by slice, position and lane, so 32 threads read 32
- * consecutive values or id words (docs/formats/dtans.md, "Version 5"). No table lookup per
- * nonzero: the small dictionaries sit in shared memory. A unit of its own
+/* dtans5_gpu.cuh — CSR-dtANS version 5 (template and packed rows) on the GPU modules: a thread per
+ * row walks its template's offsets (or its packed column fields) and reads its values by slice,
+ * position and lane, so 32 threads read 32 consecutive values, id words or column words
+ * (docs/formats/dtans.md, "Version 5"). No table lookup per nonzero: the small dictionaries sit in
+ * shared memory. A unit of its own
  * (backends/cuda/cuda_dtans5.cu, backends/hip/hip_dtans5.cpp), reached through dtans_gpu.cuh. */
 #include "backends/cuda_hip/csr_kernels.cuh"
 #include "backends/cuda_hip/dtans5_gpu.h"
@@ -41,9 +42,44 @@ struct dt5_args {
   const int64_t *row_ptr; /* DT5_WRITE */
   int32_t *out_col;
   void *out_val;
+  const int64_t *col_at; /* packed rows: column words per slice + 1, field bits, base */
+  const uint32_t *col_words;
+  const uint8_t *col_bits;
+  const int32_t *col_base;
 };
 
-template <typename T, int VM, int OP, int DICT, bool TSM>
+/* A packed row's columns in order: its lane's column words as a bit string, two words in a
+ * buffer and the next in flight, so a field never waits on the load that brings it. */
+struct dt5_fields {
+  const uint32_t *w; /* the lane's word 0; word j at w[32 j] */
+  uint64_t buf;
+  uint32_t next, mask;
+  int have, j, words, bits;
+  int64_t col; /* the last column given */
+
+  __device__ __forceinline__ void start(const dt5_args &a, int64_t s, int lane, int64_t i) {
+    const int64_t w0 = a.col_at[s];
+    words = (int)((a.col_at[s + 1] - w0) / DTANS5_LANES), bits = a.col_bits[s];
+    mask = bits ? 0xffffffffu >> (32 - bits) : 0u;
+    w = a.col_words + w0 + lane;
+    buf = (uint64_t)(words > 0 ? w[0] : 0u) | (uint64_t)(words > 1 ? w[32] : 0u) << 32;
+    next = words > 2 ? w[64] : 0u, have = 64, j = 3;
+    col = i + a.col_base[s] - 1;
+  }
+  __device__ __forceinline__ int64_t step() {
+    const uint32_t f = (uint32_t)buf & mask;
+    buf >>= bits, have -= bits;
+    if (have <= 32) {
+      buf |= (uint64_t)next << have, have += 32;
+      next = j < words ? w[32 * j] : 0u;
+      j++;
+    }
+    return col += 1 + (int64_t)f;
+  }
+};
+
+/* PR: the blob has packed rows (row_template entries from `templates` on) */
+template <typename T, int VM, int OP, int DICT, bool TSM, bool PR>
 __global__ void __launch_bounds__(ZS_DT5_THREADS)
     zs_dtans5_kernel(dt5_args a, const T *__restrict__ x, T *__restrict__ y, T alpha, T beta) {
   extern __shared__ __align__(16) unsigned char zs_dt5_smem[];
@@ -70,19 +106,23 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
        i += (int64_t)gridDim.x * blockDim.x) {
     const uint32_t t = dtans5_row_template(a.row_template, a.tbytes, i);
     if (t == DTANS_LONG) continue; /* long rows: zs_dtans5_long_kernel */
-    const int2 d = desc[t];
+    const bool packed = PR && t >= (uint32_t)a.templates;
+    const int2 d = packed ? make_int2(0, (int)(t - (uint32_t)a.templates)) : desc[t];
     const int32_t *o = offs + d.x;
     const int64_t s = i / DTANS5_LANES;
     const T wi = OP == DT5_SCATTER ? x[i] : OP == DT5_PAIR ? ((const T *)a.pair_w)[i] : T(0);
     T sum = T(0);
-    auto take = [&](int k, T v) {
-      const int64_t j = i + o[k];
-      if (OP == DT5_SPMV || OP == DT5_PAIR) sum += v * x[j];
-      if (OP == DT5_SCATTER || OP == DT5_PAIR) atomicAdd(&z[j], at * (v * wi));
-      if (OP == DT5_WRITE) {
-        a.out_col[a.row_ptr[i] + k] = (int32_t)j;
-        if (a.out_val) ((T *)a.out_val)[a.row_ptr[i] + k] = v;
-      }
+    dt5_fields fields;
+    if (packed) fields.start(a, s, lane, i);
+    auto take = [&](int k, T v) { /* nonzero k of the row, the k-th call */
+                                  const int64_t j = packed ? fields.step() : i + o[k];
+                                  if (OP == DT5_SPMV || OP == DT5_PAIR) sum += v * x[j];
+                                  if (OP == DT5_SCATTER || OP == DT5_PAIR)
+                                    atomicAdd(&z[j], at * (v * wi));
+                                  if (OP == DT5_WRITE) {
+                                    a.out_col[a.row_ptr[i] + k] = (int32_t)j;
+                                    if (a.out_val) ((T *)a.out_val)[a.row_ptr[i] + k] = v;
+                                  }
     };
     if (VM == DTANS5_VALUES_RAW) {
       const T *v = dict + a.slice_at[s] + lane;
@@ -150,7 +190,7 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
 struct dtans5_gpu_op {
   const gpu_device *dev;
   zs_type type;
-  int64_t rows, cols, nnz, slices, n_long;
+  int64_t rows, cols, nnz, slices, n_long, packed_rows;
   int mode, dict; /* DTANS5_VALUES_*, DT5_DICT_* */
   bool atomic, tsm;
   size_t smem;
@@ -158,8 +198,10 @@ struct dtans5_gpu_op {
   void *row_template, *values;
   int2 *tdesc;
   int32_t *toff, *long_rows, *long_cols;
-  int64_t *slice_at, *long_ptr;
-  uint32_t *words;
+  int64_t *slice_at, *long_ptr, *col_at;
+  uint32_t *words, *col_words;
+  uint8_t *col_bits;
+  int32_t *col_base;
   void *long_values;
   int64_t *host_row_ptr; /* deterministic SpMVT: the decoded CSR's rows (NULL when atomic) */
   gpu_op *t_csr;         /* Aᵀ as CSR, built on the first deterministic SpMVT */
@@ -167,8 +209,9 @@ struct dtans5_gpu_op {
 
 void dt5_free(dtans5_gpu_op *op) {
   if (!op) return;
-  void *p[] = {op->row_template, op->values,   op->tdesc,    op->toff,  op->long_rows,
-               op->long_cols,    op->slice_at, op->long_ptr, op->words, op->long_values};
+  void *p[] = {op->row_template, op->values,    op->tdesc,    op->toff,    op->long_rows,
+               op->long_cols,    op->slice_at,  op->long_ptr, op->words,   op->long_values,
+               op->col_at,       op->col_words, op->col_bits, op->col_base};
   for (void *q : p) release(q);
   csr_op_free(op->t_csr);
   free(op->host_row_ptr);
@@ -194,9 +237,14 @@ unsigned dt5_grid(const dtans5_gpu_op *op, K kernel) {
 
 template <typename T, int VM, int OP, int DICT, bool TSM>
 zs_status dt5_launch(dtans5_gpu_op *op, const T *x, T *y, T alpha, T beta) {
-  auto kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM>;
   if (op->rows == 0) return ZS_OK;
-  kernel<<<dt5_grid(op, kernel), ZS_DT5_THREADS, op->smem>>>(op->a, x, y, alpha, beta);
+  if (op->packed_rows) {
+    auto kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, true>;
+    kernel<<<dt5_grid(op, kernel), ZS_DT5_THREADS, op->smem>>>(op->a, x, y, alpha, beta);
+  } else {
+    auto kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, false>;
+    kernel<<<dt5_grid(op, kernel), ZS_DT5_THREADS, op->smem>>>(op->a, x, y, alpha, beta);
+  }
   return check_launch("dtans version 5 kernel");
 }
 
@@ -316,6 +364,7 @@ zs_status dtans5_gpu_create(const gpu_device *dev, void **state, const zsb_encod
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "dtans operator");
   op->dev = dev, op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
   op->slices = L.slices, op->n_long = L.n_long, op->mode = L.value_mode, op->atomic = atomic;
+  op->packed_rows = L.packed_rows;
   const size_t es = type_size(v->type);
   /* shared memory: the templates when small, the packed dictionary a copy per lane or one */
   const size_t tbytes = 8 * (size_t)L.templates + 4 * (size_t)L.n_offsets;
@@ -352,6 +401,15 @@ zs_status dtans5_gpu_create(const gpu_device *dev, void **state, const zsb_encod
     if (s == ZS_OK && L.value_mode == DTANS5_VALUES_PACKED)
       s = dt5_upload((void **)&op->words, L.value_words, L.n_value_words, 4, "value_words");
   }
+  if (s == ZS_OK && L.packed_rows) {
+    s = dt5_upload((void **)&op->col_at, L.slice_col_words, sl, 8, "slice_col_words");
+    if (s == ZS_OK)
+      s = dt5_upload((void **)&op->col_words, L.col_words, L.n_col_words, 4, "col_words");
+    if (s == ZS_OK)
+      s = dt5_upload((void **)&op->col_bits, L.slice_col_bits, sl - 1, 1, "slice_col_bits");
+    if (s == ZS_OK)
+      s = dt5_upload((void **)&op->col_base, L.slice_col_base, sl - 1, 4, "slice_col_base");
+  }
   if (s == ZS_OK)
     s = dt5_upload((void **)&op->long_rows, L.long_rows, (uint64_t)L.n_long, 4, "long_rows");
   if (s == ZS_OK)
@@ -365,7 +423,7 @@ zs_status dtans5_gpu_create(const gpu_device *dev, void **state, const zsb_encod
     for (int64_t i = 0, k = 0; s == ZS_OK && i < op->rows; i++) {
       const uint32_t t = dtans5_row_template(L.row_template, L.row_template_bytes, i);
       const int64_t n = t == DTANS_LONG ? L.long_ptr[k + 1] - L.long_ptr[k]
-                                        : L.template_ptr[t + 1] - L.template_ptr[t];
+                                        : dtans5_entry_len(L.template_ptr, L.templates, t);
       k += t == DTANS_LONG;
       op->host_row_ptr[i + 1] = op->host_row_ptr[i] + n;
     }
@@ -376,6 +434,8 @@ zs_status dtans5_gpu_create(const gpu_device *dev, void **state, const zsb_encod
   a.slice_at = op->slice_at, a.values = op->values, a.words = op->words;
   a.value_real = (int)L.value_real, a.bits = L.value_bits, a.per_word = L.ids_per_word;
   a.dict_at = (unsigned)dict_at, a.rows = L.rows;
+  a.col_at = op->col_at, a.col_words = op->col_words, a.col_bits = op->col_bits;
+  a.col_base = op->col_base;
   if (s != ZS_OK) {
     dt5_free(op);
     return s;

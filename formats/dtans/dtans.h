@@ -94,12 +94,16 @@ typedef struct dtans_choice {
 ZSI_HIDDEN void dtans_choose(const uint64_t *freq, int64_t distinct, uint64_t unseen,
                              double raw_bits, double dict_bytes, dtans_choice *c);
 
-/* Version 5, template rows (dtans5_encode.c, dtans5_decode.c). The encoder: A's rows as templates
- * when at most max_templates distinct ones hold them (rows of more than long_min nonzeros stored
- * apart; 0: none), values in `mode` (DTANS5_VALUES_*, or -1: the smallest); *out is NULL when
- * the rows need more templates. ZS_ERR_INVALID_ARGUMENT for a value mode the values cannot take. */
+/* Version 5, template and packed rows (dtans5_encode.c, dtans5_decode.c). The encoder: A's rows
+ * (but those of more than long_min nonzeros, stored apart; 0: none) as templates when at most
+ * max_templates distinct ones hold them; values in `mode` (DTANS5_VALUES_*, or -1: the smallest).
+ * row_kind DTANS5_ROWS_TEMPLATES: *out is NULL when the rows need more templates;
+ * DTANS5_ROWS_PACKED: every row a packed row; DTANS5_ROWS_AUTO: as TEMPLATES where the rows fit,
+ * else the templates of two rows or more kept and the other rows packed.
+ * ZS_ERR_INVALID_ARGUMENT for a value mode the values cannot take. */
+enum { DTANS5_ROWS_AUTO = -1, DTANS5_ROWS_TEMPLATES = 0, DTANS5_ROWS_PACKED = 1 };
 ZSI_HIDDEN zs_status dtans5_encode(const zs_matrix *A, int64_t long_min, int mode,
-                                   int64_t max_templates, zs_encoded **out);
+                                   int64_t max_templates, int row_kind, zs_encoded **out);
 /* E's version 5 layout with every content check (templates, row ids, columns, long rows, slice
  * offsets, packed ids and padding); a failure is recorded for zs_last_error. */
 ZSI_HIDDEN zs_status dtans5_layout_of(const zs_encoded *E, dtans5_layout *L);

@@ -1,4 +1,4 @@
-/* dtans5_decode.c — CSR-dtANS version 5 (template rows): every check of validate, and the
+/* dtans5_decode.c — CSR-dtANS version 5 (template and packed rows): every check of validate, and the
  * normative decoder. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -28,16 +28,22 @@ static zs_status templates_ok(const dtans5_layout *v) {
   return ZS_OK;
 }
 
-/* Length of row i's template; 0 for a long row. */
+/* Nonzeros of row i in the slices (its template's or its packed fields'); 0 for a long row. */
 static inline int64_t row_len(const dtans5_layout *v, int64_t i) {
   const uint32_t t = dtans5_row_template(v->row_template, v->row_template_bytes, i);
-  return t == DTANS_LONG ? 0 : v->template_ptr[t + 1] - v->template_ptr[t];
+  return t == DTANS_LONG ? 0 : dtans5_entry_len(v->template_ptr, v->templates, t);
+}
+
+/* Row i is a packed row (its entry past the templates). */
+static inline int is_packed(const dtans5_layout *v, int64_t i) {
+  const uint32_t t = dtans5_row_template(v->row_template, v->row_template_bytes, i);
+  return t != DTANS_LONG && (int64_t)t >= v->templates;
 }
 
 /* Row ids in range, each row's columns in [0, cols), long rows as in versions 2-4; *coded: the
  * nonzeros the templates give. */
 static zs_status rows_ok(const dtans5_layout *v, uint64_t *coded) {
-  int64_t marked = 0;
+  int64_t marked = 0, packed = 0;
   *coded = 0;
   for (int64_t i = 0; i < v->rows; i++) {
     const uint32_t t = dtans5_row_template(v->row_template, v->row_template_bytes, i);
@@ -45,10 +51,18 @@ static zs_status rows_ok(const dtans5_layout *v, uint64_t *coded) {
       marked++;
       continue;
     }
-    if (t >= (uint64_t)v->templates)
+    if (t >= (uint64_t)v->templates && v->packed_rows == 0)
       return CORRUPT("dtans: row_template[%" PRId64 "] = %" PRIu32
                      " is not below templates = %" PRId64,
                      i, t, v->templates);
+    if (t >= (uint64_t)v->templates) { /* a packed row: its columns are checked by cols_ok */
+      if ((int64_t)t - v->templates > v->cols)
+        return CORRUPT("dtans: row_template[%" PRId64 "] = %" PRIu32 ": a packed row of %" PRId64
+                       " nonzeros, over %" PRId64 " columns",
+                       i, t, (int64_t)t - v->templates, v->cols);
+      packed++, *coded += (uint64_t)t - (uint64_t)v->templates;
+      continue;
+    }
     const int64_t b = v->template_ptr[t], e = v->template_ptr[t + 1];
     if (e > b && (i + v->template_offsets[b] < 0 || i + v->template_offsets[e - 1] >= v->cols))
       return CORRUPT("dtans: row %" PRId64 " (template %" PRIu32
@@ -74,6 +88,9 @@ static zs_status rows_ok(const dtans5_layout *v, uint64_t *coded) {
                        ") is out of range or not ascending",
                        j, v->long_cols[j], r);
   }
+  if (packed != v->packed_rows)
+    return CORRUPT("dtans: row_template holds %" PRId64 " packed rows, packed_rows is %" PRId64,
+                   packed, v->packed_rows);
   if (marked != v->n_long)
     return CORRUPT("dtans: row_template marks %" PRId64 " long rows, long_rows lists %" PRId64,
                    marked, v->n_long);
@@ -135,13 +152,62 @@ static zs_status values_ok(const dtans5_layout *v) {
   return ZS_OK;
 }
 
+/* Packed rows: each slice's words as its packed width and field bits make them, every column in
+ * [0, cols), the bits past a lane's fields zero. */
+static zs_status cols_ok(const dtans5_layout *v) {
+  if (v->packed_rows == 0) return ZS_OK;
+  const int64_t *off = v->slice_col_words;
+  zs_status s = dtans_check_offsets("slice_col_words", off, v->slices, "col_words", v->n_col_words);
+  if (s != ZS_OK) return s;
+  for (int64_t sl = 0; sl < v->slices; sl++) {
+    int64_t width = 0, len[DTANS5_LANES];
+    for (int l = 0; l < DTANS5_LANES; l++) {
+      const int64_t i = sl * DTANS5_LANES + l;
+      len[l] = i < v->rows && is_packed(v, i) ? row_len(v, i) : 0;
+      if (len[l] > width) width = len[l];
+    }
+    const int bits = v->slice_col_bits[sl];
+    if (bits > 32 || (bits == 0) != (width == 0))
+      return CORRUPT("dtans: slice_col_bits[%" PRId64 "] = %d with packed rows of up to %" PRId64
+                     " nonzeros (0 exactly when none, else at most 32)",
+                     sl, bits, width);
+    const int64_t per_lane = (width * bits + 31) / 32;
+    if (off[sl + 1] - off[sl] != DTANS5_LANES * per_lane)
+      return CORRUPT("dtans: slice_col_words[%" PRId64 "] = %" PRId64 ": slice %" PRId64
+                     " of packed width %" PRId64 " and %d-bit fields holds %" PRId64 " words",
+                     sl + 1, off[sl + 1], sl, width, bits, DTANS5_LANES * per_lane);
+    for (int l = 0; l < DTANS5_LANES; l++) {
+      const int64_t i = sl * DTANS5_LANES + l;
+      const uint32_t *w = v->col_words + off[sl] + l;
+      int64_t col = i + v->slice_col_base[sl] - 1;
+      for (int64_t k = 0; k < len[l]; k++) {
+        col += 1 + (int64_t)dtans5_col_field(w, bits, k);
+        if (col < 0 || col >= v->cols)
+          return CORRUPT("dtans: col_words: packed row %" PRId64 ", nonzero %" PRId64
+                         ": column %" PRId64 " is outside [0, %" PRId64 ")",
+                         i, k, col, v->cols);
+      }
+      for (int64_t j = 0; j < per_lane; j++) {
+        const int64_t used = len[l] * bits - 32 * j;
+        if (used < 32 && (used <= 0 ? w[32 * j] : w[32 * j] >> used))
+          return CORRUPT("dtans: col_words[%" PRId64
+                         "] has bits set past the fields of lane %d "
+                         "(slice %" PRId64 ")",
+                         off[sl] + 32 * j + l, l, sl);
+      }
+    }
+  }
+  return ZS_OK;
+}
+
 zs_status dtans5_layout_of(const zs_encoded *E, dtans5_layout *v) {
   zsi_view_buf vb;
   char why[ZSI_LAYOUT_WHY];
   zs_status s = dtans5_layout_parse(zsi_encoded_as_view(E, &vb), v, why, sizeof why);
   if (s != ZS_OK) return zsi_error(s, "%s", why);
   uint64_t coded;
-  if ((s = templates_ok(v)) || (s = rows_ok(v, &coded)) || (s = values_ok(v))) return s;
+  if ((s = templates_ok(v)) || (s = rows_ok(v, &coded)) || (s = values_ok(v)) || (s = cols_ok(v)))
+    return s;
   return ZS_OK;
 }
 
@@ -175,10 +241,18 @@ zs_status dtans5_decode_all(const zs_encoded *E, zs_matrix **out) {
   ZSI_OMP(parallel for schedule(dynamic, 1024) num_threads(zsi_omp_threads()) if (E->nnz > 65536))
   for (int64_t i = 0; i < E->rows; i++) {
     const uint32_t t = dtans5_row_template(v.row_template, v.row_template_bytes, i);
-    const int64_t at = A->row_ptr[i];
+    const int64_t at = A->row_ptr[i], sl = i / DTANS5_LANES;
     if (t == DTANS_LONG) continue;
-    for (int64_t k = 0, b = v.template_ptr[t]; b + k < v.template_ptr[t + 1]; k++) {
-      A->col_idx[at + k] = (int32_t)(i + v.template_offsets[b + k]);
+    const int packed = (int64_t)t >= v.templates;
+    const uint32_t *w = packed ? v.col_words + v.slice_col_words[sl] + i % DTANS5_LANES : NULL;
+    int64_t col = packed ? i + v.slice_col_base[sl] - 1 : 0;
+    const int64_t n = row_len(&v, i);
+    for (int64_t k = 0; k < n; k++) {
+      if (packed)
+        col += 1 + (int64_t)dtans5_col_field(w, v.slice_col_bits[sl], k);
+      else
+        col = i + v.template_offsets[v.template_ptr[t] + k];
+      A->col_idx[at + k] = (int32_t)col;
       dtans_copy_value((char *)A->values + (size_t)(at + k) * es, entry_value(&v, i, k), es);
     }
   }

@@ -1,5 +1,6 @@
-/* dtans5_encode.c — the CSR-dtANS version 5 encoder: rows as templates of column offsets, values
- * laid out for a thread per row (docs/formats/dtans.md, "Version 5"). */
+/* dtans5_encode.c — the CSR-dtANS version 5 encoder: rows as templates of column offsets or as
+ * packed column fields, values laid out for a thread per row (docs/formats/dtans.md,
+ * "Version 5"). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,13 +98,19 @@ static int by_count(const void *a, const void *b) {
 }
 
 /* ---- the encoder ---- */
+/* tid of a packed row until the blob is written (then templates + its length) */
+#define PACKED_ROW (DTANS_LONG - 1)
+
 typedef struct enc5 {
   const zs_matrix *A;
-  int64_t long_min, n_long, long_nnz, slices;
+  int64_t long_min, n_long, long_nnz, slices, packed_rows;
   int mode;
   uint8_t *is_long;
-  uint32_t *tid;  /* per row: template id (DTANS_LONG for long rows) */
-  int64_t *width; /* per slice: its longest template */
+  uint32_t *tid;   /* per row: template id (DTANS_LONG for long rows, PACKED_ROW) */
+  int64_t *width;  /* per slice: its longest row (template or packed) */
+  uint8_t *cbits;  /* packed rows, per slice: bits of a column field */
+  int32_t *cbase;  /* packed rows, per slice: first column − row − first field */
+  int64_t *cwords; /* packed rows, per slice + 1: offsets into col_words */
   tdict d;
   vdict v;
   vfreq *sorted;    /* values by count, descending (packed) */
@@ -111,13 +118,41 @@ typedef struct enc5 {
 } enc5;
 
 static void enc5_free(enc5 *e) {
-  free(e->is_long), free(e->tid), free(e->width);
+  free(e->is_long), free(e->tid), free(e->width), free(e->cbits), free(e->cbase), free(e->cwords);
   free(e->d.slot), free(e->d.hash), free(e->d.ptr), free(e->d.off);
   free(e->v.key), free(e->v.count), free(e->sorted);
 }
 
-/* Templates of every row; 0 when more than max_templates are needed. */
-static zs_status find_templates(enc5 *e, int64_t max_templates, int *fits) {
+/* Packed rows in place of the templates that hold one row (when the dictionary overflowed,
+ * row_kind auto): the templates of two rows or more keep their order, renumbered. */
+static zs_status pack_single_rows(enc5 *e) {
+  tdict *d = &e->d;
+  int64_t *uses = calloc((size_t)d->n + 1, sizeof *uses), *to = malloc(((size_t)d->n + 1) * 8);
+  if (!uses || !to) {
+    free(uses), free(to);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: template uses");
+  }
+  for (int64_t i = 0; i < e->A->rows; i++)
+    if (e->tid[i] < PACKED_ROW) uses[e->tid[i]]++;
+  int64_t kept = 0, n_off = 0;
+  for (int64_t t = 0; t < d->n; t++) {
+    to[t] = uses[t] >= 2 ? kept : -1;
+    if (to[t] < 0) continue;
+    const int64_t b = d->ptr[t], n = d->ptr[t + 1] - b;
+    memmove(d->off + n_off, d->off + b, (size_t)n * sizeof *d->off);
+    d->ptr[kept] = n_off, n_off += n, d->ptr[++kept] = n_off;
+  }
+  d->n = kept, d->n_off = n_off;
+  for (int64_t i = 0; i < e->A->rows; i++)
+    if (e->tid[i] < PACKED_ROW)
+      e->tid[i] = to[e->tid[i]] < 0 ? PACKED_ROW : (uint32_t)to[e->tid[i]];
+  free(uses), free(to);
+  return ZS_OK;
+}
+
+/* Templates of every row (row_kind TEMPLATES: 0 when more than max_templates are needed); packed
+ * rows as row_kind says. */
+static zs_status find_templates(enc5 *e, int64_t max_templates, int row_kind, int *fits) {
   const zs_matrix *A = e->A;
   tdict *d = &e->d;
   d->cap = max_templates + 1;
@@ -133,26 +168,94 @@ static zs_status find_templates(enc5 *e, int64_t max_templates, int *fits) {
   memset(d->slot, 0xff, (size_t)(d->mask + 1) * sizeof *d->slot);
   d->ptr[0] = 0;
   *fits = 1;
+  int full = 0;
   for (int64_t i = 0; i < A->rows; i++) {
     const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
     if (e->long_min > 0 && n > e->long_min) {
       e->is_long[i] = 1, e->n_long++, e->long_nnz += n, e->tid[i] = DTANS_LONG;
       continue;
     }
-    const int64_t t = template_of(d, A, i);
+    const int64_t t = row_kind == DTANS5_ROWS_PACKED ? -1 : template_of(d, A, i);
     if (t == -2) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: template offsets");
-    if (t < 0) return *fits = 0, ZS_OK;
-    e->tid[i] = (uint32_t)t;
+    if (t < 0 && row_kind == DTANS5_ROWS_TEMPLATES) return *fits = 0, ZS_OK;
+    full |= t < 0;
+    e->tid[i] = t < 0 ? PACKED_ROW : (uint32_t)t;
   }
+  zs_status s;
+  if (full && row_kind == DTANS5_ROWS_AUTO && (s = pack_single_rows(e)) != ZS_OK) return s;
+  for (int64_t i = 0; i < A->rows; i++) e->packed_rows += e->tid[i] == PACKED_ROW;
   e->slices = (A->rows + DTANS5_LANES - 1) / DTANS5_LANES;
   e->width = calloc((size_t)e->slices + 1, sizeof *e->width);
   if (!e->width) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: slice widths");
   for (int64_t i = 0; i < A->rows; i++) {
     if (e->is_long[i]) continue;
-    const int64_t n = d->ptr[e->tid[i] + 1] - d->ptr[e->tid[i]];
+    const int64_t n = e->tid[i] == PACKED_ROW ? A->row_ptr[i + 1] - A->row_ptr[i]
+                                              : d->ptr[e->tid[i] + 1] - d->ptr[e->tid[i]];
     if (n > e->width[i / DTANS5_LANES]) e->width[i / DTANS5_LANES] = n;
   }
   return ZS_OK;
+}
+
+/* ---- packed rows: column fields ---- */
+
+/* Field k of row i: its first column − i − base, then each step − 1. */
+static inline uint32_t col_field(const zs_matrix *A, int64_t i, int64_t k, int64_t base) {
+  const int32_t *c = A->col_idx + A->row_ptr[i];
+  return (uint32_t)(k ? (int64_t)c[k] - c[k - 1] - 1 : (int64_t)c[0] - i - base);
+}
+
+/* Slice s's field bits and base, and the words it needs (its packed width's fields a lane). */
+static int64_t slice_fields(enc5 *e, int64_t s) {
+  const zs_matrix *A = e->A;
+  int64_t base = INT64_MAX, width = 0;
+  for (int64_t i = s * DTANS5_LANES; i < (s + 1) * DTANS5_LANES && i < A->rows; i++) {
+    const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
+    if (e->tid[i] != PACKED_ROW || n == 0) continue;
+    const int64_t first = (int64_t)A->col_idx[A->row_ptr[i]] - i;
+    if (first < base) base = first;
+    if (n > width) width = n;
+  }
+  uint32_t any = 0; /* the OR of the fields: its bit length is the largest's */
+  for (int64_t i = s * DTANS5_LANES; width && i < (s + 1) * DTANS5_LANES && i < A->rows; i++)
+    for (int64_t k = 0; e->tid[i] == PACKED_ROW && k < A->row_ptr[i + 1] - A->row_ptr[i]; k++)
+      any |= col_field(A, i, k, base);
+  int bits = 0;
+  while (bits < 32 && any >> bits) bits++;
+  e->cbits[s] = (uint8_t)(width ? (bits ? bits : 1) : 0);
+  e->cbase[s] = width ? (int32_t)base : 0;
+  return DTANS5_LANES * ((width * e->cbits[s] + 31) / 32);
+}
+
+/* Per slice: field bits, base and word offsets. */
+static zs_status plan_fields(enc5 *e) {
+  const uint64_t n = (uint64_t)e->slices + 1;
+  e->cbits = calloc(n, 1), e->cbase = calloc(n, 4), e->cwords = calloc(n, 8);
+  if (!e->cbits || !e->cbase || !e->cwords)
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: packed rows' slices");
+  const zs_matrix *A = e->A;
+  ZSI_OMP(parallel for schedule(dynamic, 256) num_threads(zsi_omp_threads()) if (A->nnz > 65536))
+  for (int64_t s = 0; s < e->slices; s++) e->cwords[s + 1] = slice_fields(e, s);
+  for (int64_t s = 0; s < e->slices; s++) e->cwords[s + 1] += e->cwords[s];
+  return ZS_OK;
+}
+
+/* Slice s's column words: lane l's fields low bits first, straddling words; the rest zero. */
+static void write_fields(const enc5 *e, int64_t s, uint32_t *words) {
+  const zs_matrix *A = e->A;
+  const int bits = e->cbits[s];
+  uint32_t *w = words + e->cwords[s];
+  memset(w, 0, (size_t)(e->cwords[s + 1] - e->cwords[s]) * 4);
+  for (int l = 0; l < DTANS5_LANES; l++) {
+    const int64_t i = s * DTANS5_LANES + l;
+    if (i >= A->rows || e->tid[i] != PACKED_ROW) continue;
+    for (int64_t k = 0; k < A->row_ptr[i + 1] - A->row_ptr[i]; k++) {
+      const uint64_t at = (uint64_t)k * (uint64_t)bits, j = at / 32;
+      const uint64_t f = (uint64_t)col_field(A, i, k, e->cbase[s]) << (at % 32);
+      w[DTANS5_LANES * j + (uint64_t)l] |= (uint32_t)f;
+      if (at % 32 + (uint64_t)bits > 32)
+        w[DTANS5_LANES * (j + 1) + (uint64_t)l] |= (uint32_t)(f >> 32);
+    }
+  }
 }
 
 /* The distinct values of the rows in the stream (e->distinct = -1 past DTANS5_MAX_VALUES), sorted
@@ -224,7 +327,12 @@ static zs_status write_blob(const enc5 *e, zs_encoded **out) {
   zs_encoded *E = NULL;
   zs_status s = zsi_encoded_new(&E, ZS_FORMAT_DTANS, A->type, A->rows, A->cols, A->nnz);
   if (s != ZS_OK) return s;
-  const uint32_t tb = d->n < UINT8_MAX ? 1 : d->n < UINT16_MAX ? 2 : 4;
+  int64_t top = d->n; /* the largest entry of row_template is below this (but the long mark) */
+  for (int64_t i = 0; i < A->rows; i++)
+    if (e->tid[i] == PACKED_ROW && d->n + A->row_ptr[i + 1] - A->row_ptr[i] > top)
+      top = d->n + A->row_ptr[i + 1] - A->row_ptr[i];
+  const uint32_t tb = top < UINT8_MAX ? 1 : top < UINT16_MAX ? 2 : 4;
+  uint32_t *cwords = NULL;
   void *rt, *lvals, *vsym = NULL, *values = NULL;
   int64_t *tptr, *lptr, *soff = NULL;
   int32_t *toff, *lrows, *lcols;
@@ -255,6 +363,16 @@ static zs_status write_blob(const enc5 *e, zs_encoded **out) {
       memcpy((char *)vsym + (size_t)r * es, e->distinct > 0 ? &e->sorted[r].key : &(uint64_t){0},
              es);
   }
+  if (e->packed_rows) {
+    const uint64_t n = (uint64_t)e->slices;
+    void *bits, *base, *off;
+    if ((s = zsi_encoded_add_array(E, "slice_col_words", 8, n + 1, &off)) ||
+        (s = zsi_encoded_add_array(E, "col_words", 4, (uint64_t)e->cwords[n], (void **)&cwords)) ||
+        (s = zsi_encoded_add_array(E, "slice_col_bits", 1, n, &bits)) ||
+        (s = zsi_encoded_add_array(E, "slice_col_base", 4, n, &base)))
+      goto fail;
+    memcpy(off, e->cwords, (n + 1) * 8), memcpy(bits, e->cbits, n), memcpy(base, e->cbase, n * 4);
+  }
   if ((s = zsi_encoded_add_array(E, "long_rows", 4, (uint64_t)e->n_long, (void **)&lrows)) ||
       (s = zsi_encoded_add_array(E, "long_ptr", 8, (uint64_t)e->n_long + 1, (void **)&lptr)) ||
       (s = zsi_encoded_add_array(E, "long_cols", 4, (uint64_t)e->long_nnz, (void **)&lcols)) ||
@@ -264,7 +382,8 @@ static zs_status write_blob(const enc5 *e, zs_encoded **out) {
   if (d->n_off) memcpy(toff, d->off, (size_t)d->n_off * sizeof *toff);
   lptr[0] = 0;
   for (int64_t i = 0, k = 0; i < A->rows; i++) {
-    const uint32_t t = e->tid[i];
+    const uint32_t t =
+        e->tid[i] == PACKED_ROW ? (uint32_t)(d->n + A->row_ptr[i + 1] - A->row_ptr[i]) : e->tid[i];
     if (tb == 1)
       ((uint8_t *)rt)[i] = (uint8_t)t; /* the long mark: all ones in any width */
     else if (tb == 2)
@@ -283,12 +402,17 @@ static zs_status write_blob(const enc5 *e, zs_encoded **out) {
     ZSI_OMP(parallel for schedule(dynamic, 256) num_threads(zsi_omp_threads()) if (A->nnz > 65536))
     for (int64_t sl = 0; sl < e->slices; sl++) write_slice(e, sl, soff, values, words, bits);
   }
+  if (cwords) {
+    ZSI_OMP(parallel for schedule(dynamic, 256) num_threads(zsi_omp_threads()) if (A->nnz > 65536))
+    for (int64_t sl = 0; sl < e->slices; sl++) write_fields(e, sl, cwords);
+  }
   if ((s = zsi_encoded_add_param(E, "version", DTANS_VERSION_TEMPLATES)) ||
       (s = zsi_encoded_add_param(E, "lanes", DTANS5_LANES)) ||
       (s = zsi_encoded_add_param(E, "slices", e->slices)) ||
       (s = zsi_encoded_add_param(E, "templates", d->n)) ||
       (s = zsi_encoded_add_param(E, "value_mode", e->mode)) ||
       (packed && (s = zsi_encoded_add_param(E, "value_real", e->distinct))) ||
+      (e->packed_rows && (s = zsi_encoded_add_param(E, "packed_rows", e->packed_rows))) ||
       (s = zsi_encoded_add_param(E, "long_min", e->long_min)))
     goto fail;
   *out = E;
@@ -310,13 +434,14 @@ static double value_bytes(const enc5 *e, int m) {
 }
 
 zs_status dtans5_encode(const zs_matrix *A, int64_t long_min, int mode, int64_t max_templates,
-                        zs_encoded **out) {
+                        int row_kind, zs_encoded **out) {
   enc5 e;
   memset(&e, 0, sizeof e);
   e.A = A, e.long_min = long_min;
   *out = NULL;
   int fits = 0;
-  zs_status s = find_templates(&e, max_templates, &fits);
+  zs_status s = find_templates(&e, max_templates, row_kind, &fits);
+  if (s == ZS_OK && fits && e.packed_rows) s = plan_fields(&e);
   if (s == ZS_OK && fits && mode != DTANS5_VALUES_RAW) s = count_values(&e);
   if (s == ZS_OK && fits) {
     const int64_t coded = A->nnz - e.long_nnz;

@@ -28,10 +28,26 @@ DTANS_HD static inline int dtans5_id_bits(int64_t value_real) {
   return b;
 }
 
+/* Field k of a packed row's columns: bits k·bits … k·bits + bits − 1 of its lane's words (w
+ * points at the lane's word 0, the next word 32 on), bits 1 … 32. */
+DTANS_HD static inline uint32_t dtans5_col_field(const uint32_t *w, int bits, int64_t k) {
+  const uint64_t at = (uint64_t)k * (uint64_t)bits, j = at / 32;
+  const unsigned m = (unsigned)(at % 32);
+  uint64_t f = w[32 * j] >> m;
+  if (m + (unsigned)bits > 32) f |= (uint64_t)w[32 * (j + 1)] << (32 - m);
+  return (uint32_t)(f & (UINT64_C(0xffffffff) >> (32 - bits)));
+}
+
 /* Template id of row i (row_template of `bytes` = 1, 2 or 4 bytes an entry); the width's
  * all-ones value marks a long row and reads as DTANS_LONG. */
 DTANS_HD static inline uint32_t dtans5_row_template(const void *t, int bytes, int64_t i) {
   return dtans_row_nnz(t, bytes, i); /* the same encoding as row_nnz */
+}
+
+/* Nonzeros of a row whose row_template entry is t (not the long mark): its template's length,
+ * or t − templates for a packed row. */
+static inline int64_t dtans5_entry_len(const int64_t *template_ptr, int64_t templates, uint32_t t) {
+  return (int64_t)t < templates ? template_ptr[t + 1] - template_ptr[t] : (int64_t)t - templates;
 }
 
 /* The long rows' plain CSR (every stream version): long_rows, long_ptr (one more), long_cols and
@@ -73,7 +89,13 @@ typedef struct dtans5_layout {
   const int64_t *slice_value_words; /* packed: slices + 1 offsets into value_words */
   const uint32_t *value_words;      /* packed */
   uint64_t n_value_words;
-  const void *value_symbols; /* packed: value_real; constant: 1 */
+  const void *value_symbols;      /* packed: value_real; constant: 1 */
+  int64_t packed_rows;            /* rows of column fields: row_template entries T + n */
+  const int64_t *slice_col_words; /* packed rows: slices + 1 offsets into col_words */
+  const uint32_t *col_words;
+  uint64_t n_col_words;
+  const uint8_t *slice_col_bits; /* packed rows: bits of a field, per slice */
+  const int32_t *slice_col_base; /* packed rows: first column − row − first field, per slice */
   int64_t n_long;
   const int32_t *long_rows;
   const int64_t *long_ptr;
@@ -137,6 +159,17 @@ static inline zs_status dtans5_layout_parse(const zsb_encoded_view *v, dtans5_la
   if (mode != DTANS5_VALUES_RAW &&
       (s = zsi_layout_array(&c, "value_symbols", es, (uint64_t)L->value_real, 1, &L->value_symbols,
                             NULL)))
+    return s;
+  if ((s = zsi_layout_param(&c, "packed_rows", 0, v->rows, 0, &L->packed_rows))) return s;
+  if (L->packed_rows > 0 &&
+      ((s = zsi_layout_array(&c, "slice_col_words", 8, sl, 1, (const void **)&L->slice_col_words,
+                             NULL)) ||
+       (s = zsi_layout_array(&c, "col_words", 4, ZSI_LAYOUT_ANY, 1, (const void **)&L->col_words,
+                             &L->n_col_words)) ||
+       (s = zsi_layout_array(&c, "slice_col_bits", 1, sl - 1, 1, (const void **)&L->slice_col_bits,
+                             NULL)) ||
+       (s = zsi_layout_array(&c, "slice_col_base", 4, sl - 1, 1, (const void **)&L->slice_col_base,
+                             NULL))))
     return s;
   return dtans_layout_long_rows(&c, es, &L->n_long, &L->long_rows, &L->long_ptr, &L->long_cols,
                                 &L->long_values, &L->long_nnz);

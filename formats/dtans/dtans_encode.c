@@ -442,7 +442,7 @@ static int slice_write(const encoder *e, int64_t s, slice_scratch *sc, slice_out
 
 /* The encoder's options, parsed once (-1: the default, chosen from the matrix later). */
 typedef struct enc_opts {
-  int mode, progress, row_order, columns, col_order, templates;
+  int mode, progress, row_order, columns, col_order, templates, row_kind;
   int64_t rpl, lane_symbols, long_min, guided, guided_floor, row_bytes;
   const int32_t *col_perm; /* col_order=frequency: the matrix's column of each encoded one */
 } enc_opts;
@@ -466,7 +466,7 @@ static zs_status parse_options(const char *options, enc_opts *o) {
   static const char *const known[] = {"values",    "progress",  "rows_per_lane", "lane_symbols",
                                       "long_rows", "guided",    "row_order",     "guided_floor",
                                       "columns",   "row_bytes", "col_order",     "templates",
-                                      NULL};
+                                      "row_kind",  NULL};
   zs_status s = zsi_option_check(options, known, "dtans");
   if (s != ZS_OK) return s;
   int found;
@@ -530,6 +530,14 @@ static zs_status parse_options(const char *options, enc_opts *o) {
    * (dtans_encode), or where it is also no larger than versions 2-4 would be. */
   static const char *const template_modes[] = {"off", "on", NULL};
   if ((s = option_keyword(options, "templates", template_modes, &o->templates)) != ZS_OK) return s;
+  /* row_kind=templates|packed|auto: version 5's rows as templates only (the default), all as
+   * packed column fields, or templates where two rows or more share one and packed rows for the
+   * rest when the rows need more templates than version 5 holds (DTANS5_ROWS_*). */
+  static const char *const row_kinds[] = {"templates", "packed", NULL};
+  char kind[16];
+  if ((s = option_keyword(options, "row_kind", row_kinds, &o->row_kind)) != ZS_OK) return s;
+  if ((s = zsi_option_str(options, "row_kind", kind, sizeof kind, &found)) != ZS_OK) return s;
+  if (!found) o->row_kind = DTANS5_ROWS_TEMPLATES;
   return ZS_OK;
 }
 
@@ -1358,10 +1366,10 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
     o.long_min = (int64_t)(16 * avg > (double)o.lane_symbols ? 16 * avg : (double)o.lane_symbols);
   }
   const char *excluded = templates_excluded(&o);
-  const int packed = o.mode == DTANS5_VALUES_PACKED;
+  const int packed = o.mode == DTANS5_VALUES_PACKED || o.row_kind == DTANS5_ROWS_PACKED;
   if (packed && (o.templates == 0 || excluded))
     return zsi_error(ZS_ERR_INVALID_ARGUMENT,
-                     "dtans: values=packed is version 5's (templates), not with %s",
+                     "dtans: values=packed and row_kind=packed are version 5's, not with %s",
                      o.templates == 0 ? "templates=off" : excluded);
   if (o.templates == 1 && excluded)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT, "dtans: templates=on cannot be combined with %s",
@@ -1369,7 +1377,8 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   if (o.templates == 0 || excluded || (o.templates < 0 && !packed && stream_options(options)))
     return encode_streams(A, o, out);
   zs_encoded *E5 = NULL, *E4 = NULL;
-  if ((s = dtans5_encode(A, o.long_min, o.mode, DTANS5_MAX_TEMPLATES, &E5)) != ZS_OK) return s;
+  if ((s = dtans5_encode(A, o.long_min, o.mode, DTANS5_MAX_TEMPLATES, o.row_kind, &E5)) != ZS_OK)
+    return s;
   if (!E5 && packed)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT,
                      "dtans: values=packed, but the rows need more than %d templates",

@@ -1,5 +1,5 @@
-/* test_dtans5.c — CSR-dtANS version 5 (template rows): round trips in every value mode, the
- * encoder's choices and refusals, and every damaged array or parameter refused by name. */
+/* test_dtans5.c — CSR-dtANS version 5 (template and packed rows): round trips in every value mode,
+ * the encoder's choices and refusals, and every damaged array or parameter refused by name. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,14 +133,13 @@ static void refusals(void) {
   zs_matrix *A = generated("stencil2d:n=20,points=5,values=random", ZS_F64);
   zs_matrix *P = generated("stencil2d:n=20,points=5,values=pattern", ZS_F64);
   zs_matrix *R = generated("erdos_renyi:rows=70000,per_row=3,values=set,distinct=4", ZS_F64);
-  static const char *const bad[] = {"values=packed,templates=off",
-                                    "templates=on,values=joint",
-                                    "templates=on,values=coded",
-                                    "templates=on,columns=raw",
-                                    "templates=on,row_order=length",
-                                    "templates=on,col_order=frequency",
-                                    "templates=maybe",
-                                    "templates=on,values=constant"};
+  static const char *const bad[] = {
+      "values=packed,templates=off",      "row_kind=packed,templates=off",
+      "row_kind=packed,values=joint",     "row_kind=rows",
+      "templates=on,values=joint",        "templates=on,values=coded",
+      "templates=on,columns=raw",         "templates=on,row_order=length",
+      "templates=on,col_order=frequency", "templates=maybe",
+      "templates=on,values=constant"};
   for (size_t i = 0; A && i < sizeof bad / sizeof *bad; i++) {
     zs_encoded *E = NULL;
     CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, bad[i]), ZS_ERR_INVALID_ARGUMENT);
@@ -292,8 +291,123 @@ static void damaged_long_rows(void) {
   zs_matrix_destroy(&A);
 }
 
+/* Packed rows: rows that share no pattern, every value mode, long rows apart; the fields' bits
+ * are those of the slice's largest step. */
+static void packed_rows(void) {
+  static const char *const specs[] = {
+      "banded:rows=3000,width=128,per_row=20,values=set,distinct=64,seed=4",
+      "erdos_renyi:rows=2000,cols=100000,per_row=7,values=random,seed=5",
+      "rmat:scale=11,per_row=6,values=set,distinct=3,seed=6",
+      "stencil2d:n=37,points=5,values=pattern",
+  };
+  static const char *const opts[] = {"row_kind=packed", "row_kind=packed,values=raw",
+                                     "row_kind=packed,long_rows=9", "templates=on,row_kind=auto"};
+  for (size_t c = 0; c < sizeof specs / sizeof *specs; c++)
+    for (int ti = 0; ti < 2; ti++) {
+      zs_matrix *A = generated(specs[c], ti ? ZS_F32 : ZS_F64);
+      for (size_t o = 0; A && o < sizeof opts / sizeof *opts; o++) {
+        zs_encoded *E = round_trip(specs[c], A, opts[o]);
+        if (!E) continue;
+        CHECK(param_of(E, "version") == DTANS_VERSION_TEMPLATES);
+        const int auto_kind = strstr(opts[o], "auto") != NULL;
+        /* auto packs rows only when the templates overflow: never on these small matrices */
+        const int64_t packed = param_of(E, "packed_rows"); /* -1: absent, none */
+        CHECK(auto_kind ? packed == -1
+                        : (uint64_t)(packed < 0 ? 0 : packed) + array_of(E, "long_rows")->count ==
+                              (uint64_t)zs_matrix_rows(A));
+        if (!auto_kind) CHECK(param_of(E, "templates") == 0);
+        const zsi_array *bits = array_of(E, "slice_col_bits");
+        if (!strstr(specs[c], "stencil") && bits && !auto_kind) {
+          /* banded steps stay below 2^7, Erdős–Rényi's first columns reach past 2^14 */
+          const uint8_t b = ((const uint8_t *)bits->data)[1];
+          if (strstr(specs[c], "banded")) CHECK(b >= 4 && b <= 7);
+          if (strstr(specs[c], "erdos")) CHECK(b >= 15 && b <= 17);
+        }
+        zs_encoded_destroy(&E);
+      }
+      zs_matrix_destroy(&A);
+    }
+}
+
+/* row_kind=auto where the rows need more templates than version 5 holds: rows of a shared
+ * pattern keep their template, the others (each its own pattern) become packed rows. */
+static void mixed_rows(void) {
+  const int64_t shared = 1000, own = 66000, rows = shared + own, cols = own + 2;
+  int64_t *r = malloc((size_t)(3 * shared + 2 * own) * sizeof *r);
+  int64_t *c = malloc((size_t)(3 * shared + 2 * own) * sizeof *c);
+  double *v = malloc((size_t)(3 * shared + 2 * own) * sizeof *v);
+  int64_t n = 0;
+  for (int64_t i = 0; i < shared; i++) /* a tridiagonal block: one template */
+    for (int64_t d = -1; d <= 1; d++)
+      if (i + d >= 0) r[n] = i, c[n] = i + d, v[n++] = (double)(d + 2);
+  for (int64_t i = shared; i < rows; i++) /* column 0 and its own: offsets -i, i - shared + 1 - i */
+    r[n] = i, c[n] = 0, v[n++] = 0.5, r[n] = i, c[n] = i - shared + 1, v[n++] = 1.5;
+  zs_matrix *A = NULL;
+  CHECK_STATUS(zs_matrix_from_coo(&A, rows, cols, n, r, c, v, ZS_F64, 0), ZS_OK);
+  zs_encoded *E = A ? round_trip("mixed", A, "row_kind=auto,templates=on") : NULL;
+  if (E) {
+    CHECK(param_of(E, "version") == DTANS_VERSION_TEMPLATES);
+    CHECK(param_of(E, "templates") == 1); /* the tridiagonal rows' (row 0's is its own) */
+    CHECK(param_of(E, "packed_rows") == own + 1);
+    CHECK(array_of(E, "row_template")->elem_size == 1);
+  }
+  zs_encoded *F = A ? round_trip("mixed", A, "templates=on") : NULL;
+  CHECK(F && param_of(F, "version") < DTANS_VERSION_TEMPLATES); /* templates alone: too many */
+  zs_encoded_destroy(&E), zs_encoded_destroy(&F);
+  zs_matrix_destroy(&A);
+  free(r), free(c), free(v);
+}
+
+/* Damaged packed rows, one at a time. */
+static void damaged_packed(void) {
+  zs_matrix *A =
+      generated("banded:rows=200,width=40,per_row=6,values=set,distinct=9,seed=2", ZS_F64);
+  zs_encoded *E = A ? round_trip("damage packed", A, "row_kind=packed") : NULL;
+  if (!E) {
+    zs_matrix_destroy(&A);
+    return;
+  }
+  CHECK_STATUS(validate(E), ZS_OK);
+  for (int i = 0; i < E->n_arrays; i++) {
+    zsi_array *a = &E->arrays[i];
+    if (a->count == 0 || (strncmp(a->name, "slice_col", 9) && strcmp(a->name, "col_words")))
+      continue;
+    a->count--;
+    refused(E, "truncated array", a->name);
+    a->count++;
+  }
+  uint8_t *bits = array_of(E, "slice_col_bits")->data;
+  int32_t *base = array_of(E, "slice_col_base")->data;
+  uint32_t *w = array_of(E, "col_words")->data;
+  int64_t *off = array_of(E, "slice_col_words")->data;
+  uint8_t *rt = array_of(E, "row_template")->data;
+  const uint8_t b0 = bits[0];
+  bits[0] = 0, refused(E, "no field bits", "slice_col_bits");
+  bits[0] = 33, refused(E, "33 field bits", "slice_col_bits");
+  bits[0] = (uint8_t)(b0 + 1), refused(E, "more field bits", "slice_col_words"), bits[0] = b0;
+  off[1]++, refused(E, "slice words", "slice_col_words"), off[1]--;
+  const int32_t base0 = base[0];
+  base[0] = -100, refused(E, "column below 0", "outside"), base[0] = base0;
+  const int32_t base6 = base[6];
+  base[6] = 300, refused(E, "column past cols", "outside"), base[6] = base6;
+  const uint32_t w0 = w[0];
+  w[0] = w0 | 1u << 31, refused(E, "bits past the fields", "past the fields"), w[0] = w0;
+  const uint8_t r0 = rt[0];
+  rt[0] = (uint8_t)(r0 + 1), refused(E, "longer packed row", "nonzeros"), rt[0] = r0;
+  zsi_param *pp = param_ref(E, "packed_rows");
+  const int64_t packed = pp->value;
+  pp->value--, refused(E, "packed_rows", "packed_rows"), pp->value = packed;
+  pp->value = 0, refused(E, "packed_rows 0", "row_template"), pp->value = packed;
+  CHECK_STATUS(validate(E), ZS_OK);
+  zs_encoded_destroy(&E);
+  zs_matrix_destroy(&A);
+}
+
 int main(void) {
   round_trips();
+  packed_rows();
+  mixed_rows();
+  damaged_packed();
   auto_choice();
   refusals();
   edges();

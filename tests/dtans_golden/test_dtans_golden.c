@@ -50,6 +50,13 @@ static void fill_example(triplets *t) {
   for (int k = 0; k <= 16; k++) put(t, 5, k * (k + 1) / 2, 4);
 }
 
+/* The worked example of packed rows in docs/formats/dtans.md ("Version 5"). */
+static void fill_example5(triplets *t) {
+  put(t, 0, 0, 2), put(t, 0, 5, 1);
+  put(t, 1, 1, 1), put(t, 1, 2, 2), put(t, 1, 7, 1);
+  put(t, 2, 3, 2);
+}
+
 /* A tridiagonal pattern of ones over two slices of 32 rows. */
 static void fill_constant(triplets *t) {
   for (int64_t i = 0; i < 40; i++)
@@ -139,6 +146,13 @@ static const golden goldens[] = {
     {"dtans5_63x63_constant_long8_f64.zsm", "templates=on,long_rows=8", ZS_F64, 63, 63,
      fill_grid_ones, 1, 1},
     {"dtans5_63x63_constant_f32.zsm", "templates=on", ZS_F32, 63, 63, fill_grid_ones, 1, 0},
+    /* version 5, packed rows: the worked example (packed ids), random rows with raw values and
+     * long rows apart, the grid's rows packed instead of templated */
+    {"dtans5_3x8_packed_rows_f64.zsm", "row_kind=packed,values=packed", ZS_F64, 3, 8, fill_example5,
+     4, 0},
+    {"dtans5_100x150_packed_rows_long9_f64.zsm", "row_kind=packed,values=raw,long_rows=9", ZS_F64,
+     100, 150, fill_raw, 2, 1},
+    {"dtans5_63x63_packed_rows_f32.zsm", "row_kind=packed", ZS_F32, 63, 63, fill_grid_few, 4, 0},
 };
 
 /* The fuzz corpus (fuzz/corpus/dtans) is made from the golden matrices and four more. */

@@ -283,7 +283,11 @@ static zs_encoded *encoded(int64_t rows, int64_t cols, int64_t n, const int64_t 
  * row), its k-th nonzero in column i + template_offsets[template_ptr[t] + k]; entry (k, l) of slice
  * s = i / 32, l = i mod 32 from values[slice_values[s] + 32k + l] (raw), from the b-bit id at bits
  * b·m … of value_words[slice_value_words[s] + 32j + l], k = p·j + m (packed, b = ceil(log2
- * value_real), p = floor(32 / b)), or value_symbols[0] (constant). */
+ * value_real), p = floor(32 / b)), or value_symbols[0] (constant). A packed row (entry T + n, T
+ * templates) has n nonzeros whose columns are fields of c = slice_col_bits[s] bits, bit by bit
+ * from lane l's words col_words[slice_col_words[s] + 32j + l] (bit q of the lane's string is bit
+ * q mod 32 of word q / 32): column_0 = i + slice_col_base[s] + f_0, column_k = column_(k−1) + 1 +
+ * f_k. */
 static int spec5_decode(const zs_encoded *E, csr *out) {
   const int64_t rows = E->rows, mode = param(E, "value_mode");
   const size_t es = E->type == ZS_F64 ? 8 : 4;
@@ -299,6 +303,11 @@ static int spec5_decode(const zs_encoded *E, csr *out) {
   const unsigned char *raw = mode == 2 ? array(E, "values")->data : NULL;
   const uint32_t *words = mode == 4 ? array(E, "value_words")->data : NULL;
   const unsigned char *dict = mode != 2 ? array(E, "value_symbols")->data : NULL;
+  const int64_t templates = param(E, "templates"), packed = param(E, "packed_rows") > 0;
+  const int64_t *cat = packed ? array(E, "slice_col_words")->data : NULL;
+  const uint32_t *cwords = packed ? array(E, "col_words")->data : NULL;
+  const uint8_t *cbits = packed ? array(E, "slice_col_bits")->data : NULL;
+  const int32_t *cbase = packed ? array(E, "slice_col_base")->data : NULL;
   const int64_t real = mode == 4 ? param(E, "value_real") : 1;
   int b = 0;
   while ((INT64_C(1) << b) < real) b++;
@@ -306,7 +315,9 @@ static int spec5_decode(const zs_encoded *E, csr *out) {
   out->row_ptr = calloc((size_t)rows + 1, 8);
   for (int64_t i = 0, k = 0; i < rows; i++) {
     const uint32_t t = row_length(ids, i);
-    const int64_t n = t == LONG_ROW ? lptr[k + 1] - lptr[k] : tptr[t + 1] - tptr[t];
+    const int64_t n = t == LONG_ROW            ? lptr[k + 1] - lptr[k]
+                      : (int64_t)t < templates ? tptr[t + 1] - tptr[t]
+                                               : (int64_t)t - templates;
     k += t == LONG_ROW;
     out->row_ptr[i + 1] = out->row_ptr[i] + n;
   }
@@ -316,13 +327,24 @@ static int spec5_decode(const zs_encoded *E, csr *out) {
   for (int64_t i = 0, lk = 0; i < rows; i++) {
     const uint32_t t = row_length(ids, i);
     const int64_t o = out->row_ptr[i], n = out->row_ptr[i + 1] - o, s = i / 32, l = i % 32;
+    int64_t column = packed ? i + cbase[s] : 0; /* packed: column_(k-1) + 1 */
     for (int64_t k = 0; k < n; k++) {
       if (t == LONG_ROW) {
         out->col[o + k] = lcols[lptr[lk] + k];
         memcpy(out->val + (o + k) * es, lvals + (lptr[lk] + k) * es, es);
         continue;
       }
-      out->col[o + k] = (int32_t)(i + toff[tptr[t] + k]);
+      if (t != LONG_ROW && (int64_t)t >= templates) {
+        uint64_t f = 0;
+        for (int bit = 0; bit < cbits[s]; bit++) {
+          const uint64_t q = (uint64_t)k * cbits[s] + (uint64_t)bit;
+          f |= (uint64_t)(cwords[cat[s] + 32 * (int64_t)(q / 32) + l] >> (q % 32) & 1u) << bit;
+        }
+        column += (int64_t)f;
+        out->col[o + k] = (int32_t)column++;
+      } else {
+        out->col[o + k] = (int32_t)(i + toff[tptr[t] + k]);
+      }
       const unsigned char *v = dict;
       if (mode == 2) v = raw + (size_t)(at[s] + 32 * k + l) * es;
       if (mode == 4) {
@@ -342,11 +364,16 @@ static int spec5_decode(const zs_encoded *E, csr *out) {
  * every value mode, long rows apart, several slices and a partial last one. */
 static uint64_t next(void);
 static void version5_cases(void) {
-  static const char *const opts[] = {"templates=on", "templates=on,values=raw", "values=packed",
-                                     "templates=on,long_rows=6", "templates=on,values=constant"};
-  int seen[5] = {0};
-  for (int trial = 0; trial < 40; trial++) {
-    const int o = trial % 5, constant = o == 4;
+  static const char *const opts[] = {"templates=on",
+                                     "templates=on,values=raw",
+                                     "values=packed",
+                                     "templates=on,long_rows=6",
+                                     "templates=on,values=constant",
+                                     "row_kind=packed",
+                                     "row_kind=packed,values=raw,long_rows=7"};
+  int seen[6] = {0};
+  for (int trial = 0; trial < 56; trial++) {
+    const int o = trial % 7, constant = o == 4;
     const int64_t rows = 1 + (int64_t)(next() % 200), cols = rows + 8;
     int64_t *r = malloc((size_t)rows * 12 * 8), *c = malloc((size_t)rows * 12 * 8), n = 0;
     double *v = malloc((size_t)rows * 12 * 8);
@@ -371,6 +398,7 @@ static void version5_cases(void) {
       seen[mode == 1 ? 0 : mode == 2 ? 1 : 2] = 1;
       seen[3] |= array(E, "long_rows")->count > 0;
       seen[4] |= rows > 32;
+      seen[5] |= param(E, "packed_rows") > 0;
       csr got = {NULL, NULL, NULL};
       spec5_decode(E, &got);
       if (differs(&got, B)) {
@@ -384,9 +412,9 @@ static void version5_cases(void) {
     zs_encoded_destroy(&E);
     free(r), free(c), free(v);
   }
-  static const char *const what[] = {"constant values", "raw values", "packed ids", "long rows",
-                                     "several slices"};
-  for (int k = 0; k < 5; k++)
+  static const char *const what[] = {"constant values", "raw values",     "packed ids",
+                                     "long rows",       "several slices", "packed rows"};
+  for (int k = 0; k < 6; k++)
     if (!seen[k]) {
       fprintf(stderr, "the version 5 cases never produced %s\n", what[k]);
       check_failures++;
