@@ -19,6 +19,10 @@
 #    and dtans:templates=on (version 5) beside: 64 values in f64 and f32, then random values in
 #    f64; then other sizes and seeds of the stencil generators (f64); then band, er and rmat
 #    with the default dtans (no template rows: version 4 either way), as the budget allows.
+# SET=packed runs instead: the conformance of version 5's packed rows (row_kind=packed, with
+# long rows and with raw values) and the default on cuda, then band, er and rmat (64 values,
+# f64), the random-valued band (f64), band and er (64 values, f32), each with
+# dtans:row_kind=packed (version 5, packed rows) and dtans:templates=off (version 4) beside.
 # Output in $OUT: conformance.txt, bench-*.csv/.md/.log/.err, run.log.
 set -uo pipefail
 
@@ -47,6 +51,8 @@ log "build ready; $(left) s left" | tee -a "$OUT/run.log"
 
 formats=(--format dtans --format "dtans:templates=on,long_rows=20" --format
   "dtans:templates=on,values=raw" --format dtans:templates=off)
+[ "${SET:-}" = packed ] && formats=(--format dtans --format "dtans:row_kind=packed,long_rows=20"
+  --format "dtans:row_kind=packed,values=raw")
 timeout 45 "$B/tests/conformance/conformance" --require cuda --random-only "${formats[@]}" \
   >"$OUT/conformance.txt" 2>&1
 log "conformance cuda (dtans): rc $? $(grep -c '^FAIL' "$OUT/conformance.txt") FAIL lines" |
@@ -65,6 +71,17 @@ bench() { # NAME, then zs-bench-gpu arguments; stopped when the budget is spent
   log "bench $name: rc $?; $(left) s left" | tee -a "$OUT/run.log"
 }
 
+if [ "${SET:-}" = packed ]; then
+  v4p=(--format dtans:templates=off --format dtans:row_kind=packed --reps 10 --warmup 2)
+  band=gen:banded:rows=8388608,width=128,per_row=20 er=gen:erdos_renyi:rows=4194304,per_row=16
+  set64=values=set,distinct=64,seed=42
+  bench packed-set "${v4p[@]}" --types f64 "$band,$set64" "$er,$set64"
+  bench packed-random "${v4p[@]}" --types f64 "$band,values=random,seed=42"
+  bench packed-f32 "${v4p[@]}" --types f32 "$band,$set64" "$er,$set64"
+  bench packed-rmat "${v4p[@]}" --types f64 "gen:rmat:scale=22,per_row=16,$set64"
+  log "done in $((SECONDS - DEV_START)) s" | tee -a "$OUT/run.log"
+  exit 0
+fi
 v45=(--format dtans:templates=off --format dtans:templates=on --reps 10 --warmup 2)
 st27=stencil3d:n=160,points=27 lap2d=stencil2d:n=4096,points=5
 bench stencils-set "${v45[@]}" "gen:$st27,values=set,distinct=64,seed=42" \
