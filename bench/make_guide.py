@@ -377,6 +377,39 @@ def lookup_caps(_):
     return table(["cap (best cuSPARSE / floor), measured (predicted)"] + list(mats), rows)
 
 
+PACKED_PROBE = [  # variant, rows it decodes, matrix of the suite it stands for, data file
+    ("packed-band", "banded, no x", "band", "h100-suite-few-valued.csv"),
+    ("packed-band+x", "banded", "band", "h100-suite-few-valued.csv"),
+    ("packed-band+raw+x", "banded, raw f64 values", "band", "h100-suite-random.csv"),
+    ("packed-er", "Erdős–Rényi, no x", "er", "h100-suite-few-valued.csv"),
+    ("packed-er+x", "Erdős–Rényi", "er", "h100-suite-few-valued.csv"),
+    ("packed-er+shfl+x", "Erdős–Rényi, values by shuffles", "er", "h100-suite-few-valued.csv"),
+    ("packed-rmat+x", "R-MAT marginal, 16 a row", "rmat", "h100-suite-few-valued.csv"),
+    ("packed-rmat+shfl+x", "the same, values by shuffles", "rmat", "h100-suite-few-valued.csv"),
+]
+
+
+def lookup_packed(_):
+    """Packed rows' floors at 3 and 6 blocks a SM (prediction for 3 in brackets), and the cap they
+    give against the best cuSPARSE format of the matrix they stand for (f64; the better occupancy)."""
+    runs = {(r["variant"], r["blocks_per_sm"]): r for r in rows_of("h100-lookup-floor-packed.csv")}
+    pred = predicted()
+    rows = []
+    for v, what, m, data in PACKED_PROBE:
+        r3, r6 = runs.get((v, "3")), runs.get((v, "6"))
+        if not r3:
+            continue
+        b = Bench(data)
+        best, which = b.best(m, "f64")
+        us = min(float(r["us_per_1e8_nnz"]) for r in (r3, r6) if r)
+        floor = us * b.nnz(m) / 1e8 if "+x" in v else None
+        rows.append([v, what, f"{float(r3['sm_cycles_per_warp_nnz']):.2f} ({pred.get(v, 0):g})",
+                     f"{float(r6['sm_cycles_per_warp_nnz']):.2f}" if r6 else "–", f1(floor),
+                     f"{f1(best)} ({which})" if floor else "–", x(best, floor) if floor else "–"])
+    return table(["variant", "rows", "3 blocks/SM (predicted)", "6 blocks/SM", "floor µs (matrix)",
+                  "best cuSPARSE µs", "cap ×"], rows)
+
+
 # ---- GCSB ----
 
 def gcsb(_):
