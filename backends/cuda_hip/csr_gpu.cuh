@@ -29,12 +29,22 @@ zs_status upload_offsets(void **dst, const int64_t *src, int64_t n, bool offsets
 #define ZS_MAX_SLABS 8
 
 /* The row plan of one CSR product: nonzero-balanced row blocks, the rows too long for one block
- * and the partial sums of their chunks. */
+ * and the partial sums of their chunks; with long_rows=fused, a counter of finished chunks per
+ * long row (zeros between products). */
 struct csr_plan {
   zs_row_block *blocks;
   zs_long_row *long_rows;
   int64_t n_blocks, n_long_rows;
   void *partials;
+  unsigned *counters;
+};
+
+/* Kernel choices of a CSR operator (operator options; each -1 or 0 where chosen). */
+struct csr_choice {
+  int items;       /* block_nnz / ZS_BLOCK_THREADS: 1, 2, 4, 8; 0 chosen */
+  int evict_first; /* experimental.evict_first: 1 on, 0 off, -1 chosen */
+  int threads;     /* experimental.reduce: 1 threads, 0 lanes, -1 chosen */
+  int fused;       /* experimental.long_rows: 1 fused, 0 kernel, -1 chosen */
 };
 
 struct gpu_op {
@@ -43,8 +53,11 @@ struct gpu_op {
   zs_type type;
   int64_t rows, cols, nnz;
   bool atomic_transpose;
-  int items;      /* nonzeros per thread of a row block: 4, 8 or 16 */
-  bool scattered; /* rows gather x at random: evict-first loads of the matrix data */
+  int items;      /* nonzeros per thread of a row block: 1, 2, 4 or 8 */
+  bool scattered; /* rows gather x at random */
+  bool stream;    /* evict-first loads of the matrix data (by default where scattered) */
+  bool threads;   /* blocks of short rows reduce thread by thread (reduce=threads) */
+  bool fused;     /* long rows finished by their last chunk (long_rows=fused) */
   /* CSR: ptr/idx/val; COO: row/idx/val. Row offsets are int32 when nnz < 2^31 (offsets32).
    * A CSR matrix whose x does not fit the L2 cache is stored in column slabs (csr_slab_count):
    * slab k holds the nonzeros of columns [k w, (k + 1) w), all rows, as its own CSR at
@@ -57,6 +70,7 @@ struct gpu_op {
   void *val;
   csr_plan plan[ZS_MAX_SLABS]; /* per slab */
   int forced_slabs;            /* col_slabs=K (0: chosen), for Aᵀ too */
+  csr_choice choice;           /* the kernel choices forced by options, for Aᵀ too */
   /* Deterministic SpMVT, built on first use. CSR: Aᵀ as a CSR operator run forward. COO: per
    * nonzero in column order, its row (t_idx), column (t_row) and position (t_perm). */
   struct gpu_op *t_op;
@@ -72,13 +86,14 @@ void op_free(gpu_op *op) {
   void *ptrs[] = {op->ptr,    op->row,      op->idx,      op->val,      op->t_row,   op->t_idx,
                   op->t_perm, op->head_row, op->tail_row, op->head_sum, op->tail_sum};
   for (void *p : ptrs) release(p);
-  for (csr_plan &c : op->plan) release(c.blocks), release(c.long_rows), release(c.partials);
+  for (csr_plan &c : op->plan)
+    release(c.blocks), release(c.long_rows), release(c.partials), release(c.counters);
   if (op->t_op) op_free(op->t_op);
   free(op);
 }
 
 zs_status upload_plan(const int64_t *host_ptr, int64_t rows, int items, size_t value_size,
-                      csr_plan *c) {
+                      bool fused, csr_plan *c) {
   zs_row_plan plan;
   if (!zs_row_plan_build(&plan, host_ptr, rows, (int64_t)items * ZS_BLOCK_THREADS)) {
     zs_row_plan_free(&plan);
@@ -89,6 +104,12 @@ zs_status upload_plan(const int64_t *host_ptr, int64_t rows, int items, size_t v
     s = upload_array(&c->long_rows, plan.long_rows, (uint64_t)plan.n_long_rows, "long rows");
   if (s == ZS_OK && plan.n_partials > 0)
     s = check(gpuMalloc(&c->partials, (size_t)plan.n_partials * value_size), "partials");
+  if (s == ZS_OK && fused && plan.n_long_rows > 0)
+    s = check(gpuMalloc((void **)&c->counters, (size_t)plan.n_long_rows * sizeof(unsigned)),
+              "long-row counters");
+  if (s == ZS_OK && c->counters)
+    s = check(gpuMemset(c->counters, 0, (size_t)plan.n_long_rows * sizeof(unsigned)),
+              "long-row counters");
   c->n_blocks = plan.n_blocks, c->n_long_rows = plan.n_long_rows;
   zs_row_plan_free(&plan);
   return s;
@@ -149,7 +170,10 @@ zs_status csr_split_slabs(const int64_t *ptr, const int32_t *col, const void *va
                           int64_t **ptr_out, int32_t **col_out, void **val_out);
 zs_status csr_op_adopt(gpu_op **out, const gpu_device *dev, zs_type type, int64_t rows,
                        int64_t cols, int64_t nnz, const int64_t *host_ptr, int slabs,
-                       bool scattered, int32_t *d_idx, void *d_val);
+                       bool scattered, const csr_choice *choice, int32_t *d_idx, void *d_val);
+zs_status transpose_op_with(gpu_op **out, const gpu_device *dev, zs_type type, int64_t rows,
+                            int64_t cols, int64_t nnz, const int32_t *rows_of, const int32_t *col,
+                            const void *d_val, int slabs, const csr_choice *choice);
 
 /* Aᵀ of a rows x cols matrix as a CSR operator to run forward: the deterministic SpMVT of CSR and
  * of the compressed formats. rows_of/col: each nonzero's row and column on the host; d_val: its
@@ -159,6 +183,13 @@ zs_status csr_op_adopt(gpu_op **out, const gpu_device *dev, zs_type type, int64_
 zs_status transpose_op(gpu_op **out, const gpu_device *dev, zs_type type, int64_t rows,
                        int64_t cols, int64_t nnz, const int32_t *rows_of, const int32_t *col,
                        const void *d_val, int slabs) {
+  return transpose_op_with(out, dev, type, rows, cols, nnz, rows_of, col, d_val, slabs, NULL);
+}
+
+/* transpose_op, with the kernel choices forced on A's operator (NULL: none) applied to Aᵀ. */
+zs_status transpose_op_with(gpu_op **out, const gpu_device *dev, zs_type type, int64_t rows,
+                            int64_t cols, int64_t nnz, const int32_t *rows_of, const int32_t *col,
+                            const void *d_val, int slabs, const csr_choice *choice) {
   *out = NULL;
   zs_status s = transpose_fits(nnz);
   if (s != ZS_OK) return s;
@@ -178,7 +209,7 @@ zs_status transpose_op(gpu_op **out, const gpu_device *dev, zs_type type, int64_
   if (s == ZS_OK) s = upload_array(&d_row, split ? s_row : t_row, (uint64_t)nnz, "transpose rows");
   if (s == ZS_OK) /* it takes d_row and d_tval over, also when it fails */
     s = csr_op_adopt(out, dev, type, cols, rows, nnz, split ? s_ptr : t_ptr, split ? k : 1,
-                     scattered, d_row, d_tval);
+                     scattered, choice, d_row, d_tval);
   else
     release(d_row), release(d_tval);
   free(t_ptr), free(t_row), free(t_perm), free(s_ptr), free(s_row), free(s_perm);
@@ -213,8 +244,8 @@ zs_status ensure_transpose(gpu_op *op) {
     }
     free(ptr);
     if (s == ZS_OK)
-      s = transpose_op(&op->t_op, op->dev, op->type, op->rows, op->cols, op->nnz, rows_of, col,
-                       op->val, op->forced_slabs);
+      s = transpose_op_with(&op->t_op, op->dev, op->type, op->rows, op->cols, op->nnz, rows_of, col,
+                            op->val, op->forced_slabs, &op->choice);
   }
   if (s == ZS_OK && op->format == ZS_FORMAT_COO) {
     int64_t *t_ptr = NULL;
@@ -234,13 +265,13 @@ zs_status ensure_transpose(gpu_op *op) {
 }
 
 /* One forward CSR product through a row plan: y = alpha A x + beta y. */
-template <typename T, typename I, int ITEMS, bool STREAM>
+template <typename T, typename I, int ITEMS, bool STREAM, bool THREADS>
 void run_rows(const csr_plan &c, const I *ptr, const int32_t *idx, const T *val, T alpha,
               const T *x, T beta, T *y) {
   if (c.n_blocks > 0)
-    zs_csr_rows_kernel<T, I, ITEMS, STREAM><<<(unsigned)c.n_blocks, ZS_BLOCK_THREADS>>>(
-        c.blocks, ptr, idx, val, x, y, (T *)c.partials, alpha, beta);
-  if (c.n_long_rows > 0)
+    zs_csr_rows_kernel<T, I, ITEMS, STREAM, THREADS><<<(unsigned)c.n_blocks, ZS_BLOCK_THREADS>>>(
+        c.blocks, ptr, idx, val, x, y, (T *)c.partials, c.long_rows, c.counters, alpha, beta);
+  if (c.n_long_rows > 0 && !c.counters)
     zs_long_rows_kernel<T><<<(unsigned)((c.n_long_rows + 127) / 128), 128>>>(
         c.long_rows, (int)c.n_long_rows, (const T *)c.partials, y, alpha, beta);
 }
@@ -248,15 +279,15 @@ void run_rows(const csr_plan &c, const I *ptr, const int32_t *idx, const T *val,
 template <typename T>
 zs_status apply_csr(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y);
 
-template <typename T, typename I, int ITEMS, bool STREAM>
+template <typename T, typename I, int ITEMS, bool STREAM, bool THREADS>
 zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
   const I *ptr = (const I *)op->ptr;
   const int64_t stride = op->rows + 1; /* between the slabs' row offsets */
   if (which == ZS_OP_N) {
     /* slab by slab: the first applies beta, the others add */
     for (int k = 0; k < op->n_slabs; k++)
-      run_rows<T, I, ITEMS, STREAM>(op->plan[k], ptr + k * stride, op->idx, (const T *)op->val,
-                                    alpha, x, k ? T(1) : beta, y);
+      run_rows<T, I, ITEMS, STREAM, THREADS>(op->plan[k], ptr + k * stride, op->idx,
+                                             (const T *)op->val, alpha, x, k ? T(1) : beta, y);
     return check_launch("CSR SpMV kernel");
   }
   if (!op->atomic_transpose) {
@@ -273,19 +304,28 @@ zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, 
   return check_launch("CSR atomic SpMVT kernel");
 }
 
+template <typename T, int ITEMS, bool STREAM>
+zs_status apply_csr_loads(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
+  if (op->threads)
+    return op->offsets32
+               ? apply_csr_typed<T, int32_t, ITEMS, STREAM, true>(op, which, alpha, x, beta, y)
+               : apply_csr_typed<T, int64_t, ITEMS, STREAM, true>(op, which, alpha, x, beta, y);
+  return op->offsets32
+             ? apply_csr_typed<T, int32_t, ITEMS, STREAM, false>(op, which, alpha, x, beta, y)
+             : apply_csr_typed<T, int64_t, ITEMS, STREAM, false>(op, which, alpha, x, beta, y);
+}
+
 template <typename T, int ITEMS>
 zs_status apply_csr_items(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
-  /* f64 streams its matrix data everywhere (measured best with the offsets prefetch). */
-  if (op->scattered || sizeof(T) == 8)
-    return op->offsets32 ? apply_csr_typed<T, int32_t, ITEMS, true>(op, which, alpha, x, beta, y)
-                         : apply_csr_typed<T, int64_t, ITEMS, true>(op, which, alpha, x, beta, y);
-  return op->offsets32 ? apply_csr_typed<T, int32_t, ITEMS, false>(op, which, alpha, x, beta, y)
-                       : apply_csr_typed<T, int64_t, ITEMS, false>(op, which, alpha, x, beta, y);
+  return op->stream ? apply_csr_loads<T, ITEMS, true>(op, which, alpha, x, beta, y)
+                    : apply_csr_loads<T, ITEMS, false>(op, which, alpha, x, beta, y);
 }
 
 template <typename T>
 zs_status apply_csr(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
   switch (op->items) {
+  case 1: return apply_csr_items<T, 1>(op, which, alpha, x, beta, y);
+  case 2: return apply_csr_items<T, 2>(op, which, alpha, x, beta, y);
   case 4: return apply_csr_items<T, 4>(op, which, alpha, x, beta, y);
   default: return apply_csr_items<T, 8>(op, which, alpha, x, beta, y);
   }
@@ -338,12 +378,43 @@ void read_options(const char *options, bool *atomic, int *items, int *slabs, raw
   char buf[16];
   *atomic = zsb_option_is(options, "transpose", "atomic");
   const char *block = zsb_option(options, "block_nnz", buf, sizeof buf);
-  *items = strcmp(block, "1024") == 0 ? 4 : strcmp(block, "2048") == 0 ? 8 : 0;
-  *slabs = atoi(zsb_option(options, "col_slabs", buf, sizeof buf)); /* auto: 0 */
+  *items = strcmp(block, "auto") == 0 ? 0 : atoi(block) / ZS_BLOCK_THREADS; /* 256..2048 */
+  *slabs = atoi(zsb_option(options, "col_slabs", buf, sizeof buf));         /* auto: 0 */
   if (!raw) return;
   raw->blocks = atoi(zsb_option(options, "experimental.raw_blocks", buf, sizeof buf));
   const char *slices = zsb_option(options, "experimental.raw_slices", buf, sizeof buf);
   raw->tickets = strcmp(slices, "tickets") == 0 ? 1 : strcmp(slices, "stride") == 0 ? -1 : 0;
+}
+
+/* The experimental CSR kernel choices (-1 where the operator chooses) and block_nnz. */
+csr_choice read_csr_choice(const char *options) {
+  char buf[16];
+  bool atomic;
+  int slabs;
+  csr_choice c;
+  read_options(options, &atomic, &c.items, &slabs, NULL);
+  const auto tri = [&](const char *key, const char *yes, const char *no) {
+    const char *v = zsb_option(options, key, buf, sizeof buf);
+    return strcmp(v, yes) == 0 ? 1 : strcmp(v, no) == 0 ? 0 : -1;
+  };
+  c.evict_first = tri("experimental.evict_first", "on", "off");
+  c.threads = tri("experimental.reduce", "threads", "lanes");
+  c.fused = tri("experimental.long_rows", "fused", "kernel");
+  return c;
+}
+
+/* A CSR operator's kernel choices: forced ones, else the defaults. Row blocks of 1024 nonzeros
+ * where rows gather x at random, else 2048; evict-first matrix loads there and for f64
+ * (docs/performance.md, "CSR and COO"); lanes per row; long rows by a second kernel. */
+void csr_choose(gpu_op *op, const csr_choice *c) {
+  op->items = c && c->items ? c->items : op->scattered ? 4 : ZS_BLOCK_ITEMS_DEFAULT;
+  op->stream = c && c->evict_first >= 0 ? c->evict_first == 1 : op->scattered || op->type == ZS_F64;
+  op->threads = c && c->threads >= 0 ? c->threads == 1 : false;
+  op->fused = c && c->fused >= 0 ? c->fused == 1 : false;
+  if (c)
+    op->choice = *c;
+  else
+    op->choice = csr_choice{0, -1, -1, -1};
 }
 
 /* The fewest columns that hold 90 % of the nonzeros: the part of x a product keeps coming back
@@ -432,7 +503,8 @@ zs_status upload_slabs(gpu_op *op, const int64_t *host_ptr) {
   const int64_t stride = op->rows + 1;
   zs_status s = upload_offsets(&op->ptr, host_ptr, op->n_slabs * stride, op->offsets32, "row_ptr");
   for (int k = 0; s == ZS_OK && k < op->n_slabs; k++)
-    s = upload_plan(host_ptr + k * stride, op->rows, op->items, type_size(op->type), &op->plan[k]);
+    s = upload_plan(host_ptr + k * stride, op->rows, op->items, type_size(op->type), op->fused,
+                    &op->plan[k]);
   return s;
 }
 
@@ -440,7 +512,7 @@ zs_status upload_slabs(gpu_op *op, const int64_t *host_ptr) {
  * offsets are host_ptr + k (rows + 1): transpose_op's result. */
 zs_status csr_op_adopt(gpu_op **out, const gpu_device *dev, zs_type type, int64_t rows,
                        int64_t cols, int64_t nnz, const int64_t *host_ptr, int slabs,
-                       bool scattered, int32_t *d_idx, void *d_val) {
+                       bool scattered, const csr_choice *choice, int32_t *d_idx, void *d_val) {
   gpu_op *op = (gpu_op *)calloc(1, sizeof(gpu_op));
   if (!op) {
     release(d_idx), release(d_val);
@@ -451,7 +523,7 @@ zs_status csr_op_adopt(gpu_op **out, const gpu_device *dev, zs_type type, int64_
   op->idx = d_idx, op->val = d_val;
   op->offsets32 = nnz <= INT32_MAX;
   op->scattered = scattered;
-  op->items = scattered ? 4 : ZS_BLOCK_ITEMS_DEFAULT;
+  csr_choose(op, choice);
   op->n_slabs = slabs;
   zs_status s = upload_slabs(op, host_ptr);
   if (s != ZS_OK) {
@@ -511,8 +583,9 @@ zs_status csr_gpu_create(const gpu_device *dev, void **out, const zsb_encoded_vi
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "operator");
   op->dev = dev, op->format = v->format, op->type = v->type;
   op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
-  int slabs = 0;
-  read_options(options, &op->atomic_transpose, &op->items, &slabs, NULL);
+  int slabs = 0, items = 0;
+  read_options(options, &op->atomic_transpose, &items, &slabs, NULL);
+  const csr_choice choice = read_csr_choice(options);
   const size_t vs = type_size(v->type);
   const void *val_data = a.values, *col_data = a.col_idx;
   const int64_t *ptr = NULL;
@@ -537,7 +610,7 @@ zs_status csr_gpu_create(const gpu_device *dev, void **out, const zsb_encoded_vi
   if (s == ZS_OK) s = upload_array(&op->idx, col_data, (uint64_t)v->nnz, "col_idx");
   if (s == ZS_OK && v->format == ZS_FORMAT_CSR) {
     op->offsets32 = v->nnz <= INT32_MAX;
-    if (op->items == 0) op->items = op->scattered ? 4 : ZS_BLOCK_ITEMS_DEFAULT;
+    csr_choose(op, &choice);
     s = upload_slabs(op, slab_ptr ? slab_ptr : ptr);
   }
   free(slab_ptr), free(slab_col), free(slab_val);

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 #define ZS_BLOCK_THREADS 256
-/* Nonzeros per row block: ZS_BLOCK_THREADS x items, items 4 or 8 (operator option block_nnz;
- * chosen from the matrix by default). 16 measured slower everywhere (occupancy). */
+/* Nonzeros per row block: ZS_BLOCK_THREADS x items, items 1, 2, 4 or 8 (operator option
+ * block_nnz; chosen from the matrix by default). 16 measured slower everywhere (occupancy). */
 #define ZS_BLOCK_ITEMS_DEFAULT 8
 /* Bounds the row loop of a block made of many empty or very short rows. */
 #define ZS_BLOCK_MAX_ROWS (4 * ZS_BLOCK_THREADS)
@@ -21,7 +21,7 @@ typedef struct zs_row_block {
   int64_t nnz_begin, nnz_end; /* nonzeros [nnz_begin, nnz_end) */
   int32_t row_begin, row_end; /* rows [row_begin, row_end) */
   int32_t partial;            /* >= 0: a chunk of one long row, its slot in the partials */
-  int32_t pad;
+  int32_t long_row;           /* a chunk's long row (index into the long rows); else -1 */
 } zs_row_block;
 
 typedef struct zs_long_row {
@@ -65,8 +65,9 @@ static inline int zs_row_plan_build(zs_row_plan *plan, const int64_t *ptr, int64
           return 0;
         const int64_t b = ptr[r] + c * block_nnz;
         const int64_t e = b + block_nnz < ptr[r + 1] ? b + block_nnz : ptr[r + 1];
+        const int32_t slot = (int32_t)plan->n_partials++, lr = (int32_t)(plan->n_long_rows - 1);
         plan->blocks[plan->n_blocks++] =
-            (zs_row_block){b, e, (int32_t)r, (int32_t)(r + 1), (int32_t)plan->n_partials++, 0};
+            (zs_row_block){b, e, (int32_t)r, (int32_t)(r + 1), slot, lr};
       }
       r++;
       continue;
@@ -79,7 +80,7 @@ static inline int zs_row_plan_build(zs_row_plan *plan, const int64_t *ptr, int64
     if (!zs_plan_push((void **)&plan->blocks, &plan->n_blocks, &cap_b, sizeof(zs_row_block)))
       return 0;
     plan->blocks[plan->n_blocks++] =
-        (zs_row_block){ptr[start], ptr[r], (int32_t)start, (int32_t)r, -1, 0};
+        (zs_row_block){ptr[start], ptr[r], (int32_t)start, (int32_t)r, -1, -1};
   }
   return 1;
 }

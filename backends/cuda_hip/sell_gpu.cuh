@@ -2,6 +2,8 @@
  * its own (backends/cuda/cuda_sell.cu, backends/hip/hip_sell.cpp): SpMV a thread per stored
  * position, the atomic SpMVT and BiCG's pair from the same walk, the deterministic SpMVT through
  * Aᵀ stored as CSR (transpose_op). */
+#include <type_traits>
+
 #include "backends/cuda_hip/csr_kernels.cuh"
 #include "backends/cuda_hip/gpu_common.cuh"
 #include "formats/sell/sell_layout.h"
@@ -11,10 +13,8 @@ namespace {
 
 #define ZS_SELL_THREADS 256
 /* Entries a thread loads before it adds: independent loads in flight hide the gather's latency
- * (-DZS_SELL_UNROLL=N builds a variant for bench/ab-modules.sh). */
-#ifndef ZS_SELL_UNROLL
+ * (experimental.sell_unroll=2|4|8 forces another count). */
 #define ZS_SELL_UNROLL 4
-#endif
 
 /* What the walk over a position's entries does. SPMV: y_i = alpha sum_k a_ik x_k + beta y_i.
  * SCATTER: alpha a_ij x_i added to y_j atomically (y scaled before). PAIR: SPMV, and alpha_t
@@ -26,7 +26,7 @@ enum { ZS_SELL_SPMV = 0, ZS_SELL_SCATTER = 1, ZS_SELL_PAIR = 2 };
  * columns and values (one coalesced line per k for a warp), every lane the same number of times
  * (padding is an entry like any other: no branch); the slice's offset and width are read once.
  * Empty lanes past the last row walk their slice's padding and write nothing. */
-template <typename T, int MODE, bool STREAM>
+template <typename T, int MODE, bool STREAM, int UNROLL>
 __global__ void __launch_bounds__(ZS_SELL_THREADS)
     zs_sell_kernel(int64_t positions, int64_t rows, int lc, const int64_t *__restrict__ slice_ptr,
                    const int32_t *__restrict__ perm, const int32_t *__restrict__ col,
@@ -47,25 +47,25 @@ __global__ void __launch_bounds__(ZS_SELL_THREADS)
   T *out = MODE == ZS_SELL_SCATTER ? y : z;
   T sum = 0;
   int64_t k = 0;
-  for (; k + ZS_SELL_UNROLL <= width; k += ZS_SELL_UNROLL) {
-    int32_t j[ZS_SELL_UNROLL];
-    T a[ZS_SELL_UNROLL];
+  for (; k + UNROLL <= width; k += UNROLL) {
+    int32_t j[UNROLL];
+    T a[UNROLL];
 #pragma unroll
-    for (int u = 0; u < ZS_SELL_UNROLL; u++)
+    for (int u = 0; u < UNROLL; u++)
       j[u] = zs_load_matrix<STREAM>(cp + u * c), a[u] = zs_load_matrix<STREAM>(vp + u * c);
     if (MODE != ZS_SELL_SCATTER) {
-      T g[ZS_SELL_UNROLL];
+      T g[UNROLL];
 #pragma unroll
-      for (int u = 0; u < ZS_SELL_UNROLL; u++) g[u] = x[j[u]];
+      for (int u = 0; u < UNROLL; u++) g[u] = x[j[u]];
 #pragma unroll
-      for (int u = 0; u < ZS_SELL_UNROLL; u++) sum += a[u] * g[u]; /* in column order */
+      for (int u = 0; u < UNROLL; u++) sum += a[u] * g[u]; /* in column order */
     }
     if (MODE != ZS_SELL_SPMV) {
 #pragma unroll
-      for (int u = 0; u < ZS_SELL_UNROLL; u++)
+      for (int u = 0; u < UNROLL; u++)
         if (a[u] != T(0)) atomicAdd(&out[j[u]], a[u] * t);
     }
-    cp += ZS_SELL_UNROLL * c, vp += ZS_SELL_UNROLL * c;
+    cp += UNROLL * c, vp += UNROLL * c;
   }
   for (; k < width; k++, cp += c, vp += c) {
     const int32_t j = zs_load_matrix<STREAM>(cp);
@@ -83,7 +83,8 @@ struct sell_gpu_op {
   int64_t rows, cols, nnz, n_slices, entries;
   int lc;        /* log2 c */
   bool atomic_t; /* transpose=atomic */
-  bool stream;   /* rows gather x at random: evict-first loads of the matrix */
+  bool stream;   /* evict-first loads of the matrix (by default where rows gather x at random) */
+  int unroll;    /* entries a thread loads before it adds: 2, 4 or 8 */
   int64_t *slice_ptr;
   int32_t *perm, *col;
   void *val;
@@ -129,7 +130,11 @@ zs_status sell_gpu_create(const gpu_device *dev, void **out, const zsb_encoded_v
   op->n_slices = L.n_slices, op->entries = L.entries;
   while ((INT64_C(1) << op->lc) < L.c) op->lc++;
   op->atomic_t = zsb_option_is(options, "transpose", "atomic");
-  op->stream = sell_scattered(&L);
+  char buf[16];
+  const char *evict = zsb_option(options, "experimental.evict_first", buf, sizeof buf);
+  op->stream = strcmp(evict, "on") == 0 || (strcmp(evict, "off") != 0 && sell_scattered(&L));
+  const int unroll = atoi(zsb_option(options, "experimental.sell_unroll", buf, sizeof buf));
+  op->unroll = unroll ? unroll : ZS_SELL_UNROLL; /* auto: 0 */
   const size_t vs = type_size(L.type), ne = (size_t)L.entries;
   const size_t rows = (size_t)(L.rows ? L.rows : 1), ns = (size_t)L.n_slices + 1;
   s = upload_array(&op->slice_ptr, L.slice_ptr, ns, "slice_ptr");
@@ -224,14 +229,22 @@ void sell_launch(const sell_gpu_op *op, T alpha, const T *x, T beta, T *y, const
   if (positions == 0) return;
   const unsigned grid = (unsigned)((positions + ZS_SELL_THREADS - 1) / ZS_SELL_THREADS);
   const T *val = (const T *)op->val;
+  const auto go = [&](auto stream, auto unroll) {
+    zs_sell_kernel<T, MODE, decltype(stream)::value, decltype(unroll)::value>
+        <<<grid, ZS_SELL_THREADS>>>(positions, op->rows, op->lc, op->slice_ptr, op->perm, op->col,
+                                    val, x, y, alpha, beta, w, z, alpha_t);
+  };
+  const auto by_unroll = [&](auto stream) {
+    switch (op->unroll) {
+    case 2: go(stream, std::integral_constant<int, 2>()); break;
+    case 8: go(stream, std::integral_constant<int, 8>()); break;
+    default: go(stream, std::integral_constant<int, 4>());
+    }
+  };
   if (op->stream)
-    zs_sell_kernel<T, MODE, true><<<grid, ZS_SELL_THREADS>>>(positions, op->rows, op->lc,
-                                                             op->slice_ptr, op->perm, op->col, val,
-                                                             x, y, alpha, beta, w, z, alpha_t);
+    by_unroll(std::true_type());
   else
-    zs_sell_kernel<T, MODE, false><<<grid, ZS_SELL_THREADS>>>(positions, op->rows, op->lc,
-                                                              op->slice_ptr, op->perm, op->col, val,
-                                                              x, y, alpha, beta, w, z, alpha_t);
+    by_unroll(std::false_type());
 }
 
 template <typename T>

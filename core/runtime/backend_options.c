@@ -28,7 +28,7 @@ static const option_spec specs[] = {
      "beside A (SpMV speed for a second copy's memory)"},
     {"spmv", "deterministic|atomic", "deterministic", ON_GPU,
      FMT(ZS_FORMAT_CSB) | FMT(ZS_FORMAT_GCSB), "SpMV: a warp per block row, or atomic adds"},
-    {"block_nnz", "auto|1024|2048", "auto", ON_GPU, FMT(ZS_FORMAT_CSR),
+    {"block_nnz", "auto|256|512|1024|2048", "auto", ON_GPU, FMT(ZS_FORMAT_CSR),
      "nonzeros per thread block of the row plan"},
     {"col_slabs", "auto|1..8", "auto", ON_GPU, FMT(ZS_FORMAT_CSR) | FMT(ZS_FORMAT_DTANS),
      "column slabs, each a pass whose part of x stays in the L2 cache"},
@@ -47,6 +47,14 @@ static const option_spec specs[] = {
      FMT(ZS_FORMAT_CSB) | FMT(ZS_FORMAT_GCSB), "output blocks one warp walks together"},
     {"experimental.kernel", "batched|slices", "batched", ON_GPU, FMT(ZS_FORMAT_CCI),
      "CCI kernel: rows decoded in batches, or one slice per lane"},
+    {"experimental.reduce", "auto|lanes|threads", "auto", ON_GPU, FMT(ZS_FORMAT_CSR),
+     "CSR rows summed by groups of lanes, or thread by thread with carries (short rows)"},
+    {"experimental.long_rows", "auto|kernel|fused", "auto", ON_GPU, FMT(ZS_FORMAT_CSR),
+     "CSR rows longer than a block: chunks added by a second kernel, or by their last chunk"},
+    {"experimental.evict_first", "auto|on|off", "auto", ON_GPU,
+     FMT(ZS_FORMAT_CSR) | FMT(ZS_FORMAT_SELL), "evict-first loads of the matrix data"},
+    {"experimental.sell_unroll", "auto|2|4|8", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),
+     "SELL entries a thread loads before it adds"},
 };
 #define N_SPECS (sizeof specs / sizeof *specs)
 

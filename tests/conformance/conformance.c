@@ -64,8 +64,10 @@ typedef struct variant {
   int blocked_only;    /* only for CSB and GCSB (the options exist only for them) */
   int slabs_only;      /* only for CSR and dtANS (the formats with column slabs) */
   int dtans_only;      /* only for dtANS */
+  int csr_only;        /* only for CSR (its GPU kernel choices) */
+  int sell_only;       /* only for SELL */
 } variant;
-#define MAX_VARIANTS 48
+#define MAX_VARIANTS 64
 static variant variants[MAX_VARIANTS];
 static int n_variants;
 
@@ -85,7 +87,7 @@ static void find_variants(zs_context *ctx, const char *require) {
       }
       have_required = 1;
     }
-    if (!bi.usable || n_variants + 19 > MAX_VARIANTS) continue; /* 19: the most one adds */
+    if (!bi.usable || n_variants + 24 > MAX_VARIANTS) continue; /* 24: the most one adds */
     if (strcmp(bi.name, "ref") == 0) have_ref = 1;
     variant *v = &variants[n_variants++];
     *v = (variant){.backend = bi.name, .deterministic_n = 1, .deterministic_t = 1};
@@ -213,6 +215,37 @@ static void find_variants(zs_context *ctx, const char *require) {
                      .deterministic_t = 1,
                      .dtans_only = 1};
       snprintf(v->label, sizeof v->label, "%s[raw-tickets]", bi.name);
+      /* CSR's kernel choices: small blocks, so that the random matrices' long rows come in
+       * chunks, summed by the last chunk (fused) or a second kernel, rows reduced thread by
+       * thread, and the matrix loaded with and without evict-first */
+      static const char *const csr_choices[][2] = {
+          {"block_nnz=256,experimental.reduce=threads,experimental.long_rows=fused", "csr-t256"},
+          {"block_nnz=512,experimental.long_rows=fused,experimental.evict_first=on", "csr-f512"},
+          {"experimental.reduce=threads,experimental.evict_first=off", "csr-threads"},
+      };
+      for (size_t c = 0; c < sizeof csr_choices / sizeof *csr_choices; c++) {
+        v = &variants[n_variants++];
+        *v = (variant){.backend = bi.name,
+                       .options = csr_choices[c][0],
+                       .deterministic_n = 1,
+                       .deterministic_t = 1,
+                       .csr_only = 1};
+        snprintf(v->label, sizeof v->label, "%s[%s]", bi.name, csr_choices[c][1]);
+      }
+      /* SELL with 2 and 8 entries loaded ahead, and evict-first loads forced on */
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "experimental.sell_unroll=8,experimental.evict_first=on",
+                     .deterministic_n = 1,
+                     .deterministic_t = 1,
+                     .sell_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[sell-u8]", bi.name);
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "experimental.sell_unroll=2,transpose=atomic",
+                     .deterministic_n = 1,
+                     .sell_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[sell-u2-atomic]", bi.name);
     }
   }
   if (require && !have_required) {
@@ -229,6 +262,8 @@ static void find_variants(zs_context *ctx, const char *require) {
 static int skip_variant(const variant *v, zs_format f) {
   if (v->blocked_only) return f != ZS_FORMAT_CSB && f != ZS_FORMAT_GCSB;
   if (v->dtans_only) return f != ZS_FORMAT_DTANS;
+  if (v->csr_only) return f != ZS_FORMAT_CSR;
+  if (v->sell_only) return f != ZS_FORMAT_SELL;
   return v->slabs_only && f != ZS_FORMAT_CSR && f != ZS_FORMAT_DTANS;
 }
 
@@ -621,10 +656,12 @@ static void random_cases(zs_context *ctx) {
     }
   run_triplets(ctx, "banded-30000", &T);
 
-  /* Stencils: rows that repeat a pattern around the diagonal (dtANS version 5's templates). */
+  /* Stencils: rows that repeat a pattern around the diagonal (dtANS version 5's templates);
+   * R-MAT: power-law rows of every length, empty to longer than a GPU row block. */
   static const char *const stencils[] = {"stencil3d:n=7,points=27,values=set,distinct=64,seed=5",
                                          "stencil2d:n=40,points=5,values=random,seed=6",
-                                         "stencil2d:n=25,points=9,values=pattern"};
+                                         "stencil2d:n=25,points=9,values=pattern",
+                                         "rmat:scale=11,per_row=8,values=random,seed=9"};
   for (size_t g = 0; g < sizeof stencils / sizeof *stencils; g++)
     for (int k = 0; k < 2; k++) {
       zs_matrix *A = NULL;

@@ -18,6 +18,11 @@ static void check_plan(const int64_t *ptr, int64_t rows, int64_t block_nnz) {
     if (k->partial >= 0) { /* a chunk of a long row: same row until its last chunk */
       CHECK(k->row_end == k->row_begin + 1);
       CHECK(k->partial == partials);
+      CHECK(k->long_row >= 0 && k->long_row < plan.n_long_rows);
+      CHECK(plan.long_rows[k->long_row].row == k->row_begin);
+      CHECK(partials >= plan.long_rows[k->long_row].first_partial &&
+            partials <
+                plan.long_rows[k->long_row].first_partial + plan.long_rows[k->long_row].chunks);
       CHECK(ptr[k->row_begin + 1] - ptr[k->row_begin] > block_nnz);
       partials++;
       next_nnz = k->nnz_end;
@@ -25,6 +30,7 @@ static void check_plan(const int64_t *ptr, int64_t rows, int64_t block_nnz) {
       continue;
     }
     CHECK(k->row_begin == next_row);
+    CHECK(k->long_row == -1);
     CHECK(k->row_end > k->row_begin && k->row_end - k->row_begin <= ZS_BLOCK_MAX_ROWS);
     CHECK(k->nnz_begin == ptr[k->row_begin] && k->nnz_end == ptr[k->row_end]);
     const int first_long = ptr[k->row_begin + 1] - ptr[k->row_begin] > ZS_BLOCK_LONG_ROW;
@@ -60,6 +66,8 @@ int main(void) {
       if (pass == 1 && i % 5000 < 1200) len = 0; /* long runs of empty rows */
       ptr[i + 1] = ptr[i] + len;
     }
+    check_plan(ptr, ROWS, 256);
+    check_plan(ptr, ROWS, 512);
     check_plan(ptr, ROWS, 1024);
     check_plan(ptr, ROWS, 2048);
   }

@@ -1,0 +1,73 @@
+/* test_gpu_options.c — the GPU CSR and SELL kernel options as the library checks and completes
+ * them before a backend sees them: no device needed (the table decides, not the module). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "core/runtime/runtime.h"
+
+/* The completed option string for backend/format, or NULL when refused. */
+static char *complete(const char *backend, zs_format f, const char *user) {
+  char *out = NULL;
+  int stored = 0;
+  return zsi_backend_options(backend, f, user, &out, &stored) == ZS_OK ? out : NULL;
+}
+
+static void accepts(const char *backend, zs_format f, const char *user, const char *want) {
+  char *out = complete(backend, f, user);
+  CHECK(out != NULL);
+  if (out) CHECK(strstr(out, want) != NULL);
+  free(out);
+}
+
+static void refuses(const char *backend, zs_format f, const char *user, const char *why) {
+  char *out = complete(backend, f, user);
+  CHECK(out == NULL);
+  CHECK(strstr(zs_last_error(), why) != NULL);
+  free(out);
+}
+
+int main(void) {
+  /* defaults: every CSR kernel choice left to the operator */
+  accepts("cuda", ZS_FORMAT_CSR, "", "block_nnz=auto");
+  accepts("cuda", ZS_FORMAT_CSR, "", "experimental.reduce=auto");
+  accepts("hip", ZS_FORMAT_CSR, "", "experimental.long_rows=auto");
+  accepts("cuda", ZS_FORMAT_CSR, "", "experimental.evict_first=auto");
+  accepts("cuda", ZS_FORMAT_SELL, "", "experimental.sell_unroll=auto");
+  /* every block size and kernel choice */
+  static const char *const sizes[] = {"256", "512", "1024", "2048"};
+  for (int i = 0; i < 4; i++) {
+    char opt[32];
+    strcpy(opt, "block_nnz="), strcat(opt, sizes[i]);
+    accepts("cuda", ZS_FORMAT_CSR, opt, opt);
+  }
+  accepts("cuda", ZS_FORMAT_CSR, "experimental.reduce=threads,experimental.long_rows=fused",
+          "experimental.reduce=threads");
+  accepts("cuda", ZS_FORMAT_CSR, "experimental.reduce=lanes,experimental.long_rows=kernel",
+          "experimental.long_rows=kernel");
+  accepts("hip", ZS_FORMAT_CSR, "experimental.evict_first=off", "experimental.evict_first=off");
+  accepts("cuda", ZS_FORMAT_SELL, "experimental.evict_first=on,experimental.sell_unroll=8",
+          "experimental.sell_unroll=8");
+  /* CSR's options on SELL, no SELL-only option on CSR */
+  char *sell = complete("cuda", ZS_FORMAT_SELL, "");
+  CHECK(sell && !strstr(sell, "experimental.reduce") && !strstr(sell, "block_nnz"));
+  free(sell);
+  char *csr = complete("cuda", ZS_FORMAT_CSR, "");
+  CHECK(csr && !strstr(csr, "sell_unroll"));
+  free(csr);
+  /* bad values, other formats, other backends */
+  refuses("cuda", ZS_FORMAT_CSR, "block_nnz=4096", "is not one of");
+  refuses("cuda", ZS_FORMAT_CSR, "block_nnz=300", "is not one of");
+  refuses("cuda", ZS_FORMAT_CSR, "experimental.reduce=rows", "is not one of");
+  refuses("cuda", ZS_FORMAT_CSR, "experimental.long_rows=atomic", "is not one of");
+  refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_unroll=3", "is not one of");
+  refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_unroll=16", "is not one of");
+  refuses("cuda", ZS_FORMAT_CSR, "experimental.evict_first=yes", "is not one of");
+  refuses("cuda", ZS_FORMAT_COO, "experimental.reduce=threads", "does not apply to format");
+  refuses("cuda", ZS_FORMAT_SELL, "experimental.long_rows=fused", "does not apply to format");
+  refuses("cuda", ZS_FORMAT_CSR, "experimental.sell_unroll=2", "does not apply to format");
+  refuses("cpu", ZS_FORMAT_CSR, "experimental.reduce=threads", "has no operator option");
+  refuses("ref", ZS_FORMAT_SELL, "experimental.evict_first=on", "has no operator option");
+  refuses("cuda", ZS_FORMAT_CSR, "block_nnz=512,block_nnz=1024", "block_nnz");
+  CHECK_DONE();
+}
