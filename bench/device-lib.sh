@@ -6,6 +6,9 @@
 #   dev_begin NAME       log() prints "[NAME  SECONDSs] ..."; ../shared is linked when missing
 #                        (only shared/ inside the checkout travels: a warning when it holds no
 #                        matrices); $OUT is made; the GPU listed
+#   dev_gpu_info         writes the GPU's name, driver, memory, clocks, temperature and power
+#                        to $OUT/nvidia-smi.txt and sets DEVICE to h100, h200 or gpu from the
+#                        first GPU's name (result files are named by it: the two never mix)
 #   dev_build_bg         configures build-gpu (cuda on, hip off, release) and builds every target
 #                        but the GPU modules, in the background ($OUT/gpu-build.log): the modules
 #                        come from folders built on the development machine (ZS_MODULE_DIR)
@@ -43,6 +46,17 @@ dev_begin() {
 }
 
 log() { printf '[%s %4ds] %s\n' "$DEV_NAME" $((SECONDS - DEV_START)) "$*"; }
+
+dev_gpu_info() {
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+    --format=csv >"$OUT/nvidia-smi.txt" 2>&1 || true
+  # shellcheck disable=SC2034 # DEVICE is read by the scripts that source this file
+  case $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1) in
+    *H100*) DEVICE=h100 ;;
+    *H200*) DEVICE=h200 ;;
+    *) DEVICE=gpu ;;
+  esac
+}
 
 dev_targets_but_modules() {
   ninja -C "$1" -t targets all | grep -E ': (c_LINKER|cpp_LINKER|CUSTOM_COMMAND)$' | cut -d: -f1 |

@@ -41,13 +41,7 @@ PLAN_JOBS=${PLAN_JOBS:-12}
 only=()
 for name in ${ONLY:-}; do only+=(--only "$name"); done
 dev_begin auto # log(), ../shared, $OUT, the GPU listed
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
-  --format=csv >"$OUT/nvidia-smi.txt" 2>&1 || true
-case $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1) in
-  *H100*) DEVICE=h100 ;;
-  *H200*) DEVICE=h200 ;;
-  *) DEVICE=gpu ;;
-esac
+dev_gpu_info   # $OUT/nvidia-smi.txt, DEVICE
 PLAN_DEVICE=${PLAN_DEVICE:-$DEVICE} # the model's constants for this card (plan --device)
 
 targets=(tools/zsparse/zsparse bench/auto/zs-bench-auto bench/gpu/zs-bench-gpu)

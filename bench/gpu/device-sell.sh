@@ -29,13 +29,7 @@ BUDGET_S=${BUDGET_S:-150}
 REPS=${REPS:-10}
 FORMATS=${FORMATS:-sell}
 dev_begin sell # log(), ../shared, $OUT, the GPU listed
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
-  --format=csv >"$OUT/nvidia-smi.txt" 2>&1 || true
-case $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1) in
-  *H100*) DEVICE=h100 ;;
-  *H200*) DEVICE=h200 ;;
-  *) DEVICE=gpu ;;
-esac
+dev_gpu_info   # $OUT/nvidia-smi.txt, DEVICE
 
 # The module comes from the development machine (about 20 s of building here instead of
 # minutes of nvcc): everything else is built by dev_build_bg.
