@@ -27,7 +27,12 @@ static const char help_text[] =
     "                       format and options `zsparse plan` chooses, recorded in the .zsm\n"
     "                       (zsparse info shows it)\n"
     "  --type f32|f64       value type (default: f64, or the input container's type)\n"
-    "  --options K=V,...    encoder options of FORMAT (see docs/formats/<format>.md); with\n"
+    "  --options K=V,...    encoder options of FORMAT (see docs/formats/<format>.md), e.g.\n"
+    "                       csb, gcsb: beta= (gcsb also group=); cci: slices=, opcodes=;\n"
+    "                       sell: c=, sigma=; dtans: templates=auto|on|off and\n"
+    "                       row_kind=templates|packed|auto (stream version 5: template or\n"
+    "                       packed rows), values=auto|coded|constant|raw|joint|packed\n"
+    "                       (packed: version 5's value ids), columns=, long_rows=, ...; with\n"
     "                       -f auto the planner's: backend=, device=, workload=, tune=\n"
     "                       (docs/auto.md)\n"
     "  --json               print {input, output, format, type, rows, cols, nnz, bytes} as JSON\n";
