@@ -9,6 +9,13 @@
 #   dev_gpu_info         writes the GPU's name, driver, memory, clocks, temperature and power
 #                        to $OUT/nvidia-smi.txt and sets DEVICE to h100, h200 or gpu from the
 #                        first GPU's name (result files are named by it: the two never mix)
+#   dev_module_dir SCRIPT
+#                        exports ZS_MODULE_DIR as the absolute path of $MODULE_DIR, a folder
+#                        holding libzsparse-cuda.so built on the development machine; exits 2
+#                        naming SCRIPT when it holds none
+#   dev_append_csv PART NAME CSV
+#                        appends PART's rows (a zs-bench-gpu CSV) to CSV with NAME in place of
+#                        the first column (PART's header first when CSV is new), removes PART
 #   dev_build_bg         configures build-gpu (cuda on, hip off, release) and builds every target
 #                        but the GPU modules, in the background ($OUT/gpu-build.log): the modules
 #                        come from folders built on the development machine (ZS_MODULE_DIR)
@@ -56,6 +63,27 @@ dev_gpu_info() {
     *H200*) DEVICE=h200 ;;
     *) DEVICE=gpu ;;
   esac
+}
+
+dev_module_dir() {
+  [ -f "${MODULE_DIR:-}/libzsparse-cuda.so" ] || {
+    echo "$1: MODULE_DIR=${MODULE_DIR:-} holds no libzsparse-cuda.so" >&2
+    exit 2
+  }
+  ZS_MODULE_DIR=$(cd "$MODULE_DIR" && pwd)
+  export ZS_MODULE_DIR
+}
+
+# A CSV reader, not cut: generator specs and kernel options are quoted fields with commas.
+dev_append_csv() {
+  [ -f "$3" ] || head -n 1 "$1" >"$3"
+  python3 -c 'import csv, sys
+rows = csv.reader(open(sys.argv[1], newline=""))
+next(rows)
+out = csv.writer(sys.stdout, lineterminator="\n")
+for r in rows:
+    out.writerow([sys.argv[2]] + r[1:])' "$1" "$2" >>"$3"
+  rm -f "$1"
 }
 
 dev_targets_but_modules() {

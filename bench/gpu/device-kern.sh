@@ -28,19 +28,8 @@ OUT=${OUT:-$PWD/device-out}
 BUDGET_S=${BUDGET_S:-220}
 REPS=${REPS:-20}
 dev_begin kern
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
-  --format=csv >"$OUT/nvidia-smi.txt" 2>&1 || true
-case $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1) in
-  *H100*) DEVICE=h100 ;;
-  *H200*) DEVICE=h200 ;;
-  *) DEVICE=gpu ;;
-esac
-[ -f "${MODULE_DIR:-}/libzsparse-cuda.so" ] || {
-  echo "device-kern.sh: MODULE_DIR=${MODULE_DIR:-} holds no libzsparse-cuda.so" >&2
-  exit 2
-}
-ZS_MODULE_DIR=$(cd "$MODULE_DIR" && pwd)
-export ZS_MODULE_DIR
+dev_gpu_info # $OUT/nvidia-smi.txt, DEVICE
+dev_module_dir device-kern.sh # ZS_MODULE_DIR from MODULE_DIR
 log "build (module from $MODULE_DIR)"
 dev_build_bg
 dev_build_wait
@@ -76,15 +65,7 @@ run_case() {
     --no-cold "${fmt_args[@]}" --csv "$OUT/part.csv" "$spec" >"$OUT/bench-$name.log" 2>&1 ||
     status=1
   [ -f "$OUT/part.csv" ] || return 0
-  [ -f "$csv" ] || head -n 1 "$OUT/part.csv" >"$csv"
-  # the case name in the first column (a CSV reader: specs and options hold commas)
-  python3 -c 'import csv, sys
-rows = csv.reader(open(sys.argv[1], newline=""))
-next(rows)
-out = csv.writer(sys.stdout, lineterminator="\n")
-for r in rows:
-    out.writerow([sys.argv[2]] + r[1:])' "$OUT/part.csv" "$name" >>"$csv"
-  rm -f "$OUT/part.csv"
+  dev_append_csv "$OUT/part.csv" "$name" "$csv" # the case name for the spec
 }
 run_case rmat f32,f64 "gen:rmat:scale=19,per_row=16,values=random,seed=42" "${rmat_formats[@]}"
 run_case rmat-s19 f32 "gen:rmat:scale=19,per_row=24,values=set,distinct=64,seed=22" \

@@ -33,12 +33,7 @@ dev_gpu_info   # $OUT/nvidia-smi.txt, DEVICE
 
 # The module comes from the development machine (about 20 s of building here instead of
 # minutes of nvcc): everything else is built by dev_build_bg.
-[ -f "${MODULE_DIR:-}/libzsparse-cuda.so" ] || {
-  echo "device-sell.sh: MODULE_DIR=${MODULE_DIR:-} holds no libzsparse-cuda.so" >&2
-  exit 2
-}
-ZS_MODULE_DIR=$(cd "$MODULE_DIR" && pwd)
-export ZS_MODULE_DIR
+dev_module_dir device-sell.sh # ZS_MODULE_DIR from MODULE_DIR
 log "build (module from $MODULE_DIR)"
 dev_build_bg
 dev_build_wait
@@ -80,16 +75,7 @@ for m in "${suite[@]}"; do
     --no-cold "${fmt_args[@]}" --csv "$OUT/part.csv" "gen:$spec" >"$OUT/bench-$name.log" 2>&1 ||
     status=1
   [ -f "$OUT/part.csv" ] || continue
-  [ -f "$csv" ] || head -n 1 "$OUT/part.csv" >"$csv"
-  # the generator spec as the suite's name, in the first column
-  # (a CSV reader: the spec is a quoted field with commas in it)
-  python3 -c 'import csv, sys
-rows = csv.reader(open(sys.argv[1], newline=""))
-next(rows)
-out = csv.writer(sys.stdout, lineterminator="\n")
-for r in rows:
-    out.writerow([sys.argv[2]] + r[1:])' "$OUT/part.csv" "$name" >>"$csv"
-  rm -f "$OUT/part.csv"
+  dev_append_csv "$OUT/part.csv" "$name" "$csv" # the suite's name for the generator spec
 done
 log "done: $csv ($(($(wc -l <"$csv") - 1)) lines), bench status $status"
 # SpMV warm medians side by side: matrix, type, kernel, µs
