@@ -37,16 +37,8 @@ static inline int64_t row_len5(const dtans5_op *A, int64_t i) {
   return t == DTANS_LONG ? 0 : dtans5_entry_len(A->tptr, A->templates, t);
 }
 
-#define VT float
-#define SFX(name) name##_f32
-#include "backends/cpu/cpu_dtans5_tmpl.inc"
-#undef VT
-#undef SFX
-#define VT double
-#define SFX(name) name##_f64
-#include "backends/cpu/cpu_dtans5_tmpl.inc"
-#undef VT
-#undef SFX
+#define ZSI_TEMPLATE "backends/cpu/cpu_dtans5_tmpl.inc"
+#include "backends/each_value_type.h"
 
 void cpu_dtans5_destroy(dtans5_op *A) {
   if (!A) return;
