@@ -19,6 +19,7 @@ void zs_encoded_destroy(zs_encoded **E) {
   if (!E || !*E) return;
   for (int i = 0; i < (*E)->n_arrays; i++) zsi_free((*E)->arrays[i].data);
   free((*E)->note);
+  free((*E)->options);
   free(*E);
   *E = NULL;
 }
@@ -169,9 +170,17 @@ zs_status zs_encode(zs_encoded **out, const zs_matrix *A, zs_format format, cons
   if (format == ZS_FORMAT_AUTO) return zsi_auto_encode(A, options, out);
   const zsi_format_ops *f = zsi_format_lookup(format);
   if (!f) return zsi_format_absent(format, "zs_encode: ");
-  const zs_status s = f->encode(A, options, out);
+  zs_status s = f->encode(A, options, out);
   /* Deep inside an encoder an allocation cannot say which call it serves. */
   if (s == ZS_ERR_OUT_OF_MEMORY) return zsi_error_prefix(s, "zs_encode %s", f->name);
+  if (s == ZS_OK && options && options[0]) { /* kept for a stored transpose */
+    const size_t n = strlen(options) + 1;
+    if (!((*out)->options = malloc(n))) {
+      zs_encoded_destroy(out);
+      return zsi_oom("zs_encode: the options kept", n);
+    }
+    memcpy((*out)->options, options, n);
+  }
   return s;
 }
 

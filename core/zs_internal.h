@@ -98,10 +98,14 @@ struct zs_encoded {
   int n_arrays, n_params;
   zsi_array arrays[ZSI_MAX_ARRAYS];
   zsi_param params[ZSI_MAX_PARAMS];
-  char *note; /* what chose the format (ZS_FORMAT_AUTO), or NULL; kept in .zsm files */
+  char *note;    /* what chose the format (ZS_FORMAT_AUTO), or NULL; kept in .zsm files */
+  char *options; /* the encoder options zs_encode was given, or NULL: a stored transpose is
+                    encoded with them (core/runtime/operator.c) */
 };
 /* Replace E's note with a copy of `note` (ZS_ERR_OUT_OF_MEMORY). */
 ZSI_HIDDEN zs_status zsi_encoded_set_note(zs_encoded *E, const char *note);
+/* Aᵀ in E's format, encoded with E's encoder options (transpose=stored; core/runtime/operator.c). */
+ZSI_HIDDEN zs_status zsi_encode_transpose(const zs_encoded *E, zs_encoded **out);
 /* zs_encode's ZS_FORMAT_AUTO (core/auto/auto_plan.c). */
 ZSI_HIDDEN zs_status zsi_auto_encode(const zs_matrix *A, const char *options, zs_encoded **out);
 

@@ -304,7 +304,8 @@ ZS_API zs_status zs_vector_direction_update(double alpha, zs_vector *p, zs_vecto
  * (zs_operator_options_help lists it); ZS_ERR_INVALID_ARGUMENT for an unknown key, a key given
  * twice, a value not allowed, or an option that the backend or E's format does not have (the
  * message names which backends have it). "transpose=stored", on every backend, encodes Aᵀ in
- * E's format (its default options) and uploads it beside A: SpMVT is then a forward product of
+ * E's format with the encoder options E was encoded with (the defaults for an E loaded from a
+ * file, which keeps none) and uploads it beside A: SpMVT is then a forward product of
  * that copy (deterministic, as fast as SpMV), for the memory of a second encoded copy and the
  * encoding time at creation. Keys under "experimental." tune kernels for benchmarks and may
  * change without notice. */

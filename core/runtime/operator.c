@@ -14,12 +14,14 @@ struct zs_operator {
   int64_t rows, cols;
 };
 
-/* Aᵀ encoded in E's format with that format's default options. */
-static zs_status encode_transpose(const zs_encoded *E, zs_encoded **out) {
+/* Aᵀ encoded in E's format with the encoder options E was made with, so that the SpMVT runs the
+ * kernel chosen for A (a blob loaded from a file, which keeps no options, gets the defaults). */
+zs_status zsi_encode_transpose(const zs_encoded *E, zs_encoded **out) {
   zs_matrix *A = NULL, *At = NULL;
   zs_status s = zs_decode(&A, E);
   if (s == ZS_OK) s = zs_matrix_transpose(&At, A);
-  if (s == ZS_OK) s = zs_encode(out, At, E->format, NULL);
+  if (s == ZS_OK && (s = zs_encode(out, At, E->format, E->options)) != ZS_OK && E->options)
+    s = zsi_error_prefix(s, "transpose=stored: encoding A^T with the options '%s'", E->options);
   zs_matrix_destroy(&A), zs_matrix_destroy(&At);
   return s;
 }
@@ -52,7 +54,7 @@ zs_status zs_operator_create(zs_operator **out, zs_context *ctx, const zs_encode
   s = backend_op(b, E, opts, &op->state);
   if (s == ZS_OK && stored) {
     zs_encoded *T = NULL;
-    s = encode_transpose(E, &T);
+    s = zsi_encode_transpose(E, &T);
     if (s == ZS_OK) s = backend_op(b, T, opts, &op->state_t);
     zs_encoded_destroy(&T);
   }

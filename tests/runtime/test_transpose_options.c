@@ -1,0 +1,154 @@
+/* test_transpose_options.c — transpose=stored encodes Aᵀ with the encoder options A was encoded
+ * with: the stored blob's parameters are those of Aᵀ encoded with the options by hand (and not
+ * those of the format's defaults, where the two differ), it decodes to Aᵀ, and the operator's
+ * SpMVT with it gives Aᵀ w. A blob without options (as loaded from a file) keeps the defaults.
+ *
+ *   test-transpose-options */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/zs_internal.h"
+#include "tests/unit/check.h"
+
+/* A parameter of E by name, or -1 where E has none of that name. */
+static int64_t param(const zs_encoded *E, const char *name) {
+  for (int i = 0; i < zs_encoded_param_count(E); i++) {
+    const char *n;
+    int64_t v;
+    if (zs_encoded_param_info(E, i, &n, &v) == ZS_OK && strcmp(n, name) == 0) return v;
+  }
+  return -1;
+}
+
+/* Whether A and B hold the same entries (both in canonical CSR from zs_decode/transpose). */
+static int same_matrix(const zs_matrix *A, const zs_matrix *B) {
+  const int64_t rows = zs_matrix_rows(A), nnz = zs_matrix_nnz(A);
+  if (rows != zs_matrix_rows(B) || zs_matrix_cols(A) != zs_matrix_cols(B) ||
+      nnz != zs_matrix_nnz(B) || zs_matrix_type(A) != zs_matrix_type(B))
+    return 0;
+  const int64_t *ra, *rb;
+  const int32_t *ca, *cb;
+  const void *va, *vb;
+  zs_matrix_csr(A, &ra, &ca, &va);
+  zs_matrix_csr(B, &rb, &cb, &vb);
+  return memcmp(ra, rb, sizeof *ra * (size_t)(rows + 1)) == 0 &&
+         memcmp(ca, cb, sizeof *ca * (size_t)nnz) == 0 &&
+         memcmp(va, vb, zs_type_size(zs_matrix_type(A)) * (size_t)nnz) == 0;
+}
+
+/* Encode A with `options`, build its stored transpose and check the parameter `key` against
+ * Aᵀ encoded with the options by hand, and (must_differ) against the defaults' value. */
+static void check_format(const zs_matrix *A, const zs_matrix *At, zs_format f, const char *options,
+                         const char *key, int must_differ) {
+  zs_encoded *E = NULL, *T = NULL, *want = NULL, *plain = NULL;
+  CHECK_STATUS(zs_encode(&E, A, f, options), ZS_OK);
+  CHECK_STATUS(zs_encode(&want, At, f, options), ZS_OK);
+  CHECK_STATUS(zs_encode(&plain, At, f, NULL), ZS_OK);
+  if (!E || !want || !plain) goto done;
+  CHECK_STATUS(zsi_encode_transpose(E, &T), ZS_OK);
+  if (!T) goto done;
+  const int64_t got = param(T, key), expect = param(want, key), dflt = param(plain, key);
+  if (got != expect || (must_differ && got == dflt)) {
+    fprintf(stderr,
+            "%s:%s: stored transpose has %s=%lld, Aᵀ encoded with the options %lld, "
+            "with the defaults %lld\n",
+            zs_format_name(f), options, key, (long long)got, (long long)expect, (long long)dflt);
+    check_failures++;
+  }
+  CHECK(zs_encoded_bytes(T) == zs_encoded_bytes(want));
+  zs_matrix *D = NULL;
+  CHECK_STATUS(zs_decode(&D, T), ZS_OK);
+  CHECK(D && same_matrix(D, At));
+  zs_matrix_destroy(&D);
+done:
+  zs_encoded_destroy(&E), zs_encoded_destroy(&T), zs_encoded_destroy(&want);
+  zs_encoded_destroy(&plain);
+}
+
+/* SpMVT through an operator with transpose=stored on the cpu backend against Aᵀ w on ref. */
+static void check_operator(const zs_matrix *A, zs_format f, const char *options) {
+  zs_context *ctx = NULL;
+  zs_encoded *E = NULL;
+  zs_operator *op = NULL, *ref = NULL;
+  zs_vector *w = NULL, *z = NULL, *wr = NULL, *zr = NULL;
+  const int64_t rows = zs_matrix_rows(A), cols = zs_matrix_cols(A);
+  CHECK_STATUS(zs_context_create(&ctx), ZS_OK);
+  CHECK_STATUS(zs_encode(&E, A, f, options), ZS_OK);
+  if (!ctx || !E) goto done;
+  CHECK_STATUS(zs_operator_create(&op, ctx, E, "cpu", "transpose=stored"), ZS_OK);
+  CHECK_STATUS(zs_operator_create(&ref, ctx, E, "ref", NULL), ZS_OK);
+  if (!op || !ref) goto done;
+  double *h = malloc(sizeof *h * (size_t)rows);
+  for (int64_t i = 0; i < rows; i++) h[i] = (double)((i * 37) % 11) - 5.0;
+  CHECK_STATUS(zs_vector_create(&w, ctx, "cpu", ZS_F64, rows), ZS_OK);
+  CHECK_STATUS(zs_vector_create(&wr, ctx, "ref", ZS_F64, rows), ZS_OK);
+  CHECK_STATUS(zs_vector_create(&z, ctx, "cpu", ZS_F64, cols), ZS_OK);
+  CHECK_STATUS(zs_vector_create(&zr, ctx, "ref", ZS_F64, cols), ZS_OK);
+  if (w && wr && z && zr) {
+    CHECK_STATUS(zs_vector_upload(w, h), ZS_OK);
+    CHECK_STATUS(zs_vector_upload(wr, h), ZS_OK);
+    CHECK_STATUS(zs_spmv(op, ZS_OP_T, 1.0, w, 0.0, z), ZS_OK);
+    CHECK_STATUS(zs_spmv(ref, ZS_OP_T, 1.0, wr, 0.0, zr), ZS_OK);
+    double *a = malloc(sizeof *a * (size_t)cols), *b = malloc(sizeof *b * (size_t)cols);
+    CHECK_STATUS(zs_vector_download(z, a), ZS_OK);
+    CHECK_STATUS(zs_vector_download(zr, b), ZS_OK);
+    double worst = 0;
+    for (int64_t j = 0; j < cols; j++) worst = fmax(worst, fabs(a[j] - b[j]));
+    if (worst > 1e-9) {
+      fprintf(stderr, "%s:%s@transpose=stored: SpMVT off by %g\n", zs_format_name(f), options,
+              worst);
+      check_failures++;
+    }
+    free(a), free(b);
+  }
+  free(h);
+done:
+  zs_vector_destroy(&w), zs_vector_destroy(&wr), zs_vector_destroy(&z), zs_vector_destroy(&zr);
+  zs_operator_destroy(&op), zs_operator_destroy(&ref);
+  zs_encoded_destroy(&E);
+  zs_context_destroy(&ctx);
+}
+
+int main(void) {
+  zs_matrix *A = NULL, *At = NULL, *S = NULL, *St = NULL;
+  /* rectangular and unsymmetric: Aᵀ is another matrix; a stencil for CSR-dtANS's versions */
+  CHECK_STATUS(
+      zs_matrix_generate(
+          &A, "erdos_renyi:rows=3000,cols=2000,per_row=9,values=set,distinct=8,seed=3", ZS_F64, 0),
+      ZS_OK);
+  CHECK_STATUS(zs_matrix_generate(&S, "stencil2d:n=120,points=5,values=random,seed=4", ZS_F64, 0),
+               ZS_OK);
+  if (!A || !S) CHECK_DONE();
+  CHECK_STATUS(zs_matrix_transpose(&At, A), ZS_OK);
+  CHECK_STATUS(zs_matrix_transpose(&St, S), ZS_OK);
+  if (!At || !St) CHECK_DONE();
+
+  check_format(A, At, ZS_FORMAT_SELL, "sigma=64", "sigma", 1);
+  check_format(A, At, ZS_FORMAT_SELL, "c=8", "c", 1);
+  check_format(A, At, ZS_FORMAT_GCSB, "beta=64", "beta", 1);
+  check_format(A, At, ZS_FORMAT_CCI, "slices=2,opcodes=auto", "slices", 1);
+  /* lane_symbols=256 cuts 4x the slices of the default 1024-symbol lanes; on the stencil it
+   * also keeps versions 2-4 where the default takes version 5 */
+  check_format(A, At, ZS_FORMAT_DTANS, "lane_symbols=256", "slices", 1);
+  check_format(S, St, ZS_FORMAT_DTANS, "lane_symbols=256", "version", 1);
+  check_format(A, At, ZS_FORMAT_DTANS, "values=raw", "value_mode", 1);
+  check_format(A, At, ZS_FORMAT_CSR, "", "none", 0); /* no options: the defaults */
+
+  /* A blob without kept options (a loaded file's) is transposed with the defaults. */
+  zs_encoded *E = NULL, *T = NULL, *plain = NULL;
+  CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_SELL, "sigma=64"), ZS_OK);
+  CHECK_STATUS(zs_encode(&plain, At, ZS_FORMAT_SELL, NULL), ZS_OK);
+  if (E && plain) {
+    free(E->options);
+    E->options = NULL;
+    CHECK_STATUS(zsi_encode_transpose(E, &T), ZS_OK);
+    CHECK(T && param(T, "sigma") == param(plain, "sigma"));
+  }
+  zs_encoded_destroy(&E), zs_encoded_destroy(&T), zs_encoded_destroy(&plain);
+
+  check_operator(A, ZS_FORMAT_DTANS, "lane_symbols=256");
+  check_operator(A, ZS_FORMAT_SELL, "sigma=64");
+  zs_matrix_destroy(&A), zs_matrix_destroy(&At), zs_matrix_destroy(&S), zs_matrix_destroy(&St);
+  CHECK_DONE();
+}
