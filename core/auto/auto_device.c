@@ -28,6 +28,7 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_gather_far_ps] = 8.1,
     [ZSI_AUTO_K_atomic_ps] = 10,
     [ZSI_AUTO_K_csr_eff] = 0.96,
+    [ZSI_AUTO_K_csr_eff_f32] = 0.96,
     [ZSI_AUTO_K_csr_launch_us] = 5,
     [ZSI_AUTO_K_csr_t] = 1.0,
     [ZSI_AUTO_K_csr_pair] = 2.0,
@@ -71,38 +72,40 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_dtans5_decode_ps] = 1.2,
     [ZSI_AUTO_K_dtans5_row_ps] = 2.5,
     [ZSI_AUTO_K_dtans5_pair] = 1.85,
+    [ZSI_AUTO_K_sell_t] = 0,
+    [ZSI_AUTO_K_stored_pair] = 1.0,
 };
 
 /* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */
 static const double cpu[ZSI_AUTO_NK] = {
-    [ZSI_AUTO_K_read_gbs] = 30,
+    [ZSI_AUTO_K_read_gbs] = 34,
     [ZSI_AUTO_K_cache_mib] = 16,
-    [ZSI_AUTO_K_gather_ps] = 1200,
-    [ZSI_AUTO_K_gather_far_ps] = 2000,
+    [ZSI_AUTO_K_gather_ps] = 100,
+    [ZSI_AUTO_K_gather_far_ps] = 150,
     [ZSI_AUTO_K_atomic_ps] = 3000,
-    [ZSI_AUTO_K_csr_eff] = 0.95,
-    [ZSI_AUTO_K_csr_launch_us] = 3,
+    [ZSI_AUTO_K_csr_eff] = 0.81,
+    [ZSI_AUTO_K_csr_launch_us] = 0.3,
     [ZSI_AUTO_K_csr_t] = 1.45,
-    [ZSI_AUTO_K_csr_pair] = 1.7,
-    [ZSI_AUTO_K_coo_eff] = 0.95,
+    [ZSI_AUTO_K_csr_pair] = 1.68,
+    [ZSI_AUTO_K_coo_eff] = 0.78,
     [ZSI_AUTO_K_coo_t] = 1.0,
-    [ZSI_AUTO_K_coo_pair] = 1.3,
+    [ZSI_AUTO_K_coo_pair] = 1.57,
     [ZSI_AUTO_K_gcsb_eff] = 0.70,
     [ZSI_AUTO_K_gcsb_eff_f32] = 0.49,
-    [ZSI_AUTO_K_gcsb_launch_us] = 3,
+    [ZSI_AUTO_K_gcsb_launch_us] = 0.4,
     [ZSI_AUTO_K_gcsb_t] = 1.47,
-    [ZSI_AUTO_K_gcsb_pair] = 1.72,
-    [ZSI_AUTO_K_gcsb_pair_f32] = 1.72,
+    [ZSI_AUTO_K_gcsb_pair] = 2.3,
+    [ZSI_AUTO_K_gcsb_pair_f32] = 2.3,
     [ZSI_AUTO_K_cci_eff] = 0.9,
     [ZSI_AUTO_K_cci_row_ps] = 0,
     [ZSI_AUTO_K_cci_decode_ps] = 1900,
-    [ZSI_AUTO_K_cci_launch_us] = 3,
+    [ZSI_AUTO_K_cci_launch_us] = 0.5,
     [ZSI_AUTO_K_dtans_decode_ps] = 3000,
     [ZSI_AUTO_K_dtans_row_ps] = 0,
     [ZSI_AUTO_K_dtans_raw_eff] = 0.9,
     [ZSI_AUTO_K_dtans_raw_eff_f32] = 0.9,
     [ZSI_AUTO_K_dtans_gather_ps] = 1200,
-    [ZSI_AUTO_K_dtans_launch_us] = 3,
+    [ZSI_AUTO_K_dtans_launch_us] = 1.0,
     [ZSI_AUTO_K_dtans_lane256] = 1.0,
     [ZSI_AUTO_K_dtans_guided] = 1.0,
     [ZSI_AUTO_K_dtans_guided_loss] = 1.0,
@@ -112,18 +115,21 @@ static const double cpu[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_encode_cci_ns] = 15,
     [ZSI_AUTO_K_encode_dtans_ns] = 40,
     [ZSI_AUTO_K_transpose_ns] = 10,
-    [ZSI_AUTO_K_dtans_pair] = 1.35,
+    [ZSI_AUTO_K_dtans_pair] = 2.3,
     [ZSI_AUTO_K_dtans_full_slices] = 0,
     [ZSI_AUTO_K_dtans_full_slices_raw] = 0,
-    [ZSI_AUTO_K_sell_eff] = 0.8,
-    [ZSI_AUTO_K_sell_eff_f32] = 0.8,
-    [ZSI_AUTO_K_sell_launch_us] = 3,
-    [ZSI_AUTO_K_sell_pair] = 1.7,
+    [ZSI_AUTO_K_sell_eff] = 0.93,
+    [ZSI_AUTO_K_sell_eff_f32] = 0.89,
+    [ZSI_AUTO_K_sell_launch_us] = 0.3,
+    [ZSI_AUTO_K_sell_pair] = 11.6,
     [ZSI_AUTO_K_encode_sell_ns] = 4,
-    [ZSI_AUTO_K_dtans5_eff] = 0,
-    [ZSI_AUTO_K_dtans5_decode_ps] = 0,
-    [ZSI_AUTO_K_dtans5_row_ps] = 0,
-    [ZSI_AUTO_K_dtans5_pair] = 1.35,
+    [ZSI_AUTO_K_dtans5_eff] = 0.35,
+    [ZSI_AUTO_K_dtans5_decode_ps] = 600,
+    [ZSI_AUTO_K_dtans5_row_ps] = 1500,
+    [ZSI_AUTO_K_dtans5_pair] = 2.3,
+    [ZSI_AUTO_K_sell_t] = 1.85,
+    [ZSI_AUTO_K_stored_pair] = 1.2,
+    [ZSI_AUTO_K_csr_eff_f32] = 0.64,
 };
 
 /* Device classes: the GPU ones share the H100's decode constants (the H200 runs the same
@@ -138,8 +144,8 @@ static const struct {
     {"h100", 1, h100, 3128, 50, "built-in h100 (bench/data/h100-*.csv)"},
     {"h200", 1, h100, 4520, 60, "built-in h200 (h100 constants, H200 read ceiling and L2)"},
     {"gpu", 1, h100, 2000, 40, "built-in generic gpu (h100 constants at 2000 GB/s)"},
-    {"cpu", 0, cpu, 30, 16, "built-in cpu (bench/data/cpu-*.csv, a 2-core machine)"},
-    {"ref", 0, cpu, 30, 16, "built-in ref (the scalar oracle: plain CSR)"},
+    {"cpu", 0, cpu, 34, 16, "built-in cpu (bench/data/cpu-*.csv, a 2-core machine)"},
+    {"ref", 0, cpu, 34, 16, "built-in ref (the scalar oracle: plain CSR)"},
 };
 #define N_CLASSES (sizeof classes / sizeof *classes)
 
@@ -202,7 +208,8 @@ zs_status zsi_auto_device_calibrate(zsi_auto_device *d, const char *path) {
     if (k == ZSI_AUTO_NK)
       s = zsi_error(ZS_ERR_PARSE, "auto: calibration file %s line %d: unknown constant '%s'", path,
                     lineno, name);
-    else if (v == 0 && (k == ZSI_AUTO_K_read_gbs || k == ZSI_AUTO_K_csr_eff))
+    else if (v == 0 &&
+             (k == ZSI_AUTO_K_read_gbs || k == ZSI_AUTO_K_csr_eff || k == ZSI_AUTO_K_csr_eff_f32))
       s = zsi_error(ZS_ERR_PARSE, "auto: calibration file %s line %d: %s must be > 0", path, lineno,
                     name);
     else

@@ -60,7 +60,8 @@ static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
   const double extra = (slabs - 1) * (8.0 * (double)(st->rows + 1) + 2.0 * (double)st->rows * vs);
   const int near = x_fits(st, d) || slabs > 1;
   const double g = gather_us(st, near ? K(gather_ps) : K(gather_far_ps));
-  const double b = stream_us(d, p.bytes + extra + vector_bytes(st), K(csr_eff));
+  const double eff = st->type == ZS_F32 ? K(csr_eff_f32) : K(csr_eff);
+  const double b = stream_us(d, p.bytes + extra + vector_bytes(st), eff);
   p.us = K(csr_launch_us) + b + g;
   p.bound = K(csr_launch_us) > b + g ? "launch" : larger(b, g, "bytes", "gathers");
   return p;
@@ -90,15 +91,18 @@ static product gcsb_product(const zsi_auto_stats *st, const zsi_auto_device *d) 
   return p;
 }
 
-/* SELL-C-sigma with c = 32 in natural order (docs/formats/sell.md): every slice of 32 rows padded
- * to its longest row (sell_fill), columns and values of every entry, a slice offset per 32 rows;
- * the kernels do not read row_len. Padding repeats the row's last column, whose line of x was
- * just read: no gathers of its own. */
-static product sell_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
+/* SELL-C-sigma with c = 32 (docs/formats/sell.md), in natural order (sell_fill) or sorted by
+ * length in windows of 4096 rows (sorted: sell_fill_sorted): every slice of 32 rows padded to its
+ * longest row, columns and values of every entry, a slice offset per 32 rows; the kernels do not
+ * read row_len. Padding repeats the row's last column, whose line of x was just read: no gathers
+ * of its own. */
+static product sell_product(const zsi_auto_stats *st, const zsi_auto_device *d, int sorted) {
   const double vs = (double)zs_type_size(st->type);
-  const double entries = (double)st->nnz * st->sell_fill, slices = ceil((double)st->rows / 32);
+  const double fill = fmax(1.0, sorted ? st->sell_fill_sorted : st->sell_fill); /* >= 1 */
+  const double entries = (double)st->nnz * fill, slices = ceil((double)st->rows / 32);
   const double rl = st->row_max < 256 ? 1 : st->row_max < 65536 ? 2 : 4;
-  const double read = (4.0 + vs) * entries + 8.0 * (slices + 1);
+  /* sorted: the row order too (4 bytes a row), read to place each row's sum */
+  const double read = (4.0 + vs) * entries + 8.0 * (slices + 1) + (sorted ? 4.0 * st->rows : 0);
   product p;
   p.bytes = read + rl * (double)st->rows;
   const double eff = st->type == ZS_F32 ? K(sell_eff_f32) : K(sell_eff);
@@ -158,8 +162,9 @@ static int dtans_templates(const zsi_auto_stats *st) {
   return st->delta_entropy < 2.5 && st->long_share == 0 && st->far_share < 0.1;
 }
 
-/* Version 5 on a GPU (docs/formats/dtans.md): a 2-byte template id per row, the values raw, as
- * 1- or 2-byte ids (up to 256 or 65536 distinct) or none (one value), a thread per row. */
+/* Version 5 (docs/formats/dtans.md): a 2-byte template id per row, the values raw, as 1- or
+ * 2-byte ids (up to 256 or 65536 distinct) or none (one value); a GPU thread, or a cpu thread's
+ * walk, per row. */
 static product dtans5_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
   const double vs = (double)zs_type_size(st->type), n = (double)st->nnz;
   const double ids = st->distinct <= 1                     ? 0
@@ -179,7 +184,7 @@ static product dtans5_product(const zsi_auto_stats *st, const zsi_auto_device *d
 /* lane256: lane_symbols=256; guided: guided=start (both keep versions 2-4). */
 static product dtans_product(const zsi_auto_stats *st, const zsi_auto_device *d, int lane256,
                              int guided) {
-  if (d->gpu && !lane256 && !guided && dtans_templates(st)) return dtans5_product(st, d);
+  if (!lane256 && !guided && dtans_templates(st)) return dtans5_product(st, d);
   const double vs = (double)zs_type_size(st->type), n = (double)st->nnz;
   const int coded = dtans_coded_values(st);
   /* A symbol costs at least 4 bits (K = 4096 slots, M = 256), ~3 % over its entropy; wide
@@ -211,7 +216,7 @@ typedef struct spec {
   zs_format format;
   const char *options;
   int slices, flag_a, flag_b; /* cci: slices, auto opcodes; dtans: lane256, guided; csr: flag_a
-                                 col_slabs=1 */
+                                 col_slabs=1; sell: flag_a sigma=4096 */
 } spec;
 
 static product product_of(const spec *s, const zsi_auto_stats *st, const zsi_auto_device *d) {
@@ -220,7 +225,7 @@ static product product_of(const spec *s, const zsi_auto_stats *st, const zsi_aut
   case ZS_FORMAT_GCSB: return gcsb_product(st, d);
   case ZS_FORMAT_CCI: return cci_product(st, d, s->slices, s->flag_a);
   case ZS_FORMAT_DTANS: return dtans_product(st, d, s->flag_a, s->flag_b);
-  case ZS_FORMAT_SELL: return sell_product(st, d);
+  case ZS_FORMAT_SELL: return sell_product(st, d, s->flag_a);
   default: return csr_product(st, d, s->flag_a);
   }
 }
@@ -236,11 +241,10 @@ static double encode_ns(zs_format f, const zsi_auto_device *d) {
   }
 }
 
-/* SpMVT time and pair time of a candidate from its SpMV time p; def is the same format with its
- * default encoder options: the operator encodes a stored Aᵀ with those. */
-static void transposed(const spec *s, tmode m, const product *p, const product *def,
-                       const product *csr, const zsi_auto_stats *st, const zsi_auto_device *d,
-                       double *t_us, double *pair_us) {
+/* SpMVT time and pair time of a candidate from its SpMV time p. */
+static void transposed(const spec *s, tmode m, const product *p, const product *csr,
+                       const zsi_auto_stats *st, const zsi_auto_device *d, double *t_us,
+                       double *pair_us) {
   /* One-copy SpMVT adds into z at the columns: along diagonals the adds of a warp meet in a few
    * lines, at random each is a sector of its own (atomic_ps per scattered nonzero). */
   const double atomics = st->far_share * (double)st->nnz * K(atomic_ps) * 1e-6;
@@ -248,8 +252,8 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
    * product gathers (x for y, w for z) on its own. */
   const double g = gather_us(st, s->format == ZS_FORMAT_DTANS ? K(dtans_gather_ps) : K(gather_ps));
   const double stream = fmax(p->us - g, 0);
-  if (m == T_STORED) { /* Aᵀ encoded beside A, default options: a forward product each */
-    *t_us = def->us, *pair_us = p->us + def->us;
+  if (m == T_STORED) { /* Aᵀ encoded beside A with A's options: a forward product each */
+    *t_us = p->us, *pair_us = K(stored_pair) * 2.0 * p->us;
     return;
   }
   switch (s->format) {
@@ -264,13 +268,13 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
       *pair_us = p->us + *t_us;
     }
     return;
-  case ZS_FORMAT_SELL: /* its deterministic SpMVT runs Aᵀ stored as CSR */
-    *t_us = csr->us * K(csr_t);
+  case ZS_FORMAT_SELL: /* its deterministic SpMVT: on a GPU Aᵀ stored as CSR, on a cpu its own */
+    *t_us = K(sell_t) > 0 ? K(sell_t) * p->us : csr->us * K(csr_t);
     *pair_us = m == T_ATOMIC ? K(sell_pair) * stream + g + atomics : p->us + *t_us;
     return;
   case ZS_FORMAT_DTANS:
     if (m == T_ATOMIC) { /* one decode serves both products, atomics into z */
-      const int v5 = d->gpu && !s->flag_a && !s->flag_b && dtans_templates(st);
+      const int v5 = !s->flag_a && !s->flag_b && dtans_templates(st);
       *t_us = p->us + atomics;
       *pair_us = (v5 ? K(dtans5_pair) : K(dtans_pair)) * stream + g + atomics;
       return;
@@ -293,7 +297,8 @@ static int specs_for(const zsi_auto_device *d, const zsi_auto_stats *st, spec *o
   /* where the GPU kernel would cut x into slabs, CSR without them is a candidate of its own */
   if (csr_slabs(st, d) > 1) out[n++] = (spec){ZS_FORMAT_CSR, "", 0, 1, 0};
   if (!d->gpu) out[n++] = (spec){ZS_FORMAT_COO, "", 0, 0, 0};
-  if (d->gpu) out[n++] = (spec){ZS_FORMAT_SELL, "", 0, 0, 0};
+  out[n++] = (spec){ZS_FORMAT_SELL, "", 0, 0, 0};
+  if (!d->gpu) out[n++] = (spec){ZS_FORMAT_SELL, "sigma=4096", 0, 1, 0};
   out[n++] = (spec){ZS_FORMAT_GCSB, "", 0, 0, 0};
   out[n++] = (spec){ZS_FORMAT_CCI, "", 8, 0, 0};
   if (d->gpu) {
@@ -338,8 +343,6 @@ int zsi_auto_model(const zsi_auto_stats *st, const zsi_auto_device *d, const zsi
   int n = 0;
   for (int i = 0; i < n_specs; i++) {
     const product p = product_of(&specs[i], st, d);
-    const spec plain = {specs[i].format, "", 8, 0, 0}; /* the format's default options */
-    const product def = product_of(&plain, st, d);
     tmode modes[3];
     const int n_modes = tmodes_for(specs[i].format, w->kind, modes);
     for (int m = 0; m < n_modes && n < ZSI_AUTO_MAX_CANDIDATES; m++) {
@@ -351,9 +354,9 @@ int zsi_auto_model(const zsi_auto_stats *st, const zsi_auto_device *d, const zsi
       snprintf(x->op_options, sizeof x->op_options, "%s%s%s", slab, slab[0] && modes[m] ? "," : "",
                tmode_options[modes[m]]);
       double t_us, pair_us;
-      transposed(&specs[i], modes[m], &p, &def, &csr, st, d, &t_us, &pair_us);
+      transposed(&specs[i], modes[m], &p, &csr, st, d, &t_us, &pair_us);
       const int stored = modes[m] == T_STORED;
-      x->bytes = p.bytes + (stored ? def.bytes : 0);
+      x->bytes = p.bytes * (stored ? 2 : 1);
       x->encode_s = (double)st->nnz * 1e-9 *
                     (encode_ns(x->format, d) * (stored ? 2 : 1) + (stored ? K(transpose_ns) : 0));
       x->product_us = w->kind == ZSI_WORK_SPMV ? p.us : w->kind == ZSI_WORK_T ? t_us : pair_us;

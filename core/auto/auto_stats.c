@@ -152,6 +152,39 @@ static void column_skew(const sample_acc *a, int64_t buckets, double sample_nnz,
   st->hot_cols = hot < 0 ? 0 : fmin(hot, (double)st->cols);
 }
 
+static int longer_first(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x < y) - (x > y);
+}
+
+/* Entries of SELL-32 slices, padded to their longest row, when the rows of each window of
+ * ZSI_AUTO_SELL_SIGMA are sorted longest first (what sell:sigma=4096 stores): lengths below
+ * 256 go through a histogram, longer ones (`longs`, room for a window) are sorted. O(rows). */
+static double sorted_entries(const zs_matrix *A, int64_t *longs) {
+  double entries = 0;
+  for (int64_t w0 = 0; w0 < A->rows; w0 += ZSI_AUTO_SELL_SIGMA) {
+    const int64_t w1 = A->rows - w0 < ZSI_AUTO_SELL_SIGMA ? A->rows : w0 + ZSI_AUTO_SELL_SIGMA;
+    int64_t hist[256] = {0}, n_long = 0, pos = 0; /* pos: the next row's place in its slice */
+    for (int64_t i = w0; i < w1; i++) {
+      const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
+      if (n < 256)
+        hist[n]++;
+      else
+        longs[n_long++] = n;
+    }
+    qsort(longs, (size_t)n_long, sizeof *longs, longer_first);
+    for (int64_t k = 0; k < n_long; k++, pos = (pos + 1) % 32)
+      if (pos == 0) entries += 32.0 * (double)longs[k];
+    for (int len = 255; len >= 0; len--)
+      for (int64_t c = hist[len]; c > 0;) { /* a slice starting here is padded to len */
+        if (pos == 0) entries += 32.0 * len;
+        const int64_t take = c < 32 - pos ? c : 32 - pos;
+        pos = (pos + take) % 32, c -= take;
+      }
+  }
+  return entries;
+}
+
 zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
   memset(st, 0, sizeof *st);
   st->rows = A->rows, st->cols = A->cols, st->nnz = A->nnz, st->type = A->type;
@@ -169,6 +202,10 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
     if (i % 32 == 31 || i == A->rows - 1) sliced += 32.0 * (double)slice_max, slice_max = 0;
   }
   st->sell_fill = A->nnz ? sliced / (double)A->nnz : 1;
+  int64_t *longs = malloc(sizeof *longs * ZSI_AUTO_SELL_SIGMA);
+  if (!longs) return zsi_oom("zs_plan: statistics", sizeof *longs * ZSI_AUTO_SELL_SIGMA);
+  st->sell_fill_sorted = A->nnz ? sorted_entries(A, longs) / (double)A->nnz : 1;
+  free(longs);
   st->row_mean = (double)A->nnz / (double)A->rows;
   const double var = sum2 / (double)A->rows - st->row_mean * st->row_mean;
   st->row_cv = st->row_mean > 0 ? sqrt(var > 0 ? var : 0) / st->row_mean : 0;
