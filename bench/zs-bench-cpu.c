@@ -300,12 +300,72 @@ static void print_two_products(const kernel *ks, int nk, int runs) {
   }
 }
 
+/* The format of a --format argument NAME[:OPTIONS]; *colon: where its options start, or NULL. */
+static zs_status format_of(const char *arg, zs_format *fmt, const char **colon) {
+  char name[32];
+  *colon = strchr(arg, ':');
+  snprintf(name, sizeof name, "%.*s", *colon ? (int)(*colon - arg) : (int)strlen(arg), arg);
+  return zs_format_from_name(name, fmt);
+}
+
+/* ---- encoding speed ------------------------------------------------------------------------ */
+
+/* Seconds of CPU time the process has used: with one thread, what an encode cost its core, not
+ * counting the time other tenants of a shared machine held it. */
+static double cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Encode A `runs` times (once when not timed), keeping the last blob in *E; when timed, one line:
+ * the median, fastest and first time in M nonzeros/s, the median CPU time, with the blob's bytes per nonzero and, where
+ * the blob has one, its stream version (what an encoder's automatic choice took). */
+static zs_status timed_encodes(zs_encoded **E, const zs_matrix *A, zs_format fmt,
+                               const char *options, const char *label, int runs, int timed) {
+  double te[100], tc[100];
+  zs_status s = ZS_OK;
+  for (int r = 0; r < (timed ? runs : 1) && s == ZS_OK; r++) {
+    zs_encoded_destroy(E);
+    const double t = now_s(), c = cpu_s();
+    s = zs_encode(E, A, fmt, options);
+    te[r] = now_s() - t, tc[r] = cpu_s() - c;
+  }
+  if (s != ZS_OK || !timed) return s;
+  const double nnz = (double)zs_matrix_nnz(A);
+  int64_t version = 0;
+  for (int i = 0; i < zs_encoded_param_count(*E); i++) {
+    const char *name;
+    int64_t value;
+    if (zs_encoded_param_info(*E, i, &name, &value) == ZS_OK && !strcmp(name, "version"))
+      version = value;
+  }
+  char tail[64] = "";
+  if (version) snprintf(tail, sizeof tail, ", version %" PRId64, version);
+  const double bpn = (double)zs_encoded_bytes(*E) / (nnz > 0 ? nnz : 1);
+  if (runs == 1) {
+    printf("encode %s %s: %.3f s, %.1f M nonzeros/s (%.3f B/nnz%s)\n", label,
+           zs_type_name(zs_matrix_type(A)), te[0], nnz / te[0] * 1e-6, bpn, tail);
+    return s;
+  }
+  double fastest = te[0];
+  for (int r = 1; r < runs; r++) fastest = te[r] < fastest ? te[r] : fastest;
+  const double med = median(te, runs);
+  const double cpu = median(tc, runs);
+  printf(
+      "encode %s %s: median of %d %.3f s, %.1f M nonzeros/s (fastest %.3f s, %.1f; first "
+      "%.3f s, %.1f; cpu %.3f s, %.1f; %.3f B/nnz%s)\n",
+      label, zs_type_name(zs_matrix_type(A)), runs, med, nnz / med * 1e-6, fastest,
+      nnz / fastest * 1e-6, te[0], nnz / te[0] * 1e-6, cpu, nnz / cpu * 1e-6, bpn, tail);
+  return s;
+}
+
 /* ---- main ---------------------------------------------------------------------------------- */
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: zs-bench-cpu [--matrix SPEC] [--runs N] [--warmup N] [--probe-mib M] "
-          "[--csv FILE] [--encode-runs N] [--format NAME[:OPTIONS]]...\n"
+          "[--csv FILE] [--encode-runs N] [--encode-only] [--format NAME[:OPTIONS]]...\n"
           "  --matrix SPEC   zs_matrix_generate spec (default stencil2d:n=2048,points=5);\n"
           "                  falls back to a built-in 5-point Laplacian for stencil2d specs\n"
           "  --runs N        timed runs per kernel, medians reported (default 20, at least 10)\n"
@@ -313,7 +373,11 @@ static void usage(FILE *f) {
           "  --probe-mib M   read-probe array size in MiB (default 512: several times any L3)\n"
           "  --csv FILE      also write the CSV table to FILE\n"
           "  --encode-runs N encode each format (but csr) N times and print the median, the\n"
-          "                  fastest and the first time, in M nonzeros/s (default 1)\n"
+          "                  fastest and the first time, in M nonzeros/s, with the blob's\n"
+          "                  bytes per nonzero and stream version (default 1)\n"
+          "  --encode-only   time the encoders alone (f64, then f32), no kernels; with\n"
+          "                  ZS_NUM_THREADS=1 under taskset, one core's rate\n"
+          "                  (bench/encode-rate.sh runs the generated suite so)\n"
           "  --format F      a zsparse format to time on the cpu backend, with encoder options\n"
           "                  after a colon (repeatable; default csr). csr also runs its\n"
           "                  transpose=atomic SpMVT. Each default operator also runs BiCG's\n"
@@ -327,7 +391,7 @@ static void usage(FILE *f) {
 
 int main(int argc, char **argv) {
   const char *spec = "stencil2d:n=2048,points=5", *csv_path = NULL;
-  int runs = 20, warmup = 3, encode_runs = 1;
+  int runs = 20, warmup = 3, encode_runs = 1, encode_only = 0;
   int64_t probe_mib = 512;
   const char *format_args[MAX_FORMATS];
   int n_formats = 0;
@@ -344,6 +408,8 @@ int main(int argc, char **argv) {
       warmup = atoi(v), i++;
     } else if (!strcmp(a, "--probe-mib") && v) {
       probe_mib = atoll(v), i++;
+    } else if (!strcmp(a, "--encode-only")) {
+      encode_only = 1;
     } else if (!strcmp(a, "--encode-runs") && v) {
       encode_runs = atoi(v), i++;
     } else if (!strcmp(a, "--csv") && v) {
@@ -399,6 +465,25 @@ int main(int argc, char **argv) {
   }
   const double t_matrix = now_s() - t0;
   const int64_t rows = zs_matrix_rows(A64), cols = zs_matrix_cols(A64), nnz = zs_matrix_nnz(A64);
+  if (encode_only) {
+    printf("matrix %s: %" PRId64 " x %" PRId64 ", %" PRId64 " nonzeros; threads %s\n", spec, rows,
+           cols, nnz, getenv("ZS_NUM_THREADS"));
+    for (int ti = 0; ti < 2; ti++)
+      for (int fi = 0; fi < n_formats; fi++) {
+        const char *colon;
+        zs_format fmt;
+        zs_encoded *E = NULL;
+        if (format_of(format_args[fi], &fmt, &colon) != ZS_OK ||
+            timed_encodes(&E, ti ? A32 : A64, fmt, colon ? colon + 1 : NULL, format_args[fi],
+                          encode_runs, 1) != ZS_OK) {
+          fprintf(stderr, "zs-bench-cpu: %s: %s\n", format_args[fi], zs_last_error());
+          return 1;
+        }
+        zs_encoded_destroy(&E);
+      }
+    zs_matrix_destroy(&A64), zs_matrix_destroy(&A32);
+    return 0;
+  }
 
   zs_context *ctx = NULL;
   if (zs_context_create(&ctx) != ZS_OK) {
@@ -444,13 +529,9 @@ int main(int argc, char **argv) {
       csr_bytes[types[ti]] = zs_encoded_bytes(Ecsr);
     zs_encoded_destroy(&Ecsr);
     for (int fi = 0; fi < n_formats; fi++) {
-      char fname[32];
-      const char *colon = strchr(format_args[fi], ':');
-      snprintf(fname, sizeof fname, "%.*s",
-               colon ? (int)(colon - format_args[fi]) : (int)strlen(format_args[fi]),
-               format_args[fi]);
+      const char *colon;
       zs_format fmt;
-      if (zs_format_from_name(fname, &fmt) != ZS_OK) {
+      if (format_of(format_args[fi], &fmt, &colon) != ZS_OK) {
         fprintf(stderr, "zs-bench-cpu: %s\n", zs_last_error());
         return 2;
       }
@@ -463,31 +544,11 @@ int main(int argc, char **argv) {
         uint64_t bytes = 0;
         /* the encoder's speed: the operator keeps the last encoding */
         const int timed = !variant && fmt != ZS_FORMAT_CSR;
-        double te[100];
-        zs_status es = ZS_OK;
-        for (int r = 0; r < (timed ? encode_runs : 1) && es == ZS_OK; r++) {
-          zs_encoded_destroy(&E);
-          const double t = now_s();
-          es = zs_encode(&E, A, fmt, colon ? colon + 1 : NULL);
-          te[r] = now_s() - t;
-        }
+        const zs_status es = timed_encodes(&E, A, fmt, colon ? colon + 1 : NULL, format_args[fi],
+                                           encode_runs, timed);
         if (es != ZS_OK) {
           snprintf(why, sizeof why, "encode: %s", zs_last_error());
         } else {
-          if (timed && encode_runs == 1)
-            printf("encode %s %s: %.3f s, %.1f M nonzeros/s\n", format_args[fi],
-                   zs_type_name(types[ti]), te[0], (double)nnz / te[0] * 1e-6);
-          if (timed && encode_runs > 1) {
-            double fastest = te[0];
-            for (int r = 1; r < encode_runs; r++) fastest = te[r] < fastest ? te[r] : fastest;
-            const double med = median(te, encode_runs);
-            printf(
-                "encode %s %s: median of %d %.3f s, %.1f M nonzeros/s (fastest %.3f s, %.1f; "
-                "first %.3f s, %.1f)\n",
-                format_args[fi], zs_type_name(types[ti]), encode_runs, med,
-                (double)nnz / med * 1e-6, fastest, (double)nnz / fastest * 1e-6, te[0],
-                (double)nnz / te[0] * 1e-6);
-          }
           bytes = zs_encoded_bytes(E);
           if (zs_operator_create(&op, ctx, E, "cpu", options) != ZS_OK)
             snprintf(why, sizeof why, "operator: %s", zs_last_error());
