@@ -1,4 +1,5 @@
 /* dtans_encode.c — the CSR-dtANS encoder: histograms, tables, base and digit passes, interleave. */
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -445,6 +446,7 @@ typedef struct enc_opts {
   int mode, progress, row_order, columns, col_order, templates, row_kind;
   int64_t rpl, lane_symbols, long_min, guided, guided_floor, row_bytes;
   const int32_t *col_perm; /* col_order=frequency: the matrix's column of each encoded one */
+  uint64_t rival;          /* bytes of a version 5 blob to beat (0: none; dtans_encode) */
 } enc_opts;
 
 /* Option `key` as the index of its word in names (NULL-terminated); -1 when absent or "auto". */
@@ -525,9 +527,9 @@ static zs_status parse_options(const char *options, enc_opts *o) {
    * (skewed_columns). */
   static const char *const col_orders[] = {"natural", "frequency", NULL};
   if ((s = option_keyword(options, "col_order", col_orders, &o->col_order)) != ZS_OK) return s;
-  o->col_perm = NULL;
+  o->col_perm = NULL, o->rival = 0;
   /* templates=off|on|auto: version 5 (template rows) never, wherever the rows fit a dictionary
-   * (dtans_encode), or where it is also no larger than versions 2-4 would be. */
+   * (dtans_encode), or where its blob is also at most 3 % larger than versions 2-4's would be. */
   static const char *const template_modes[] = {"off", "on", NULL};
   if ((s = option_keyword(options, "templates", template_modes, &o->templates)) != ZS_OK) return s;
   /* row_kind=templates|packed|auto: version 5's rows as templates only (the default), all as
@@ -1026,6 +1028,47 @@ static zs_status size_slices(enc_plan *p) {
   return ZS_OK;
 }
 
+/* Bytes of a blob's arrays: what version 5 and versions 2-4 are compared by. */
+static uint64_t blob_bytes(const zs_encoded *E) {
+  uint64_t b = 0;
+  for (int i = 0; i < E->n_arrays; i++) b += E->arrays[i].count * E->arrays[i].elem_size;
+  return b;
+}
+
+/* row_nnz in 1, 2 or 4 bytes a row: the narrowest whose all-ones value (the long-row mark) is
+ * above every row in the stream (2-D stencil: 1 byte, against 4, a third of its few-valued blob). */
+static uint32_t row_bytes(const enc_plan *p) {
+  return p->longest < UINT8_MAX ? 1 : p->longest < UINT16_MAX ? 2 : 4;
+}
+
+/* The blob's bytes (the sum blob_bytes takes) once its stream holds `words` words: the arrays that
+ * step 3 of the table choice does not price, plus what it prices beside the slots (escapes and
+ * dictionaries, which it counts exactly). With the slots' cross-entropy (ce_bits / 32) in place of
+ * words, a lower bound of the blob: a lane's words are 3 per segment less the words its base pass
+ * takes out of the state, and it takes out at most the bits its bases multiply to, so 32 words
+ * hold at least every slot's 12 bits less log2 of its multiplicity. `perm`: row_perm is stored. */
+static double planned_bytes(const enc_plan *p, int perm, double words) {
+  const double es = (double)p->es, ns1 = (double)p->slices + 1, nnz = (double)p->coded_nnz;
+  const domain *priced[2] = {p->dom, p->coded ? &p->vd : NULL};
+  double b = 4.0 * words;
+  for (int d = 0; d < 2; d++)
+    if (priced[d]) b += (priced[d]->choice.bits - priced[d]->choice.ce_bits) / 8;
+  b += (double)(p->o->row_bytes ? (uint32_t)p->o->row_bytes : row_bytes(p)) * (double)p->A->rows;
+  b += 24.0 * ns1 + (p->coded ? 8.0 * ns1 : 0); /* slice_words, _rows, _delta_escapes (_value_) */
+  if (p->raw_columns) b += 4.0 * nnz;
+  if (p->joint) b += (double)p->n_pair_values * es;
+  if (p->mode == DTANS_VALUES_CONSTANT) b += es;
+  if (p->mode == DTANS_VALUES_RAW) b += nnz * es;
+  b += 4.0 * (double)p->n_long + 8.0 * ((double)p->n_long + 1) + (4.0 + es) * (double)p->long_nnz;
+  if (perm) b += 4.0 * (double)p->A->rows;
+  if (p->o->col_perm) b += 4.0 * (double)p->A->cols;
+  return b;
+}
+
+/* Whether a version 5 blob of `rival` bytes is kept against this one of `bytes`: when it is at
+ * most 3 % larger (integer arithmetic: the choice must not depend on rounding). */
+static int rival_kept(uint64_t rival, uint64_t bytes) { return 100 * rival <= 103 * bytes; }
+
 /* Writing: the blob and its arrays, the tables filled in; the streams are written after. */
 static zs_status add_arrays(const enc_plan *p, blob_out *b) {
   const zs_matrix *A = p->A;
@@ -1033,14 +1076,11 @@ static zs_status add_arrays(const enc_plan *p, blob_out *b) {
   const int64_t ns = p->slices, longest = p->longest;
   const slice_out *so = p->so;
   const domain *dom = p->dom, *vd = &p->vd;
-  /* row_nnz in 1, 2 or 4 bytes a row: the narrowest whose all-ones value (the long-row mark) is
-   * above every row in the stream (2-D stencil: 1 byte, against 4, a third of its few-valued blob) */
-  b->len_bytes = longest < UINT8_MAX ? 1 : longest < UINT16_MAX ? 2 : 4;
-  if (p->o->row_bytes && (uint32_t)p->o->row_bytes < b->len_bytes)
+  if (p->o->row_bytes && (uint32_t)p->o->row_bytes < row_bytes(p))
     return zsi_error(ZS_ERR_INVALID_ARGUMENT,
                      "dtans: row_bytes=%d cannot hold a row of %" PRId64 " nonzeros in the stream",
                      (int)p->o->row_bytes, longest);
-  if (p->o->row_bytes) b->len_bytes = (uint32_t)p->o->row_bytes;
+  b->len_bytes = p->o->row_bytes ? (uint32_t)p->o->row_bytes : row_bytes(p);
   int32_t *dsym;
   uint16_t *dcnt, *vcnt;
   void *vsym;
@@ -1201,10 +1241,24 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
   p.A = A, p.o = o, p.es = zs_type_size(A->type), p.mode = o->mode;
   blob_out b;
   memset(&b, 0, sizeof b);
+  *out = NULL;
   zs_status s = count_symbols(&p);
   if (s == ZS_OK) s = choose_tables(&p);
   if (s == ZS_OK) s = cut_rows(&p);
+  /* Against a rival (templates=auto): kept on the lower bound, before any slice is coded; else
+   * on the exact size the sizing pass gives, before the digit pass and the writing. */
+  const double ce = p.dom ? p.dom->choice.ce_bits + (p.coded ? p.vd.choice.ce_bits : 0) : 0;
+  if (s == ZS_OK && o->rival &&
+      rival_kept(o->rival, (uint64_t)(planned_bytes(&p, perm != NULL, ce / 32) * (1 - 1e-9))))
+    return plan_free(&p), ZS_OK;
   if (s == ZS_OK) s = size_slices(&p);
+  uint64_t planned = 0; /* the exact size, now that the words are counted */
+  if (s == ZS_OK)
+    planned = (uint64_t)llround(planned_bytes(&p, perm != NULL, p.so[p.slices].words));
+  if (s == ZS_OK && o->rival && rival_kept(o->rival, planned)) {
+    zsi_progress_end(&p.pr);
+    return plan_free(&p), ZS_OK;
+  }
   if (s == ZS_OK) s = add_arrays(&p, &b);
   if (s == ZS_OK) {
     write_rows(&p, &b);
@@ -1212,6 +1266,7 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
     zsi_progress_end(&p.pr);
   }
   if (s == ZS_OK) s = add_params(&p, perm, &b);
+  assert(s != ZS_OK || blob_bytes(b.E) == planned); /* the exact choice needs planned_bytes */
   plan_free(&p);
   if (s != ZS_OK) {
     zs_encoded_destroy(&b.E);
@@ -1346,13 +1401,6 @@ static int stream_options(const char *options) {
   return 0;
 }
 
-/* Bytes of a blob's arrays: what version 5 and versions 2-4 are compared by. */
-static uint64_t blob_bytes(const zs_encoded *E) {
-  uint64_t b = 0;
-  for (int i = 0; i < E->n_arrays; i++) b += E->arrays[i].count * E->arrays[i].elem_size;
-  return b;
-}
-
 /* Version 5 takes a matrix whose rows (but the long ones) fit this many templates: their ids are
  * then at most 2 bytes a row. */
 #define DTANS5_MAX_TEMPLATES 65535
@@ -1384,14 +1432,12 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
                      "dtans: values=packed, but the rows need more than %d templates",
                      DTANS5_MAX_TEMPLATES);
   if (E5 && (o.templates == 1 || packed)) return *out = E5, ZS_OK;
-  /* auto: version 5 where it is no larger than the stream versions' blob */
+  /* auto: version 5 where its blob is at most 3 % larger than versions 2-4's (rival_kept); they
+   * stop, E4 NULL, as soon as their bounds or their sizing pass show it is */
+  o.rival = E5 ? blob_bytes(E5) : 0;
   s = encode_streams(A, o, &E4);
-  if (s != ZS_OK || !E5) {
-    zs_encoded_destroy(&E5);
-    return s == ZS_OK ? (*out = E4, ZS_OK) : s;
-  }
-  const int five = blob_bytes(E5) <= blob_bytes(E4);
-  zs_encoded_destroy(five ? &E4 : &E5);
-  *out = five ? E5 : E4;
+  if (s != ZS_OK || E4) zs_encoded_destroy(&E5);
+  if (s != ZS_OK) return s;
+  *out = E4 ? E4 : E5;
   return ZS_OK;
 }

@@ -124,7 +124,8 @@ static void edge_cases(void) {
       zs_matrix *A = random_matrix(cases[c].rows, cases[c].cols, cases[c].len, cases[c].val, t);
       if (!A) continue;
       snprintf(label, sizeof label, "%s (%s)", cases[c].name, zs_type_name(t));
-      const int mode = round_trip(label, A, NULL, NULL);
+      /* versions 2-4's choice: version 5 may take the default within 3 % (test_dtans_choice) */
+      const int mode = round_trip(label, A, "templates=off", NULL);
       if (cases[c].mode >= 0 && mode != cases[c].mode) {
         fprintf(stderr, "%s: value mode %d, expected %d\n", label, mode, cases[c].mode);
         check_failures++;
