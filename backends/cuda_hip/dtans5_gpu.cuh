@@ -114,15 +114,15 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
     T sum = T(0);
     dt5_fields fields;
     if (packed) fields.start(a, s, lane, i);
-    auto take = [&](int k, T v) { /* nonzero k of the row, the k-th call */
-                                  const int64_t j = packed ? fields.step() : i + o[k];
-                                  if (OP == DT5_SPMV || OP == DT5_PAIR) sum += v * x[j];
-                                  if (OP == DT5_SCATTER || OP == DT5_PAIR)
-                                    atomicAdd(&z[j], at * (v * wi));
-                                  if (OP == DT5_WRITE) {
-                                    a.out_col[a.row_ptr[i] + k] = (int32_t)j;
-                                    if (a.out_val) ((T *)a.out_val)[a.row_ptr[i] + k] = v;
-                                  }
+    /* nonzero k of the row, taken in order (a packed row's fields are read one after another) */
+    auto take = [&](int k, T v) {
+      const int64_t j = packed ? fields.step() : i + o[k];
+      if (OP == DT5_SPMV || OP == DT5_PAIR) sum += v * x[j];
+      if (OP == DT5_SCATTER || OP == DT5_PAIR) atomicAdd(&z[j], at * (v * wi));
+      if (OP == DT5_WRITE) {
+        a.out_col[a.row_ptr[i] + k] = (int32_t)j;
+        if (a.out_val) ((T *)a.out_val)[a.row_ptr[i] + k] = v;
+      }
     };
     if (VM == DTANS5_VALUES_RAW) {
       const T *v = dict + a.slice_at[s] + lane;
