@@ -29,6 +29,8 @@ typedef struct zsi_auto_stats {
                             (SELL-32 in natural order; every row) */
   double sell_fill_sorted; /* the same with rows sorted by length in windows of
                               ZSI_AUTO_SELL_SIGMA rows (SELL-32 with that sigma) */
+  double templates;        /* distinct row patterns relative to the diagonal (CSR-dtANS version 5's
+                       templates), estimated from the sample */
   double sampled;          /* share of the nonzeros examined */
 } zsi_auto_stats;
 
@@ -41,59 +43,62 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
 
 /* ---- devices and constants (auto_device.c) ---- */
 /* Every constant of the model has a name, so a calibration file can set any of them. */
-#define ZSI_AUTO_CONSTANTS(X)                                                               \
-  X(read_gbs, "read ceiling, GB/s")                                                         \
-  X(cache_mib, "last-level cache that holds x, MiB")                                        \
-  X(gather_ps, "a gather that does not coalesce, x hot part in cache, ps per nonzero")      \
-  X(gather_far_ps, "the same when x's hot part exceeds 40 % of the cache")                  \
-  X(atomic_ps, "an atomic add into y at a scattered row (one-copy SpMVT), ps per nonzero")  \
-  X(csr_eff, "CSR SpMV, share of the read ceiling")                                         \
-  X(csr_eff_f32, "the same for f32")                                                        \
-  X(csr_launch_us, "CSR fixed cost per product, us")                                        \
-  X(csr_t, "CSR SpMVT time / SpMV time")                                                    \
-  X(csr_pair, "CSR pair time / SpMV time")                                                  \
-  X(coo_eff, "COO SpMV, share of the read ceiling")                                         \
-  X(coo_t, "COO SpMVT time / SpMV time")                                                    \
-  X(coo_pair, "COO pair time / SpMV time")                                                  \
-  X(gcsb_eff, "GCSB SpMV f64, share of the read ceiling")                                   \
-  X(gcsb_eff_f32, "GCSB SpMV f32, share of the read ceiling")                               \
-  X(gcsb_launch_us, "GCSB fixed cost per product, us")                                      \
-  X(gcsb_t, "GCSB deterministic SpMVT time / SpMV time")                                    \
-  X(gcsb_pair, "GCSB fused pair (transpose=atomic) time / SpMV time, f64")                  \
-  X(gcsb_pair_f32, "the same for f32")                                                      \
-  X(cci_eff, "CCI, share of the read ceiling")                                              \
-  X(cci_row_ps, "CCI cost per row (stream starts), ps")                                     \
-  X(cci_decode_ps, "CCI decode, ps per nonzero (the larger of it and the bytes)")           \
-  X(cci_launch_us, "CCI fixed cost per product, us")                                        \
-  X(dtans_decode_ps, "CSR-dtANS coded decode, ps per nonzero")                              \
-  X(dtans_row_ps, "CSR-dtANS cost per row, ps")                                             \
-  X(dtans_raw_eff, "CSR-dtANS with raw values, share of the read ceiling")                  \
-  X(dtans_raw_eff_f32, "the same for f32 values")                                           \
-  X(dtans_gather_ps, "CSR-dtANS gather that does not coalesce, ps per nonzero")             \
-  X(dtans_launch_us, "CSR-dtANS fixed cost per product, us")                                \
-  X(dtans_lane256, "lane_symbols=256: decode time factor for coded values")                 \
-  X(dtans_guided, "guided=start: raw-value time factor on long regular rows")               \
-  X(dtans_guided_loss, "guided=start: time factor elsewhere")                               \
-  X(encode_csr_ns, "host encode of CSR, ns per nonzero")                                    \
-  X(encode_coo_ns, "host encode of COO, ns per nonzero")                                    \
-  X(encode_gcsb_ns, "host encode of GCSB, ns per nonzero")                                  \
-  X(encode_cci_ns, "host encode of CCI, ns per nonzero")                                    \
-  X(encode_dtans_ns, "host encode of CSR-dtANS, ns per nonzero")                            \
-  X(transpose_ns, "building A^T for transpose=stored (its encode aside), ns per nonzero")   \
-  X(dtans_pair, "CSR-dtANS fused pair (transpose=atomic) time / SpMV time")                 \
-  X(dtans_full_slices, "CSR-dtANS slices (warps) that fill the device, coded values")       \
-  X(dtans_full_slices_raw, "the same with raw values")                                      \
-  X(sell_eff, "SELL-32 SpMV f64, share of the read ceiling")                                \
-  X(sell_eff_f32, "the same for f32")                                                       \
-  X(sell_launch_us, "SELL fixed cost per product, us")                                      \
-  X(sell_pair, "SELL one-walk pair (transpose=atomic) time / SpMV time, streamed part")     \
-  X(encode_sell_ns, "host encode of SELL, ns per nonzero")                                  \
-  X(dtans5_eff, "CSR-dtANS version 5 (template rows), share of the read ceiling")           \
-  X(dtans5_decode_ps, "the same, ps per nonzero (value ids and the row walk)")              \
-  X(dtans5_row_ps, "the same, ps per row (its template)")                                   \
-  X(dtans5_pair, "the same, fused pair (transpose=atomic) time / SpMV time, streamed part") \
-  X(sell_t, "SELL deterministic SpMVT time / SpMV time (0: A^T stored as CSR, CSR's time)") \
-  X(stored_pair, "transpose=stored: the pair's time / twice the SpMV time")
+#define ZSI_AUTO_CONSTANTS(X)                                                                    \
+  X(read_gbs, "read ceiling, GB/s")                                                              \
+  X(cache_mib, "last-level cache that holds x, MiB")                                             \
+  X(gather_ps, "a gather that does not coalesce, x hot part in cache, ps per nonzero")           \
+  X(gather_far_ps, "the same when x's hot part exceeds 40 % of the cache")                       \
+  X(atomic_ps, "an atomic add into y at a scattered row (one-copy SpMVT), ps per nonzero")       \
+  X(csr_eff, "CSR SpMV, share of the read ceiling")                                              \
+  X(csr_eff_f32, "the same for f32")                                                             \
+  X(csr_launch_us, "CSR fixed cost per product, us")                                             \
+  X(csr_t, "CSR SpMVT time / SpMV time")                                                         \
+  X(csr_pair, "CSR pair time / SpMV time")                                                       \
+  X(coo_eff, "COO SpMV, share of the read ceiling")                                              \
+  X(coo_t, "COO SpMVT time / SpMV time")                                                         \
+  X(coo_pair, "COO pair time / SpMV time")                                                       \
+  X(gcsb_eff, "GCSB SpMV f64, share of the read ceiling")                                        \
+  X(gcsb_eff_f32, "GCSB SpMV f32, share of the read ceiling")                                    \
+  X(gcsb_launch_us, "GCSB fixed cost per product, us")                                           \
+  X(gcsb_t, "GCSB deterministic SpMVT time / SpMV time")                                         \
+  X(gcsb_pair, "GCSB fused pair (transpose=atomic) time / SpMV time, f64")                       \
+  X(gcsb_pair_f32, "the same for f32")                                                           \
+  X(cci_eff, "CCI, share of the read ceiling")                                                   \
+  X(cci_row_ps, "CCI cost per row (stream starts), ps")                                          \
+  X(cci_decode_ps, "CCI decode, ps per nonzero (the larger of it and the bytes)")                \
+  X(cci_launch_us, "CCI fixed cost per product, us")                                             \
+  X(dtans_decode_ps, "CSR-dtANS coded decode, ps per nonzero")                                   \
+  X(dtans_row_ps, "CSR-dtANS cost per row, ps")                                                  \
+  X(dtans_raw_eff, "CSR-dtANS with raw values, share of the read ceiling")                       \
+  X(dtans_raw_eff_f32, "the same for f32 values")                                                \
+  X(dtans_gather_ps, "CSR-dtANS gather that does not coalesce, ps per nonzero")                  \
+  X(dtans_launch_us, "CSR-dtANS fixed cost per product, us")                                     \
+  X(dtans_lane256, "lane_symbols=256: decode time factor for coded values")                      \
+  X(dtans_guided, "guided=start: raw-value time factor on long regular rows")                    \
+  X(dtans_guided_loss, "guided=start: time factor elsewhere")                                    \
+  X(encode_csr_ns, "host encode of CSR, ns per nonzero")                                         \
+  X(encode_coo_ns, "host encode of COO, ns per nonzero")                                         \
+  X(encode_gcsb_ns, "host encode of GCSB, ns per nonzero")                                       \
+  X(encode_cci_ns, "host encode of CCI, ns per nonzero")                                         \
+  X(encode_dtans_ns, "host encode of CSR-dtANS, ns per nonzero")                                 \
+  X(transpose_ns, "building A^T for transpose=stored (its encode aside), ns per nonzero")        \
+  X(dtans_pair, "CSR-dtANS fused pair (transpose=atomic) time / SpMV time")                      \
+  X(dtans_full_slices, "CSR-dtANS slices (warps) that fill the device, coded values")            \
+  X(dtans_full_slices_raw, "the same with raw values")                                           \
+  X(sell_eff, "SELL-32 SpMV f64, share of the read ceiling")                                     \
+  X(sell_eff_f32, "the same for f32")                                                            \
+  X(sell_launch_us, "SELL fixed cost per product, us")                                           \
+  X(sell_pair, "SELL one-walk pair (transpose=atomic) time / SpMV time, streamed part")          \
+  X(encode_sell_ns, "host encode of SELL, ns per nonzero")                                       \
+  X(dtans5_eff, "CSR-dtANS version 5 (template rows), share of the read ceiling")                \
+  X(dtans5_decode_ps, "the same, ps per nonzero (value ids and the row walk)")                   \
+  X(dtans5_row_ps, "the same, ps per row (its template)")                                        \
+  X(dtans5_pair, "the same, fused pair (transpose=atomic) time / SpMV time, streamed part")      \
+  X(sell_t, "SELL deterministic SpMVT time / SpMV time (0: A^T stored as CSR, CSR's time)")      \
+  X(stored_pair, "transpose=stored: the pair's time / twice the SpMV time")                      \
+  X(csr_small_launch_us, "CSR with block_nnz=1024 (small matrices), fixed cost per product, us") \
+  X(dtans5_full_rows, "CSR-dtANS version 5: rows (threads) that fill the device")                \
+  X(sell_step_ns, "SELL: a thread's step along its row, ns (the longest row bounds the product)")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

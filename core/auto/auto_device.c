@@ -65,7 +65,7 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_dtans_full_slices_raw] = 1200,
     [ZSI_AUTO_K_sell_eff] = 0.95,
     [ZSI_AUTO_K_sell_eff_f32] = 0.97,
-    [ZSI_AUTO_K_sell_launch_us] = 5,
+    [ZSI_AUTO_K_sell_launch_us] = 3,
     [ZSI_AUTO_K_sell_pair] = 1.55,
     [ZSI_AUTO_K_encode_sell_ns] = 4,
     [ZSI_AUTO_K_dtans5_eff] = 0.92,
@@ -74,6 +74,9 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_dtans5_pair] = 1.85,
     [ZSI_AUTO_K_sell_t] = 0,
     [ZSI_AUTO_K_stored_pair] = 1.0,
+    [ZSI_AUTO_K_csr_small_launch_us] = 3.3,
+    [ZSI_AUTO_K_dtans5_full_rows] = 74000,
+    [ZSI_AUTO_K_sell_step_ns] = 150,
 };
 
 /* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */
@@ -129,6 +132,9 @@ static const double cpu[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_dtans5_pair] = 2.3,
     [ZSI_AUTO_K_sell_t] = 1.85,
     [ZSI_AUTO_K_stored_pair] = 1.2,
+    [ZSI_AUTO_K_csr_small_launch_us] = 0.3,
+    [ZSI_AUTO_K_dtans5_full_rows] = 0,
+    [ZSI_AUTO_K_sell_step_ns] = 0,
     [ZSI_AUTO_K_csr_eff_f32] = 0.64,
 };
 

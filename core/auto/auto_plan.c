@@ -191,6 +191,7 @@ zs_status zs_plan_stats(const zs_plan *p, zs_stat_fn fn, void *ctx) {
       {"blocks_per_nnz", st->blocks_per_nnz},
       {"sell_fill", st->sell_fill},
       {"sell_fill_sorted", st->sell_fill_sorted},
+      {"templates", st->templates},
       {"sampled", st->sampled},
   };
   for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)

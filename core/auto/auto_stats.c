@@ -76,6 +76,8 @@ typedef struct sample_acc {
   uint32_t *stamp;                 /* per 32-column block: the last stripe that saw it */
   int shift;                       /* column bucket = col >> shift */
   value_table values, deltas_seen; /* the deltas' table: each distinct delta a symbol */
+  value_table patterns;            /* rows' column offsets from the diagonal, hashed */
+  uint64_t rows;                   /* rows sampled */
 } sample_acc;
 
 static void delta_add(sample_acc *a, int64_t d) {
@@ -103,6 +105,12 @@ static void sample_row(sample_acc *a, const zs_matrix *A, int64_t i, const int32
     a->col_count[c[k] >> a->shift]++;
     if (!a->values.full) value_add(&a->values, value_bits(A->type, A->values, lo + k));
   }
+  /* the row's pattern relative to its diagonal, what CSR-dtANS version 5 keeps as a template */
+  uint64_t h = (uint64_t)n * UINT64_C(0x100000001b3);
+  for (int64_t k = 0; k < n; k++)
+    h = (h ^ (uint64_t)((int64_t)c[k] - i)) * UINT64_C(0x100000001b3) + UINT64_C(0x9e37);
+  if (!a->patterns.full) value_add(&a->patterns, h);
+  a->rows++;
   const int64_t m = prev && prev_n < n ? prev_n : prev ? n : 0;
   for (int64_t k = 0; k < m; k++) {
     const int64_t gap = (int64_t)c[k] - prev[k];
@@ -263,6 +271,12 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
     st->value_entropy = entropy(counts, VALUE_SLOTS, (double)sample_nnz);
   }
   column_skew(a, buckets, (double)sample_nnz, st);
+  /* Templates: the sample's distinct patterns where rows repeat them (fewer than one in eight
+   * new), else as many in proportion to the rows; past the table's cap, one per row. */
+  const double seen = (double)a->patterns.distinct, per_row = a->rows ? seen / (double)a->rows : 1;
+  st->templates = a->patterns.full  ? (double)A->rows
+                  : per_row < 0.125 ? seen
+                                    : fmin((double)A->rows, per_row * (double)A->rows);
   free(a->col_count), free(a->stamp), free(a);
   return ZS_OK;
 }

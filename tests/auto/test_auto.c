@@ -101,7 +101,7 @@ static void pair_test(void) {
   const shape *scattered[] = {&er_8, &rmat_8, &er_rand, &rmat_rand};
   for (int i = 0; i < 4; i++) {
     k = choose(scattered[i], "cuda", "h100", "pair", c, &n);
-    CHECK(c[k].format == ZS_FORMAT_CSR);
+    CHECK(c[k].format == ZS_FORMAT_CSR || c[k].format == ZS_FORMAT_SELL); /* plain formats */
     for (int j = 0; j < n; j++) /* the fused pair's atomics are charged: it is not close */
       if (c[j].format == ZS_FORMAT_GCSB && strcmp(c[j].op_options, "transpose=atomic") == 0)
         CHECK(c[j].us > 1.2 * c[k].us);
@@ -145,11 +145,14 @@ static void sell_test(void) {
     for (int j = 0; j < n; j++) sell = c[j].format == ZS_FORMAT_SELL ? j : sell;
     CHECK(sell >= 0 && c[sell].us < 0.97 * c[0].us);
   }
-  const shape *plain[] = {&rmat_8, &er_8, &er_rand};
-  for (int i = 0; i < 3; i++) {
+  const shape *plain[] = {&rmat_8, &er_rand};
+  for (int i = 0; i < 2; i++) {
     k = choose(plain[i], "cuda", "h100", "spmv", c, &n);
     CHECK(c[k].format == ZS_FORMAT_CSR);
   }
+  /* er at an eighth of its size: SELL 3 % ahead of CSR (77.0 against 79.3 us) */
+  k = choose(&er_8, "cuda", "h100", "spmv", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_SELL && c[k].us > 0.9 * c[0].us);
   choose(&rmat_8, "cpu", "cpu", "spmv", c, &n);
   int natural = -1, sorted = -1;
   for (int i = 0; i < n; i++)
@@ -176,7 +179,7 @@ static int model_test(void) {
   CHECK(c[k].format == ZS_FORMAT_CSR);
   /* A tiny matrix: launch costs decide, plain CSR. */
   k = choose(&tiny, "cuda", "h100", "spmv", c, &n);
-  CHECK(c[k].format == ZS_FORMAT_CSR);
+  CHECK(c[k].format == ZS_FORMAT_CSR && strcmp(c[k].op_options, "block_nnz=1024") == 0);
   /* The cpu: SELL-32's loop over a slice's rows beats CSR's on short regular rows (0.62-0.95x
    * CSR in cpu-auto-runs.csv); the decoders, version 5 included, do not (1.5-2x CSR). */
   const shape *stencils_cpu[] = {&lap2d_set, &st27_set};
