@@ -39,9 +39,15 @@ static void hist_free(hist *h) {
   h->slot = NULL;
 }
 
+/* The full 64-bit finaliser: with one multiply, keys that differ only in high bits (the values of
+ * a few-valued matrix: exponent and leading mantissa bits, the rest zero) landed in few home
+ * slots, and their probes were most of the value histogram's time. Which slot a key takes never
+ * shows in the blob: tables are read by count and key. */
 static inline uint64_t hash64(uint64_t k) {
   k ^= k >> 33;
   k *= UINT64_C(0xff51afd7ed558ccd);
+  k ^= k >> 33;
+  k *= UINT64_C(0xc4ceb9fe1a85ec53);
   k ^= k >> 33;
   return k;
 }
@@ -76,6 +82,15 @@ static void hist_add(hist *h, uint64_t key, uint64_t n) {
     if (!hist_grow(h)) break;
   }
   h->unseen += n;
+}
+
+/* One more occurrence of key: hist_add, with the common case (the key in its home slot) inline. */
+static inline void hist_count(hist *h, uint64_t key) {
+  hslot *s = &h->slot[hash64(key) & h->mask];
+  if (s->count && s->key == key)
+    s->count++;
+  else
+    hist_add(h, key, 1);
 }
 
 static int hist_grow(hist *h) {
@@ -139,7 +154,22 @@ typedef struct domain {
   uint64_t unseen;
   hist ids; /* key -> id + 1 */
   uint32_t start[DTANS_SYMBOLS];
+  uint64_t magic[DTANS_SYMBOLS]; /* per id: magic_of its multiplicity (digit_pass) */
 } domain;
+
+/* Quotient by c (a multiplicity, 1 to 256) of r < 2^32 without a division: with
+ * magic = floor(2^40 / c) + 1 = (2^40 + e) / c, 0 < e <= c, r·magic / 2^40 exceeds r / c by
+ * r·e / (c·2^40) < 1 / c, which never reaches the next integer. */
+static inline uint64_t magic_of(uint32_t c) { return (UINT64_C(1) << 40) / c + 1; }
+static inline uint32_t quotient(uint32_t r, uint64_t magic, uint32_t c) {
+#ifdef __SIZEOF_INT128__
+  (void)c;
+  return (uint32_t)(((unsigned __int128)r * magic) >> 40);
+#else /* r·magic takes 73 bits */
+  (void)magic;
+  return r / c;
+#endif
+}
 
 /* Reorders a[0 .. n) so that its first k entries are the k first in by_freq order (in any
  * order): quickselect, since only the most frequent DTANS_SYMBOLS symbols can be coded and a
@@ -192,7 +222,8 @@ static zs_status domain_choose(domain *d, double raw_bits, double dict_bytes) {
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: id lookup");
   for (int i = 0; i < d->choice.coded; i++) hist_place(&d->ids, d->sorted[i].key, (uint64_t)i + 1);
   uint32_t s = 0;
-  for (int i = 0; i < d->choice.entries; i++) d->start[i] = s, s += d->choice.counts[i];
+  for (int i = 0; i < d->choice.entries; i++)
+    d->start[i] = s, s += d->choice.counts[i], d->magic[i] = magic_of(d->choice.counts[i]);
   return ZS_OK;
 }
 
@@ -347,13 +378,24 @@ static void digit_pass(const encoder *e, lane_work *w) {
     const uint32_t *next = w->words + 3 * (j + 1);
     for (int half = 1; half >= 0; half--) {
       if (w->flags[j] & (1u << half)) d = (d << 32) | next[half];
-      for (int k = 4 * half + 3; k >= 4 * half; k--) {
+      /* The four digits are d's last digits in the mixed radix of the bases (b[4h+3] lowest):
+       * one division by their product B <= 2^32 leaves the rest below 2^32, whose digits take
+       * multiplications, off the chain that carries d to the next half. */
+      const domain *D[4];
+      int id[4];
+      uint64_t B = 1;
+      for (int k = 0; k < 4; k++) {
         int dv;
-        const int id = pos_id(e, w, j, k, &dv);
-        const domain *D = dv ? e->vd : e->dd;
-        const uint32_t b = D->choice.counts[id];
-        slot[k] = dtans_slot_of(D->start[id], (uint32_t)(d % b));
-        d /= b;
+        id[k] = pos_id(e, w, j, 4 * half + k, &dv);
+        D[k] = dv ? e->vd : e->dd;
+        B *= D[k]->choice.counts[id[k]];
+      }
+      uint32_t r = (uint32_t)(d % B);
+      d /= B;
+      for (int k = 3; k >= 0; k--) {
+        const uint32_t c = D[k]->choice.counts[id[k]], q = quotient(r, D[k]->magic[id[k]], c);
+        slot[4 * half + k] = dtans_slot_of(D[k]->start[id[k]], r - q * c);
+        r = q;
       }
     }
     pack(slot, w->words + 3 * j);
@@ -642,6 +684,19 @@ static zs_status delta_hist_of_counts(const zs_matrix *A, uint32_t *dc, int nt, 
   return ZS_OK;
 }
 
+/* The first row ending after nonzero lo_nz: where a thread given nonzeros from lo_nz on starts. */
+static int64_t first_row_after(const zs_matrix *A, int64_t lo_nz) {
+  int64_t a = 0, b = A->rows;
+  while (a < b) {
+    const int64_t m = (a + b) / 2;
+    if (A->row_ptr[m + 1] <= lo_nz)
+      a = m + 1;
+    else
+      b = m;
+  }
+  return a;
+}
+
 /* Histograms of both domains over a nonzero-balanced split of the rows, merged in split order;
  * with `vrank`, the histogram of pair keys (pair_key) into hd alone. */
 static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want_values,
@@ -661,22 +716,14 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
       failed = 1;
     } else {
       const int64_t lo_nz = A->nnz * t / n, hi_nz = A->nnz * (t + 1) / n;
-      int64_t a = 0, b = A->rows; /* the first row ending after lo_nz */
-      while (a < b) {
-        const int64_t m = (a + b) / 2;
-        if (A->row_ptr[m + 1] <= lo_nz)
-          a = m + 1;
-        else
-          b = m;
-      }
-      for (int64_t r = a; r < A->rows; r++) {
+      for (int64_t r = first_row_after(A, lo_nz); r < A->rows; r++) {
         const int64_t from = A->row_ptr[r] > lo_nz ? A->row_ptr[r] : lo_nz;
         const int64_t to = A->row_ptr[r + 1] < hi_nz ? A->row_ptr[r + 1] : hi_nz;
         if (from >= hi_nz) break;
         for (int64_t k = from; k < to && !is_long[r] && vrank; k++) {
           uint64_t key;
           if (pair_key(A, vrank, 0, r, k, &key))
-            hist_add(d, key, 1);
+            hist_count(d, key);
           else
             d->unseen++;
         }
@@ -695,8 +742,8 @@ static zs_status histograms(const zs_matrix *A, const uint8_t *is_long, int want
           if (c)
             c[delta_of(A, r, k)]++;
           else
-            hist_add(d, delta_key(A, r, k), 1);
-          if (want_values) hist_add(v, dtans_value_key(A, k), 1);
+            hist_count(d, delta_key(A, r, k));
+          if (want_values) hist_count(v, dtans_value_key(A, k));
         }
       }
     }
@@ -751,6 +798,30 @@ static int64_t cut_slices(const zs_matrix *A, const uint8_t *is_long, int64_t pe
   return slices;
 }
 
+/* ---- joint pairs counted by index ---- */
+/* The pair histogram hashes a (delta, rank) key per nonzero, and the id pass hashes it again: on
+ * few-valued stencils and banded matrices half of an encode. Where every delta is in the delta
+ * table's domain (none unseen, at most DTANS_SYMBOLS) and they span at most PAIR_SPAN values, a
+ * delta's index comes from a plain array, and with at most PAIR_CELLS (delta, rank) cells the
+ * pairs are counted in plain arrays and their ids looked up in one. The histogram holds the same
+ * counts (at most PAIR_CELLS <= HIST_MAX_KEYS keys: none unseen for want of room), and the
+ * tables sort it by count and key, so the blob is the same. */
+#define PAIR_SPAN (INT64_C(1) << 22)
+#define PAIR_CELLS (INT64_C(1) << 20)
+
+typedef struct pair_index {
+  int64_t lo, span;             /* deltas lo .. lo + span - 1 */
+  uint16_t *of;                 /* per delta - lo: its index + 1 (0: no such delta) */
+  int64_t n, nv;                /* deltas indexed; value ranks (the cells: n·nv) */
+  int32_t delta[DTANS_SYMBOLS]; /* per index */
+} pair_index;
+
+/* Pair cell of nonzero k of row i, rank + 1 = vr (not 0). */
+static inline int64_t pair_cell(const pair_index *x, const zs_matrix *A, int64_t i, int64_t k,
+                                uint16_t vr) {
+  return (int64_t)(x->of[delta_of(A, i, k) - x->lo] - 1) * x->nv + (vr - 1);
+}
+
 /* ---- encode_rows in phases: histograms, table choice, slicing, writing ---- */
 
 /* What the phases of encode_rows hand on, each filling its part; plan_free frees it all. */
@@ -773,6 +844,8 @@ typedef struct enc_plan {
   int64_t guided, slices;
   int64_t *slice_rows, *raw_start;
   uint16_t *did, *vid; /* ids per nonzero */
+  pair_index pi;       /* joint pairs by index (pair_histogram), when pi.of is set */
+  uint16_t *vr;        /* with pi: each coded nonzero's value rank + 1 (0: none) */
   encoder e;
   slice_out *so; /* per slice: its sizes, then (prefix sums) its cursors */
   zsi_progress pr;
@@ -792,7 +865,7 @@ typedef struct blob_out {
 static void plan_free(enc_plan *p) {
   hist_free(&p->hd), hist_free(&p->hv), hist_free(&p->hp), hist_free(&p->vrank);
   domain_free(&p->dd), domain_free(&p->vd), domain_free(&p->pd), domain_free(&p->cd);
-  zsi_free(p->did), zsi_free(p->vid);
+  zsi_free(p->did), zsi_free(p->vid), zsi_free(p->vr), zsi_free(p->pi.of);
   free(p->so), free(p->is_long), free(p->raw_start), free(p->slice_rows);
 }
 
@@ -814,6 +887,75 @@ static zs_status count_symbols(enc_plan *p) {
   p->coded_nnz = A->nnz - p->long_nnz;
   if (p->mode < 0 && values_look_distinct(A)) p->mode = DTANS_VALUES_RAW;
   return histograms(A, p->is_long, p->mode != DTANS_VALUES_RAW, NULL, &p->hd, &p->hv);
+}
+
+/* The pair histogram (into p->hp) by index, and every coded nonzero's value rank (p->vr); *done
+ * 0 when the deltas do not allow it (pair_index): the caller hashes the pairs then. */
+static zs_status pair_histogram(enc_plan *p, int64_t nv, int *done) {
+  const zs_matrix *A = p->A;
+  const domain *dd = &p->dd;
+  pair_index *x = &p->pi;
+  *done = 0;
+  if (dd->unseen || dd->distinct > DTANS_SYMBOLS || dd->distinct == 0 || nv == 0 ||
+      dd->distinct * nv > PAIR_CELLS || A->nnz >= (INT64_C(1) << 32))
+    return ZS_OK;
+  int64_t lo = INT32_MAX, hi = INT32_MIN;
+  for (int64_t j = 0; j < dd->distinct; j++) {
+    const int32_t delta = (int32_t)(uint32_t)dd->sorted[j].key;
+    lo = delta < lo ? delta : lo, hi = delta > hi ? delta : hi;
+  }
+  if (hi - lo >= PAIR_SPAN) return ZS_OK;
+  const int nt = zsi_omp_threads();
+  const int64_t cells = dd->distinct * nv;
+  x->lo = lo, x->span = hi - lo + 1, x->n = dd->distinct, x->nv = nv;
+  x->of = zsi_alloc_array((uint64_t)x->span, sizeof *x->of);
+  p->vr = zsi_alloc_array((uint64_t)(A->nnz ? A->nnz : 1), sizeof *p->vr);
+  uint32_t *count = zsi_alloc_array((uint64_t)nt * (uint64_t)cells, sizeof *count);
+  uint64_t *unseen = calloc((size_t)nt, sizeof *unseen);
+  if (!x->of || !p->vr || !count || !unseen) {
+    zsi_free(count), free(unseen);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: pair counts");
+  }
+  for (int64_t j = 0; j < x->n; j++) {
+    x->delta[j] = (int32_t)(uint32_t)dd->sorted[j].key;
+    x->of[x->delta[j] - lo] = (uint16_t)(j + 1);
+  }
+  const uint8_t *is_long = p->is_long;
+  uint16_t *vr = p->vr;
+  ZSI_OMP(parallel num_threads(nt)) {
+    const int t = zsi_omp_tid(), n = zsi_omp_nth();
+    uint32_t *c = count + (size_t)t * (size_t)cells;
+    const int64_t lo_nz = A->nnz * t / n, hi_nz = A->nnz * (t + 1) / n;
+    for (int64_t r = first_row_after(A, lo_nz); r < A->rows; r++) {
+      const int64_t from = A->row_ptr[r] > lo_nz ? A->row_ptr[r] : lo_nz;
+      const int64_t to = A->row_ptr[r + 1] < hi_nz ? A->row_ptr[r + 1] : hi_nz;
+      if (from >= hi_nz) break;
+      for (int64_t k = from; k < to && !is_long[r]; k++) {
+        const uint16_t rank1 = (uint16_t)(id_of(&p->vrank, dtans_value_key(A, k), -1) + 1);
+        vr[k] = rank1;
+        if (rank1)
+          c[pair_cell(x, A, r, k, rank1)]++;
+        else
+          unseen[t]++;
+      }
+    }
+  }
+  int64_t distinct = 0;
+  for (int64_t j = 0; j < cells; j++) {
+    for (int t = 1; t < nt; t++) count[j] += count[(size_t)t * (size_t)cells + (size_t)j];
+    distinct += count[j] != 0;
+  }
+  uint64_t cap = 1024;
+  while (cap < 2 * (uint64_t)distinct) cap *= 2;
+  zs_status s = ZS_OK;
+  if (!hist_init(&p->hp, cap)) s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: pair histogram");
+  for (int64_t j = 0; j < cells && s == ZS_OK; j++)
+    if (count[j])
+      hist_add(&p->hp, (uint64_t)(uint32_t)x->delta[j / nv] << 32 | (uint64_t)(j % nv), count[j]);
+  for (int t = 0; t < nt && s == ZS_OK; t++) p->hp.unseen += unseen[t];
+  zsi_free(count), free(unseen);
+  *done = s == ZS_OK;
+  return s;
 }
 
 /* Table choice: the tables of both domains, the joint and raw-column tables where they may pay,
@@ -867,7 +1009,9 @@ static zs_status choose_tables(enc_plan *p) {
     for (int64_t r = 0; r < head; r++) hist_place(&p->vrank, vd->sorted[r].key, (uint64_t)r + 1);
   }
   if (try_joint && o->columns != 1) {
-    if ((s = histograms(A, p->is_long, 0, &p->vrank, &p->hp, NULL)) != ZS_OK ||
+    int indexed;
+    if ((s = pair_histogram(p, head, &indexed)) != ZS_OK ||
+        (!indexed && (s = histograms(A, p->is_long, 0, &p->vrank, &p->hp, NULL)) != ZS_OK) ||
         (s = domain_sorted(&p->hp, pd)) != ZS_OK ||
         (s = domain_choose(pd, 32 + 8.0 * es, 4 + 2)) != ZS_OK)
       return s;
@@ -991,18 +1135,45 @@ static zs_status size_slices(enc_plan *p) {
   uint16_t *vid = p->vid = coded ? zsi_alloc_array((uint64_t)(A->nnz ? A->nnz : 1), 2) : NULL;
   if (!did || (coded && !vid))
     return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: symbol ids of %" PRId64 " nonzeros", A->nnz);
+  /* A joint pair's id from plain arrays where they can hold it: by value rank (raw columns), or
+   * by pair cell (pair_index); the rank itself from vr where pair_histogram kept it. */
+  const uint16_t esc = (uint16_t)dom->choice.coded, *vr = p->vr;
+  const pair_index *x = &p->pi;
+  const int64_t ranks = joint ? (vd->distinct < DTANS_SYMBOLS ? vd->distinct : DTANS_SYMBOLS) : 0;
+  const int64_t cells = joint && !raw_columns && x->of ? x->n * x->nv : 0;
+  uint16_t *by_rank = raw_columns ? malloc((size_t)(ranks ? ranks : 1) * 2) : NULL;
+  uint16_t *by_cell = cells ? malloc((size_t)cells * 2) : NULL;
+  if ((raw_columns && !by_rank) || (cells && !by_cell)) {
+    free(by_rank), free(by_cell);
+    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: pair ids");
+  }
+  for (int64_t r = 0; r < ranks && by_rank; r++) by_rank[r] = (uint16_t)id_of(&dom->ids, r, esc);
+  for (int64_t j = 0; j < cells; j++) by_cell[j] = esc;
+  for (int i = 0; i < dom->choice.coded && by_cell; i++) { /* a coded pair's delta and rank */
+    const int64_t delta = (int32_t)(uint32_t)(dom->sorted[i].key >> 32);
+    by_cell[(int64_t)(x->of[delta - x->lo] - 1) * x->nv +
+            (int64_t)(dom->sorted[i].key & UINT32_MAX)] = (uint16_t)i;
+  }
   ZSI_OMP(parallel for num_threads(zsi_omp_threads()) schedule(dynamic, 4096))
   for (int64_t i = 0; i < A->rows; i++)
     for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1] && !is_long[i]; k++) {
-      uint64_t key;
-      if (joint)
-        did[k] = (uint16_t)(pair_key(A, vrank, raw_columns, i, k, &key)
-                                ? id_of(&dom->ids, key, dom->choice.coded)
-                                : dom->choice.coded);
-      else
+      if (joint) {
+        const int rank1 = vr ? vr[k] : id_of(vrank, dtans_value_key(A, k), -1) + 1;
+        if (!rank1)
+          did[k] = esc; /* a value without a rank is always escaped */
+        else if (by_rank)
+          did[k] = by_rank[rank1 - 1];
+        else if (by_cell)
+          did[k] = by_cell[pair_cell(x, A, i, k, (uint16_t)rank1)];
+        else
+          did[k] =
+              (uint16_t)id_of(&dom->ids, delta_key(A, i, k) << 32 | (uint64_t)(rank1 - 1), esc);
+      } else {
         did[k] = (uint16_t)id_of(&dd->ids, delta_key(A, i, k), dd->choice.coded);
+      }
       if (coded) vid[k] = (uint16_t)id_of(&vd->ids, dtans_value_key(A, k), vd->choice.coded);
     }
+  free(by_rank), free(by_cell);
 
   /* Raw values are in decoding order: a slice's start is the coded nonzeros before it. */
   const int64_t slices = p->slices, *slice_rows = p->slice_rows;

@@ -95,15 +95,15 @@ static void generated(void) {
       zs_matrix_destroy(&A);
     }
   static const char *const kinds[] = {
-      "stencil2d:n=300,points=5",
-      "stencil2d:n=200,points=9",
-      "stencil3d:n=40,points=27",
-      "stencil3d:n=40,points=7",
+      "stencil2d:n=200,points=5",
+      "stencil2d:n=150,points=9",
+      "stencil3d:n=24,points=27",
+      "stencil3d:n=30,points=7",
       "erdos_renyi:rows=20000,per_row=16",
       "rmat:scale=14,per_row=16",
-      "banded:rows=30000,width=128,per_row=20",
+      "banded:rows=20000,width=128,per_row=20",
       "banded:rows=60000,width=3,per_row=3",
-      "elasticity3d:n=12",
+      "elasticity3d:n=9",
   };
   static const char *const values[] = {",values=random", ",values=set,distinct=64",
                                        ",values=set,distinct=2", ",values=pattern"};
