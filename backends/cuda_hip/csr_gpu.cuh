@@ -403,12 +403,24 @@ csr_choice read_csr_choice(const char *options) {
   return c;
 }
 
-/* A CSR operator's kernel choices: forced ones, else the defaults. Row blocks of 1024 nonzeros
- * where rows gather x at random, else 2048; evict-first matrix loads there and for f64
- * (docs/performance.md, "CSR and COO"); lanes per row; long rows by a second kernel. */
+/* A matrix with fewer nonzeros than ZS_CSR_MIN_BLOCKS_PER_SM default-sized row blocks per
+ * multiprocessor gets smaller blocks (halved down to 256 nonzeros), so that every
+ * multiprocessor has work: on the H100 zenios (27 K nonzeros) 7.9 -> 4.7 us with 256,
+ * bcsstk13 (84 K) 7.1 -> 5.1 with 512 (docs/backends.md, "CSR SpMV"). */
+#define ZS_CSR_MIN_BLOCKS_PER_SM 1
+
+/* A CSR operator's kernel choices (rows, nnz, type, scattered and dev set): forced ones, else
+ * the defaults. Row blocks of 1024 nonzeros where rows gather x at random, else 2048, smaller
+ * for small matrices; evict-first matrix loads (measured faster for f32 too: lap2d 55.0 ->
+ * 44.6 us, band 84.4 -> 69.1 on the H100); lanes per row; long rows by a second kernel
+ * (reduce=threads and long_rows=fused measured slower on R-MAT: docs/backends.md). */
 void csr_choose(gpu_op *op, const csr_choice *c) {
-  op->items = c && c->items ? c->items : op->scattered ? 4 : ZS_BLOCK_ITEMS_DEFAULT;
-  op->stream = c && c->evict_first >= 0 ? c->evict_first == 1 : op->scattered || op->type == ZS_F64;
+  int items = op->scattered ? 4 : ZS_BLOCK_ITEMS_DEFAULT;
+  const int64_t sms = op->dev && op->dev->sm_count > 0 ? op->dev->sm_count : 0;
+  while (items > 1 && op->nnz < (int64_t)ZS_CSR_MIN_BLOCKS_PER_SM * sms * items * ZS_BLOCK_THREADS)
+    items /= 2;
+  op->items = c && c->items ? c->items : items;
+  op->stream = c && c->evict_first >= 0 ? c->evict_first == 1 : true;
   op->threads = c && c->threads >= 0 ? c->threads == 1 : false;
   op->fused = c && c->fused >= 0 ? c->fused == 1 : false;
   if (c)
@@ -523,8 +535,8 @@ zs_status csr_op_adopt(gpu_op **out, const gpu_device *dev, zs_type type, int64_
   op->idx = d_idx, op->val = d_val;
   op->offsets32 = nnz <= INT32_MAX;
   op->scattered = scattered;
-  csr_choose(op, choice);
   op->n_slabs = slabs;
+  csr_choose(op, choice);
   zs_status s = upload_slabs(op, host_ptr);
   if (s != ZS_OK) {
     op_free(op);
