@@ -41,7 +41,7 @@ for base in "${specs[@]}"; do
     [ -n "$ONLY" ] && [[ "$spec" != *"$ONLY"* ]] && continue
     name="${base%%:*}"
     case "$base" in *points=7*) name=stencil3d-7 ;; esac
-    [ -n "$values" ] && name="$name-set"
+    [[ "$values" == *set* ]] && name="$name-set"
     # "encode F T: median of N S s, R M nonzeros/s (fastest ...; first S s, R; B B/nnz, version V)"
     ZS_NUM_THREADS=1 OMP_NUM_THREADS=1 "${pin[@]}" "$bin" --encode-only --encode-runs "$RUNS" \
       --matrix "$spec" "${args[@]}" |
