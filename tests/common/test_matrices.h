@@ -6,8 +6,12 @@
 #ifndef ZS_TEST_MATRICES_H
 #define ZS_TEST_MATRICES_H
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "zsparse.h"
 
 static inline int zst_has_manifest(const char *dir) {
   char path[4096];
@@ -34,6 +38,35 @@ static inline const char *zst_matrices_dir(const char *fallback) {
       fallback ? fallback : "(no default)");
   fflush(stdout);
   exit(77);
+}
+
+/* Each matrix file of `dir` (.mtx or .mtx.gz), read in f64 and then in f32, handed to `use` with
+ * its file name; `use` destroys it. Complex files, which zs_matrix_read refuses, are passed over.
+ * Returns how many matrices were handed over, or -1 (with a line) when `dir` cannot be opened. */
+static inline int zst_each_matrix(const char *dir, void (*use)(const char *name, zs_matrix *A)) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "cannot open %s\n", dir);
+    return -1;
+  }
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    const char *name = e->d_name;
+    const size_t len = strlen(name);
+    if (!(len > 4 && !strcmp(name + len - 4, ".mtx")) &&
+        !(len > 7 && !strcmp(name + len - 7, ".mtx.gz")))
+      continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    for (int ti = 0; ti < 2; ti++) {
+      zs_matrix *A = NULL;
+      if (zs_matrix_read(&A, path, ti ? ZS_F32 : ZS_F64, 0, NULL, 0) != ZS_OK) continue;
+      use(name, A);
+      n++;
+    }
+  }
+  closedir(d);
+  return n;
 }
 
 #endif

@@ -1,6 +1,5 @@
 /* test_dtans.c — CSR-dtANS: bit-exact round trips (edge cases, generators, shared matrices),
  * value modes, stream size against the tables' cross-entropy, and corrupted blobs refused. */
-#include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -605,36 +604,20 @@ static void col_order(void) {
   zs_matrix_destroy(&A);
 }
 
+static void round_trips(const char *name, zs_matrix *A) {
+  round_trip(name, A, NULL, NULL);
+  round_trip(name, A, "values=raw", NULL);
+  round_trip(name, A, "values=joint", NULL);
+  round_trip(name, A, "long_rows=3", NULL); /* most rows apart: the coded rest is small */
+  zs_matrix_destroy(&A);
+}
+
 static void shared_matrices(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) {
-    fprintf(stderr, "cannot open %s\n", dir);
+  const int n = zst_each_matrix(dir, round_trips);
+  if (n < 0) {
     check_failures++;
     return;
   }
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    const char *name = e->d_name;
-    const size_t len = strlen(name);
-    if (!(len > 4 && !strcmp(name + len - 4, ".mtx")) &&
-        !(len > 7 && !strcmp(name + len - 7, ".mtx.gz")))
-      continue;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    for (int ti = 0; ti < 2; ti++) {
-      zs_matrix *A = NULL;
-      if (zs_matrix_read(&A, path, ti ? ZS_F32 : ZS_F64, 0, NULL, 0) != ZS_OK)
-        continue; /* complex */
-      round_trip(name, A, NULL, NULL);
-      round_trip(name, A, "values=raw", NULL);
-      round_trip(name, A, "values=joint", NULL);
-      round_trip(name, A, "long_rows=3", NULL); /* most rows apart: the coded rest is small */
-      zs_matrix_destroy(&A);
-      n++;
-    }
-  }
-  closedir(d);
   printf("%d shared matrix round trips\n", n);
   CHECK(n >= 40);
 }

@@ -3,7 +3,6 @@
  * (templates=off), else those, on every generated kind and, with an argument, the shared
  * matrices. The default decides from a lower bound of versions 2-4's size, or their sizing pass,
  * without writing them; this checks that it reaches the choice encoding both would make. */
-#include <dirent.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -123,33 +122,17 @@ static void generated(void) {
       }
 }
 
+static void choice_of(const char *name, zs_matrix *A) {
+  check_choice(name, A, "");
+  zs_matrix_destroy(&A);
+}
+
 static void shared_matrices(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) {
-    fprintf(stderr, "cannot open %s\n", dir);
+  const int n = zst_each_matrix(dir, choice_of);
+  if (n < 0) {
     check_failures++;
     return;
   }
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    const char *name = e->d_name;
-    const size_t len = strlen(name);
-    if (!(len > 4 && !strcmp(name + len - 4, ".mtx")) &&
-        !(len > 7 && !strcmp(name + len - 7, ".mtx.gz")))
-      continue;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    for (int ti = 0; ti < 2; ti++) {
-      zs_matrix *A = NULL;
-      if (zs_matrix_read(&A, path, ti ? ZS_F32 : ZS_F64, 0, NULL, 0) != ZS_OK)
-        continue; /* complex */
-      check_choice(name, A, "");
-      zs_matrix_destroy(&A);
-      n++;
-    }
-  }
-  closedir(d);
   printf("%d shared matrices\n", n);
   CHECK(n >= 40);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/zs_internal.h"
+#include "tests/common/same_matrix.h"
 #include "tests/unit/check.h"
 
 /* A parameter of E by name, or -1 where E has none of that name. */
@@ -19,22 +20,6 @@ static int64_t param(const zs_encoded *E, const char *name) {
     if (zs_encoded_param_info(E, i, &n, &v) == ZS_OK && strcmp(n, name) == 0) return v;
   }
   return -1;
-}
-
-/* Whether A and B hold the same entries (both in canonical CSR from zs_decode/transpose). */
-static int same_matrix(const zs_matrix *A, const zs_matrix *B) {
-  const int64_t rows = zs_matrix_rows(A), nnz = zs_matrix_nnz(A);
-  if (rows != zs_matrix_rows(B) || zs_matrix_cols(A) != zs_matrix_cols(B) ||
-      nnz != zs_matrix_nnz(B) || zs_matrix_type(A) != zs_matrix_type(B))
-    return 0;
-  const int64_t *ra, *rb;
-  const int32_t *ca, *cb;
-  const void *va, *vb;
-  zs_matrix_csr(A, &ra, &ca, &va);
-  zs_matrix_csr(B, &rb, &cb, &vb);
-  return memcmp(ra, rb, sizeof *ra * (size_t)(rows + 1)) == 0 &&
-         memcmp(ca, cb, sizeof *ca * (size_t)nnz) == 0 &&
-         memcmp(va, vb, zs_type_size(zs_matrix_type(A)) * (size_t)nnz) == 0;
 }
 
 /* Encode A with `options`, build its stored transpose and check the parameter `key` against
@@ -59,7 +44,7 @@ static void check_format(const zs_matrix *A, const zs_matrix *At, zs_format f, c
   CHECK(zs_encoded_bytes(T) == zs_encoded_bytes(want));
   zs_matrix *D = NULL;
   CHECK_STATUS(zs_decode(&D, T), ZS_OK);
-  CHECK(D && same_matrix(D, At));
+  CHECK(D && zs_test_same_matrix(D, At));
   zs_matrix_destroy(&D);
 done:
   zs_encoded_destroy(&E), zs_encoded_destroy(&T), zs_encoded_destroy(&want);
