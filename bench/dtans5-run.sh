@@ -20,8 +20,8 @@
 #    f64; then other sizes and seeds of the stencil generators (f64); then band, er and rmat
 #    with the default dtans (no template rows: version 4 either way), as the budget allows.
 # SET=packed runs instead: the conformance of version 5's packed rows (row_kind=packed, with
-# long rows and with raw values) and the default on cuda, then band, er and rmat (64 values,
-# f64), the random-valued band (f64), band and er (64 values, f32), each with
+# long rows and with raw values) and the default on cuda, then band and er (64 values, f64),
+# rmat (64 values, f64), the random-valued band (f64), band and er (64 values, f32), each with
 # dtans:row_kind=packed (version 5, packed rows) and dtans:templates=off (version 4) beside.
 # Output in $OUT: conformance.txt, bench-*.csv/.md/.log/.err, run.log.
 set -uo pipefail
@@ -76,9 +76,9 @@ if [ "${SET:-}" = packed ]; then
   band=gen:banded:rows=8388608,width=128,per_row=20 er=gen:erdos_renyi:rows=4194304,per_row=16
   set64=values=set,distinct=64,seed=42
   bench packed-set "${v4p[@]}" --types f64 "$band,$set64" "$er,$set64"
+  bench packed-rmat "${v4p[@]}" --types f64 "gen:rmat:scale=22,per_row=16,$set64"
   bench packed-random "${v4p[@]}" --types f64 "$band,values=random,seed=42"
   bench packed-f32 "${v4p[@]}" --types f32 "$band,$set64" "$er,$set64"
-  bench packed-rmat "${v4p[@]}" --types f64 "gen:rmat:scale=22,per_row=16,$set64"
   log "done in $((SECONDS - DEV_START)) s" | tee -a "$OUT/run.log"
   exit 0
 fi

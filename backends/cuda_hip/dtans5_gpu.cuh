@@ -48,33 +48,65 @@ struct dt5_args {
   const int32_t *col_base;
 };
 
-/* A packed row's columns in order: its lane's column words as a bit string, two words in a
- * buffer and the next in flight, so a field never waits on the load that brings it. */
+/* A prefetch of p's line into L2 (nothing on HIP): the next row's slice descriptors, so that a
+ * row starts one memory latency after its template id rather than two. */
+__device__ __forceinline__ void dt5_prefetch_l2(const void *p) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#else
+  (void)p;
+#endif
+}
+
+/* A packed row's columns in order: its lane's column words as a bit string read four words
+ * ahead (the words a row needs are loaded at its start, not when its fields reach them: a
+ * stream word comes from DRAM, and waiting for one every few fields bounded the kernel). A
+ * slice's fields all have the same width, so `pos` and the refill are the same in every lane. */
 struct dt5_fields {
   const uint32_t *w; /* the lane's word 0; word j at w[32 j] */
-  uint64_t buf;
-  uint32_t next, mask;
-  int have, j, words, bits;
-  int64_t col; /* the last column given */
+  uint32_t lo, hi, a2, a3, mask;
+  int pos, j, need, bits;
+  int32_t col; /* the last column given */
 
-  __device__ __forceinline__ void start(const dt5_args &a, int64_t s, int lane, int64_t i) {
-    const int64_t w0 = a.col_at[s];
-    words = (int)((a.col_at[s + 1] - w0) / DTANS5_LANES), bits = a.col_bits[s];
-    mask = bits ? 0xffffffffu >> (32 - bits) : 0u;
-    w = a.col_words + w0 + lane;
-    buf = (uint64_t)(words > 0 ? w[0] : 0u) | (uint64_t)(words > 1 ? w[32] : 0u) << 32;
-    next = words > 2 ? w[64] : 0u, have = 64, j = 3;
-    col = i + a.col_base[s] - 1;
+  __device__ __forceinline__ void start(const uint32_t *w0, int b, int64_t first, int n) {
+    w = w0, bits = b, mask = b ? 0xffffffffu >> (32 - b) : 0u;
+    need = (int)(((int64_t)n * b + 31) / 32); /* words of the lane's own fields */
+    lo = need > 0 ? zs_load_stream(w) : 0u, hi = need > 1 ? zs_load_stream(w + 32) : 0u;
+    a2 = need > 2 ? zs_load_stream(w + 64) : 0u, a3 = need > 3 ? zs_load_stream(w + 96) : 0u;
+    pos = 0, j = 4, col = (int32_t)(first - 1);
   }
-  __device__ __forceinline__ int64_t step() {
-    const uint32_t f = (uint32_t)buf & mask;
-    buf >>= bits, have -= bits;
-    if (have <= 32) {
-      buf |= (uint64_t)next << have, have += 32;
-      next = j < words ? w[32 * j] : 0u;
+  __device__ __forceinline__ int32_t step() {
+    const uint32_t f = __funnelshift_r(lo, hi, (unsigned)pos) & mask;
+    pos += bits;
+    if (pos >= 32) {
+      pos -= 32, lo = hi, hi = a2, a2 = a3;
+      a3 = j < need ? zs_load_stream(w + 32 * j) : 0u;
       j++;
     }
-    return col += 1 + (int64_t)f;
+    return col += 1 + (int32_t)f;
+  }
+};
+
+/* A lane's packed value ids in order, read two words ahead like the column fields. */
+struct dt5_ids {
+  const uint32_t *w;
+  uint32_t cur, n1, n2, mask;
+  int bits, per, m, j, need;
+
+  __device__ __forceinline__ void start(const uint32_t *w0, int b, int p, int n) {
+    w = w0, bits = b, per = p, mask = (1u << b) - 1u, need = (n + p - 1) / p;
+    cur = need > 0 ? zs_load_stream(w) : 0u, n1 = need > 1 ? zs_load_stream(w + 32) : 0u;
+    n2 = need > 2 ? zs_load_stream(w + 64) : 0u, m = 0, j = 3;
+  }
+  __device__ __forceinline__ uint32_t next() {
+    const uint32_t id = cur & mask;
+    cur >>= bits;
+    if (++m == per) {
+      m = 0, cur = n1, n1 = n2;
+      n2 = j < need ? zs_load_stream(w + 32 * j) : 0u;
+      j++;
+    }
+    return id;
   }
 };
 
@@ -102,21 +134,32 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
   const int lane = (int)(threadIdx.x % DTANS5_LANES);
   const T at = OP == DT5_SCATTER ? alpha : (T)a.pair_alpha;
   T *z = OP == DT5_PAIR ? (T *)a.pair_z : y;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < a.rows;
-       i += (int64_t)gridDim.x * blockDim.x) {
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < a.rows; i += stride) {
+    const int64_t s = i / DTANS5_LANES;
+    /* with packed rows, the slice's descriptors are read before the row's id resolves (they
+     * depend on the slice only), and the next row's are fetched into L2 meanwhile */
+    int64_t cw0 = 0, vw0 = 0;
+    int cbits = 0;
+    int32_t cbase = 0;
+    if (PR) {
+      cw0 = a.col_at[s], cbits = a.col_bits[s], cbase = a.col_base[s];
+      if (VM != DTANS5_VALUES_CONSTANT) vw0 = a.slice_at[s];
+      const int64_t in = i + stride;
+      if (lane == 0 && in < a.rows) {
+        const int64_t sn = in / DTANS5_LANES;
+        dt5_prefetch_l2((const char *)a.row_template + in * a.tbytes);
+        dt5_prefetch_l2(a.col_at + sn), dt5_prefetch_l2(a.col_bits + sn);
+        dt5_prefetch_l2(a.col_base + sn);
+        if (VM != DTANS5_VALUES_CONSTANT) dt5_prefetch_l2(a.slice_at + sn);
+      }
+    }
     const uint32_t t = dtans5_row_template(a.row_template, a.tbytes, i);
     if (t == DTANS_LONG) continue; /* long rows: zs_dtans5_long_kernel */
-    const bool packed = PR && t >= (uint32_t)a.templates;
-    const int2 d = packed ? make_int2(0, (int)(t - (uint32_t)a.templates)) : desc[t];
-    const int32_t *o = offs + d.x;
-    const int64_t s = i / DTANS5_LANES;
     const T wi = OP == DT5_SCATTER ? x[i] : OP == DT5_PAIR ? ((const T *)a.pair_w)[i] : T(0);
     T sum = T(0);
-    dt5_fields fields;
-    if (packed) fields.start(a, s, lane, i);
-    /* nonzero k of the row, taken in order (a packed row's fields are read one after another) */
-    auto take = [&](int k, T v) {
-      const int64_t j = packed ? fields.step() : i + o[k];
+    /* nonzero k of the row, in column j */
+    auto take = [&](int k, int64_t j, T v) {
       if (OP == DT5_SPMV || OP == DT5_PAIR) sum += v * x[j];
       if (OP == DT5_SCATTER || OP == DT5_PAIR) atomicAdd(&z[j], at * (v * wi));
       if (OP == DT5_WRITE) {
@@ -124,11 +167,39 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
         if (a.out_val) ((T *)a.out_val)[a.row_ptr[i] + k] = v;
       }
     };
-    if (VM == DTANS5_VALUES_RAW) {
+    if (PR && t >= (uint32_t)a.templates) { /* a packed row: its fields, then its values */
+      const int n = (int)(t - (uint32_t)a.templates);
+      dt5_fields f;
+      f.start(a.col_words + cw0 + lane, cbits, i + cbase, n);
+      if (VM == DTANS5_VALUES_RAW) {
+        const T *v = dict + vw0 + lane;
+#pragma unroll 4
+        for (int k = 0; k < n; k++) take(k, f.step(), v[DTANS5_LANES * k]);
+      } else if (VM == DTANS5_VALUES_PACKED) {
+        dt5_ids ids;
+        ids.start(a.words + vw0 + lane, a.bits, a.per_word, n);
+        for (int k = 0; k < n; k++) {
+          const int32_t j = f.step();
+          const uint32_t id = ids.next();
+          take(k, j,
+               DICT == DT5_DICT_LANES    ? s_dict[id * DTANS5_LANES + lane]
+               : DICT == DT5_DICT_SHARED ? s_dict[id]
+                                         : dict[id]);
+        }
+      } else {
+        const T c = dict[0];
+#pragma unroll 4
+        for (int k = 0; k < n; k++) take(k, f.step(), c);
+      }
+    } else if (VM == DTANS5_VALUES_RAW) {
+      const int2 d = desc[t];
+      const int32_t *o = offs + d.x;
       const T *v = dict + a.slice_at[s] + lane;
 #pragma unroll 4
-      for (int k = 0; k < d.y; k++) take(k, v[DTANS5_LANES * k]);
+      for (int k = 0; k < d.y; k++) take(k, i + o[k], v[DTANS5_LANES * k]);
     } else if (VM == DTANS5_VALUES_PACKED) {
+      const int2 d = desc[t];
+      const int32_t *o = offs + d.x;
       const uint32_t *wp = a.words + a.slice_at[s] + lane, mask = (1u << a.bits) - 1u;
       for (int k = 0; k < d.y; k += a.per_word, wp += DTANS5_LANES) {
         uint32_t w = *wp;
@@ -138,13 +209,15 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
           const T v = DICT == DT5_DICT_LANES    ? s_dict[id * DTANS5_LANES + lane]
                       : DICT == DT5_DICT_SHARED ? s_dict[id]
                                                 : dict[id];
-          take(k + m, v);
+          take(k + m, i + o[k + m], v);
         }
       }
     } else {
+      const int2 d = desc[t];
+      const int32_t *o = offs + d.x;
       const T c = dict[0];
 #pragma unroll 4
-      for (int k = 0; k < d.y; k++) take(k, c);
+      for (int k = 0; k < d.y; k++) take(k, i + o[k], c);
     }
     if (OP == DT5_SPMV || OP == DT5_PAIR)
       y[i] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[i];
