@@ -22,7 +22,9 @@
 # SET=packed runs instead: the conformance of version 5's packed rows (row_kind=packed, with
 # long rows and with raw values) and the default on cuda, then band and er (64 values, f64),
 # rmat (64 values, f64), the random-valued band (f64), band and er (64 values, f32), each with
-# dtans:row_kind=packed (version 5, packed rows) and dtans:templates=off (version 4) beside.
+# dtans:row_kind=packed (version 5, packed rows) and dtans:templates=off (version 4) beside,
+# and for band, er and rmat in f64 the packed rows' SpMV also with experimental.packed_unroll=2
+# and 4 (nonzeros decoded that many at a time before their gathers).
 # Output in $OUT: conformance.txt, bench-*.csv/.md/.log/.err, run.log.
 set -uo pipefail
 
@@ -75,8 +77,10 @@ if [ "${SET:-}" = packed ]; then
   v4p=(--format dtans:templates=off --format dtans:row_kind=packed --reps 10 --warmup 2)
   band=gen:banded:rows=8388608,width=128,per_row=20 er=gen:erdos_renyi:rows=4194304,per_row=16
   set64=values=set,distinct=64,seed=42
-  bench packed-set "${v4p[@]}" --types f64 "$band,$set64" "$er,$set64"
-  bench packed-rmat "${v4p[@]}" --types f64 "gen:rmat:scale=22,per_row=16,$set64"
+  unroll=(--format dtans:row_kind=packed@experimental.packed_unroll=2
+    --format dtans:row_kind=packed@experimental.packed_unroll=4)
+  bench packed-set "${v4p[@]}" "${unroll[@]}" --types f64 "$band,$set64" "$er,$set64"
+  bench packed-rmat "${v4p[@]}" "${unroll[@]}" --types f64 "gen:rmat:scale=22,per_row=16,$set64"
   bench packed-random "${v4p[@]}" --types f64 "$band,values=random,seed=42"
   bench packed-f32 "${v4p[@]}" --types f32 "$band,$set64" "$er,$set64"
   log "done in $((SECONDS - DEV_START)) s" | tee -a "$OUT/run.log"

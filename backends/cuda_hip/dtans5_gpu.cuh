@@ -110,10 +110,12 @@ struct dt5_ids {
   }
 };
 
-/* PR: the blob has packed rows (row_template entries from `templates` on) */
-template <typename T, int VM, int OP, int DICT, bool TSM, bool PR>
+/* PR: the blob has packed rows (row_template entries from `templates` on); U: a packed row's
+ * nonzeros decoded U at a time before their gathers (SpMV only; 1 for the other walks) */
+template <typename T, int VM, int OP, int DICT, bool TSM, bool PR, int U>
 __global__ void __launch_bounds__(ZS_DT5_THREADS)
     zs_dtans5_kernel(dt5_args a, const T *__restrict__ x, T *__restrict__ y, T alpha, T beta) {
+  static_assert(U == 1 || (PR && OP == DT5_SPMV), "packed rows' SpMV only");
   extern __shared__ __align__(16) unsigned char zs_dt5_smem[];
   int2 *s_desc = (int2 *)zs_dt5_smem;
   int32_t *s_off = (int32_t *)(s_desc + (TSM ? a.templates : 0));
@@ -171,25 +173,34 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
       const int n = (int)(t - (uint32_t)a.templates);
       dt5_fields f;
       f.start(a.col_words + cw0 + lane, cbits, i + cbase, n);
-      if (VM == DTANS5_VALUES_RAW) {
-        const T *v = dict + vw0 + lane;
-#pragma unroll 4
-        for (int k = 0; k < n; k++) take(k, f.step(), v[DTANS5_LANES * k]);
-      } else if (VM == DTANS5_VALUES_PACKED) {
-        dt5_ids ids;
-        ids.start(a.words + vw0 + lane, a.bits, a.per_word, n);
-        for (int k = 0; k < n; k++) {
-          const int32_t j = f.step();
-          const uint32_t id = ids.next();
-          take(k, j,
-               DICT == DT5_DICT_LANES    ? s_dict[id * DTANS5_LANES + lane]
-               : DICT == DT5_DICT_SHARED ? s_dict[id]
-                                         : dict[id]);
-        }
-      } else {
-        const T c = dict[0];
-#pragma unroll 4
-        for (int k = 0; k < n; k++) take(k, f.step(), c);
+      dt5_ids ids;
+      if (VM == DTANS5_VALUES_PACKED) ids.start(a.words + vw0 + lane, a.bits, a.per_word, n);
+      const T *vr = dict + vw0 + lane; /* raw values */
+      const T *vd = DICT == DT5_DICT_LANES    ? s_dict + lane
+                    : DICT == DT5_DICT_SHARED ? s_dict
+                                              : dict;
+      auto value = [&](int k) -> T {
+        if (VM == DTANS5_VALUES_RAW) return vr[DTANS5_LANES * k];
+        if (VM == DTANS5_VALUES_PACKED)
+          return vd[ids.next() * (DICT == DT5_DICT_LANES ? DTANS5_LANES : 1)];
+        return dict[0];
+      };
+      int k = 0;
+      /* U > 1: U fields and values decoded, then their U gathers issued together, then the
+       * sums in order (the same bits as one at a time): the gathers' latencies overlap */
+      for (; U > 1 && k + U <= n; k += U) {
+        int32_t c[U];
+        T v[U], xv[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) c[u] = f.step(), v[u] = value(k + u);
+#pragma unroll
+        for (int u = 0; u < U; u++) xv[u] = x[c[u]];
+#pragma unroll
+        for (int u = 0; u < U; u++) sum += v[u] * xv[u];
+      }
+      for (; k < n; k++) {
+        const int32_t j = f.step();
+        take(k, j, value(k));
       }
     } else if (VM == DTANS5_VALUES_RAW) {
       const int2 d = desc[t];
@@ -265,6 +276,7 @@ struct dtans5_gpu_op {
   zs_type type;
   int64_t rows, cols, nnz, slices, n_long, packed_rows;
   int mode, dict; /* DTANS5_VALUES_*, DT5_DICT_* */
+  int unroll;     /* packed rows' SpMV: nonzeros decoded before their gathers (1, 2, 4) */
   bool atomic, tsm;
   size_t smem;
   dt5_args a; /* device pointers of the arrays below */
@@ -312,10 +324,14 @@ template <typename T, int VM, int OP, int DICT, bool TSM>
 zs_status dt5_launch(dtans5_gpu_op *op, const T *x, T *y, T alpha, T beta) {
   if (op->rows == 0) return ZS_OK;
   if (op->packed_rows) {
-    auto kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, true>;
+    auto kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, true, 1>;
+    if constexpr (OP == DT5_SPMV) {
+      if (op->unroll == 2) kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, true, 2>;
+      if (op->unroll == 4) kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, true, 4>;
+    }
     kernel<<<dt5_grid(op, kernel), ZS_DT5_THREADS, op->smem>>>(op->a, x, y, alpha, beta);
   } else {
-    auto kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, false>;
+    auto kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, false, 1>;
     kernel<<<dt5_grid(op, kernel), ZS_DT5_THREADS, op->smem>>>(op->a, x, y, alpha, beta);
   }
   return check_launch("dtans version 5 kernel");
@@ -438,6 +454,9 @@ zs_status dtans5_gpu_create(const gpu_device *dev, void **state, const zsb_encod
   op->dev = dev, op->type = v->type, op->rows = v->rows, op->cols = v->cols, op->nnz = v->nnz;
   op->slices = L.slices, op->n_long = L.n_long, op->mode = L.value_mode, op->atomic = atomic;
   op->packed_rows = L.packed_rows;
+  char ubuf[16];
+  const char *unroll = zsb_option(options, "experimental.packed_unroll", ubuf, sizeof ubuf);
+  op->unroll = strcmp(unroll, "auto") == 0 ? 1 : atoi(unroll);
   const size_t es = type_size(v->type);
   /* shared memory: the templates when small, the packed dictionary a copy per lane or one */
   const size_t tbytes = 8 * (size_t)L.templates + 4 * (size_t)L.n_offsets;

@@ -215,6 +215,14 @@ static void find_variants(zs_context *ctx, const char *require) {
                      .deterministic_t = 1,
                      .dtans_only = 1};
       snprintf(v->label, sizeof v->label, "%s[raw-tickets]", bi.name);
+      /* dtANS version 5's packed rows decoded 4 at a time before their gathers */
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "experimental.packed_unroll=4",
+                     .deterministic_n = 1,
+                     .deterministic_t = 1,
+                     .dtans_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[packed-unroll-4]", bi.name);
       /* CSR's kernel choices: small blocks, so that the random matrices' long rows come in
        * chunks, summed by the last chunk (fused) or a second kernel, rows reduced thread by
        * thread, and the matrix loaded with and without evict-first */
