@@ -5,6 +5,7 @@
 
 #include "backends/cuda_hip/coo_kernels.cuh"
 #include "backends/cuda_hip/csr_kernels.cuh"
+#include "backends/cuda_hip/csr_split.cuh"
 #include "backends/cuda_hip/gpu_common.cuh"
 #include "backends/cuda_hip/row_blocks.h"
 #include "formats/coo/coo_layout.h"
@@ -37,6 +38,12 @@ struct csr_plan {
   int64_t n_blocks, n_long_rows;
   void *partials;
   unsigned *counters;
+  /* the nonzero-split kernel's tiles (kernel=split): their first items, the rows spanning
+   * tiles, and per tile the sum of its open last row (carry) and of a spanning first row */
+  zs_split_coord *coords;
+  zs_split_span *spans;
+  int64_t n_tiles, n_spans;
+  void *carry, *head;
 };
 
 /* Kernel choices of a CSR operator (operator options; each -1 or 0 where chosen). */
@@ -45,6 +52,7 @@ struct csr_choice {
   int evict_first; /* experimental.evict_first: 1 on, 0 off, -1 chosen */
   int threads;     /* experimental.reduce: 1 threads, 0 lanes, -1 chosen */
   int fused;       /* experimental.long_rows: 1 fused, 0 kernel, -1 chosen */
+  int split;       /* kernel: 1 split, 0 rows, -1 chosen */
 };
 
 struct gpu_op {
@@ -58,6 +66,7 @@ struct gpu_op {
   bool stream;    /* evict-first loads of the matrix data (by default where scattered) */
   bool threads;   /* blocks of short rows reduce thread by thread (reduce=threads) */
   bool fused;     /* long rows finished by their last chunk (long_rows=fused) */
+  bool split;     /* SpMV by the nonzero-split kernel (kernel=split) */
   /* CSR: ptr/idx/val; COO: row/idx/val. Row offsets are int32 when nnz < 2^31 (offsets32).
    * A CSR matrix whose x does not fit the L2 cache is stored in column slabs (csr_slab_count):
    * slab k holds the nonzeros of columns [k w, (k + 1) w), all rows, as its own CSR at
@@ -86,8 +95,10 @@ void op_free(gpu_op *op) {
   void *ptrs[] = {op->ptr,    op->row,      op->idx,      op->val,      op->t_row,   op->t_idx,
                   op->t_perm, op->head_row, op->tail_row, op->head_sum, op->tail_sum};
   for (void *p : ptrs) release(p);
-  for (csr_plan &c : op->plan)
+  for (csr_plan &c : op->plan) {
     release(c.blocks), release(c.long_rows), release(c.partials), release(c.counters);
+    release(c.coords), release(c.spans), release(c.carry), release(c.head);
+  }
   if (op->t_op) op_free(op->t_op);
   free(op);
 }
@@ -112,6 +123,24 @@ zs_status upload_plan(const int64_t *host_ptr, int64_t rows, int items, size_t v
               "long-row counters");
   c->n_blocks = plan.n_blocks, c->n_long_rows = plan.n_long_rows;
   zs_row_plan_free(&plan);
+  return s;
+}
+
+/* The nonzero-split kernel's plan: tiles of ZS_BLOCK_THREADS x items items. */
+zs_status upload_split_plan(const int64_t *host_ptr, int64_t rows, int items, size_t value_size,
+                            csr_plan *c) {
+  zs_split_plan plan;
+  if (!zs_split_plan_build(&plan, host_ptr, rows, (int64_t)items * ZS_BLOCK_THREADS))
+    return fail(ZS_ERR_OUT_OF_MEMORY, "split plan for %lld rows", (long long)rows);
+  zs_status s = ZS_OK;
+  if (plan.n_tiles > 0)
+    s = upload_array(&c->coords, plan.coords, (uint64_t)plan.n_tiles + 1, "split tiles");
+  if (s == ZS_OK) s = upload_array(&c->spans, plan.spans, (uint64_t)plan.n_spans, "split spans");
+  const size_t n = (size_t)(plan.n_tiles ? plan.n_tiles : 1) * value_size;
+  if (s == ZS_OK) s = check(gpuMalloc(&c->carry, n), "split carries");
+  if (s == ZS_OK) s = check(gpuMalloc(&c->head, n), "split carries");
+  c->n_tiles = plan.n_tiles, c->n_spans = plan.n_spans;
+  zs_split_plan_free(&plan);
   return s;
 }
 
@@ -276,6 +305,18 @@ void run_rows(const csr_plan &c, const I *ptr, const int32_t *idx, const T *val,
         c.long_rows, (int)c.n_long_rows, (const T *)c.partials, y, alpha, beta);
 }
 
+/* One forward CSR product by the nonzero-split kernel. */
+template <typename T, typename I, int ITEMS, bool STREAM>
+void run_split(const csr_plan &c, const I *ptr, const int32_t *idx, const T *val, T alpha,
+               const T *x, T beta, T *y) {
+  if (c.n_tiles > 0)
+    zs_csr_split_kernel<T, I, ITEMS, STREAM><<<(unsigned)c.n_tiles, ZS_BLOCK_THREADS>>>(
+        c.coords, ptr, idx, val, x, y, (T *)c.carry, (T *)c.head, alpha, beta);
+  if (c.n_spans > 0)
+    zs_split_spans_kernel<T><<<(unsigned)((c.n_spans + 127) / 128), 128>>>(
+        c.spans, c.n_spans, (const T *)c.carry, (const T *)c.head, y, alpha, beta);
+}
+
 template <typename T>
 zs_status apply_csr(gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y);
 
@@ -286,8 +327,12 @@ zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, 
   if (which == ZS_OP_N) {
     /* slab by slab: the first applies beta, the others add */
     for (int k = 0; k < op->n_slabs; k++)
-      run_rows<T, I, ITEMS, STREAM, THREADS>(op->plan[k], ptr + k * stride, op->idx,
-                                             (const T *)op->val, alpha, x, k ? T(1) : beta, y);
+      if (op->split)
+        run_split<T, I, ITEMS, STREAM>(op->plan[k], ptr + k * stride, op->idx, (const T *)op->val,
+                                       alpha, x, k ? T(1) : beta, y);
+      else
+        run_rows<T, I, ITEMS, STREAM, THREADS>(op->plan[k], ptr + k * stride, op->idx,
+                                               (const T *)op->val, alpha, x, k ? T(1) : beta, y);
     return check_launch("CSR SpMV kernel");
   }
   if (!op->atomic_transpose) {
@@ -400,6 +445,7 @@ csr_choice read_csr_choice(const char *options) {
   c.evict_first = tri("experimental.evict_first", "on", "off");
   c.threads = tri("experimental.reduce", "threads", "lanes");
   c.fused = tri("experimental.long_rows", "fused", "kernel");
+  c.split = tri("kernel", "split", "rows");
   return c;
 }
 
@@ -423,10 +469,11 @@ void csr_choose(gpu_op *op, const csr_choice *c) {
   op->stream = c && c->evict_first >= 0 ? c->evict_first == 1 : true;
   op->threads = c && c->threads >= 0 ? c->threads == 1 : false;
   op->fused = c && c->fused >= 0 ? c->fused == 1 : false;
+  op->split = c && c->split >= 0 ? c->split == 1 : false;
   if (c)
     op->choice = *c;
   else
-    op->choice = csr_choice{0, -1, -1, -1};
+    op->choice = csr_choice{0, -1, -1, -1, -1};
 }
 
 /* The fewest columns that hold 90 % of the nonzeros: the part of x a product keeps coming back
@@ -514,9 +561,13 @@ zs_status csr_split_slabs(const int64_t *ptr, const int32_t *col, const void *va
 zs_status upload_slabs(gpu_op *op, const int64_t *host_ptr) {
   const int64_t stride = op->rows + 1;
   zs_status s = upload_offsets(&op->ptr, host_ptr, op->n_slabs * stride, op->offsets32, "row_ptr");
-  for (int k = 0; s == ZS_OK && k < op->n_slabs; k++)
+  for (int k = 0; s == ZS_OK && k < op->n_slabs; k++) {
     s = upload_plan(host_ptr + k * stride, op->rows, op->items, type_size(op->type), op->fused,
                     &op->plan[k]);
+    if (s == ZS_OK && op->split)
+      s = upload_split_plan(host_ptr + k * stride, op->rows, op->items, type_size(op->type),
+                            &op->plan[k]);
+  }
   return s;
 }
 

@@ -30,6 +30,9 @@ static const option_spec specs[] = {
      FMT(ZS_FORMAT_CSB) | FMT(ZS_FORMAT_GCSB), "SpMV: a warp per block row, or atomic adds"},
     {"block_nnz", "auto|256|512|1024|2048", "auto", ON_GPU, FMT(ZS_FORMAT_CSR),
      "nonzeros per thread block of the row plan"},
+    {"kernel", "auto|rows|split", "auto", ON_GPU, FMT(ZS_FORMAT_CSR),
+     "CSR SpMV: nonzero-balanced row blocks, or every thread an equal share of rows plus "
+     "nonzeros (power-law rows)"},
     {"col_slabs", "auto|1..8", "auto", ON_GPU, FMT(ZS_FORMAT_CSR) | FMT(ZS_FORMAT_DTANS),
      "column slabs, each a pass whose part of x stays in the L2 cache"},
     {"experimental.raw_blocks", "auto|3|4", "auto", ON_GPU, FMT(ZS_FORMAT_DTANS),

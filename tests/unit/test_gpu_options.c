@@ -34,6 +34,7 @@ int main(void) {
   accepts("hip", ZS_FORMAT_CSR, "", "experimental.long_rows=auto");
   accepts("cuda", ZS_FORMAT_CSR, "", "experimental.evict_first=auto");
   accepts("cuda", ZS_FORMAT_SELL, "", "experimental.sell_unroll=auto");
+  accepts("cuda", ZS_FORMAT_CSR, "", "kernel=auto");
   /* every block size and kernel choice */
   static const char *const sizes[] = {"256", "512", "1024", "2048"};
   for (int i = 0; i < 4; i++) {
@@ -46,6 +47,8 @@ int main(void) {
   accepts("cuda", ZS_FORMAT_CSR, "experimental.reduce=lanes,experimental.long_rows=kernel",
           "experimental.long_rows=kernel");
   accepts("hip", ZS_FORMAT_CSR, "experimental.evict_first=off", "experimental.evict_first=off");
+  accepts("cuda", ZS_FORMAT_CSR, "kernel=split,block_nnz=512", "kernel=split");
+  accepts("hip", ZS_FORMAT_CSR, "kernel=rows", "kernel=rows");
   accepts("cuda", ZS_FORMAT_SELL, "experimental.evict_first=on,experimental.sell_unroll=8",
           "experimental.sell_unroll=8");
   /* CSR's options on SELL, no SELL-only option on CSR */
@@ -63,6 +66,10 @@ int main(void) {
   refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_unroll=3", "is not one of");
   refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_unroll=16", "is not one of");
   refuses("cuda", ZS_FORMAT_CSR, "experimental.evict_first=yes", "is not one of");
+  refuses("cuda", ZS_FORMAT_CSR, "kernel=merge", "is not one of");
+  refuses("cuda", ZS_FORMAT_COO, "kernel=split", "does not apply to format");
+  refuses("cuda", ZS_FORMAT_SELL, "kernel=split", "does not apply to format");
+  refuses("cpu", ZS_FORMAT_CSR, "kernel=split", "has no operator option");
   refuses("cuda", ZS_FORMAT_COO, "experimental.reduce=threads", "does not apply to format");
   refuses("cuda", ZS_FORMAT_SELL, "experimental.long_rows=fused", "does not apply to format");
   refuses("cuda", ZS_FORMAT_CSR, "experimental.sell_unroll=2", "does not apply to format");

@@ -1,0 +1,155 @@
+/* csr_split.cuh — the nonzero-split CSR SpMV (shared by CUDA and HIP): every thread block takes
+ * a tile of ZS_BLOCK_THREADS x ITEMS items of the walk over rows + nonzeros (split_plan.h), every
+ * thread ITEMS consecutive items, summed in registers with no shuffle per nonzero: power-law rows
+ * cost the same per item as short ones, an empty row one item. Rows crossing a thread's end are
+ * completed by one segmented scan per block; rows crossing a tile's end by zs_split_spans_kernel,
+ * in tile order (no atomics: the same bits every run). */
+#ifndef ZS_CSR_SPLIT_CUH
+#define ZS_CSR_SPLIT_CUH
+
+#include <limits.h>
+
+#include "backends/cuda_hip/csr_kernels.cuh"
+#include "backends/cuda_hip/split_plan.h"
+#include "backends/cuda_hip/zs_gpu_compat.h"
+
+namespace {
+
+/* Segmented sums: (flag, value) pairs where a flag starts a new segment; a earlier, b later. */
+template <typename T>
+__device__ __forceinline__ void zs_seg_combine(bool &fb, T &vb, bool fa, T va) {
+  if (!fb) vb = va + vb;
+  fb = fb || fa;
+}
+
+/* Segmented scan over the block: shuffles inside each warp, then the warps' totals through
+ * shared memory, added in warp order (a fixed tree: the same bits every run). Gives my exclusive
+ * value (f_ex, v_ex) and my inclusive value v_in. */
+template <typename T>
+__device__ __forceinline__ void zs_split_scan(bool f, T v, bool &f_ex, T &v_ex, T &v_in,
+                                              int *warp_f, T *warp_v) {
+  const int lane = threadIdx.x % ZS_WARP_SIZE, warp = threadIdx.x / ZS_WARP_SIZE;
+  for (int d = 1; d < ZS_WARP_SIZE; d *= 2) {
+    const T vu = zs_shfl_up(v, d);
+    const int fu = zs_shfl_up((int)f, d);
+    if (lane >= d) zs_seg_combine(f, v, fu != 0, vu);
+  }
+  if (lane == ZS_WARP_SIZE - 1) warp_f[warp] = f, warp_v[warp] = v;
+  T vp = zs_shfl_up(v, 1); /* the thread before me in the warp */
+  bool fp = zs_shfl_up((int)f, 1) != 0;
+  __syncthreads();
+  bool fw = false; /* the warps before mine */
+  T vw = 0;
+  for (int w = 0; w < warp; w++) {
+    bool fb = warp_f[w] != 0;
+    T vb = warp_v[w];
+    zs_seg_combine(fb, vb, fw, vw);
+    fw = fb, vw = vb;
+  }
+  if (lane == 0) {
+    fp = fw, vp = vw;
+  } else {
+    zs_seg_combine(fp, vp, fw, vw);
+  }
+  f_ex = fp, v_ex = vp;
+  zs_seg_combine(f, v, fw, vw);
+  v_in = v;
+}
+
+/* A product's slot in shared memory: one slot skipped every 128 bytes, so that threads walking
+ * ITEMS apart (a power of two) read different banks. */
+#define ZS_SPLIT_PAD_BYTES 128
+template <typename T>
+__device__ __forceinline__ int zs_split_at(int j) {
+  return j + j / (ZS_SPLIT_PAD_BYTES / (int)sizeof(T));
+}
+
+/* One tile per block. ptr: the row offsets (I: int32 or int64); coords: the tiles' first items;
+ * carry[t]: the tile's sum of its last (open) row; head[t]: a spanning first row's piece. */
+template <typename T, typename I, int ITEMS, bool STREAM>
+__global__ void __launch_bounds__(ZS_BLOCK_THREADS)
+    zs_csr_split_kernel(const zs_split_coord *coords, const I *ptr, const int32_t *idx,
+                        const T *val, const T *__restrict__ x, T *y, T *carry, T *head, T alpha,
+                        T beta) {
+  constexpr int TILE = ZS_BLOCK_THREADS * ITEMS;
+  /* products (padded: see zs_split_at), then the row ends: rows + nnz <= TILE */
+  __shared__ T buf[TILE + TILE / (ZS_SPLIT_PAD_BYTES / sizeof(T)) + 2];
+  __shared__ int warp_f[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
+  __shared__ T warp_v[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
+  const zs_split_coord c0 = coords[blockIdx.x], c1 = coords[blockIdx.x + 1];
+  const int n_rows = c1.row - c0.row, n_nnz = (int)(c1.k - c0.k), items = n_rows + n_nnz;
+  T *prod = buf;
+  int32_t *ends = (int32_t *)(buf + zs_split_at<T>(n_nnz) + 1);
+#pragma unroll
+  for (int it = 0; it < ITEMS; it++) {
+    const int j = (int)threadIdx.x + it * ZS_BLOCK_THREADS;
+    if (j < n_nnz)
+      prod[zs_split_at<T>(j)] = zs_load_matrix<STREAM>(&val[c0.k + j]) *
+                                __ldg(&x[zs_load_matrix<STREAM>(&idx[c0.k + j])]);
+  }
+  for (int i = threadIdx.x; i < n_rows; i += ZS_BLOCK_THREADS)
+    ends[i] = (int32_t)((int64_t)ptr[c0.row + 1 + i] - c0.k);
+  if (threadIdx.x == 0) ends[n_rows] = INT_MAX; /* the open row ends past the tile */
+  __syncthreads();
+
+  /* my first item: merge-path search of diagonal d in the tile */
+  const int d = (int)threadIdx.x * ITEMS;
+  int lo = d > n_nnz ? d - n_nnz : 0, hi = d < n_rows ? d : n_rows;
+  if (d >= items) lo = hi = n_rows; /* no items (the last tile): an empty walk */
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (ends[mid] <= d - 1 - mid)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  int i = lo, j = d - lo;
+  int end_i = ends[i];
+  T sum = 0, first = 0;
+  int first_row = -1; /* the first row I end, relative to the tile */
+#pragma unroll
+  for (int it = 0; it < ITEMS; it++) {
+    if (d + it < items) {
+      if (j < end_i) {
+        sum += prod[zs_split_at<T>(j)];
+        j++;
+      } else {
+        if (first_row < 0)
+          first = sum, first_row = i;
+        else
+          zs_put_row(y, (int64_t)c0.row + i, sum, alpha, beta);
+        sum = 0;
+        i++;
+        end_i = ends[i];
+      }
+    }
+  }
+  /* the rows that cross my start: the sums of the threads before me back to one that ended a row */
+  bool f_ex;
+  T v_ex, v_in;
+  zs_split_scan(first_row >= 0, sum, f_ex, v_ex, v_in, warp_f, warp_v);
+  if (first_row >= 0) {
+    const T s = v_ex + first;
+    if (!f_ex && (c0.flags & ZS_SPLIT_HEAD_SPAN))
+      head[blockIdx.x] = s; /* started in an earlier tile */
+    else
+      zs_put_row(y, (int64_t)c0.row + first_row, s, alpha, beta);
+  }
+  if (threadIdx.x == ZS_BLOCK_THREADS - 1) carry[blockIdx.x] = v_in;
+}
+
+/* Rows over several tiles: their pieces in tile order. */
+template <typename T>
+__global__ void zs_split_spans_kernel(const zs_split_span *spans, int64_t n, const T *carry,
+                                      const T *head, T *y, T alpha, T beta) {
+  const int64_t s = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (s >= n) return;
+  const zs_split_span sp = spans[s];
+  T t = 0;
+  for (int c = sp.first; c < sp.last; c++) t += carry[c];
+  zs_put_row(y, sp.row, t + head[sp.last], alpha, beta);
+}
+
+}  // namespace
+
+#endif /* ZS_CSR_SPLIT_CUH */

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# device-split.sh — on the GPU machine, from the repository root: CSR's nonzero-split kernel
+# (operator option kernel=split: every thread an equal share of rows + nonzeros) against the
+# row-block kernel (the default), our COO and cuSPARSE, in one process per matrix, after a
+# correctness run, in one call of about 150 s.
+#
+#   OUT=$OUT MODULE_DIR=DIR bash bench/gpu/device-split.sh
+#
+# MODULE_DIR (required): a folder holding libzsparse-cuda.so built on the development machine.
+# Builds build-gpu without the GPU modules (bench/device-lib.sh), then:
+#   1. conformance on cuda against ref for csr (every kernel choice, kernel=split among them:
+#      tests/conformance csr-split, csr-split256); a failure is reported and the timing still
+#      runs (each timed kernel is checked again there);
+#   2. zs-bench-gpu per case below: the default csr and coo, csr@kernel=split at several tile
+#      sizes (block_nnz), cuSPARSE's formats; warm medians of REPS calls (default 20).
+#      Cases left when BUDGET_S (default 170) of the whole script has passed are skipped.
+# Writes to $OUT: conformance.txt, DEVICE-split.csv (zs-bench-gpu's columns, the case name
+# first), bench-NAME.log, gpu-build.log, nvidia-smi.txt. DEVICE is h100 or h200.
+set -euo pipefail
+
+if [ ! -f meson.build ] || [ ! -f bench/gpu/zs_bench_gpu.cu ]; then
+  echo "device-split.sh: run it from the repository root" >&2
+  exit 2
+fi
+# shellcheck source=bench/device-lib.sh disable=SC1091
+. bench/device-lib.sh
+OUT=${OUT:-$PWD/device-out}
+BUDGET_S=${BUDGET_S:-170}
+REPS=${REPS:-20}
+dev_begin split
+dev_gpu_info # $OUT/nvidia-smi.txt, DEVICE
+dev_module_dir device-split.sh # ZS_MODULE_DIR from MODULE_DIR
+log "build (module from $MODULE_DIR)"
+dev_build_bg
+dev_build_wait
+
+# 1. correctness (not a gate: a wrong kernel shows as FAIL in the timing's check too)
+conf=ok
+OMP_WAIT_POLICY=passive timeout 60 build-gpu/tests/conformance/conformance --require cuda \
+  --random-only --format csr >"$OUT/conformance.txt" 2>&1 || conf=FAILED
+grep -E '^(FAIL|not ok)' "$OUT/conformance.txt" | head -n 30 || true
+log "conformance $conf: $(tail -n 1 "$OUT/conformance.txt")"
+
+# 2. timing: NAME TYPES SPEC FORMATS... (one zs-bench-gpu process per case)
+M=../shared/matrices
+S=kernel=split
+skewed=("csr@$S" "csr@$S,block_nnz=512" "csr@$S,block_nnz=2048" "csr@$S,experimental.evict_first=off")
+regular=("csr@$S" "csr@$S,block_nnz=2048")
+csv=$OUT/$DEVICE-split.csv
+rm -f "$csv"
+status=0
+run_case() {
+  local name=$1 types=$2 spec=$3
+  shift 3
+  local left=$((BUDGET_S - (SECONDS - DEV_START))) fmt_args=()
+  if [ "$left" -lt 10 ]; then
+    log "$name skipped: budget spent"
+    return
+  fi
+  for f in "$@"; do fmt_args+=(--format "$f"); done
+  log "$name ($spec, $types), ${left}s left"
+  timeout "$left" build-gpu/bench/gpu/zs-bench-gpu --types "$types" --reps "$REPS" --warmup 3 \
+    --no-cold "${fmt_args[@]}" --csv "$OUT/part.csv" "$spec" >"$OUT/bench-$name.log" 2>&1 ||
+    status=1
+  [ -f "$OUT/part.csv" ] || return 0
+  dev_append_csv "$OUT/part.csv" "$name" "$csv" # the case name for the spec
+}
+run_case rmat f32,f64 "gen:rmat:scale=19,per_row=16,values=random,seed=42" "${skewed[@]}"
+run_case rmat-s19 f32 "gen:rmat:scale=19,per_row=24,values=set,distinct=64,seed=22" "${skewed[@]}"
+run_case rmat-s14 f64 "gen:rmat:scale=14,per_row=8,values=random,seed=21" "${skewed[@]}" \
+  "csr@$S,block_nnz=256"
+run_case rmat-set f64 "gen:rmat:scale=19,per_row=16,values=set,distinct=64,seed=42" \
+  "csr@$S" "csr@$S,block_nnz=2048"
+run_case lap2d f32,f64 "gen:stencil2d:n=1448,points=5,values=random,seed=42" "${regular[@]}"
+run_case band-set f32 "gen:banded:rows=1048576,width=128,per_row=20,values=set,distinct=64,seed=42" \
+  "${regular[@]}"
+run_case memplus f64,f32 "$M/memplus.mtx.gz" "csr@$S" "csr@$S,block_nnz=256" \
+  "csr@$S,block_nnz=1024" csr@block_nnz=1024
+log "done: $csv ($(($(wc -l <"$csv") - 1)) lines), bench status $status, conformance $conf"
+# every kernel's warm median: case, type, kernel, op, us, status
+python3 -c 'import csv, sys
+for r in csv.DictReader(open(sys.argv[1], newline="")):
+    print("%-9s %-4s %-58s %-2s %9s %s" % (r["matrix"], r["type"], r["kernel"], r["op"],
+                                          r["time_warm_us"], r["status"]))' "$csv" || true
+[ "$conf" = ok ] || status=1
+exit $status

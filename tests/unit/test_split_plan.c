@@ -1,0 +1,155 @@
+/* test_split_plan.c — the nonzero-split plan of the GPU CSR kernel (built on the host): tiles of
+ * equal length on the merge path, spans for the rows that cross tiles, and the kernel's
+ * arithmetic replayed on the host thread by thread (search, walk, segmented scan, spans) against
+ * a plain row-by-row product. Integer values keep every sum exact, so the two must be equal. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cuda_hip/split_plan.h"
+#include "check.h"
+
+#define THREADS 8 /* per tile in the replay: small, so that rows cross threads and tiles */
+
+/* Every tile's first item lies on the merge path, tiles have `tile` items (the last fewer), and
+ * each span names the tiles that hold pieces of its row. */
+static void check_coords(const zs_split_plan *p, const int64_t *ptr, int64_t rows, int64_t tile) {
+  const int64_t items = rows + ptr[rows] - ptr[0];
+  CHECK(p->n_tiles == (items + tile - 1) / tile);
+  for (int64_t t = 0; t <= p->n_tiles; t++) {
+    const zs_split_coord c = p->coords[t];
+    const int64_t d = t < p->n_tiles ? t * tile : items;
+    CHECK(c.row + (c.k - ptr[0]) == d);
+    CHECK(c.row >= 0 && c.row <= rows);
+    CHECK(c.k >= ptr[c.row] && (c.row == rows || c.k <= ptr[c.row + 1]));
+    if (t > 0) CHECK(c.row >= p->coords[t - 1].row && c.k >= p->coords[t - 1].k);
+  }
+  for (int64_t s = 0; s < p->n_spans; s++) {
+    const zs_split_span sp = p->spans[s];
+    CHECK(sp.first < sp.last && sp.last < p->n_tiles);
+    CHECK(p->coords[sp.last].row == sp.row && (p->coords[sp.last].flags & ZS_SPLIT_HEAD_SPAN));
+    CHECK(p->coords[sp.first].k <= ptr[sp.row] && p->coords[sp.first + 1].k > ptr[sp.row]);
+  }
+}
+
+/* y = A x by the split kernel's steps; prod[k] = val[k] x[col[k]] given. */
+static void replay(const zs_split_plan *p, const int64_t *ptr, int64_t tile, const double *prod,
+                   double *y) {
+  const int items_per_thread = (int)(tile / THREADS);
+  double *carry = calloc((size_t)p->n_tiles + 1, sizeof *carry);
+  double *head = calloc((size_t)p->n_tiles + 1, sizeof *head);
+  for (int64_t t = 0; t < p->n_tiles; t++) {
+    const zs_split_coord c0 = p->coords[t], c1 = p->coords[t + 1];
+    const int n_rows = c1.row - c0.row, n_nnz = (int)(c1.k - c0.k), items = n_rows + n_nnz;
+    int ends[4096];
+    for (int i = 0; i < n_rows; i++) ends[i] = (int)(ptr[c0.row + 1 + i] - c0.k);
+    ends[n_rows] = INT32_MAX;
+    double tail[THREADS], first[THREADS];
+    int first_row[THREADS];
+    for (int th = 0; th < THREADS; th++) {
+      const int d = th * items_per_thread;
+      int lo = d > n_nnz ? d - n_nnz : 0, hi = d < n_rows ? d : n_rows;
+      if (d >= items) lo = hi = n_rows;
+      while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (ends[mid] <= d - 1 - mid)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      int i = lo, j = d - lo;
+      double sum = 0;
+      first_row[th] = -1;
+      for (int it = 0; it < items_per_thread && d + it < items; it++) {
+        if (j < ends[i]) {
+          sum += prod[c0.k - ptr[0] + j++];
+          continue;
+        }
+        if (first_row[th] < 0)
+          first[th] = sum, first_row[th] = i;
+        else
+          y[c0.row + i] = sum;
+        sum = 0, i++;
+      }
+      tail[th] = sum;
+    }
+    /* the segmented scan, sequentially: v_ex = the tails since the last thread that ended a row */
+    double v = 0;
+    int f = 0;
+    for (int th = 0; th < THREADS; th++) {
+      if (first_row[th] >= 0) {
+        const double s = v + first[th];
+        if (!f && (c0.flags & ZS_SPLIT_HEAD_SPAN))
+          head[t] = s;
+        else
+          y[c0.row + first_row[th]] = s;
+        v = tail[th], f = 1;
+      } else {
+        v += tail[th];
+      }
+    }
+    carry[t] = v;
+  }
+  for (int64_t s = 0; s < p->n_spans; s++) {
+    double t = 0;
+    for (int c = p->spans[s].first; c < p->spans[s].last; c++) t += carry[c];
+    y[p->spans[s].row] = t + head[p->spans[s].last];
+  }
+  free(carry), free(head);
+}
+
+static uint64_t rng = 7;
+static int64_t below(int64_t n) {
+  rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+  return (int64_t)((rng >> 33) % (uint64_t)n);
+}
+
+/* Rows of the given lengths, offsets from base (a column slab's offsets start past 0). */
+static void check_lengths(const int64_t *len, int64_t rows, int64_t base) {
+  int64_t *ptr = malloc(((size_t)rows + 1) * sizeof *ptr);
+  ptr[0] = base;
+  for (int64_t r = 0; r < rows; r++) ptr[r + 1] = ptr[r] + len[r];
+  const int64_t end = ptr[rows];
+  double *prod = malloc((size_t)(end - base + 1) * sizeof *prod); /* from base */
+  double *want = malloc((size_t)(rows ? rows : 1) * sizeof *want);
+  double *got = malloc((size_t)(rows ? rows : 1) * sizeof *got);
+  for (int64_t k = 0; k < end - base; k++) prod[k] = (double)(below(21) - 10);
+  for (int64_t r = 0; r < rows; r++) {
+    want[r] = 0;
+    for (int64_t k = ptr[r]; k < ptr[r + 1]; k++) want[r] += prod[k - base];
+  }
+  static const int64_t tiles[] = {8, 16, 64, 256};
+  for (int t = 0; t < 4; t++) {
+    zs_split_plan p;
+    CHECK(zs_split_plan_build(&p, ptr, rows, tiles[t]));
+    check_coords(&p, ptr, rows, tiles[t]);
+    for (int64_t r = 0; r < rows; r++) got[r] = 1e300; /* every row must be written */
+    replay(&p, ptr, tiles[t], prod, got);
+    int64_t bad = 0;
+    for (int64_t r = 0; r < rows; r++) bad += got[r] != want[r];
+    CHECK(bad == 0);
+    zs_split_plan_free(&p);
+  }
+  free(ptr), free(prod), free(want), free(got);
+}
+
+int main(void) {
+  enum { N = 3000 };
+  int64_t *len = calloc(N, sizeof *len);
+  check_lengths(len, N, 0); /* every row empty */
+  check_lengths(len, 0, 0); /* no rows */
+  len[1234] = 2000;         /* one huge row among empty ones */
+  check_lengths(len, N, 0);
+  for (int64_t r = 0; r < N; r++) len[r] = r % 3 ? 0 : 1 + below(5); /* short rows and gaps */
+  check_lengths(len, N, 0);
+  check_lengths(len, N, (int64_t)1 << 33); /* offsets past 2^32 (a later column slab) */
+  for (int64_t r = 0; r < N; r++)          /* power-law: mostly empty or short, a few very long */
+    len[r] = below(2) ? 0 : below(50) ? below(8) : below(40) ? 20 + below(200) : 500 + below(3000);
+  check_lengths(len, N, 0);
+  for (int64_t r = 0; r < N; r++) len[r] = 5;
+  check_lengths(len, N, 0);
+  len[0] = 1;
+  check_lengths(len, 1, 0); /* one row of one nonzero */
+  free(len);
+  CHECK_DONE();
+}
