@@ -2,7 +2,7 @@
 # device-split.sh — on the GPU machine, from the repository root: CSR's nonzero-split kernel
 # (operator option kernel=split: every thread an equal share of rows + nonzeros) against the
 # row-block kernel (the default), our COO and cuSPARSE, in one process per matrix, after a
-# correctness run, in one call of about 150 s.
+# correctness run, in one call of about 100 s.
 #
 #   OUT=$OUT MODULE_DIR=DIR bash bench/gpu/device-split.sh
 #
@@ -36,7 +36,7 @@ dev_build_wait
 
 # 1. correctness (not a gate: a wrong kernel shows as FAIL in the timing's check too)
 conf=ok
-OMP_WAIT_POLICY=passive timeout 60 build-gpu/tests/conformance/conformance --require cuda \
+OMP_WAIT_POLICY=passive timeout 90 build-gpu/tests/conformance/conformance --require cuda \
   --random-only --format csr >"$OUT/conformance.txt" 2>&1 || conf=FAILED
 grep -E '^(FAIL|not ok)' "$OUT/conformance.txt" | head -n 30 || true
 log "conformance $conf: $(tail -n 1 "$OUT/conformance.txt")"
@@ -45,7 +45,7 @@ log "conformance $conf: $(tail -n 1 "$OUT/conformance.txt")"
 M=../shared/matrices
 S=kernel=split
 skewed=("csr@$S" "csr@$S,block_nnz=512" "csr@$S,block_nnz=2048" "csr@$S,experimental.evict_first=off")
-regular=("csr@$S" "csr@$S,block_nnz=2048")
+regular=("csr@$S" "csr@$S,block_nnz=1024")
 csv=$OUT/$DEVICE-split.csv
 rm -f "$csv"
 status=0
@@ -69,11 +69,16 @@ run_case rmat f32,f64 "gen:rmat:scale=19,per_row=16,values=random,seed=42" "${sk
 run_case rmat-s19 f32 "gen:rmat:scale=19,per_row=24,values=set,distinct=64,seed=22" "${skewed[@]}"
 run_case rmat-s14 f64 "gen:rmat:scale=14,per_row=8,values=random,seed=21" "${skewed[@]}" \
   "csr@$S,block_nnz=256"
-run_case rmat-set f64 "gen:rmat:scale=19,per_row=16,values=set,distinct=64,seed=42" \
+run_case rmat-set f64,f32 "gen:rmat:scale=19,per_row=16,values=set,distinct=64,seed=42" \
   "csr@$S" "csr@$S,block_nnz=2048"
 run_case lap2d f32,f64 "gen:stencil2d:n=1448,points=5,values=random,seed=42" "${regular[@]}"
 run_case band-set f32 "gen:banded:rows=1048576,width=128,per_row=20,values=set,distinct=64,seed=42" \
   "${regular[@]}"
+run_case er f32 "gen:erdos_renyi:rows=524288,per_row=16,values=random,seed=42" \
+  "csr@$S" "csr@$S,block_nnz=2048"
+run_case ba f64 "gen:barabasi_albert:n=100000,m=6,values=random,seed=42" "csr@$S" \
+  "csr@$S,block_nnz=512" "csr@$S,block_nnz=2048"
+run_case st27 f32 "gen:stencil3d:n=80,points=27,values=random,seed=42" "${regular[@]}"
 run_case memplus f64,f32 "$M/memplus.mtx.gz" "csr@$S" "csr@$S,block_nnz=256" \
   "csr@$S,block_nnz=1024" csr@block_nnz=1024
 log "done: $csv ($(($(wc -l <"$csv") - 1)) lines), bench status $status, conformance $conf"
