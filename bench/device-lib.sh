@@ -34,6 +34,13 @@
 #   dev_tests DIR [SECONDS]
 #                        the whole meson suite in build-gpu with the cuda module from DIR
 #                        (default timeout 200 s), $OUT/tests.txt, summary printed
+#   dev_bench_case NAME TYPES SPEC FORMAT...
+#                        one zs-bench-gpu process on SPEC (warm medians of $REPS calls, default 20,
+#                        the zsparse formats FORMAT as --format, cuSPARSE beside) while
+#                        $BUDGET_S seconds of the script are not spent; its rows appended to $CSV
+#                        with NAME as the matrix, its output in $OUT/bench-NAME.log; a failure
+#                        sets DEV_STATUS=1
+#   dev_print_csv CSV    every kernel's warm median of CSV: case, type, kernel, op, us, status
 #   dev_build_and_test DIR [SECONDS]
 #                        dev_build_bg, dev_build_wait, dev_tests DIR SECONDS, then exports
 #                        ZS_MODULE_DIR=DIR for the benches that follow
@@ -145,4 +152,29 @@ dev_build_and_test() {
   dev_tests "$1" "${2:-200}"
   export ZS_MODULE_DIR=$PWD/$1
   log "tests done"
+}
+
+# shellcheck disable=SC2034 # DEV_STATUS is the calling script's
+dev_bench_case() {
+  local name=$1 types=$2 spec=$3
+  shift 3
+  local left=$((BUDGET_S - (SECONDS - DEV_START))) fmt_args=()
+  if [ "$left" -lt 10 ]; then
+    log "$name skipped: budget spent"
+    return
+  fi
+  for f in "$@"; do fmt_args+=(--format "$f"); done
+  log "$name ($spec, $types), ${left}s left"
+  timeout "$left" build-gpu/bench/gpu/zs-bench-gpu --types "$types" --reps "${REPS:-20}" \
+    --warmup 3 --no-cold "${fmt_args[@]}" --csv "$OUT/part.csv" "$spec" \
+    >"$OUT/bench-$name.log" 2>&1 || DEV_STATUS=1 # read by the calling script
+  [ -f "$OUT/part.csv" ] || return 0
+  dev_append_csv "$OUT/part.csv" "$name" "$CSV" # the case name for the spec
+}
+
+dev_print_csv() {
+  python3 -c 'import csv, sys
+for r in csv.DictReader(open(sys.argv[1], newline="")):
+    print("%-9s %-4s %-58s %-2s %9s %s" % (r["matrix"], r["type"], r["kernel"], r["op"],
+                                          r["time_warm_us"], r["status"]))' "$1" || true
 }

@@ -94,16 +94,8 @@ __global__ void __launch_bounds__(ZS_BLOCK_THREADS)
 
   /* my first item: merge-path search of diagonal d in the tile */
   const int d = (int)threadIdx.x * ITEMS;
-  int lo = d > n_nnz ? d - n_nnz : 0, hi = d < n_rows ? d : n_rows;
-  if (d >= items) lo = hi = n_rows; /* no items (the last tile): an empty walk */
-  while (lo < hi) {
-    const int mid = (lo + hi) / 2;
-    if (ends[mid] <= d - 1 - mid)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  int i = lo, j = d - lo;
+  /* no items (the end of the last tile): an empty walk */
+  int i = d < items ? zs_split_search(ends, n_rows, n_nnz, d) : n_rows, j = d - i;
   int end_i = ends[i];
   T sum = 0, first = 0;
   int first_row = -1; /* the first row I end, relative to the tile */

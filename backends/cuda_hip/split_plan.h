@@ -23,6 +23,27 @@ typedef struct zs_split_coord {
 
 #define ZS_SPLIT_HEAD_SPAN 1
 
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define ZS_SPLIT_HD __host__ __device__
+#else
+#define ZS_SPLIT_HD
+#endif
+
+/* Inside a tile of n_rows row ends (ends[i]: row i's end, relative to the tile's first nonzero)
+ * and n_nnz nonzeros: the row ends among the tile's first d items (merge-path search). The
+ * kernel's threads and the host's tests share it. */
+static inline ZS_SPLIT_HD int zs_split_search(const int32_t *ends, int n_rows, int n_nnz, int d) {
+  int lo = d > n_nnz ? d - n_nnz : 0, hi = d < n_rows ? d : n_rows;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (ends[mid] <= d - 1 - mid)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /* A row over several tiles: y[row] = carry[first] + ... + carry[last - 1] + head[last]. */
 typedef struct zs_split_span {
   int32_t row, first, last, pad;

@@ -48,25 +48,10 @@ rmat_formats=("csr@$T" "csr@$F" "csr@$T,$F" "csr@block_nnz=512" "csr@block_nnz=5
   "csr@block_nnz=2048,$T,$F" "csr@experimental.evict_first=off")
 small_formats=("csr@block_nnz=256" "csr@block_nnz=512" "csr@block_nnz=1024" "csr@block_nnz=2048"
   "csr@block_nnz=256,$T" "csr@block_nnz=1024,$T")
-csv=$OUT/$DEVICE-kern.csv
-rm -f "$csv"
-status=0
-run_case() {
-  local name=$1 types=$2 spec=$3
-  shift 3
-  local left=$((BUDGET_S - (SECONDS - DEV_START))) fmt_args=()
-  if [ "$left" -lt 10 ]; then
-    log "$name skipped: budget spent"
-    return
-  fi
-  for f in "$@"; do fmt_args+=(--format "$f"); done
-  log "$name ($spec, $types), ${left}s left"
-  timeout "$left" build-gpu/bench/gpu/zs-bench-gpu --types "$types" --reps "$REPS" --warmup 3 \
-    --no-cold "${fmt_args[@]}" --csv "$OUT/part.csv" "$spec" >"$OUT/bench-$name.log" 2>&1 ||
-    status=1
-  [ -f "$OUT/part.csv" ] || return 0
-  dev_append_csv "$OUT/part.csv" "$name" "$csv" # the case name for the spec
-}
+CSV=$OUT/$DEVICE-kern.csv
+rm -f "$CSV"
+DEV_STATUS=0
+run_case() { dev_bench_case "$@"; }
 run_case rmat f32,f64 "gen:rmat:scale=19,per_row=16,values=random,seed=42" "${rmat_formats[@]}"
 run_case rmat-s19 f32 "gen:rmat:scale=19,per_row=24,values=set,distinct=64,seed=22" \
   "${rmat_formats[@]}"
@@ -81,11 +66,7 @@ run_case lap2d f32,f64 "gen:stencil2d:n=1448,points=5,values=random,seed=42" \
   "csr@$T" csr@experimental.evict_first=on csr@block_nnz=1024 sell sell@experimental.sell_unroll=8
 run_case zenios f64 "$M/zenios.mtx" "${small_formats[@]}"
 run_case bcsstk13 f64 "$M/bcsstk13.mtx.gz" "${small_formats[@]}"
-log "done: $csv ($(($(wc -l <"$csv") - 1)) lines), bench status $status, conformance $conf"
-# every kernel's warm median: case, type, kernel, op, us, status
-python3 -c 'import csv, sys
-for r in csv.DictReader(open(sys.argv[1], newline="")):
-    print("%-9s %-4s %-58s %-2s %9s %s" % (r["matrix"], r["type"], r["kernel"], r["op"],
-                                          r["time_warm_us"], r["status"]))' "$csv" || true
-[ "$conf" = ok ] || status=1
-exit $status
+log "done: $CSV ($(($(wc -l <"$CSV") - 1)) lines), bench status $DEV_STATUS, conformance $conf"
+dev_print_csv "$CSV"
+[ "$conf" = ok ] || DEV_STATUS=1
+exit $DEV_STATUS

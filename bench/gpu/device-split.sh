@@ -46,46 +46,26 @@ M=../shared/matrices
 S=kernel=split
 skewed=("csr@$S" "csr@$S,block_nnz=512" "csr@$S,block_nnz=2048" "csr@$S,experimental.evict_first=off")
 regular=("csr@$S" "csr@$S,block_nnz=1024")
-csv=$OUT/$DEVICE-split.csv
-rm -f "$csv"
-status=0
-run_case() {
-  local name=$1 types=$2 spec=$3
-  shift 3
-  local left=$((BUDGET_S - (SECONDS - DEV_START))) fmt_args=()
-  if [ "$left" -lt 10 ]; then
-    log "$name skipped: budget spent"
-    return
-  fi
-  for f in "$@"; do fmt_args+=(--format "$f"); done
-  log "$name ($spec, $types), ${left}s left"
-  timeout "$left" build-gpu/bench/gpu/zs-bench-gpu --types "$types" --reps "$REPS" --warmup 3 \
-    --no-cold "${fmt_args[@]}" --csv "$OUT/part.csv" "$spec" >"$OUT/bench-$name.log" 2>&1 ||
-    status=1
-  [ -f "$OUT/part.csv" ] || return 0
-  dev_append_csv "$OUT/part.csv" "$name" "$csv" # the case name for the spec
-}
-run_case rmat f32,f64 "gen:rmat:scale=19,per_row=16,values=random,seed=42" "${skewed[@]}"
-run_case rmat-s19 f32 "gen:rmat:scale=19,per_row=24,values=set,distinct=64,seed=22" "${skewed[@]}"
-run_case rmat-s14 f64 "gen:rmat:scale=14,per_row=8,values=random,seed=21" "${skewed[@]}" \
+CSV=$OUT/$DEVICE-split.csv
+rm -f "$CSV"
+DEV_STATUS=0
+dev_bench_case rmat f32,f64 "gen:rmat:scale=19,per_row=16,values=random,seed=42" "${skewed[@]}"
+dev_bench_case rmat-s19 f32 "gen:rmat:scale=19,per_row=24,values=set,distinct=64,seed=22" "${skewed[@]}"
+dev_bench_case rmat-s14 f64 "gen:rmat:scale=14,per_row=8,values=random,seed=21" "${skewed[@]}" \
   "csr@$S,block_nnz=256"
-run_case rmat-set f64,f32 "gen:rmat:scale=19,per_row=16,values=set,distinct=64,seed=42" \
+dev_bench_case rmat-set f64,f32 "gen:rmat:scale=19,per_row=16,values=set,distinct=64,seed=42" \
   "csr@$S" "csr@$S,block_nnz=2048"
-run_case lap2d f32,f64 "gen:stencil2d:n=1448,points=5,values=random,seed=42" "${regular[@]}"
-run_case band-set f32 "gen:banded:rows=1048576,width=128,per_row=20,values=set,distinct=64,seed=42" \
+dev_bench_case lap2d f32,f64 "gen:stencil2d:n=1448,points=5,values=random,seed=42" "${regular[@]}"
+dev_bench_case band-set f32 "gen:banded:rows=1048576,width=128,per_row=20,values=set,distinct=64,seed=42" \
   "${regular[@]}"
-run_case er f32 "gen:erdos_renyi:rows=524288,per_row=16,values=random,seed=42" \
+dev_bench_case er f32 "gen:erdos_renyi:rows=524288,per_row=16,values=random,seed=42" \
   "csr@$S" "csr@$S,block_nnz=2048"
-run_case ba f64 "gen:barabasi_albert:n=100000,m=6,values=random,seed=42" "csr@$S" \
+dev_bench_case ba f64 "gen:barabasi_albert:n=100000,m=6,values=random,seed=42" "csr@$S" \
   "csr@$S,block_nnz=512" "csr@$S,block_nnz=2048"
-run_case st27 f32 "gen:stencil3d:n=80,points=27,values=random,seed=42" "${regular[@]}"
-run_case memplus f64,f32 "$M/memplus.mtx.gz" "csr@$S" "csr@$S,block_nnz=256" \
+dev_bench_case st27 f32 "gen:stencil3d:n=80,points=27,values=random,seed=42" "${regular[@]}"
+dev_bench_case memplus f64,f32 "$M/memplus.mtx.gz" "csr@$S" "csr@$S,block_nnz=256" \
   "csr@$S,block_nnz=1024" csr@block_nnz=1024
-log "done: $csv ($(($(wc -l <"$csv") - 1)) lines), bench status $status, conformance $conf"
-# every kernel's warm median: case, type, kernel, op, us, status
-python3 -c 'import csv, sys
-for r in csv.DictReader(open(sys.argv[1], newline="")):
-    print("%-9s %-4s %-58s %-2s %9s %s" % (r["matrix"], r["type"], r["kernel"], r["op"],
-                                          r["time_warm_us"], r["status"]))' "$csv" || true
-[ "$conf" = ok ] || status=1
-exit $status
+log "done: $CSV ($(($(wc -l <"$CSV") - 1)) lines), bench status $DEV_STATUS, conformance $conf"
+dev_print_csv "$CSV"
+[ "$conf" = ok ] || DEV_STATUS=1
+exit $DEV_STATUS

@@ -48,16 +48,7 @@ static void replay(const zs_split_plan *p, const int64_t *ptr, int64_t tile, con
     int first_row[THREADS];
     for (int th = 0; th < THREADS; th++) {
       const int d = th * items_per_thread;
-      int lo = d > n_nnz ? d - n_nnz : 0, hi = d < n_rows ? d : n_rows;
-      if (d >= items) lo = hi = n_rows;
-      while (lo < hi) {
-        const int mid = (lo + hi) / 2;
-        if (ends[mid] <= d - 1 - mid)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      int i = lo, j = d - lo;
+      int i = d < items ? zs_split_search(ends, n_rows, n_nnz, d) : n_rows, j = d - i;
       double sum = 0;
       first_row[th] = -1;
       for (int it = 0; it < items_per_thread && d + it < items; it++) {
