@@ -24,7 +24,9 @@
 # rmat (64 values, f64), the random-valued band (f64), band and er (64 values, f32), each with
 # dtans:row_kind=packed (version 5, packed rows) and dtans:templates=off (version 4) beside,
 # and for band, er and rmat in f64 the packed rows' SpMV also with experimental.packed_unroll=2
-# and 4 (nonzeros decoded that many at a time before their gathers).
+# and 4 (nonzeros decoded that many at a time before their gathers), and rmat's with
+# experimental.packed_split=16, 32, 64 (longer rows taken by the whole warp; a process of its
+# own, without cuSPARSE).
 # Output in $OUT: conformance.txt, bench-*.csv/.md/.log/.err, run.log.
 set -uo pipefail
 
@@ -81,6 +83,11 @@ if [ "${SET:-}" = packed ]; then
     --format dtans:row_kind=packed@experimental.packed_unroll=4)
   bench packed-set "${v4p[@]}" "${unroll[@]}" --types f64 "$band,$set64" "$er,$set64"
   bench packed-rmat "${v4p[@]}" "${unroll[@]}" --types f64 "gen:rmat:scale=22,per_row=16,$set64"
+  split=(--format dtans:row_kind=packed@experimental.packed_split=16
+    --format dtans:row_kind=packed@experimental.packed_split=32
+    --format dtans:row_kind=packed@experimental.packed_split=64)
+  bench packed-split --no-vendor --reps 10 --warmup 2 "${split[@]}" --types f64 \
+    "gen:rmat:scale=22,per_row=16,$set64"
   bench packed-random "${v4p[@]}" --types f64 "$band,values=random,seed=42"
   bench packed-f32 "${v4p[@]}" --types f32 "$band,$set64" "$er,$set64"
   log "done in $((SECONDS - DEV_START)) s" | tee -a "$OUT/run.log"

@@ -46,6 +46,7 @@ struct dt5_args {
   const uint32_t *col_words;
   const uint8_t *col_bits;
   const int32_t *col_base;
+  int split; /* SPLIT: packed rows longer than this are taken by the whole warp */
 };
 
 /* A prefetch of p's line into L2 (nothing on HIP): the next row's slice descriptors, so that a
@@ -110,12 +111,71 @@ struct dt5_ids {
   }
 };
 
+/* The packed rows of a slice longer than `split`, taken by the whole warp one after another
+ * (SpMV, CUDA's 32-lane warps): 32 fields at a time, lane l reading field k0 + l straight from
+ * the row's bit string (fields have the slice's fixed width), the columns from a prefix sum of
+ * the steps across the warp, the products summed over the lanes in a fixed order. A slice then
+ * waits for its longest row short of `split`, not for its longest row (R-MAT in natural order).
+ * `todo`: the lanes whose rows these are; `row0`: the slice's first row. */
+template <typename T, int VM, int DICT>
+__device__ __forceinline__ void dt5_split_rows(const dt5_args &a, unsigned todo, int64_t row0,
+                                               int lane, int64_t cw0, int64_t vw0, int cbits,
+                                               int32_t cbase, const T *vd, const T *x, T *y,
+                                               T alpha, T beta) {
+  const uint32_t cmask = cbits ? 0xffffffffu >> (32 - cbits) : 0u, imask = (1u << a.bits) - 1u;
+  while (todo) {
+    const int src = __ffs(todo) - 1;
+    todo &= todo - 1;
+    const int64_t i = row0 + src;
+    const int n = (int)(dtans5_row_template(a.row_template, a.tbytes, i) - (uint32_t)a.templates);
+    const uint32_t *cw = a.col_words + cw0 + src;
+    int32_t carry = (int32_t)(i + cbase - 1); /* the column before field k0 */
+    T part = T(0);
+    for (int k0 = 0; k0 < n; k0 += DTANS5_LANES) {
+      const int k = k0 + lane;
+      uint32_t step = 0; /* 1 + field k: the column's advance */
+      if (k < n) {
+        const int64_t bit = (int64_t)k * cbits;
+        const int64_t wj = bit >> 5;
+        const int off = (int)(bit & 31);
+        const uint32_t lo = zs_load_stream(cw + 32 * wj);
+        const uint32_t hi = off + cbits > 32 ? zs_load_stream(cw + 32 * (wj + 1)) : 0u;
+        step = 1u + (__funnelshift_r(lo, hi, (unsigned)off) & cmask);
+      }
+      uint32_t scan = step; /* inclusive prefix sum over the lanes */
+      for (int d = 1; d < DTANS5_LANES; d *= 2) {
+        const uint32_t o = zs_shfl_up(scan, d);
+        if (lane >= d) scan += o;
+      }
+      const int32_t col = carry + (int32_t)scan;
+      carry += (int32_t)zs_shfl(scan, DTANS5_LANES - 1);
+      if (k < n) {
+        T v;
+        if (VM == DTANS5_VALUES_RAW) {
+          v = ((const T *)a.values)[vw0 + src + (int64_t)DTANS5_LANES * k];
+        } else if (VM == DTANS5_VALUES_PACKED) {
+          const int q = k / a.per_word, m = k - q * a.per_word;
+          const uint32_t w = zs_load_stream(a.words + vw0 + src + (int64_t)DTANS5_LANES * q);
+          const uint32_t id = (w >> (m * a.bits)) & imask;
+          v = vd[id * (DICT == DT5_DICT_LANES ? DTANS5_LANES : 1)];
+        } else {
+          v = ((const T *)a.values)[0];
+        }
+        part += v * x[col];
+      }
+    }
+    for (int d = DTANS5_LANES / 2; d > 0; d /= 2) part += zs_shfl_xor(part, d);
+    if (lane == src) y[i] = beta == T(0) ? alpha * part : alpha * part + beta * y[i];
+  }
+}
+
 /* PR: the blob has packed rows (row_template entries from `templates` on); U: a packed row's
- * nonzeros decoded U at a time before their gathers (SpMV only; 1 for the other walks) */
-template <typename T, int VM, int OP, int DICT, bool TSM, bool PR, int U>
+ * nonzeros decoded U at a time before their gathers; SPLIT: packed rows longer than a.split
+ * taken by the whole warp (both SpMV only; U = 1 and no SPLIT for the other walks) */
+template <typename T, int VM, int OP, int DICT, bool TSM, bool PR, int U, bool SPLIT>
 __global__ void __launch_bounds__(ZS_DT5_THREADS)
     zs_dtans5_kernel(dt5_args a, const T *__restrict__ x, T *__restrict__ y, T alpha, T beta) {
-  static_assert(U == 1 || (PR && OP == DT5_SPMV), "packed rows' SpMV only");
+  static_assert((U == 1 && !SPLIT) || (PR && OP == DT5_SPMV), "packed rows' SpMV only");
   extern __shared__ __align__(16) unsigned char zs_dt5_smem[];
   int2 *s_desc = (int2 *)zs_dt5_smem;
   int32_t *s_off = (int32_t *)(s_desc + (TSM ? a.templates : 0));
@@ -136,8 +196,11 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
   const int lane = (int)(threadIdx.x % DTANS5_LANES);
   const T at = OP == DT5_SCATTER ? alpha : (T)a.pair_alpha;
   T *z = OP == DT5_PAIR ? (T *)a.pair_z : y;
+  const T *vd = DICT == DT5_DICT_LANES ? s_dict + lane : DICT == DT5_DICT_SHARED ? s_dict : dict;
   const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < a.rows; i += stride) {
+  /* SPLIT: the warp stays whole (its lanes past the last row idle) for the rows it shares */
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+       SPLIT ? i - lane < a.rows : i < a.rows; i += stride) {
     const int64_t s = i / DTANS5_LANES;
     /* with packed rows, the slice's descriptors are read before the row's id resolves (they
      * depend on the slice only), and the next row's are fetched into L2 meanwhile */
@@ -156,7 +219,17 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
         if (VM != DTANS5_VALUES_CONSTANT) dt5_prefetch_l2(a.slice_at + sn);
       }
     }
-    const uint32_t t = dtans5_row_template(a.row_template, a.tbytes, i);
+    const uint32_t t =
+        !SPLIT || i < a.rows ? dtans5_row_template(a.row_template, a.tbytes, i) : DTANS_LONG;
+    if constexpr (SPLIT) {
+      const bool big = t != DTANS_LONG && t >= (uint32_t)a.templates &&
+                       (int64_t)(t - (uint32_t)a.templates) > a.split;
+      const unsigned todo = (unsigned)zs_ballot(big);
+      if (todo)
+        dt5_split_rows<T, VM, DICT>(a, todo, i - lane, lane, cw0, vw0, cbits, cbase, vd, x, y,
+                                    alpha, beta);
+      if (big) continue;
+    }
     if (t == DTANS_LONG) continue; /* long rows: zs_dtans5_long_kernel */
     const T wi = OP == DT5_SCATTER ? x[i] : OP == DT5_PAIR ? ((const T *)a.pair_w)[i] : T(0);
     T sum = T(0);
@@ -176,9 +249,6 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
       dt5_ids ids;
       if (VM == DTANS5_VALUES_PACKED) ids.start(a.words + vw0 + lane, a.bits, a.per_word, n);
       const T *vr = dict + vw0 + lane; /* raw values */
-      const T *vd = DICT == DT5_DICT_LANES    ? s_dict + lane
-                    : DICT == DT5_DICT_SHARED ? s_dict
-                                              : dict;
       auto value = [&](int k) -> T {
         if (VM == DTANS5_VALUES_RAW) return vr[DTANS5_LANES * k];
         if (VM == DTANS5_VALUES_PACKED)
@@ -277,6 +347,7 @@ struct dtans5_gpu_op {
   int64_t rows, cols, nnz, slices, n_long, packed_rows;
   int mode, dict; /* DTANS5_VALUES_*, DT5_DICT_* */
   int unroll;     /* packed rows' SpMV: nonzeros decoded before their gathers (1, 2, 4) */
+  int split;      /* packed rows' SpMV: rows longer than this taken by the warp (0: none) */
   bool atomic, tsm;
   size_t smem;
   dt5_args a; /* device pointers of the arrays below */
@@ -324,14 +395,22 @@ template <typename T, int VM, int OP, int DICT, bool TSM>
 zs_status dt5_launch(dtans5_gpu_op *op, const T *x, T *y, T alpha, T beta) {
   if (op->rows == 0) return ZS_OK;
   if (op->packed_rows) {
-    auto kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, true, 1>;
+    auto kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, true, 1, false>;
     if constexpr (OP == DT5_SPMV) {
-      if (op->unroll == 2) kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, true, 2>;
-      if (op->unroll == 4) kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, true, 4>;
+      if (op->unroll == 2) kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, true, 2, false>;
+      if (op->unroll == 4) kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, true, 4, false>;
+#if !defined(__HIPCC__) /* the warp's split rows assume 32 lanes, one slice */
+      if (op->split && op->unroll == 1)
+        kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, true, 1, true>;
+      if (op->split && op->unroll == 2)
+        kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, true, 2, true>;
+      if (op->split && op->unroll == 4)
+        kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, true, 4, true>;
+#endif
     }
     kernel<<<dt5_grid(op, kernel), ZS_DT5_THREADS, op->smem>>>(op->a, x, y, alpha, beta);
   } else {
-    auto kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, false, 1>;
+    auto kernel = zs_dtans5_kernel<T, VM, OP, DICT, TSM, false, 1, false>;
     kernel<<<dt5_grid(op, kernel), ZS_DT5_THREADS, op->smem>>>(op->a, x, y, alpha, beta);
   }
   return check_launch("dtans version 5 kernel");
@@ -457,6 +536,8 @@ zs_status dtans5_gpu_create(const gpu_device *dev, void **state, const zsb_encod
   char ubuf[16];
   const char *unroll = zsb_option(options, "experimental.packed_unroll", ubuf, sizeof ubuf);
   op->unroll = strcmp(unroll, "auto") == 0 ? 1 : atoi(unroll);
+  const char *split = zsb_option(options, "experimental.packed_split", ubuf, sizeof ubuf);
+  op->split = strcmp(split, "auto") == 0 || strcmp(split, "off") == 0 ? 0 : atoi(split);
   const size_t es = type_size(v->type);
   /* shared memory: the templates when small, the packed dictionary a copy per lane or one */
   const size_t tbytes = 8 * (size_t)L.templates + 4 * (size_t)L.n_offsets;
@@ -527,7 +608,7 @@ zs_status dtans5_gpu_create(const gpu_device *dev, void **state, const zsb_encod
   a.value_real = (int)L.value_real, a.bits = L.value_bits, a.per_word = L.ids_per_word;
   a.dict_at = (unsigned)dict_at, a.rows = L.rows;
   a.col_at = op->col_at, a.col_words = op->col_words, a.col_bits = op->col_bits;
-  a.col_base = op->col_base;
+  a.col_base = op->col_base, a.split = op->split;
   if (s != ZS_OK) {
     dt5_free(op);
     return s;

@@ -39,6 +39,8 @@ static const option_spec specs[] = {
      "raw-value kernel cut for 3 or 4 blocks per multiprocessor"},
     {"experimental.packed_unroll", "auto|1|2|4", "auto", ON_GPU, FMT(ZS_FORMAT_DTANS),
      "dtANS version 5 packed rows: nonzeros decoded before their x gathers are issued"},
+    {"experimental.packed_split", "auto|off|8|16|32|64|128", "auto", ON_GPU, FMT(ZS_FORMAT_DTANS),
+     "dtANS version 5 packed rows longer than this taken by the whole warp (cuda)"},
     {"experimental.raw_slices", "auto|stride|tickets", "auto", ON_GPU, FMT(ZS_FORMAT_DTANS),
      "raw-value kernel: slices at a fixed stride or from a ticket counter"},
     {"experimental.x_stage", "auto|on|off", "auto", ON_GPU,

@@ -87,7 +87,7 @@ static void find_variants(zs_context *ctx, const char *require) {
       }
       have_required = 1;
     }
-    if (!bi.usable || n_variants + 24 > MAX_VARIANTS) continue; /* 24: the most one adds */
+    if (!bi.usable || n_variants + 26 > MAX_VARIANTS) continue; /* 26: the most one adds */
     if (strcmp(bi.name, "ref") == 0) have_ref = 1;
     variant *v = &variants[n_variants++];
     *v = (variant){.backend = bi.name, .deterministic_n = 1, .deterministic_t = 1};
@@ -223,6 +223,14 @@ static void find_variants(zs_context *ctx, const char *require) {
                      .deterministic_t = 1,
                      .dtans_only = 1};
       snprintf(v->label, sizeof v->label, "%s[packed-unroll-4]", bi.name);
+      /* and their rows past 8 nonzeros taken by the whole warp (cuda; hip ignores it) */
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "experimental.packed_split=8,experimental.packed_unroll=2",
+                     .deterministic_n = 1,
+                     .deterministic_t = 1,
+                     .dtans_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[packed-split-8]", bi.name);
       /* CSR's kernel choices: small blocks, so that the random matrices' long rows come in
        * chunks, summed by the last chunk (fused) or a second kernel, rows reduced thread by
        * thread, and the matrix loaded with and without evict-first */
