@@ -7,7 +7,8 @@ time is put beside its measured one; the model's choice is then looked up among 
 
 Prints per case, type and op the candidates the model lists (predicted µs, measured µs, their
 ratio) and a summary line: the measured time of the model's choice over the best measured
-candidate (every candidate of the run, the model's or not). It needs no GPU: plan runs on the
+candidate (every candidate of the run, the model's or not); a choice the run did not time is
+listed apart. It needs no GPU: plan runs on the
 host, the times come from the file. Exit status 0, 2 usage.
 """
 import argparse
@@ -51,7 +52,7 @@ def main():
     for r in rows:
         groups.setdefault((r["case"], r["source"], r["backend"], r["type"], r["op"]), {})[canon(r["candidate"])] = \
             float(r["time_us"])
-    ratios = []
+    ratios, untimed = [], []
     for (case, source, backend, t, op), measured in groups.items():
         if a.only and case not in a.only:
             continue
@@ -73,11 +74,15 @@ def main():
         ratio = got / best_us if got else float("nan")
         if got:
             ratios.append(ratio)
+        else:
+            untimed.append(f"{case} {t} {op} ({choice})")
         print(f"= {case} {t} {op}: choice {choice} {got if got else float('nan'):.1f} us, best {best_spec} "
               f"{best_us:.1f} us, choice/best {ratio:.3f}")
     if ratios:
         print(f"median choice/best {statistics.median(ratios):.3f}, worst {max(ratios):.3f}, "
               f"within 10 % {100 * sum(r <= 1.1 for r in ratios) / len(ratios):.0f} % of {len(ratios)}")
+    if untimed:
+        print(f"choice not timed in the file, left out of the summary: {len(untimed)}: {', '.join(untimed)}")
     return 0
 
 

@@ -128,5 +128,29 @@ with tempfile.TemporaryDirectory() as d:
     expect(v == {("f64", "N"): (8.0, "sell32"), ("f64", "P"): (17.0, "sell32 + csr-alg1-stored-At T")},
            f"cuSPARSE's best SpMV and pair: {v}")
 
+    # join_runs.py: a newer call's lines replace the older ones per case (or per candidate),
+    # each line naming its call; other columns are refused.
+    def write(path, lines):
+        with open(path, "w") as f:
+            f.write("case,type,op,candidate,time_us\n" + "".join(l + "\n" for l in lines))
+    old, new = os.path.join(d, "old.csv"), os.path.join(d, "new.csv")
+    join = [sys.executable, os.path.join(SRC, "bench", "auto", "join_runs.py")]
+    write(old, ["a,f64,N,csr,1", "a,f64,N,sell,2", "b,f64,N,csr,3", "c,f32,P,csr,4"])
+    write(new, ["b,f64,N,csr,5", "b,f64,N,dtans,6", "d,f64,N,csr,7"])
+    p = subprocess.run(join + [old, new, "--call", "two", "--old-call", "one"], capture_output=True, text=True)
+    got = [(r["case"], r["candidate"], r["time_us"], r["call"]) for r in rows(old)]
+    expect(p.returncode == 0 and got == [("a", "csr", "1", "one"), ("a", "sell", "2", "one"), ("b", "csr", "5", "two"),
+                                         ("b", "dtans", "6", "two"), ("c", "csr", "4", "one"), ("d", "csr", "7", "two")],
+           f"join_runs.py per case: {got} {p.stderr}")
+    write(new, ["a,f64,N,sell,8", "a,f64,N,packed,9"])
+    p = subprocess.run(join + [old, new, "--call", "three", "--by-candidate"], capture_output=True, text=True)
+    got = [(r["case"], r["candidate"], r["time_us"], r["call"]) for r in rows(old)][:3]
+    expect(p.returncode == 0 and got == [("a", "csr", "1", "one"), ("a", "sell", "8", "three"), ("b", "csr", "5", "two")]
+           and rows(old)[-1]["candidate"] == "packed", f"join_runs.py per candidate: {got} {p.stderr}")
+    with open(new, "w") as f:
+        f.write("case,type,op,time_us\nz,f64,N,1\n")
+    p = subprocess.run(join + [old, new, "--call", "four"], capture_output=True, text=True)
+    expect(p.returncode == 2 and "other columns" in p.stderr, f"join_runs.py refuses other columns: {p.stderr}")
+
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)
