@@ -100,7 +100,7 @@ struct zs_encoded {
   zsi_param params[ZSI_MAX_PARAMS];
   char *note;    /* what chose the format (ZS_FORMAT_AUTO), or NULL; kept in .zsm files */
   char *options; /* the encoder options zs_encode was given, or NULL: a stored transpose is
-                    encoded with them (core/runtime/operator.c) */
+                    encoded with them (core/runtime/operator.c); kept in .zsm files */
 };
 /* Replace E's note with a copy of `note` (ZS_ERR_OUT_OF_MEMORY). */
 ZSI_HIDDEN zs_status zsi_encoded_set_note(zs_encoded *E, const char *note);

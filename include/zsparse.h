@@ -181,7 +181,9 @@ ZS_API void zs_encoded_destroy(zs_encoded **E);
  * Saving writes a unique temporary and renames it (docs/bad-input.md), so a failed save leaves
  * no half file and an existing file untouched; a terminal is refused. Loading validates everything (header, bounds, CRCs, then the format's own
  * validate) and refuses truncated or corrupted files with ZS_ERR_CORRUPT naming the file, array
- * and offset; a missing or non-regular file gives ZS_ERR_IO. */
+ * and offset; a missing or non-regular file gives ZS_ERR_IO. The encoder options zs_encode was
+ * given travel in the file (a stored transpose uses them); options that are not "key=value"
+ * entries of printable ASCII are ZS_ERR_INVALID_ARGUMENT on save, ZS_ERR_CORRUPT on load. */
 ZS_API zs_status zs_encoded_save(const zs_encoded *E, const char *path);
 ZS_API zs_status zs_encoded_load(zs_encoded **out, const char *path);
 
@@ -304,8 +306,8 @@ ZS_API zs_status zs_vector_direction_update(double alpha, zs_vector *p, zs_vecto
  * (zs_operator_options_help lists it); ZS_ERR_INVALID_ARGUMENT for an unknown key, a key given
  * twice, a value not allowed, or an option that the backend or E's format does not have (the
  * message names which backends have it). "transpose=stored", on every backend, encodes Aᵀ in
- * E's format with the encoder options E was encoded with (the defaults for an E loaded from a
- * file, which keeps none) and uploads it beside A: SpMVT is then a forward product of
+ * E's format with the encoder options E was encoded with (kept in .zsm files; the defaults for
+ * an E with none) and uploads it beside A: SpMVT is then a forward product of
  * that copy (deterministic, as fast as SpMV), for the memory of a second encoded copy and the
  * encoding time at creation. Keys under "experimental." tune kernels for benchmarks and may
  * change without notice. */

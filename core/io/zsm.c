@@ -31,6 +31,12 @@ _Static_assert(ZSI_NAME_MAX + 1 == 32, "names are 32-byte fields in the containe
   (ZSM_FIXED + ZSM_PARAM_ENTRY * ZSM_MAX_PARAMS + ZSM_ARRAY_ENTRY * ZSM_MAX_ARRAYS + 4u)
 
 #define ZSM_NOTE "meta.note" /* the container's array holding zs_encoded_note */
+/* The container's record of the encoder options (docs/container.md, "the options"): a u32
+ * record version, a u32 text length, then the text. */
+#define ZSM_OPTIONS "meta.options"
+#define ZSM_OPTIONS_VERSION 1u
+#define ZSM_OPTIONS_HEAD 8u
+#define ZSM_OPTIONS_MAX 4096u /* bytes of text: far more than every encoder key with its value */
 static const unsigned char zsm_magic[8] = {'Z', 'S', 'P', 'A', 'R', 'S', 'E', '\0'};
 
 /* ---- little-endian packing, independent of the host's byte order ---- */
@@ -124,6 +130,46 @@ static zs_status check_finite_values(const zs_encoded *E, const char *path) {
                          path, a->name, k);
   }
   return ZS_OK;
+}
+
+/* Why `text` (n bytes) cannot be kept encoder options, or NULL; *at is the offending byte. The
+ * shape every encoder's parser accepts (core/options.c): "key=value" entries split by commas
+ * (one trailing comma allowed), keys of letters, digits, '_' and '.', each key once, values of
+ * printable ASCII other than space. Whether the format knows a key is its encoder's business:
+ * a stored transpose encodes with the options and names them when they are refused. */
+static int key_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.';
+}
+
+static const char *options_text_problem(const char *text, size_t n, uint64_t *at) {
+  *at = 0;
+  if (n == 0) return "empty";
+  if (n > ZSM_OPTIONS_MAX) return "longer than the 4096 bytes a container keeps";
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)text[i] < 0x21 || (unsigned char)text[i] > 0x7e) {
+      *at = i;
+      return "not printable ASCII (0x21..0x7e)";
+    }
+  for (size_t i = 0; i < n;) {
+    size_t k = i;
+    while (k < n && key_char(text[k])) k++;
+    *at = k;
+    if (k == i || k == n || text[k] != '=') return "an entry is not key=value";
+    size_t v = k + 1;
+    while (v < n && text[v] != ',') v++;
+    if (v == k + 1) return "a value is empty";
+    for (size_t j = 0; j < i;) { /* earlier keys: none the same */
+      size_t e = j;
+      while (text[e] != '=') e++;
+      *at = i;
+      if (e - j == k - i && memcmp(text + j, text + i, k - i) == 0) return "a key appears twice";
+      while (j < n && text[j] != ',') j++;
+      j++;
+    }
+    i = v + 1; /* past the comma; a trailing comma ends the text */
+  }
+  return NULL;
 }
 
 /* ---- save ---- */
@@ -251,23 +297,46 @@ static int write_array(FILE *f, const zsi_array *a, uint64_t length, unsigned ch
 
 static zs_status save_arrays(const zs_encoded *E, const char *path);
 
-/* A note (what chose the format) travels as a last array of text, "meta.note": readers of
- * version 1 that predate it see one more array that no format reads (docs/container.md). */
+/* The container's own arrays follow the format's: "meta.options" (the encoder options, for a
+ * stored transpose), then "meta.note" (what chose the format). Readers of version 1 that predate
+ * them see arrays that no format reads (docs/container.md). */
 zs_status zs_encoded_save(const zs_encoded *E, const char *path) {
   if (!E || !path) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encoded_save: NULL argument");
-  if (!E->note || !E->note[0]) return save_arrays(E, path);
-  if (E->n_arrays >= ZSM_MAX_ARRAYS)
-    return zsi_error(ZS_ERR_UNSUPPORTED, "%s: %d arrays leave no room for the note", path,
-                     E->n_arrays);
+  const int has_note = E->note && E->note[0], has_options = E->options && E->options[0];
+  if (!has_note && !has_options) return save_arrays(E, path);
+  if (E->n_arrays > ZSM_MAX_ARRAYS - has_note - has_options)
+    return zsi_error(ZS_ERR_UNSUPPORTED, "%s: %d arrays leave no room for the %s", path,
+                     E->n_arrays, has_options ? "encoder options" : "note");
+  const size_t n_text = has_options ? strlen(E->options) : 0;
+  uint64_t bad_at;
+  const char *why = has_options ? options_text_problem(E->options, n_text, &bad_at) : NULL;
+  if (why)
+    return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                     "%s: encoder options '%.200s' at byte %" PRIu64 ": %s", path, E->options,
+                     bad_at, why);
   zs_encoded *C = malloc(sizeof *C);
-  if (!C) return zsi_oom("zs_encoded_save: note", sizeof *C);
+  unsigned char *record = has_options ? malloc(ZSM_OPTIONS_HEAD + n_text) : NULL;
+  if (!C || (has_options && !record)) {
+    free(C), free(record);
+    return zsi_oom("zs_encoded_save: the container's arrays", sizeof *C + n_text);
+  }
   *C = *E;
-  C->note = NULL;
-  zsi_array *a = &C->arrays[C->n_arrays++];
-  snprintf(a->name, sizeof a->name, "%s", ZSM_NOTE);
-  a->elem_size = 1, a->count = strlen(E->note), a->data = E->note;
+  C->note = C->options = NULL;
+  if (has_options) {
+    put_u32(record, ZSM_OPTIONS_VERSION);
+    put_u32(record + 4, (uint32_t)n_text);
+    memcpy(record + ZSM_OPTIONS_HEAD, E->options, n_text);
+    zsi_array *a = &C->arrays[C->n_arrays++];
+    snprintf(a->name, sizeof a->name, "%s", ZSM_OPTIONS);
+    a->elem_size = 1, a->count = ZSM_OPTIONS_HEAD + n_text, a->data = record;
+  }
+  if (has_note) {
+    zsi_array *a = &C->arrays[C->n_arrays++];
+    snprintf(a->name, sizeof a->name, "%s", ZSM_NOTE);
+    a->elem_size = 1, a->count = strlen(E->note), a->data = E->note;
+  }
   const zs_status s = save_arrays(C, path);
-  free(C); /* the arrays are E's */
+  free(C), free(record); /* the other arrays are E's */
   return s;
 }
 
@@ -554,10 +623,47 @@ static zs_status parse_header(zsm_reader *r, uint64_t size, unsigned char *h, zs
   return ZS_OK;
 }
 
+/* The "meta.options" record at file offset `at`: the encoder options E keeps. A record of a
+ * later version is skipped (the options only tune a stored transpose); a malformed one is
+ * corruption. */
+static zs_status take_options(zs_encoded *E, const zsi_array *a, uint64_t at, const char *path) {
+  const unsigned char *p = a->data;
+  if (a->elem_size != 1 || a->count < ZSM_OPTIONS_HEAD)
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "%s: record '%s' at offset %" PRIu64 ": %" PRIu64 " elements of %" PRIu32
+                     " bytes, not at least %u bytes",
+                     path, a->name, at, a->count, a->elem_size, ZSM_OPTIONS_HEAD);
+  const uint32_t version = get_u32(p), n = get_u32(p + 4);
+  if (version == 0)
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "%s: record '%s' at offset %" PRIu64 ": version 0 is not a valid version",
+                     path, a->name, at);
+  if (version > ZSM_OPTIONS_VERSION) return ZS_OK;
+  if ((uint64_t)n + ZSM_OPTIONS_HEAD != a->count)
+    return zsi_error(ZS_ERR_CORRUPT,
+                     "%s: record '%s' at offset %" PRIu64 ": text length %" PRIu32
+                     " does not fill the record's %" PRIu64 " bytes",
+                     path, a->name, at + 4, n, a->count);
+  const char *text = (const char *)p + ZSM_OPTIONS_HEAD;
+  uint64_t bad;
+  const char *why = options_text_problem(text, n, &bad);
+  if (why)
+    return zsi_error(ZS_ERR_CORRUPT, "%s: record '%s' at offset %" PRIu64 ": encoder options: %s",
+                     path, a->name, at + ZSM_OPTIONS_HEAD + bad, why);
+  char *copy = malloc((size_t)n + 1);
+  if (!copy) return zsi_oom("zs_encoded_load: encoder options", (uint64_t)n + 1);
+  memcpy(copy, text, n);
+  copy[n] = '\0';
+  free(E->options);
+  E->options = copy;
+  return ZS_OK;
+}
+
 /* Arrays named "meta.*" are the container's, not the format's: "meta.note" (printable text)
- * becomes E's note, others (from later writers) are dropped. */
-static zs_status take_note(zs_encoded *E, const char *path) {
-  for (int i = 0; i < E->n_arrays;) {
+ * becomes E's note, "meta.options" its encoder options, others (from later writers) are dropped.
+ * dir[j] is where the j-th array of the file lies, for the messages. */
+static zs_status take_meta(zs_encoded *E, const zsm_entry *dir, const char *path) {
+  for (int i = 0, j = 0; i < E->n_arrays; j++) {
     zsi_array *a = &E->arrays[i];
     if (strncmp(a->name, "meta.", 5) != 0) {
       i++;
@@ -575,6 +681,9 @@ static zs_status take_note(zs_encoded *E, const char *path) {
       note[a->count] = '\0';
       free(E->note);
       E->note = note;
+    } else if (strcmp(a->name, ZSM_OPTIONS) == 0) {
+      const zs_status s = take_options(E, a, dir[j].offset, path);
+      if (s != ZS_OK) return s;
     }
     zsi_free(a->data);
     memmove(a, a + 1, sizeof *a * (size_t)(E->n_arrays - i - 1));
@@ -634,7 +743,7 @@ zs_status zs_encoded_load(zs_encoded **out, const char *path) {
         (s = read_array(&r, &dir[i], data)) != ZS_OK)
       goto done;
   }
-  if ((s = take_note(E, path)) != ZS_OK) goto done;
+  if ((s = take_meta(E, dir, path)) != ZS_OK) goto done;
   const zsi_format_ops *fmt = zsi_format_lookup(E->format);
   if ((s = fmt->validate(E)) != ZS_OK) {
     /* What the validator finds wrong is corruption; running out of memory is not. */

@@ -15,7 +15,7 @@ struct zs_operator {
 };
 
 /* Aᵀ encoded in E's format with the encoder options E was made with, so that the SpMVT runs the
- * kernel chosen for A (a blob loaded from a file, which keeps no options, gets the defaults). */
+ * kernel chosen for A (.zsm files keep them; a blob without options gets the defaults). */
 zs_status zsi_encode_transpose(const zs_encoded *E, zs_encoded **out) {
   zs_matrix *A = NULL, *At = NULL;
   zs_status s = zs_decode(&A, E);

@@ -1,12 +1,15 @@
 /* test_transpose_options.c — transpose=stored encodes Aᵀ with the encoder options A was encoded
  * with: the stored blob's parameters are those of Aᵀ encoded with the options by hand (and not
  * those of the format's defaults, where the two differ), it decodes to Aᵀ, and the operator's
- * SpMVT with it gives Aᵀ w. A blob without options (as loaded from a file) keeps the defaults.
+ * SpMVT with it gives Aᵀ w. A .zsm file keeps the options: a blob saved and loaded again builds
+ * the same Aᵀ. A blob without options (a file from a writer that kept none) gets the defaults.
  *
  *   test-transpose-options */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/zs_internal.h"
 #include "tests/common/same_matrix.h"
@@ -22,12 +25,32 @@ static int64_t param(const zs_encoded *E, const char *name) {
   return -1;
 }
 
-/* Encode A with `options`, build its stored transpose and check the parameter `key` against
- * Aᵀ encoded with the options by hand, and (must_differ) against the defaults' value. */
+/* E saved to a .zsm file and loaded again (E is replaced). */
+static void through_file(zs_encoded **E) {
+  const char *tmp = getenv("TMPDIR");
+  char path[512];
+  snprintf(path, sizeof path, "%s/zs-transpose-options-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  const int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd < 0) return;
+  close(fd);
+  zs_encoded *L = NULL;
+  CHECK_STATUS(zs_encoded_save(*E, path), ZS_OK);
+  CHECK_STATUS(zs_encoded_load(&L, path), ZS_OK);
+  unlink(path);
+  CHECK(L && ((*E)->options ? L->options && strcmp(L->options, (*E)->options) == 0 : !L->options));
+  zs_encoded_destroy(E);
+  *E = L;
+}
+
+/* Encode A with `options` (saved and loaded again when `file`), build its stored transpose and
+ * check the parameter `key` against Aᵀ encoded with the options by hand, and (must_differ)
+ * against the defaults' value. */
 static void check_format(const zs_matrix *A, const zs_matrix *At, zs_format f, const char *options,
-                         const char *key, int must_differ) {
+                         const char *key, int must_differ, int file) {
   zs_encoded *E = NULL, *T = NULL, *want = NULL, *plain = NULL;
   CHECK_STATUS(zs_encode(&E, A, f, options), ZS_OK);
+  if (E && file) through_file(&E);
   CHECK_STATUS(zs_encode(&want, At, f, options), ZS_OK);
   CHECK_STATUS(zs_encode(&plain, At, f, NULL), ZS_OK);
   if (!E || !want || !plain) goto done;
@@ -36,9 +59,10 @@ static void check_format(const zs_matrix *A, const zs_matrix *At, zs_format f, c
   const int64_t got = param(T, key), expect = param(want, key), dflt = param(plain, key);
   if (got != expect || (must_differ && got == dflt)) {
     fprintf(stderr,
-            "%s:%s: stored transpose has %s=%lld, Aᵀ encoded with the options %lld, "
+            "%s:%s%s: stored transpose has %s=%lld, Aᵀ encoded with the options %lld, "
             "with the defaults %lld\n",
-            zs_format_name(f), options, key, (long long)got, (long long)expect, (long long)dflt);
+            zs_format_name(f), options, file ? " (through a file)" : "", key, (long long)got,
+            (long long)expect, (long long)dflt);
     check_failures++;
   }
   CHECK(zs_encoded_bytes(T) == zs_encoded_bytes(want));
@@ -109,18 +133,20 @@ int main(void) {
   CHECK_STATUS(zs_matrix_transpose(&St, S), ZS_OK);
   if (!At || !St) CHECK_DONE();
 
-  check_format(A, At, ZS_FORMAT_SELL, "sigma=64", "sigma", 1);
-  check_format(A, At, ZS_FORMAT_SELL, "c=8", "c", 1);
-  check_format(A, At, ZS_FORMAT_GCSB, "beta=64", "beta", 1);
-  check_format(A, At, ZS_FORMAT_CCI, "slices=2,opcodes=auto", "slices", 1);
-  /* lane_symbols=256 cuts 4x the slices of the default 1024-symbol lanes; on the stencil it
-   * also keeps versions 2-4 where the default takes version 5 */
-  check_format(A, At, ZS_FORMAT_DTANS, "lane_symbols=256", "slices", 1);
-  check_format(S, St, ZS_FORMAT_DTANS, "lane_symbols=256", "version", 1);
-  check_format(A, At, ZS_FORMAT_DTANS, "values=raw", "value_mode", 1);
-  check_format(A, At, ZS_FORMAT_CSR, "", "none", 0); /* no options: the defaults */
+  for (int file = 0; file <= 1; file++) {
+    check_format(A, At, ZS_FORMAT_SELL, "sigma=64", "sigma", 1, file);
+    check_format(A, At, ZS_FORMAT_SELL, "c=8", "c", 1, file);
+    check_format(A, At, ZS_FORMAT_GCSB, "beta=64", "beta", 1, file);
+    check_format(A, At, ZS_FORMAT_CCI, "slices=2,opcodes=auto", "slices", 1, file);
+    /* lane_symbols=256 cuts 4x the slices of the default 1024-symbol lanes; on the stencil it
+     * also keeps versions 2-4 where the default takes version 5 */
+    check_format(A, At, ZS_FORMAT_DTANS, "lane_symbols=256", "slices", 1, file);
+    check_format(S, St, ZS_FORMAT_DTANS, "lane_symbols=256", "version", 1, file);
+    check_format(A, At, ZS_FORMAT_DTANS, "values=raw", "value_mode", 1, file);
+    check_format(A, At, ZS_FORMAT_CSR, "", "none", 0, file); /* no options: the defaults */
+  }
 
-  /* A blob without kept options (a loaded file's) is transposed with the defaults. */
+  /* A blob without kept options (a file from a writer that kept none) gets the defaults. */
   zs_encoded *E = NULL, *T = NULL, *plain = NULL;
   CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_SELL, "sigma=64"), ZS_OK);
   CHECK_STATUS(zs_encode(&plain, At, ZS_FORMAT_SELL, NULL), ZS_OK);

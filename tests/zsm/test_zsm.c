@@ -1,4 +1,5 @@
-/* test_zsm.c — .zsm container: round trips, golden files, and refusal of corrupted files. */
+/* test_zsm.c — .zsm container: round trips, golden files, refusal of corrupted files, and the
+ * record of the encoder options. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -267,7 +268,27 @@ static zs_matrix *golden_coo_matrix(void) {
   zs_matrix_from_coo(&A, 4, 6, 4, r, c, v, ZS_F32, 0);
   return A;
 }
+/* Rows of 1, 3, 0, 2, 1, 2 entries: sigma=4 sorts the first window of four rows. */
+static zs_matrix *golden_sell_matrix(void) {
+  static const int64_t r[] = {0, 1, 1, 1, 3, 3, 4, 5, 5}, c[] = {2, 0, 1, 3, 0, 3, 1, 2, 3};
+  static const double v[] = {1.0, 2.0, -3.0, 4.5, 0.25, -1.0, 6.0, 8.0, -0.125};
+  zs_matrix *A = NULL;
+  zs_matrix_from_coo(&A, 6, 4, 9, r, c, v, ZS_F64, 0);
+  return A;
+}
+#define GOLDEN_OPTIONS "c=2,sigma=4" /* what the third golden file keeps */
+
 static zs_encoded *golden_encoded(int which) {
+  if (which == 2) {
+    zs_matrix *A = golden_sell_matrix();
+    zs_encoded *E = NULL;
+    if (zs_encode(&E, A, ZS_FORMAT_SELL, GOLDEN_OPTIONS) != ZS_OK) {
+      fprintf(stderr, "zs_encode sell: %s\n", zs_last_error());
+      exit(1);
+    }
+    zs_matrix_destroy(&A);
+    return E;
+  }
   zs_matrix *A = which == 0 ? golden_csr_matrix() : golden_coo_matrix();
   zs_encoded *E = encode(A, which == 0 ? ZS_FORMAT_CSR : ZS_FORMAT_COO);
   if (which == 1) {
@@ -277,10 +298,12 @@ static zs_encoded *golden_encoded(int which) {
   zs_matrix_destroy(&A);
   return E;
 }
-static const char *const golden_names[2] = {"csr_5x5_f64.zsm", "coo_4x6_f32_params.zsm"};
+#define N_GOLDEN 3
+static const char *const golden_names[N_GOLDEN] = {"csr_5x5_f64.zsm", "coo_4x6_f32_params.zsm",
+                                                   "sell_6x4_f64_options.zsm"};
 
 static int write_golden(const char *out_dir) {
-  for (int w = 0; w < 2; w++) {
+  for (int w = 0; w < N_GOLDEN; w++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", out_dir, golden_names[w]);
     zs_encoded *E = golden_encoded(w);
@@ -296,21 +319,24 @@ static int write_golden(const char *out_dir) {
 
 /* Literal expectations from docs/container.md, checked on the committed bytes. */
 static void check_golden_layout(bytes *b, int which) {
+  /* format, value type, parameters, arrays, rows, cols, nnz */
+  static const uint64_t want[N_GOLDEN][7] = {
+      {1, 2, 0, 3, 5, 5, 7}, {2, 1, 2, 3, 4, 6, 4}, {8, 2, 2, 6, 6, 4, 9}};
+  const uint64_t *w = want[which];
   CHECK(memcmp(b->p, "ZSPARSE\0", 8) == 0, "golden %d magic", which);
   CHECK(rd32(b->p + 8) == 1, "golden %d version", which);
-  CHECK(rd32(b->p + 12) == (which == 0 ? 1u : 2u), "golden %d format", which);
-  CHECK(rd32(b->p + 16) == (which == 0 ? 2u : 1u), "golden %d type", which);
-  CHECK(n_params(b) == (which == 0 ? 0u : 2u) && n_arrays(b) == 3, "golden %d counts", which);
+  CHECK(rd32(b->p + 12) == w[0], "golden %d format", which);
+  CHECK(rd32(b->p + 16) == w[1], "golden %d type", which);
+  CHECK(n_params(b) == w[2] && n_arrays(b) == w[3], "golden %d counts", which);
   CHECK(rd32(b->p + 28) == 0, "golden %d reserved", which);
-  CHECK(rd64(b->p + 32) == (which == 0 ? 5u : 4u) && rd64(b->p + 40) == (which == 0 ? 5u : 6u) &&
-            rd64(b->p + 48) == (which == 0 ? 7u : 4u),
+  CHECK(rd64(b->p + 32) == w[4] && rd64(b->p + 40) == w[5] && rd64(b->p + 48) == w[6],
         "golden %d sizes", which);
   CHECK(rd64(b->p + 56) == b->n, "golden %d file length", which);
   const size_t h = hdr_size(b);
   CHECK(rd32(b->p + h - 4) == (uint32_t)crc32(0L, b->p, (uInt)(h - 4)), "golden %d header CRC",
         which);
   uint64_t expect_off = (h + 63) / 64 * 64;
-  for (size_t i = 0; i < 3; i++) {
+  for (size_t i = 0; i < n_arrays(b) && i < w[3]; i++) {
     const unsigned char *e = array_entry(b, i);
     CHECK(rd64(e + 48) == expect_off, "golden %d array %zu offset %" PRIu64, which, i,
           rd64(e + 48));
@@ -333,6 +359,20 @@ static void check_golden_layout(bytes *b, int which) {
     /* 4.0 = 0x4010000000000000, -0.5 = 0xBFE0000000000000 as little-endian IEEE doubles. */
     CHECK(rd64(v) == UINT64_C(0x4010000000000000), "golden values[0]");
     CHECK(rd64(v + 48) == UINT64_C(0xBFE0000000000000), "golden values[6]");
+  } else if (which == 2) {
+    /* The options record, last: u32 record version 1, u32 text length, the text. */
+    const unsigned char *e = array_entry(b, n_arrays(b) - 1);
+    const size_t n = strlen(GOLDEN_OPTIONS);
+    CHECK(
+        strcmp((const char *)e, "meta.options") == 0 && rd32(e + 32) == 1 && rd64(e + 40) == 8 + n,
+        "golden options entry");
+    const unsigned char *r = b->p + rd64(e + 48);
+    CHECK(rd32(r) == 1 && rd32(r + 4) == n && memcmp(r + 8, GOLDEN_OPTIONS, n) == 0,
+          "golden options record");
+    CHECK(strcmp((const char *)param_entry(b, 0), "c") == 0 && rd64(param_entry(b, 0) + 32) == 2 &&
+              strcmp((const char *)param_entry(b, 1), "sigma") == 0 &&
+              rd64(param_entry(b, 1) + 32) == 4,
+          "golden sell parameters");
   } else {
     CHECK(strcmp((const char *)param_entry(b, 0), "alpha") == 0 &&
               (int64_t)rd64(param_entry(b, 0) + 32) == -5,
@@ -350,7 +390,7 @@ static void check_golden_layout(bytes *b, int which) {
 }
 
 static void test_golden(const char *golden_dir) {
-  for (int w = 0; w < 2; w++) {
+  for (int w = 0; w < N_GOLDEN; w++) {
     char path[1024], fresh[600];
     snprintf(path, sizeof path, "%s/%s", golden_dir, golden_names[w]);
     path_in_dir(fresh, sizeof fresh, golden_names[w]);
@@ -361,6 +401,10 @@ static void test_golden(const char *golden_dir) {
     zs_encoded *E = golden_encoded(w), *L = NULL;
     CHECK(zs_encoded_load(&L, path) == ZS_OK, "load golden %s: %s", path, zs_last_error());
     if (L) compare_encoded(E, L, path);
+    /* Files without the record load with no options: the transpose gets the defaults. */
+    if (L)
+      CHECK(w == 2 ? L->options && strcmp(L->options, GOLDEN_OPTIONS) == 0 : L->options == NULL,
+            "golden %s: options '%s'", path, L->options ? L->options : "(none)");
     CHECK(zs_encoded_save(E, fresh) == ZS_OK, "save %s", fresh);
     bytes s = read_all(fresh);
     CHECK(s.n == g.n && memcmp(s.p, g.p, g.n) == 0,
@@ -671,6 +715,132 @@ static void test_corruption(void) {
   zs_encoded_destroy(&coo);
 }
 
+/* ---- the record of the encoder options ---- */
+
+static size_t options_record(bytes *b) { return array_index(b, "meta.options"); }
+static unsigned char *options_bytes(bytes *b) {
+  return b->p + rd64(array_entry(b, options_record(b)) + 48);
+}
+/* Edit the record's bytes in place (same length) and re-fix the CRCs. */
+static void e_opt_version0(bytes *b) {
+  wr32(options_bytes(b), 0), refix_array(b, options_record(b));
+}
+static void e_opt_length(bytes *b) {
+  wr32(options_bytes(b) + 4, 10), refix_array(b, options_record(b));
+}
+static void e_opt_space(bytes *b) { options_bytes(b)[9] = ' ', refix_array(b, options_record(b)); }
+static void e_opt_no_equals(bytes *b) {
+  options_bytes(b)[9] = 'x', refix_array(b, options_record(b));
+}
+static void e_opt_empty_value(bytes *b) {
+  memcpy(options_bytes(b) + 8, "c=,sigma=44", 11), refix_array(b, options_record(b));
+}
+static void e_opt_dup(bytes *b) {
+  memcpy(options_bytes(b) + 8, "c=2,c=44444", 11), refix_array(b, options_record(b));
+}
+static void e_opt_bad_key(bytes *b) {
+  options_bytes(b)[8] = '-', refix_array(b, options_record(b));
+}
+/* A record that is not 1-byte elements of at least 8 bytes, written as a plain array (which
+ * the writer does not look into) and refused on load. */
+static void odd_record(uint32_t elem_size, uint64_t count, const char *label) {
+  zs_encoded *F = golden_encoded(2);
+  free(F->options);
+  F->options = NULL;
+  unsigned char *d = NULL;
+  zsi_encoded_add_array(F, "meta.options", elem_size, count, (void **)&d);
+  memset(d, 0, (size_t)(elem_size * count));
+  d[0] = 1;
+  CHECK(zs_encoded_save(F, case_path()) == ZS_OK, "%s: save: %s", label, zs_last_error());
+  CHECK(refused("not at least 8 bytes", label, 0), "%s", label);
+  zs_encoded_destroy(&F);
+}
+
+static void test_options(void) {
+  zs_encoded *E = golden_encoded(2);
+  bytes g = saved_bytes(E);
+  CHECK(strlen(GOLDEN_OPTIONS) == 11 && rd64(array_entry(&g, options_record(&g)) + 40) == 19,
+        "the edits below assume an 11-byte text");
+  /* Every byte of the record is covered: truncations and flips are refused. */
+  sweep(g, "sell with options");
+  static const struct {
+    const char *label;
+    edit_fn edit;
+    const char *want;
+  } cases[] = {
+      {"record version 0", e_opt_version0, "version 0"},
+      {"text length", e_opt_length, "text length 10 does not fill the record's 19 bytes"},
+      {"space in text", e_opt_space, "not printable"},
+      {"entry without =", e_opt_no_equals, "not key=value"},
+      {"empty value", e_opt_empty_value, "a value is empty"},
+      {"key twice", e_opt_dup, "a key appears twice"},
+      {"key character", e_opt_bad_key, "not key=value"},
+  };
+  const uint64_t at = rd64(array_entry(&g, options_record(&g)) + 48);
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    crafted(g, cases[i].label, cases[i].edit, "record 'meta.options' at offset");
+    crafted(g, cases[i].label, cases[i].edit, cases[i].want);
+  }
+  /* The offsets point at the field: the version, the length, the bad byte of the text. */
+  char where[64];
+  snprintf(where, sizeof where, "at offset %" PRIu64 ":", at);
+  crafted(g, "record version 0: offset", e_opt_version0, where);
+  snprintf(where, sizeof where, "at offset %" PRIu64 ":", at + 4);
+  crafted(g, "text length: offset", e_opt_length, where);
+  snprintf(where, sizeof where, "at offset %" PRIu64 ":", at + 9);
+  crafted(g, "space in text: offset", e_opt_space, where);
+
+  odd_record(1, 4, "4-byte record");
+  odd_record(2, 10, "2-byte elements");
+
+  /* A record of a later version is skipped: the matrix loads, without options. */
+  bytes b = dup_bytes(g);
+  wr32(options_bytes(&b), 2), wr32(options_bytes(&b) + 4, 0xFFFFFFFFu);
+  refix_array(&b, options_record(&b));
+  write_all(case_path(), b.p, b.n);
+  zs_encoded *L = NULL;
+  CHECK(zs_encoded_load(&L, case_path()) == ZS_OK, "record version 2: %s", zs_last_error());
+  if (L) {
+    CHECK(L->options == NULL && L->n_arrays == E->n_arrays, "record version 2 kept");
+    compare_encoded(E, L, "record version 2");
+  }
+  zs_encoded_destroy(&L);
+  free(b.p);
+
+  /* The writer refuses options a reader would refuse, and leaves no file. */
+  char path[600];
+  path_in_dir(path, sizeof path, "keep.zsm");
+  static const char *const bad[] = {"c=2,c=2", "c=2 ", "=2", "c", "c=,", "c=2,,sigma=4"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    free(E->options);
+    E->options = strdup(bad[i]);
+    remove(path);
+    CHECK(zs_encoded_save(E, path) == ZS_ERR_INVALID_ARGUMENT && strstr(zs_last_error(), path) &&
+              strstr(zs_last_error(), "encoder options") && !exists(path),
+          "save with options '%s': %s", bad[i], zs_last_error());
+  }
+  /* One trailing comma is what the encoders' parser accepts: kept as given. */
+  free(E->options);
+  E->options = strdup("c=2,sigma=4,");
+  CHECK(zs_encoded_save(E, path) == ZS_OK, "trailing comma: %s", zs_last_error());
+  CHECK(zs_encoded_load(&L, path) == ZS_OK && L->options && strcmp(L->options, "c=2,sigma=4,") == 0,
+        "trailing comma round trip: %s", zs_last_error());
+  zs_encoded_destroy(&L);
+  /* Room: the options and a note are two more arrays. */
+  zs_encoded *F = golden_encoded(2);
+  for (int i = F->n_arrays; i < 63; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "pad%d", i);
+    zsi_encoded_add_array(F, name, 1, 1, NULL);
+  }
+  zsi_encoded_set_note(F, "chosen by hand");
+  CHECK(zs_encoded_save(F, path) == ZS_ERR_UNSUPPORTED && strstr(zs_last_error(), "no room"),
+        "63 arrays, options and a note: %s", zs_last_error());
+  zs_encoded_destroy(&F);
+  free(g.p);
+  zs_encoded_destroy(&E);
+}
+
 /* ---- save errors ---- */
 
 static void test_save_errors(void) {
@@ -734,8 +904,13 @@ static void test_save_errors(void) {
 }
 
 static void cleanup(void) {
-  static const char *const names[] = {"rt.zsm",   "rt2.zsm",         "case.zsm",
-                                      "keep.zsm", "csr_5x5_f64.zsm", "coo_4x6_f32_params.zsm"};
+  static const char *const names[] = {"rt.zsm",
+                                      "rt2.zsm",
+                                      "case.zsm",
+                                      "keep.zsm",
+                                      "csr_5x5_f64.zsm",
+                                      "coo_4x6_f32_params.zsm",
+                                      "sell_6x4_f64_options.zsm"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     char p[600];
     path_in_dir(p, sizeof p, names[i]);
@@ -748,7 +923,7 @@ int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--write-golden") == 0) return write_golden(argv[2]);
   if (argc != 3) {
     fprintf(stderr,
-            "usage: test-zsm roundtrip|golden|corrupt|save GOLDEN_DIR\n"
+            "usage: test-zsm roundtrip|golden|corrupt|save|options GOLDEN_DIR\n"
             "       test-zsm --write-golden DIR\n");
     return 2;
   }
@@ -767,6 +942,8 @@ int main(int argc, char **argv) {
     test_corruption();
   else if (strcmp(what, "save") == 0)
     test_save_errors();
+  else if (strcmp(what, "options") == 0)
+    test_options();
   else
     fprintf(stderr, "unknown test %s\n", what), failures++;
   cleanup();
