@@ -41,15 +41,16 @@ static inline const char *zst_matrices_dir(const char *fallback) {
 }
 
 /* Each matrix file of `dir` (.mtx or .mtx.gz), read in f64 and then in f32, handed to `use` with
- * its file name; `use` destroys it. Complex files, which zs_matrix_read refuses, are passed over.
- * Returns how many matrices were handed over, or -1 (with a line) when `dir` cannot be opened. */
+ * its file name; `use` destroys it. Complex files, which zs_matrix_read refuses as unsupported,
+ * are passed over. Returns how many matrices were handed over, or -1 (with a line) when `dir`
+ * cannot be opened or another file cannot be read (after walking the rest). */
 static inline int zst_each_matrix(const char *dir, void (*use)(const char *name, zs_matrix *A)) {
   DIR *d = opendir(dir);
   if (!d) {
     fprintf(stderr, "cannot open %s\n", dir);
     return -1;
   }
-  int n = 0;
+  int n = 0, unread = 0;
   for (struct dirent *e; (e = readdir(d));) {
     const char *name = e->d_name;
     const size_t len = strlen(name);
@@ -60,13 +61,19 @@ static inline int zst_each_matrix(const char *dir, void (*use)(const char *name,
     snprintf(path, sizeof path, "%s/%s", dir, name);
     for (int ti = 0; ti < 2; ti++) {
       zs_matrix *A = NULL;
-      if (zs_matrix_read(&A, path, ti ? ZS_F32 : ZS_F64, 0, NULL, 0) != ZS_OK) continue;
+      const zs_status s = zs_matrix_read(&A, path, ti ? ZS_F32 : ZS_F64, 0, NULL, 0);
+      if (s == ZS_ERR_UNSUPPORTED) continue; /* complex */
+      if (s != ZS_OK) {
+        fprintf(stderr, "%s\n", zs_last_error());
+        unread++;
+        continue;
+      }
       use(name, A);
       n++;
     }
   }
   closedir(d);
-  return n;
+  return unread ? -1 : n;
 }
 
 #endif
