@@ -161,19 +161,39 @@ def default_context():
         return _default
 
 
-def _destroy_vector(lib, handle, ctx):
-    # ctx is passed only to keep the context alive until the vector is gone.
+def _destroy_vector(lib, handle, ctx, memory):
+    # ctx and memory (a shared array, or None) are passed only to keep them alive until the
+    # vector is gone: the library reads and writes the array's memory until then.
     _lib.destroy(lib.zs_vector_destroy, handle)
+
+
+def _why_not_shared(array, dtype):
+    """Why a vector cannot work in `array`'s memory as it is, or None."""
+    if not isinstance(array, np.ndarray):
+        return f"data is a {type(array).__name__}, not a NumPy array"
+    if array.dtype != dtype:
+        return f"data has dtype {array.dtype}, the vector {dtype}"
+    if not (array.flags.c_contiguous and array.flags.aligned):
+        return "data is not a C-contiguous, aligned array"
+    if not array.flags.writeable:
+        return "data is read-only, and a vector may be written"
+    return None
 
 
 class Vector(_lib.Owner):
     """A vector resident on one backend, for products and solves without host copies.
 
-    Vector(data, context=None, backend=None, dtype=None): data is a length (the vector is then
-    zero-filled) or a 1-D array (uploaded; dtype defaults to the array's when float32/float64).
+    Vector(data, context=None, backend=None, dtype=None, copy=True): data is a length (the vector
+    is then zero-filled) or a 1-D array (dtype defaults to the array's when float32/float64).
+    copy=True uploads the array: the vector owns its elements. copy=False shares the array's
+    memory instead, on a backend whose vectors live in host memory (ref, cpu): every write to the
+    vector (fill, upload, out= of a product) lands in the array and every change to the array is
+    seen by the vector; the vector keeps the array alive. It needs a writable, C-contiguous 1-D
+    NumPy array of exactly the vector's dtype, else ValueError (and UnsupportedError on a device
+    backend, whose vectors live in device memory: there a copy is the only way in).
     """
 
-    def __init__(self, data, context=None, backend=None, dtype=None):
+    def __init__(self, data, context=None, backend=None, dtype=None, copy=True):
         ctx = context if context is not None else default_context()
         if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
             n, array = int(data), None
@@ -193,17 +213,33 @@ class Vector(_lib.Owner):
         self._lib, self._ctx, self._dtype, self._n = lib, ctx, dtype_of(t), n
         self._p = ctypes.c_void_p()
         be = backend if backend is not None else ctx._backend
-        check(
-            lib.zs_vector_create(
-                ctypes.byref(self._p), ctx.handle(), be.encode() if be else None, t, n
-            ),
-            "zs_vector_create",
-        )
-        self._finalizer = weakref.finalize(self, _destroy_vector, lib, self._p, ctx)
+        be = be.encode() if be else None
+        shared = None
+        if copy:
+            check(
+                lib.zs_vector_create(ctypes.byref(self._p), ctx.handle(), be, t, n),
+                "zs_vector_create",
+            )
+        else:
+            if array is None:
+                why = "copy=False needs an array to share"
+            else:
+                why = _why_not_shared(data, self._dtype)
+            if why:
+                raise ValueError(f"Vector(copy=False): {why}")
+            shared = array
+            check(
+                lib.zs_vector_wrap(
+                    ctypes.byref(self._p), ctx.handle(), be, t, n, _lib.address(array)
+                ),
+                "zs_vector_wrap",
+            )
+        self._shared = shared is not None
+        self._finalizer = weakref.finalize(self, _destroy_vector, lib, self._p, ctx, shared)
         ctx._adopt(self)
         if array is None:
             self.fill(0.0)
-        else:
+        elif copy:
             self.upload(array)
 
     _what = "vector"
@@ -230,9 +266,15 @@ class Vector(_lib.Owner):
     def __len__(self):
         return self._n
 
+    @property
+    def shares_memory(self):
+        """Whether the vector works in a NumPy array's memory (made with copy=False)."""
+        return self._shared
+
     def __repr__(self):
         state = " (closed)" if self.closed else ""
-        return f"<zsparse.Vector n={self._n} dtype={self._dtype}{state}>"
+        shared = " shared" if self._shared else ""
+        return f"<zsparse.Vector n={self._n} dtype={self._dtype}{shared}{state}>"
 
     def upload(self, array):
         """Copy a host array of this vector's length in (converted to its dtype)."""

@@ -82,6 +82,9 @@ def solve(
     recurrence residual ||r|| / ||b|| <= tol. maxiter: default 10 n, as SciPy. precond: "jacobi"
     (diag(A)^-1, built once per operator), None, or an Operator on the same backend applied as
     M^-1. x0: the initial guess (default zero). b, x0 and the result have the operator's dtype.
+    On ref and cpu nothing is copied to or from a vector: the solver reads b and writes the
+    returned x in place (x0, which stays as it was, is copied into x); cuda and hip upload b and
+    x0 and download x.
 
     info is a SolveInfo (an int): 0 converged, > 0 not converged after that many iterations, -1
     a breakdown (x holds the last sound iterate; info.stop_reason names the quantity). Other
@@ -143,12 +146,23 @@ def _solve(lib, op, b, mid, tol, maxiter, precond, x0, breakdown_tol):
     o.history_cap = history.shape[0]
     r = _lib.SolverResult()
     ctx = op.context
-    with Vector(b, context=ctx, backend=op.backend) as bv, Vector(
-        n if x0 is None else as_input(x0, n, op.dtype, "x0"),
-        context=ctx,
-        backend=op.backend,
-        dtype=op.dtype,
-    ) as xv:
+    x0_given = None if x0 is None else as_input(x0, n, op.dtype, "x0")
+    # On a backend whose vectors are host memory (op._wrap) the solver works in the arrays
+    # themselves: b as given (unless read-only: a vector may be written, so that b is copied once)
+    # and x, the result, a new array that starts as a copy of x0 (the caller's x0 stays as it
+    # was). A device backend needs b and x0 uploaded and x downloaded: its memory is its own.
+    share = op._wrap
+    if share:
+        if x0 is None:
+            x = np.zeros(n, op.dtype)
+        else:  # a converted x0 is already a new array
+            x = x0_given.copy() if x0_given is x0 else x0_given
+        bvec = Vector(b if b.flags.writeable else b.copy(), ctx, op.backend, copy=False)
+        xvec = Vector(x, ctx, op.backend, copy=False)
+    else:
+        bvec = Vector(b, ctx, op.backend)
+        xvec = Vector(n if x0 is None else x0_given, ctx, op.backend, dtype=op.dtype)
+    with bvec as bv, xvec as xv:
         o.x0_given = int(x0 is not None)
         s = lib.zs_solve(
             ctx.handle(), op.handle(), bv.handle(), xv.handle(), ctypes.byref(o), ctypes.byref(r)
@@ -156,7 +170,8 @@ def _solve(lib, op, b, mid, tol, maxiter, precond, x0, breakdown_tol):
         message = lib.zs_last_error().decode("utf-8", "replace") if s != _lib.OK else ""
         if s < 0 and s != _lib.ERR_BREAKDOWN:
             raise _lib.error(s, "solve")
-        x = xv.to_numpy()
+        if not share:
+            x = xv.to_numpy()
     if s == _lib.OK:
         value = 0
     elif s == _lib.INFO_NOT_CONVERGED:
