@@ -44,6 +44,8 @@ struct csr_plan {
   zs_split_span *spans;
   int64_t n_tiles, n_spans;
   void *carry, *head;
+  zs_split_links *links;   /* long_rows=fused: the spans each tile adds a piece to, */
+  unsigned *span_counters; /* and per span the pieces added (zeros between products) */
 };
 
 /* Kernel choices of a CSR operator (operator options; each -1 or 0 where chosen). */
@@ -67,6 +69,7 @@ struct gpu_op {
   bool threads;   /* blocks of short rows reduce thread by thread (reduce=threads) */
   bool fused;     /* long rows finished by their last chunk (long_rows=fused) */
   bool split;     /* SpMV by the nonzero-split kernel (kernel=split) */
+  bool skewed;    /* row lengths spread widely (csr_skewed): the split kernel's default */
   /* CSR: ptr/idx/val; COO: row/idx/val. Row offsets are int32 when nnz < 2^31 (offsets32).
    * A CSR matrix whose x does not fit the L2 cache is stored in column slabs (csr_slab_count):
    * slab k holds the nonzeros of columns [k w, (k + 1) w), all rows, as its own CSR at
@@ -98,6 +101,7 @@ void op_free(gpu_op *op) {
   for (csr_plan &c : op->plan) {
     release(c.blocks), release(c.long_rows), release(c.partials), release(c.counters);
     release(c.coords), release(c.spans), release(c.carry), release(c.head);
+    release(c.links), release(c.span_counters);
   }
   if (op->t_op) op_free(op->t_op);
   free(op);
@@ -126,9 +130,10 @@ zs_status upload_plan(const int64_t *host_ptr, int64_t rows, int items, size_t v
   return s;
 }
 
-/* The nonzero-split kernel's plan: tiles of ZS_BLOCK_THREADS x items items. */
+/* The nonzero-split kernel's plan: tiles of ZS_BLOCK_THREADS x items items; fused: the spans
+ * finished by their last tile (counters). */
 zs_status upload_split_plan(const int64_t *host_ptr, int64_t rows, int items, size_t value_size,
-                            csr_plan *c) {
+                            bool fused, csr_plan *c) {
   zs_split_plan plan;
   if (!zs_split_plan_build(&plan, host_ptr, rows, (int64_t)items * ZS_BLOCK_THREADS))
     return fail(ZS_ERR_OUT_OF_MEMORY, "split plan for %lld rows", (long long)rows);
@@ -139,6 +144,11 @@ zs_status upload_split_plan(const int64_t *host_ptr, int64_t rows, int items, si
   const size_t n = (size_t)(plan.n_tiles ? plan.n_tiles : 1) * value_size;
   if (s == ZS_OK) s = check(gpuMalloc(&c->carry, n), "split carries");
   if (s == ZS_OK) s = check(gpuMalloc(&c->head, n), "split carries");
+  if (s == ZS_OK && fused)
+    s = upload_array(&c->links, plan.links, (uint64_t)plan.n_tiles, "split links");
+  const size_t nc = (size_t)(plan.n_spans ? plan.n_spans : 1) * sizeof(unsigned);
+  if (s == ZS_OK && fused) s = check(gpuMalloc((void **)&c->span_counters, nc), "span counters");
+  if (s == ZS_OK && fused) s = check(gpuMemset(c->span_counters, 0, nc), "span counters");
   c->n_tiles = plan.n_tiles, c->n_spans = plan.n_spans;
   zs_split_plan_free(&plan);
   return s;
@@ -305,13 +315,17 @@ void run_rows(const csr_plan &c, const I *ptr, const int32_t *idx, const T *val,
         c.long_rows, (int)c.n_long_rows, (const T *)c.partials, y, alpha, beta);
 }
 
-/* One forward CSR product by the nonzero-split kernel. */
+/* One forward CSR product by the nonzero-split kernel (fused: no second kernel). */
 template <typename T, typename I, int ITEMS, bool STREAM>
 void run_split(const csr_plan &c, const I *ptr, const int32_t *idx, const T *val, T alpha,
                const T *x, T beta, T *y) {
-  if (c.n_tiles > 0)
-    zs_csr_split_kernel<T, I, ITEMS, STREAM><<<(unsigned)c.n_tiles, ZS_BLOCK_THREADS>>>(
-        c.coords, ptr, idx, val, x, y, (T *)c.carry, (T *)c.head, alpha, beta);
+  if (c.n_tiles > 0 && c.links)
+    zs_csr_split_kernel<T, I, ITEMS, STREAM, true><<<(unsigned)c.n_tiles, ZS_BLOCK_THREADS>>>(
+        c.coords, ptr, idx, val, x, y, (T *)c.carry, (T *)c.head, c.links, c.spans, c.span_counters,
+        alpha, beta);
+  if (c.n_tiles == 0 || c.links) return;
+  zs_csr_split_kernel<T, I, ITEMS, STREAM, false><<<(unsigned)c.n_tiles, ZS_BLOCK_THREADS>>>(
+      c.coords, ptr, idx, val, x, y, (T *)c.carry, (T *)c.head, NULL, NULL, NULL, alpha, beta);
   if (c.n_spans > 0)
     zs_split_spans_kernel<T><<<(unsigned)((c.n_spans + 127) / 128), 128>>>(
         c.spans, c.n_spans, (const T *)c.carry, (const T *)c.head, y, alpha, beta);
@@ -455,6 +469,19 @@ csr_choice read_csr_choice(const char *options) {
  * bcsstk13 (84 K) 7.1 -> 5.1 with 512 (docs/backends.md, "CSR SpMV"). */
 #define ZS_CSR_MIN_BLOCKS_PER_SM 1
 
+/* Rows whose lengths spread at least this much (standard deviation over mean) are summed by the
+ * nonzero-split kernel by default: power-law rows (R-MAT: 4-12) unlike stencils, banded and
+ * Erdős–Rényi rows (under 0.1). */
+#define ZS_SPLIT_MIN_CV 1.0
+
+/* Whether the rows of `slabs` offset arrays (rows + 1 each, a row's length summed over them)
+ * are skewed enough for the split kernel (one pass over the offsets). */
+bool csr_skewed(const int64_t *ptr, int64_t rows, int slabs) {
+  double cv, empty;
+  zs_split_row_stats(ptr, rows, slabs, &cv, &empty);
+  return cv >= ZS_SPLIT_MIN_CV;
+}
+
 /* A CSR operator's kernel choices (rows, nnz, type, scattered and dev set): forced ones, else
  * the defaults. Row blocks of 1024 nonzeros where rows gather x at random, else 2048, smaller
  * for small matrices; evict-first matrix loads (measured faster for f32 too: lap2d 55.0 ->
@@ -566,7 +593,7 @@ zs_status upload_slabs(gpu_op *op, const int64_t *host_ptr) {
                     &op->plan[k]);
     if (s == ZS_OK && op->split)
       s = upload_split_plan(host_ptr + k * stride, op->rows, op->items, type_size(op->type),
-                            &op->plan[k]);
+                            op->fused, &op->plan[k]);
   }
   return s;
 }
@@ -587,6 +614,7 @@ zs_status csr_op_adopt(gpu_op **out, const gpu_device *dev, zs_type type, int64_
   op->offsets32 = nnz <= INT32_MAX;
   op->scattered = scattered;
   op->n_slabs = slabs;
+  op->skewed = csr_skewed(host_ptr, rows, slabs);
   csr_choose(op, choice);
   zs_status s = upload_slabs(op, host_ptr);
   if (s != ZS_OK) {
@@ -673,6 +701,7 @@ zs_status csr_gpu_create(const gpu_device *dev, void **out, const zsb_encoded_vi
   if (s == ZS_OK) s = upload_array(&op->idx, col_data, (uint64_t)v->nnz, "col_idx");
   if (s == ZS_OK && v->format == ZS_FORMAT_CSR) {
     op->offsets32 = v->nnz <= INT32_MAX;
+    op->skewed = csr_skewed(ptr, v->rows, 1);
     csr_choose(op, &choice);
     s = upload_slabs(op, slab_ptr ? slab_ptr : ptr);
   }

@@ -3,7 +3,8 @@
  * thread ITEMS consecutive items, summed in registers with no shuffle per nonzero: power-law rows
  * cost the same per item as short ones, an empty row one item. Rows crossing a thread's end are
  * completed by one segmented scan per block; rows crossing a tile's end by zs_split_spans_kernel,
- * in tile order (no atomics: the same bits every run). */
+ * or (FUSED) by the tile that adds their last piece, in tile order either way (no float atomics:
+ * the same bits every run). */
 #ifndef ZS_CSR_SPLIT_CUH
 #define ZS_CSR_SPLIT_CUH
 
@@ -64,13 +65,48 @@ __device__ __forceinline__ int zs_split_at(int j) {
   return j + j / (ZS_SPLIT_PAD_BYTES / (int)sizeof(T));
 }
 
+/* A span's pieces in tile order: y[row] = alpha (carry[first] + ... + head[last]) + beta y[row].
+ * P: const T * or, for pieces other blocks wrote in the same launch, const volatile T *. */
+template <typename T, typename P>
+__device__ __forceinline__ void zs_split_add_span(const zs_split_span &sp, P carry, P head, T *y,
+                                                  T alpha, T beta) {
+  T t = 0;
+  for (int c = sp.first; c < sp.last; c++) t += carry[c];
+  zs_put_row(y, sp.row, t + head[sp.last], alpha, beta);
+}
+
+/* FUSED: this tile's pieces are written (and fenced); count them in. The tile that brings a
+ * span's last piece adds the span up and sets its counter back to 0 for the next product. */
+template <typename T>
+__device__ __forceinline__ void zs_split_count_in(const zs_split_links &l,
+                                                  const zs_split_span *spans, unsigned *counters,
+                                                  const T *carry, const T *head, T *y, T alpha,
+                                                  T beta) {
+  const int32_t mine[2] = {l.head, l.tail};
+  for (int q = 0; q < 2; q++) {
+    if (mine[q] < 0) continue;
+    const zs_split_span sp = spans[mine[q]];
+    if (atomicAdd(&counters[mine[q]], 1u) != (unsigned)(sp.last - sp.first)) continue;
+    __threadfence();
+    /* other blocks' writes: not through L1 */
+    zs_split_add_span<T, const volatile T *>(sp, carry, head, y, alpha, beta);
+    counters[mine[q]] = 0;
+  }
+}
+
+/* Blocks per multiprocessor the registers must allow (32 a thread at most on the H100: the
+ * fused kernel would take 40, and 6 blocks instead of 8). */
+#define ZS_SPLIT_MIN_BLOCKS 8
+
 /* One tile per block. ptr: the row offsets (I: int32 or int64); coords: the tiles' first items;
- * carry[t]: the tile's sum of its last (open) row; head[t]: a spanning first row's piece. */
-template <typename T, typename I, int ITEMS, bool STREAM>
-__global__ void __launch_bounds__(ZS_BLOCK_THREADS)
+ * carry[t]: the tile's sum of its last (open) row; head[t]: a spanning first row's piece.
+ * FUSED: links, spans and counters finish the spans (else zs_split_spans_kernel does). */
+template <typename T, typename I, int ITEMS, bool STREAM, bool FUSED>
+__global__ void __launch_bounds__(ZS_BLOCK_THREADS, ZS_SPLIT_MIN_BLOCKS)
     zs_csr_split_kernel(const zs_split_coord *coords, const I *ptr, const int32_t *idx,
-                        const T *val, const T *__restrict__ x, T *y, T *carry, T *head, T alpha,
-                        T beta) {
+                        const T *val, const T *__restrict__ x, T *y, T *carry, T *head,
+                        const zs_split_links *links, const zs_split_span *spans, unsigned *counters,
+                        T alpha, T beta) {
   constexpr int TILE = ZS_BLOCK_THREADS * ITEMS;
   /* products (padded: see zs_split_at), then the row ends: rows + nnz <= TILE */
   __shared__ T buf[TILE + TILE / (ZS_SPLIT_PAD_BYTES / sizeof(T)) + 2];
@@ -122,12 +158,21 @@ __global__ void __launch_bounds__(ZS_BLOCK_THREADS)
   zs_split_scan(first_row >= 0, sum, f_ex, v_ex, v_in, warp_f, warp_v);
   if (first_row >= 0) {
     const T s = v_ex + first;
-    if (!f_ex && (c0.flags & ZS_SPLIT_HEAD_SPAN))
+    if (!f_ex && (c0.flags & ZS_SPLIT_HEAD_SPAN)) {
       head[blockIdx.x] = s; /* started in an earlier tile */
-    else
+      if (FUSED) __threadfence();
+    } else {
       zs_put_row(y, (int64_t)c0.row + first_row, s, alpha, beta);
+    }
   }
-  if (threadIdx.x == ZS_BLOCK_THREADS - 1) carry[blockIdx.x] = v_in;
+  if (threadIdx.x == ZS_BLOCK_THREADS - 1) {
+    carry[blockIdx.x] = v_in;
+    if (FUSED) __threadfence(); /* the pieces are visible before the counts say so */
+  }
+  if (!FUSED) return;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    zs_split_count_in(links[blockIdx.x], spans, counters, carry, head, y, alpha, beta);
 }
 
 /* Rows over several tiles: their pieces in tile order. */
@@ -136,10 +181,7 @@ __global__ void zs_split_spans_kernel(const zs_split_span *spans, int64_t n, con
                                       const T *head, T *y, T alpha, T beta) {
   const int64_t s = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (s >= n) return;
-  const zs_split_span sp = spans[s];
-  T t = 0;
-  for (int c = sp.first; c < sp.last; c++) t += carry[c];
-  zs_put_row(y, sp.row, t + head[sp.last], alpha, beta);
+  zs_split_add_span<T, const T *>(spans[s], carry, head, y, alpha, beta);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #ifndef ZS_SPLIT_PLAN_H
 #define ZS_SPLIT_PLAN_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -49,11 +50,19 @@ typedef struct zs_split_span {
   int32_t row, first, last, pad;
 } zs_split_span;
 
+/* The spans a tile adds a piece to (long_rows=fused: the tile that adds a span's last piece adds
+ * the span up): `head` the span that ends in it (its first row), `tail` the span its last row
+ * goes on into; -1 for none. */
+typedef struct zs_split_links {
+  int32_t head, tail;
+} zs_split_links;
+
 typedef struct zs_split_plan {
   zs_split_coord *coords; /* n_tiles + 1: the last is (rows, ptr[rows]) */
   int64_t n_tiles;
   zs_split_span *spans;
   int64_t n_spans;
+  zs_split_links *links; /* n_tiles */
 } zs_split_plan;
 
 /* The coordinate of item d of the walk over rows with offsets ptr (ptr[0] need not be 0): the
@@ -81,9 +90,10 @@ static inline int zs_split_plan_build(zs_split_plan *plan, const int64_t *ptr, i
   plan->n_tiles = tiles, plan->n_spans = 0;
   plan->coords = (zs_split_coord *)malloc((size_t)(tiles + 1) * sizeof(zs_split_coord));
   plan->spans = (zs_split_span *)malloc((size_t)(tiles ? tiles : 1) * sizeof(zs_split_span));
-  if (!plan->coords || !plan->spans) {
-    free(plan->coords), free(plan->spans);
-    plan->coords = NULL, plan->spans = NULL;
+  plan->links = (zs_split_links *)malloc((size_t)(tiles ? tiles : 1) * sizeof(zs_split_links));
+  if (!plan->coords || !plan->spans || !plan->links) {
+    free(plan->coords), free(plan->spans), free(plan->links);
+    plan->coords = NULL, plan->spans = NULL, plan->links = NULL;
     return 0;
   }
   for (int64_t t = 0; t < tiles; t++) plan->coords[t] = zs_split_find(ptr, rows, t * tile);
@@ -98,12 +108,36 @@ static inline int zs_split_plan_build(zs_split_plan *plan, const int64_t *ptr, i
     while (plan->coords[first].row == r && plan->coords[first].k > ptr[r]) first--;
     plan->spans[plan->n_spans++] = (zs_split_span){r, (int32_t)first, (int32_t)t, 0};
   }
+  for (int64_t t = 0; t < tiles; t++) plan->links[t] = (zs_split_links){-1, -1};
+  for (int64_t s = 0; s < plan->n_spans; s++) {
+    for (int64_t t = plan->spans[s].first; t < plan->spans[s].last; t++)
+      plan->links[t].tail = (int32_t)s;
+    plan->links[plan->spans[s].last].head = (int32_t)s;
+  }
   return 1;
 }
 
+/* Row-length statistics of `slabs` CSR offset arrays of rows + 1 entries each (column slabs: a
+ * row's length is the sum over the slabs): the coefficient of variation (standard deviation over
+ * mean; 0 without nonzeros) and the share of empty rows. One pass over the offsets. */
+static inline void zs_split_row_stats(const int64_t *ptr, int64_t rows, int slabs, double *cv,
+                                      double *empty) {
+  double sum = 0, sum2 = 0;
+  int64_t none = 0;
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t len = 0;
+    for (int k = 0; k < slabs; k++) len += ptr[k * (rows + 1) + r + 1] - ptr[k * (rows + 1) + r];
+    sum += (double)len, sum2 += (double)len * (double)len, none += len == 0;
+  }
+  const double mean = rows ? sum / (double)rows : 0,
+               var = rows ? sum2 / (double)rows - mean * mean : 0;
+  *cv = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : 0;
+  *empty = rows ? (double)none / (double)rows : 0;
+}
+
 static inline void zs_split_plan_free(zs_split_plan *plan) {
-  free(plan->coords), free(plan->spans);
-  plan->coords = NULL, plan->spans = NULL;
+  free(plan->coords), free(plan->spans), free(plan->links);
+  plan->coords = NULL, plan->spans = NULL, plan->links = NULL;
 }
 
 #endif /* ZS_SPLIT_PLAN_H */

@@ -240,6 +240,7 @@ static void find_variants(zs_context *ctx, const char *require) {
           {"experimental.reduce=threads,experimental.evict_first=off", "csr-threads"},
           /* the nonzero-split kernel: tiles of 256 items, so rows cross tiles and threads */
           {"kernel=split,block_nnz=256", "csr-split256"},
+          {"kernel=split,block_nnz=512,experimental.long_rows=fused", "csr-split-fused"},
           {"kernel=split,experimental.evict_first=off", "csr-split"},
       };
       for (size_t c = 0; c < sizeof csr_choices / sizeof *csr_choices; c++) {
