@@ -8,7 +8,8 @@ time is put beside its measured one; the model's choice is then looked up among 
 Prints per case, type and op the candidates the model lists (predicted µs, measured µs, their
 ratio) and a summary line: the measured time of the model's choice over the best measured
 candidate (every candidate of the run, the model's or not); a choice the run did not time is
-listed apart. It needs no GPU: plan runs on the
+listed apart; with --vendor (the run's DEVICE-auto.csv) the worst of its time over the vendor's
+best is printed too. It needs no GPU: plan runs on the
 host, the times come from the file. Exit status 0, 2 usage.
 """
 import argparse
@@ -41,6 +42,7 @@ def main():
     ap.add_argument("--calibration", help="plan's --calibration")
     ap.add_argument("--only", action="append", default=[], help="only this case (repeatable)")
     ap.add_argument("--quiet", action="store_true", help="summary lines only")
+    ap.add_argument("--vendor", help="the run's DEVICE-auto.csv: the choice's time over its vendor_us too")
     a = ap.parse_args()
     zsparse = os.path.join(a.build, "tools", "zsparse", "zsparse")
     if not os.access(zsparse, os.X_OK):
@@ -52,7 +54,12 @@ def main():
     for r in rows:
         groups.setdefault((r["case"], r["source"], r["backend"], r["type"], r["op"]), {})[canon(r["candidate"])] = \
             float(r["time_us"])
-    ratios, untimed = [], []
+    vendor = {}
+    if a.vendor:
+        with open(a.vendor, newline="", encoding="utf-8") as f:
+            vendor = {(r["case"], r["type"], r["op"]): float(r["vendor_us"]) for r in csv.DictReader(f)
+                      if r.get("vendor_us")}
+    ratios, untimed, over_vendor = [], [], []
     for (case, source, backend, t, op), measured in groups.items():
         if a.only and case not in a.only:
             continue
@@ -74,6 +81,8 @@ def main():
         ratio = got / best_us if got else float("nan")
         if got:
             ratios.append(ratio)
+            if (case, t, op) in vendor:
+                over_vendor.append((got / vendor[(case, t, op)], f"{case} {t} {op}"))
         else:
             untimed.append(f"{case} {t} {op} ({choice})")
         print(f"= {case} {t} {op}: choice {choice} {got if got else float('nan'):.1f} us, best {best_spec} "
@@ -81,6 +90,10 @@ def main():
     if ratios:
         print(f"median choice/best {statistics.median(ratios):.3f}, worst {max(ratios):.3f}, "
               f"within 10 % {100 * sum(r <= 1.1 for r in ratios) / len(ratios):.0f} % of {len(ratios)}")
+    if over_vendor:
+        worst = max(over_vendor)
+        print(f"worst choice/vendor {worst[0]:.3f} ({worst[1]}); over 1.03 on {sum(r > 1.03 for r, _ in over_vendor)} "
+              f"of {len(over_vendor)}")
     if untimed:
         print(f"choice not timed in the file, left out of the summary: {len(untimed)}: {', '.join(untimed)}")
     return 0
