@@ -31,6 +31,9 @@ typedef struct zsi_auto_stats {
                               ZSI_AUTO_SELL_SIGMA rows (SELL-32 with that sigma) */
   double templates;        /* distinct row patterns relative to the diagonal (CSR-dtANS version 5's
                        templates), estimated from the sample */
+  double packed_fill;      /* CSR-dtANS packed rows: entries of slices of 32 rows padded to their
+                              longest (long rows aside), per nonzero (from the sample) */
+  double packed_col_bits;  /* their column fields' bits (whole words) per nonzero */
   double sampled;          /* share of the nonzeros examined */
 } zsi_auto_stats;
 
@@ -98,7 +101,10 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(stored_pair, "transpose=stored: the pair's time / twice the SpMV time")                      \
   X(csr_small_launch_us, "CSR with block_nnz=1024 (small matrices), fixed cost per product, us") \
   X(dtans5_full_rows, "CSR-dtANS version 5: rows (threads) that fill the device")                \
-  X(sell_step_ns, "SELL: a thread's step along its row, ns (the longest row bounds the product)")
+  X(sell_step_ns, "SELL: a thread's step along its row, ns (the longest row bounds it)")         \
+  X(dtans5_packed_ps,                                                                            \
+    "CSR-dtANS packed rows (row_kind=packed): ps per entry (0: not a candidate)")                \
+  X(csr_small_nnz, "CSR on a GPU: nonzeros below which its row blocks shrink")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

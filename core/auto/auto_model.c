@@ -12,6 +12,8 @@
 /* One product y = A x: the format's bytes, its time and what bounds it. */
 typedef struct product {
   double bytes, us;
+  double launch_us;        /* the fixed part of us, which a fused pair pays once */
+  double walk_us, read_us; /* SELL: the longest row's chain of loads (GPU), the bytes' time */
   const char *bound;
 } product;
 
@@ -54,7 +56,7 @@ static int csr_slabs(const zsi_auto_stats *st, const zsi_auto_device *d) {
 static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d, int no_slabs,
                            int small) {
   const double vs = (double)zs_type_size(st->type);
-  product p;
+  product p = {0};
   p.bytes = 8.0 * (double)(st->rows + 1) + (double)st->nnz * (4.0 + vs);
   /* Slabs keep x's hot part in L2 (gathers at gather_ps); each further slab reads the row
    * offsets again and adds into y once more. A CPU has no slabs. */
@@ -64,32 +66,35 @@ static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
   const double g = gather_us(st, near ? K(gather_ps) : K(gather_far_ps));
   const double eff = st->type == ZS_F32 ? K(csr_eff_f32) : K(csr_eff);
   const double b = stream_us(d, p.bytes + extra + vector_bytes(st), eff);
-  const double launch = small ? K(csr_small_launch_us) : K(csr_launch_us);
-  p.us = launch + b + g;
+  /* the kernel's default blocks are 1024 nonzeros on rows that gather at random and shrink below
+   * csr_small_nnz (132 SMs x 2048 nonzeros on the H100): the fixed cost is then small blocks' */
+  const int shrunk = d->gpu && ((double)st->nnz < K(csr_small_nnz) || st->far_share >= 0.5);
+  const double launch = small || shrunk ? K(csr_small_launch_us) : K(csr_launch_us);
+  p.us = launch + b + g, p.launch_us = launch;
   p.bound = launch > b + g ? "launch" : larger(b, g, "bytes", "gathers");
   return p;
 }
 
 static product coo_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
   const double vs = (double)zs_type_size(st->type);
-  product p;
+  product p = {0};
   p.bytes = (double)st->nnz * (8.0 + vs);
   const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
   const double b = stream_us(d, p.bytes + vector_bytes(st), K(coo_eff));
-  p.us = K(csr_launch_us) + b + g;
+  p.us = K(csr_launch_us) + b + g, p.launch_us = K(csr_launch_us);
   p.bound = larger(b, g, "bytes", "gathers");
   return p;
 }
 
 static product gcsb_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
   const double vs = (double)zs_type_size(st->type);
-  product p;
+  product p = {0};
   /* values and 16-bit local indices, ~5 % group padding, 16 bytes of index per block */
   p.bytes = (double)st->nnz * (vs + 2.0) * 1.05 + 16.0 * st->blocks_per_nnz * (double)st->nnz;
   const double eff = st->type == ZS_F32 ? K(gcsb_eff_f32) : K(gcsb_eff);
   const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
   const double b = stream_us(d, p.bytes + vector_bytes(st), eff);
-  p.us = K(gcsb_launch_us) + b + g;
+  p.us = K(gcsb_launch_us) + b + g, p.launch_us = K(gcsb_launch_us);
   p.bound = larger(b, g, "bytes", "gathers");
   return p;
 }
@@ -106,14 +111,15 @@ static product sell_product(const zsi_auto_stats *st, const zsi_auto_device *d, 
   const double rl = st->row_max < 256 ? 1 : st->row_max < 65536 ? 2 : 4;
   /* sorted: the row order too (4 bytes a row), read to place each row's sum */
   const double read = (4.0 + vs) * entries + 8.0 * (slices + 1) + (sorted ? 4.0 * st->rows : 0);
-  product p;
+  product p = {0};
   p.bytes = read + rl * (double)st->rows;
   const double eff = st->type == ZS_F32 ? K(sell_eff_f32) : K(sell_eff);
   const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
   const double b = stream_us(d, read + vector_bytes(st), eff);
   /* a GPU thread walks its row alone: the longest row's chain of loads (R-MAT: 5.8 ms) */
   const double walk = (double)st->row_max * K(sell_step_ns) * 1e-3;
-  p.us = K(sell_launch_us) + fmax(b + g, walk);
+  p.us = K(sell_launch_us) + fmax(b + g, walk), p.launch_us = K(sell_launch_us), p.walk_us = walk;
+  p.read_us = b;
   p.bound = walk > b + g                ? "longest row"
             : K(sell_launch_us) > b + g ? "launch"
                                         : larger(b, g, "bytes", "gathers");
@@ -131,7 +137,7 @@ static product cci_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
   double bits = 0;
   for (int w = 0; w < ZSI_AUTO_WIDTHS; w++) bits += st->width_share[w] * cci_code_bits(w);
   if (auto_opcodes) bits *= 0.85; /* opcodes fitted to the matrix's widths */
-  product p;
+  product p = {0};
   /* per (row, slice): a start offset and half a 16-byte stream word of padding */
   p.bytes = (double)st->nnz * (vs + bits / 8.0) + 9.0 * slices * (double)st->rows;
   const double b = stream_us(d, p.bytes + vector_bytes(st), K(cci_eff));
@@ -140,6 +146,7 @@ static product cci_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
   const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps)) +
                    st->long_share * (double)st->nnz * 50 * K(gather_ps) * 1e-6;
   p.us = K(cci_launch_us) + fmax(b, dec) + (double)st->rows * K(cci_row_ps) * 1e-6 + g;
+  p.launch_us = K(cci_launch_us);
   p.bound = g > fmax(b, dec) ? "gathers" : larger(b, dec, "bytes", "decode");
   return p;
 }
@@ -179,14 +186,42 @@ static product dtans5_product(const zsi_auto_stats *st, const zsi_auto_device *d
                      : st->distinct <= 256                 ? 1
                      : st->distinct < ZSI_AUTO_MANY_VALUES ? 2
                                                            : vs;
-  product p;
+  product p = {0};
   p.bytes = 2.0 * (double)st->rows + n * fmin(ids, vs);
   const double b = stream_us(d, p.bytes + vector_bytes(st), K(dtans5_eff));
   const double dec = (n * K(dtans5_decode_ps) + (double)st->rows * K(dtans5_row_ps)) * 1e-6;
   const double g = gather_us(st, K(gather_ps));
   /* a thread per row: below the rows that fill the device, latency bounds each walk */
   const double full = K(dtans5_full_rows), busy = full > 0 && st->rows < full ? st->rows / full : 1;
-  p.us = K(csr_launch_us) + fmax(b, dec) / fmax(busy, 1e-3) + g;
+  p.us = K(csr_launch_us) + fmax(b, dec) / fmax(busy, 1e-3) + g, p.launch_us = K(csr_launch_us);
+  p.bound = busy < 1           ? "occupancy"
+            : g > fmax(b, dec) ? "gathers"
+                               : larger(b, dec, "bytes", "decode");
+  return p;
+}
+
+/* Version 5's packed rows (row_kind=packed): per slice of 32 rows, every lane padded to the
+ * slice's longest row (packed_fill) with column fields of the slice's widest step
+ * (packed_col_bits) and the values as packed ids (b bits, 32 / b a word) or raw; a 2-byte
+ * template entry per row. A thread per row as with templates, at dtans5_packed_ps per entry;
+ * its gathers are CSR's without column slabs. */
+static product dtans_packed_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
+  const double vs = (double)zs_type_size(st->type), n = (double)st->nnz;
+  const double entries = n * fmax(st->packed_fill, 1.0), rows = (double)st->rows;
+  double value_bytes = entries * vs; /* raw */
+  if (st->distinct <= 1) {
+    value_bytes = 0;
+  } else if (st->distinct < ZSI_AUTO_MANY_VALUES) { /* ids: half a word a lane of padding */
+    const double b = ceil(log2((double)st->distinct)), per_word = floor(32.0 / b);
+    value_bytes = fmin(entries * 4.0 / per_word + 2.0 * rows, value_bytes);
+  }
+  product p = {0};
+  p.bytes = 2.0 * rows + n * st->packed_col_bits / 8.0 + value_bytes;
+  const double b = stream_us(d, p.bytes + vector_bytes(st), K(dtans5_eff));
+  const double dec = (entries * K(dtans5_packed_ps) + rows * K(dtans5_row_ps)) * 1e-6;
+  const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
+  const double full = K(dtans5_full_rows), busy = full > 0 && rows < full ? rows / full : 1;
+  p.us = K(csr_launch_us) + fmax(b, dec) / fmax(busy, 1e-3) + g, p.launch_us = K(csr_launch_us);
   p.bound = busy < 1           ? "occupancy"
             : g > fmax(b, dec) ? "gathers"
                                : larger(b, dec, "bytes", "decode");
@@ -204,7 +239,7 @@ static product dtans_product(const zsi_auto_stats *st, const zsi_auto_device *d,
   const double h = coded ? st->delta_entropy + st->value_entropy : st->delta_entropy;
   double bits = fmax(4.0, h) * 1.03 + (h > 12 ? 0.5 * (h - 12) : 0);
   if (bits > 34) bits = 34;
-  product p;
+  product p = {0};
   p.bytes = n * bits / 8.0 + (coded ? 0 : n * vs) + 1.5 * (double)st->rows;
   const double g = gather_us(st, K(dtans_gather_ps));
   const double busy = dtans_busy(st, d, coded, lane256);
@@ -216,7 +251,7 @@ static product dtans_product(const zsi_auto_stats *st, const zsi_auto_device *d,
   /* guided slices even out long regular rows and cost elsewhere (docs/performance.md) */
   if (guided && !coded)
     t *= st->row_mean >= 20 && st->far_share < 0.3 ? K(dtans_guided) : K(dtans_guided_loss);
-  p.us = K(dtans_launch_us) + t + g;
+  p.us = K(dtans_launch_us) + t + g, p.launch_us = K(dtans_launch_us);
   p.bound = busy < 1 ? "occupancy" : g > t ? "gathers" : larger(dec, b, "decode", "bytes");
   return p;
 }
@@ -227,8 +262,9 @@ typedef enum tmode { T_DEFAULT, T_STORED, T_ATOMIC } tmode;
 typedef struct spec {
   zs_format format;
   const char *options;
-  int slices, flag_a, flag_b; /* cci: slices, auto opcodes; dtans: lane256, guided; csr: flag_a
-                                 col_slabs=1, flag_b block_nnz=1024; sell: flag_a sigma=4096 */
+  int slices, flag_a, flag_b; /* cci: slices, auto opcodes; dtans: lane256, guided (both: packed
+                                 rows); csr: flag_a col_slabs=1, flag_b block_nnz=1024; sell:
+                                 flag_a sigma=4096 */
 } spec;
 
 static product product_of(const spec *s, const zsi_auto_stats *st, const zsi_auto_device *d) {
@@ -236,7 +272,9 @@ static product product_of(const spec *s, const zsi_auto_stats *st, const zsi_aut
   case ZS_FORMAT_COO: return coo_product(st, d);
   case ZS_FORMAT_GCSB: return gcsb_product(st, d);
   case ZS_FORMAT_CCI: return cci_product(st, d, s->slices, s->flag_a);
-  case ZS_FORMAT_DTANS: return dtans_product(st, d, s->flag_a, s->flag_b);
+  case ZS_FORMAT_DTANS:
+    return s->flag_a && s->flag_b ? dtans_packed_product(st, d)
+                                  : dtans_product(st, d, s->flag_a, s->flag_b);
   case ZS_FORMAT_SELL: return sell_product(st, d, s->flag_a);
   default: return csr_product(st, d, s->flag_a, s->flag_b);
   }
@@ -264,6 +302,12 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
    * product gathers (x for y, w for z) on its own. */
   const double g = gather_us(st, s->format == ZS_FORMAT_DTANS ? K(dtans_gather_ps) : K(gather_ps));
   const double stream = fmax(p->us - g, 0);
+  if (s->format == ZS_FORMAT_CSR && s->flag_b && d->gpu) {
+    /* block_nnz is A's product's: Aᵀ, stored or built at first use, keeps the default blocks
+     * (bayer10 on the H100: 4.6 us with 1024, 11.3 for the pair, 6.4 the default's SpMV) */
+    *t_us = K(csr_t) * csr->us, *pair_us = p->us + *t_us;
+    return;
+  }
   if (m == T_STORED) { /* Aᵀ encoded beside A with A's options: a forward product each */
     *t_us = p->us, *pair_us = K(stored_pair) * 2.0 * p->us;
     return;
@@ -282,7 +326,16 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
     return;
   case ZS_FORMAT_SELL: /* its deterministic SpMVT: on a GPU Aᵀ stored as CSR, on a cpu its own */
     *t_us = K(sell_t) > 0 ? K(sell_t) * p->us : csr->us * K(csr_t);
-    *pair_us = m == T_ATOMIC ? K(sell_pair) * stream + g + atomics : p->us + *t_us;
+    if (m != T_ATOMIC) {
+      *pair_us = p->us + *t_us;
+    } else if (d->gpu) { /* one launch walks both, each row's chain of loads once; two
+                            launches' time at the least (H100: 5.6-5.9 us on the smallest
+                            shared matrices, SpMV 3.0-4.2; bayer10 8.5 against 7.5) */
+      const double once = p->launch_us;
+      *pair_us = fmax(2.0 * once, once + fmax(K(sell_pair) * p->read_us + g, p->walk_us) + atomics);
+    } else {
+      *pair_us = K(sell_pair) * stream + g + atomics;
+    }
     return;
   case ZS_FORMAT_DTANS:
     if (m == T_ATOMIC) { /* one decode serves both products, atomics into z */
@@ -308,9 +361,11 @@ static int specs_for(const zsi_auto_device *d, const zsi_auto_stats *st, spec *o
   if (strcmp(d->backend, "ref") == 0) return n; /* the oracle: its CSR is the plain product */
   /* where the GPU kernel would cut x into slabs, CSR without them is a candidate of its own */
   if (csr_slabs(st, d) > 1) out[n++] = (spec){ZS_FORMAT_CSR, "", 0, 1, 0};
-  /* small matrices on a GPU: blocks of 1024 nonzeros (0.7-1.8 us faster than the default's below
-   * 3e5 nonzeros on the H100, no slower up to 2e6) */
-  if (d->gpu && st->nnz < 2000000) out[n++] = (spec){ZS_FORMAT_CSR, "", 0, 0, 1};
+  /* blocks of 1024 nonzeros where the default keeps 2048 (rows that do not gather at random, from
+   * csr_small_nnz to 2e6 nonzeros: 1.0-1.3 us faster on the H100); below csr_small_nnz the
+   * default's own blocks are as small or smaller, and on scattered rows they are 1024 already */
+  if (d->gpu && (double)st->nnz >= K(csr_small_nnz) && st->nnz < 2000000 && st->far_share < 0.5)
+    out[n++] = (spec){ZS_FORMAT_CSR, "", 0, 0, 1};
   if (!d->gpu) out[n++] = (spec){ZS_FORMAT_COO, "", 0, 0, 0};
   out[n++] = (spec){ZS_FORMAT_SELL, "", 0, 0, 0};
   if (!d->gpu) out[n++] = (spec){ZS_FORMAT_SELL, "sigma=4096", 0, 1, 0};
@@ -324,16 +379,24 @@ static int specs_for(const zsi_auto_device *d, const zsi_auto_stats *st, spec *o
   if (d->gpu) out[n++] = (spec){ZS_FORMAT_DTANS, "lane_symbols=256", 0, 1, 0};
   if (d->gpu && !dtans_coded_values(st))
     out[n++] = (spec){ZS_FORMAT_DTANS, "guided=start", 0, 0, 1};
+  /* packed rows where rows share no template and none is stored apart (measured on a GPU only) */
+  if (K(dtans5_packed_ps) > 0 && !dtans_templates(st) && st->long_share == 0)
+    out[n++] = (spec){ZS_FORMAT_DTANS, "row_kind=packed", 0, 1, 1};
   return n;
 }
 
-/* Transpose modes worth listing for a format under a workload. */
-static int tmodes_for(zs_format f, zsi_auto_work w, tmode *out) {
+/* Transpose modes worth listing for a candidate under a workload. Packed rows' fused pair ran
+ * 2.5-4.6x their SpMV on the H100 (bench/data/h100-dtans5-packed.csv), behind their stored
+ * transpose's two products: not listed. */
+static int tmodes_for(const spec *s, zsi_auto_work w, tmode *out) {
+  const zs_format f = s->format;
   if (w == ZSI_WORK_SPMV) return out[0] = T_DEFAULT, 1;
   int n = 0;
   out[n++] = T_DEFAULT;
   if (f != ZS_FORMAT_COO) out[n++] = T_STORED;
-  if ((f == ZS_FORMAT_GCSB || f == ZS_FORMAT_DTANS || f == ZS_FORMAT_SELL) && w != ZSI_WORK_T)
+  const int packed = f == ZS_FORMAT_DTANS && s->flag_a && s->flag_b;
+  if ((f == ZS_FORMAT_GCSB || f == ZS_FORMAT_DTANS || f == ZS_FORMAT_SELL) && w != ZSI_WORK_T &&
+      !packed)
     out[n++] = T_ATOMIC;
   return n;
 }
@@ -359,7 +422,7 @@ int zsi_auto_model(const zsi_auto_stats *st, const zsi_auto_device *d, const zsi
   for (int i = 0; i < n_specs; i++) {
     const product p = product_of(&specs[i], st, d);
     tmode modes[3];
-    const int n_modes = tmodes_for(specs[i].format, w->kind, modes);
+    const int n_modes = tmodes_for(&specs[i], w->kind, modes);
     for (int m = 0; m < n_modes && n < ZSI_AUTO_MAX_CANDIDATES; m++) {
       zsi_auto_candidate *x = &c[n++];
       memset(x, 0, sizeof *x);

@@ -192,6 +192,8 @@ zs_status zs_plan_stats(const zs_plan *p, zs_stat_fn fn, void *ctx) {
       {"sell_fill", st->sell_fill},
       {"sell_fill_sorted", st->sell_fill_sorted},
       {"templates", st->templates},
+      {"packed_fill", st->packed_fill},
+      {"packed_col_bits", st->packed_col_bits},
       {"sampled", st->sampled},
   };
   for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)

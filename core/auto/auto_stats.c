@@ -72,12 +72,13 @@ typedef struct sample_acc {
   double raw_bits;
   uint64_t deltas, far, compared, blocks;
   double band_max;
-  uint32_t *col_count;             /* per column bucket */
-  uint32_t *stamp;                 /* per 32-column block: the last stripe that saw it */
-  int shift;                       /* column bucket = col >> shift */
-  value_table values, deltas_seen; /* the deltas' table: each distinct delta a symbol */
-  value_table patterns;            /* rows' column offsets from the diagonal, hashed */
-  uint64_t rows;                   /* rows sampled */
+  uint32_t *col_count;                    /* per column bucket */
+  uint32_t *stamp;                        /* per 32-column block: the last stripe that saw it */
+  int shift;                              /* column bucket = col >> shift */
+  value_table values, deltas_seen;        /* the deltas' table: each distinct delta a symbol */
+  value_table patterns;                   /* rows' column offsets from the diagonal, hashed */
+  uint64_t rows;                          /* rows sampled */
+  double packed_entries, packed_col_bits; /* CSR-dtANS packed rows of the sampled slices */
 } sample_acc;
 
 static void delta_add(sample_acc *a, int64_t d) {
@@ -126,6 +127,34 @@ static void stripe_blocks(sample_acc *a, const zs_matrix *A, int64_t r0, int64_t
       const int64_t b = A->col_idx[k] >> 5;
       if (a->stamp[b] != id) a->stamp[b] = id, a->blocks++;
     }
+}
+
+/* CSR-dtANS packed rows (docs/formats/dtans.md) of one slice of 32 rows [r0, r1), rows longer
+ * than long_min aside (the encoder stores them apart): every lane padded to the slice's longest
+ * row, its column fields at the bits of the slice's widest (a step less one, or a first column's
+ * offset from the slice's smallest) in whole 32-bit words. */
+static void packed_slice(sample_acc *a, const zs_matrix *A, int64_t r0, int64_t r1,
+                         double long_min) {
+  int64_t longest = 0, lo = INT64_MAX, hi = INT64_MIN;
+  uint64_t widest = 0;
+  for (int64_t i = r0; i < r1; i++) {
+    const int64_t b = A->row_ptr[i], n = A->row_ptr[i + 1] - b;
+    if (n == 0 || (double)n > long_min) continue;
+    const int32_t *c = A->col_idx + b;
+    const int64_t first = (int64_t)c[0] - i;
+    if (n > longest) longest = n;
+    if (first < lo) lo = first;
+    if (first > hi) hi = first;
+    for (int64_t k = 1; k < n; k++) {
+      const uint64_t f = (uint64_t)((int64_t)c[k] - c[k - 1] - 1);
+      if (f > widest) widest = f;
+    }
+  }
+  if (longest == 0) return;
+  if ((uint64_t)(hi - lo) > widest) widest = (uint64_t)(hi - lo);
+  const int bits = widest ? bit_width(widest) : 1; /* 1 ... 32 bits a field */
+  a->packed_entries += 32.0 * (double)longest;
+  a->packed_col_bits += 32.0 * 32.0 * ceil((double)longest * bits / 32.0);
 }
 
 /* Column skew from the bucket counts: share in the 1 % fullest, and how many hold 90 %. */
@@ -239,6 +268,8 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
     return zsi_oom("zs_plan: column counts", (uint64_t)(buckets + blocks) * 4);
   }
   const int64_t stride = band_stride(A);
+  /* the encoder's default long rows: the larger of its 1024-symbol lanes and 16 times the mean */
+  const double packed_long = fmax(1024.0, 16.0 * st->row_mean);
   uint64_t sample_nnz = 0;
   uint32_t stripe = 0;
   for (int64_t r0 = 0; r0 < A->rows; r0 += stride * BAND_ROWS) {
@@ -247,8 +278,10 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
       const int64_t pn = i > r0 ? A->row_ptr[i] - A->row_ptr[i - 1] : 0;
       sample_row(a, A, i, i > r0 ? A->col_idx + A->row_ptr[i - 1] : NULL, pn);
     }
-    for (int64_t s = r0; s < r1; s += 32)
+    for (int64_t s = r0; s < r1; s += 32) {
       stripe_blocks(a, A, s, s + 32 < r1 ? s + 32 : r1, ++stripe);
+      packed_slice(a, A, s, s + 32 < r1 ? s + 32 : r1, packed_long);
+    }
     sample_nnz += (uint64_t)(A->row_ptr[r1] - A->row_ptr[r0]);
   }
   const double n = (double)a->deltas;
@@ -263,6 +296,8 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
   st->bandwidth = A->cols ? a->band_max / (double)A->cols : 0;
   st->blocks_per_nnz = sample_nnz ? (double)a->blocks / (double)sample_nnz : 0;
   st->sampled = (double)sample_nnz / (double)A->nnz;
+  st->packed_fill = sample_nnz ? a->packed_entries / (double)sample_nnz : 1;
+  st->packed_col_bits = sample_nnz ? a->packed_col_bits / (double)sample_nnz : 0;
   if (a->values.full) {
     st->distinct = ZSI_AUTO_MANY_VALUES;
   } else {
