@@ -520,6 +520,11 @@ static void sweep(bytes base, const char *label) {
 }
 
 typedef void (*edit_fn)(bytes *b);
+typedef struct crafted_case {
+  const char *label;
+  edit_fn edit;
+  const char *want; /* in the message */
+} crafted_case;
 
 static void crafted(bytes base, const char *label, edit_fn edit, const char *want) {
   bytes b = dup_bytes(base);
@@ -639,11 +644,7 @@ static void test_corruption(void) {
   sweep(a, "csr 5x5");
   sweep(c, "coo 4x6 params");
 
-  static const struct {
-    const char *label;
-    edit_fn edit;
-    const char *want;
-  } cases[] = {
+  static const crafted_case cases[] = {
       {"wrong magic", e_magic, "magic at offset 0"},
       {"newer version", e_version2, "newer"},
       {"version 0", e_version0, "version at offset 8"},
@@ -763,11 +764,7 @@ static void test_options(void) {
         "the edits below assume an 11-byte text");
   /* Every byte of the record is covered: truncations and flips are refused. */
   sweep(g, "sell with options");
-  static const struct {
-    const char *label;
-    edit_fn edit;
-    const char *want;
-  } cases[] = {
+  static const crafted_case cases[] = {
       {"record version 0", e_opt_version0, "version 0"},
       {"text length", e_opt_length, "text length 10 does not fill the record's 19 bytes"},
       {"space in text", e_opt_space, "not printable"},
