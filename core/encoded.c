@@ -59,6 +59,10 @@ zs_status zsi_encoded_set_note(zs_encoded *E, const char *note) {
 
 const char *zs_encoded_note(const zs_encoded *E) { return E ? (E->note ? E->note : "") : NULL; }
 
+const char *zs_encoded_options(const zs_encoded *E) {
+  return E ? (E->options ? E->options : "") : NULL;
+}
+
 zs_status zsi_encoded_add_param(zs_encoded *E, const char *name, int64_t value) {
   if (E->n_params == ZSI_MAX_PARAMS || strlen(name) > ZSI_NAME_MAX)
     return zsi_error(ZS_ERR_INTERNAL, "cannot add parameter '%s'", name);

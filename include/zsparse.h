@@ -212,6 +212,10 @@ ZS_API zs_status zs_encoded_param_info(const zs_encoded *E, int i, const char **
  * reason=..." kept in .zsm files (docs/container.md); "" when none; NULL for a NULL E. Static
  * while E lives. */
 ZS_API const char *zs_encoded_note(const zs_encoded *E);
+/* The encoder options E was encoded with: zs_encode's string as given, kept in .zsm files, with
+ * which a "transpose=stored" operator encodes Aᵀ; "" when none; NULL for a NULL E. Static while
+ * E lives. */
+ZS_API const char *zs_encoded_options(const zs_encoded *E);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Context and backends.                                                                        */

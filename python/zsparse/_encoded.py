@@ -239,6 +239,12 @@ class Encoded(_lib.Owner):
         device=D workload=W reason=..." (kept in .zsm files); "" otherwise."""
         return self._lib.zs_encoded_note(self.handle()).decode("utf-8", "replace")
 
+    @property
+    def options(self):
+        """The encoder options it was encoded with, as given ("" when none): kept in .zsm files,
+        and used for Aᵀ by an Operator with transpose=stored."""
+        return self._lib.zs_encoded_options(self.handle()).decode("utf-8", "replace")
+
     def choice(self):
         """The note as a dict (format, options, op_options, backend, device, workload, reason),
         or None when the format was not chosen by "auto"."""
@@ -306,11 +312,13 @@ class Encoded(_lib.Owner):
     def info(self):
         """What `zsparse info --json` shows for a .zsm file, as a dict (without the file's name
         and kind): rows, cols, nnz, row lengths, symmetry, distinct values, entropies, type,
-        format, params, arrays, bytes and bytes per nonzero, CSR's bytes, the format's figures."""
+        format, the encoder options (None without any), params, arrays, bytes and bytes per
+        nonzero, CSR's bytes, the format's figures."""
         A = self.to_scipy()
         out = structure_info(A)
         out["type"] = "f32" if self.dtype == np.float32 else "f64"
         out["format"] = self.format
+        out["options"] = self.options or None
         out["params"] = self.params()
         out["arrays"] = self.arrays()
         nnz, nbytes = self.nnz, self.nbytes

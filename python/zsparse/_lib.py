@@ -218,6 +218,7 @@ _PROTOTYPES = {
     "zs_encoded_load": (c_int, [_pp, c_char_p]),
     "zs_encoded_format": (c_int, [_p]),
     "zs_encoded_note": (c_char_p, [_p]),
+    "zs_encoded_options": (c_char_p, [_p]),
     "zs_encoded_type": (c_int, [_p]),
     "zs_encoded_rows": (c_int64, [_p]),
     "zs_encoded_cols": (c_int64, [_p]),

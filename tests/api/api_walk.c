@@ -237,6 +237,10 @@ static void c_encoded_param_info(void) {
 static void c_encoded_note(void) {
   CHECK(zs_encoded_note(NULL) == NULL && zs_encoded_note(fx.E) && !zs_encoded_note(fx.E)[0]);
 }
+static void c_encoded_options(void) {
+  CHECK(zs_encoded_options(NULL) == NULL && zs_encoded_options(fx.E) &&
+        !zs_encoded_options(fx.E)[0]);
+}
 static void c_plan_create(void) {
   zs_plan *p = SENTINEL;
   INVALID(zs_plan_create(NULL, fx.A, NULL));
@@ -666,6 +670,7 @@ static const struct {
     C(encoded_stats),
     C(encoded_param_info),
     C(encoded_note),
+    C(encoded_options),
     C(plan_create),
     C(plan_check_options),
     C(plan_destroy),

@@ -223,10 +223,14 @@ def info_encoded(tool, mdir):
         zsm = os.path.join(tmp, "m.zsm")
         rc, _, err = run(tool, "convert", path, "-f", "dtans", "--options", "values=raw", "-o", zsm)
         rc2, obj2, err2 = run_json(tool, "info", "--json", zsm)
+        # ... and keeps the options (docs/container.md), printed as with --format.
         if rc or rc2 or obj2 is None or obj2.get("stats") != st or obj2.get("bytes") != obj.get(
-                "bytes") or "options" in obj2:
+                "bytes") or obj2.get("options") != "values=raw":
             fail("info on a dtans .zsm: rc=%d/%d stats %r, expected %r %s%s" %
                  (rc, rc2, obj2 and obj2.get("stats"), st, err, err2))
+        rc, out, err = run(tool, "info", zsm)
+        if rc or "format:           dtans (options values=raw)" not in out:
+            fail("info on a dtans .zsm (text): rc=%d %r %s" % (rc, out, err))
         rc, _, err = run(tool, "info", "--format", "dtans", zsm)
         if rc != 2 or "--format" not in err:
             fail("info --format on a .zsm: rc=%d err=%r" % (rc, err))

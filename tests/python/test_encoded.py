@@ -50,6 +50,24 @@ def test_roundtrip_through_zsm(fmt, dtype, tmp_path):
         assert np.allclose(got, ref, rtol=1e-4 if dtype == np.float32 else 1e-12, atol=1e-5)
 
 
+def test_options_kept_in_zsm(tmp_path):
+    """The encoder options travel with the blob and through a .zsm file (docs/container.md);
+    an Operator with transpose=stored on the loaded file gives Aᵀ w."""
+    A = sp.csr_matrix(GENERATED["long_row_and_col_500"])
+    with zsparse.encode(A, "sell", {"c": 4, "sigma": 8}) as E, zsparse.encode(A, "sell") as P:
+        assert E.options == "c=4,sigma=8" and P.options == ""
+        E.save(tmp_path / "opts.zsm")
+        P.save(tmp_path / "plain.zsm")
+    with zsparse.load(str(tmp_path / "opts.zsm")) as L, zsparse.load(
+        str(tmp_path / "plain.zsm")
+    ) as Q:
+        assert L.options == "c=4,sigma=8" and Q.options == ""
+        assert L.params() == {"c": 4, "sigma": 8}
+        w = np.cos(np.arange(A.shape[0]))
+        with zsparse.Operator(L, options="transpose=stored") as op:
+            assert np.allclose(op.T @ w, A.T @ w, rtol=1e-12, atol=1e-12)
+
+
 def test_canonicalises_input():
     """Unsorted columns and duplicates (legal in SciPy) are sorted and summed; other sparse
     formats and dense arrays are accepted; the input is left as it was."""

@@ -23,10 +23,10 @@ static const char help_text[] =
     "  entropy                Shannon entropy in bits per nonzero of the column deltas (a row's\n"
     "                         first column relative to the row index, then the difference to\n"
     "                         the previous column, as CSR-dtANS codes them) and of the values\n"
-    "For a .zsm also: format, value type, parameters, bytes per array, total bytes, bytes/nnz,\n"
-    "the same matrix's CSR bytes and the ratio, and the format's own figures\n"
-    "(zs_encoded_stats: for dtans the cross-entropy, predicted and actual size, table, row\n"
-    "length, escape and stream bytes), one line per figure.\n"
+    "For a .zsm also: format (with the encoder options it keeps), value type, parameters,\n"
+    "bytes per array, total bytes, bytes/nnz, the same matrix's CSR bytes and the ratio, and\n"
+    "the format's own figures (zs_encoded_stats: for dtans the cross-entropy, predicted and\n"
+    "actual size, table, row length, escape and stream bytes), one line per figure.\n"
     "\n"
     "options:\n"
     "  --type f32|f64  value type the Matrix Market values are read as (default f64); distinct\n"
@@ -43,8 +43,9 @@ static const char help_text[] =
     "                  field (null for .zsm), type, distinct_values, entropy_col_delta_bits,\n"
     "                  entropy_value_bits; for .zsm also format, params{}, arrays[{name,\n"
     "                  elem_size, count, bytes}], bytes, bytes_per_nnz, csr_bytes,\n"
-    "                  csr_bytes_per_nnz, bytes_vs_csr, stats{name: value}; with --format the\n"
-    "                  same keys and options (the OPTIONS string, null when none)\n"
+    "                  csr_bytes_per_nnz, bytes_vs_csr, stats{name: value}, options (the\n"
+    "                  encoder options the file keeps, null when none); with --format the\n"
+    "                  same keys, options being the OPTIONS string\n"
     "\n"
     "Exits 1 with the library's message when the file cannot be read (e.g. a complex matrix).\n";
 
@@ -426,7 +427,8 @@ int zs_cli_info(int argc, char **argv) {
     zs_json_num(&j, "entropy_col_delta_bits", st.h_delta);
     zs_json_num(&j, "entropy_value_bits", st.h_value);
     if (shown) {
-      if (!is_zsm) zs_json_str(&j, "options", *enc_opts ? enc_opts : NULL);
+      const char *kept = is_zsm ? zs_encoded_options(shown) : enc_opts;
+      zs_json_str(&j, "options", *kept ? kept : NULL);
       json_encoded(&j, shown, &ei, st.nnz);
     }
     zs_json_end(&j);
@@ -448,7 +450,10 @@ int zs_cli_info(int argc, char **argv) {
     printf("distinct values:  %lld\n", (long long)st.distinct);
     printf("entropy:          column deltas %.3f bits/nnz, values %.3f bits/nnz\n", st.h_delta,
            st.h_value);
-    if (shown) text_encoded(shown, &ei, st.nnz, is_zsm ? NULL : enc_opts);
+    /* a .zsm's kept encoder options, when it has any, on the format line as for --format */
+    const char *kept =
+        is_zsm && shown && *zs_encoded_options(shown) ? zs_encoded_options(shown) : NULL;
+    if (shown) text_encoded(shown, &ei, st.nnz, is_zsm ? kept : enc_opts);
   }
   zs_matrix_destroy(&A);
   zs_encoded_destroy(&E), zs_encoded_destroy(&enc);
