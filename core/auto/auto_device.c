@@ -79,6 +79,7 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_sell_step_ns] = 150,
     [ZSI_AUTO_K_dtans5_packed_ps] = 2.2,
     [ZSI_AUTO_K_csr_small_nnz] = 270336,
+    [ZSI_AUTO_K_sell_add_ps] = 2.8,
 };
 
 /* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */

@@ -331,8 +331,13 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
     } else if (d->gpu) { /* one launch walks both, each row's chain of loads once; two
                             launches' time at the least (H100: 5.6-5.9 us on the smallest
                             shared matrices, SpMV 3.0-4.2; bayer10 8.5 against 7.5) */
-      const double once = p->launch_us;
-      *pair_us = fmax(2.0 * once, once + fmax(K(sell_pair) * p->read_us + g, p->walk_us) + atomics);
+      /* rows that repeat no pattern near the diagonal: a warp's 32 adds at one step land on 32
+       * different columns of the band, not on consecutive ones (band f64: 204.5 us, 1.98x the
+       * SpMV, against 1.3-1.6x on the stencils) */
+      const double apart = st->templates * 64 > (double)st->rows ? 1 - st->far_share : 0;
+      const double adds = apart * (double)st->nnz * K(sell_add_ps) * 1e-6, once = p->launch_us;
+      *pair_us =
+          fmax(2.0 * once, once + fmax(K(sell_pair) * p->read_us + g, p->walk_us) + atomics + adds);
     } else {
       *pair_us = K(sell_pair) * stream + g + atomics;
     }

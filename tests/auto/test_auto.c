@@ -42,6 +42,7 @@ static zsi_auto_stats stats_of(const shape *s) {
   st.sell_fill_sorted = st.sell_fill > 1.5 ? 1.1 : st.sell_fill;
   /* packed rows: fields of the widest step of a slice, a couple of bits over the deltas' entropy
    * (banded 128 wide: 6.4 bits with 4.2; Erdos-Renyi of 2^19 columns: 18.0 with 17.0) */
+  st.templates = s->delta_h < 2.5 ? 27 : (double)s->rows; /* stencils repeat their rows */
   st.packed_fill = st.sell_fill;
   st.packed_col_bits = ceil(s->delta_h) + 2;
   return st;
@@ -84,6 +85,14 @@ static const shape st27_8_f32 = {"st27/8 f32", 512000, 13481272, 1.4, 0.014,
 static const shape er_8 = {"er/8", 524288, 8388608, 17.0, 1.0, 0.98, MANY, ZS_F64, 0};
 static const shape rmat_8 = {"rmat/8", 524288, 8213110, 12.4, 0.96, 0.5, MANY, ZS_F64, 7.7};
 
+static int listed(const zsi_auto_candidate *c, int n, zs_format f, const char *options,
+                  const char *op_options) {
+  for (int i = 0; i < n; i++)
+    if (c[i].format == f && !strcmp(c[i].options, options) && !strcmp(c[i].op_options, op_options))
+      return i;
+  return -1;
+}
+
 /* BiCG's pair on stencils: a fused one-walk pair, CSR-dtANS's template rows (version 5) or SELL
  * (the H100: 1.4-1.9x CSR's two products), and GCSB's fused one-copy pair ahead of CSR (1.1-1.3x);
  * on scattered matrices the atomic adds into z cost what they save, and no fused pair is chosen. */
@@ -104,6 +113,22 @@ static void pair_test(void) {
     for (int j = 0; j < n && gcsb >= 0; j++) /* the fused GCSB pair beats every CSR candidate */
       if (c[j].format == ZS_FORMAT_CSR) CHECK(c[gcsb].us < c[j].us);
   }
+  /* SELL's one-walk pair: its adds into z coalesce where rows repeat a pattern (lap2d f64 at
+   * 10^7 nonzeros: 1.57x its SpMV), not in a band of random columns (1.98x) */
+  const shape band_8 = {"band/8", 1048576, 20971520, 4.2, 0.0, 0.008, MANY, ZS_F64, 0};
+  const shape *rows[] = {&lap2d_8, &band_8};
+  double ratio[2] = {0, 0};
+  for (int i = 0; i < 2; i++) {
+    zsi_auto_candidate s[ZSI_AUTO_MAX_CANDIDATES];
+    int ns;
+    choose(rows[i], "cuda", "h100", "spmv", s, &ns);
+    choose(rows[i], "cuda", "h100", "pair", c, &n);
+    const int a = listed(c, n, ZS_FORMAT_SELL, "", "transpose=atomic");
+    const int one = listed(s, ns, ZS_FORMAT_SELL, "", "");
+    CHECK(a >= 0 && one >= 0);
+    if (a >= 0 && one >= 0) ratio[i] = c[a].us / s[one].us;
+  }
+  CHECK(ratio[0] > 1.4 && ratio[0] < 1.7 && ratio[1] > 1.8 && ratio[1] < 2.2);
   const shape *scattered[] = {&er_8, &rmat_8, &er_rand, &rmat_rand};
   for (int i = 0; i < 4; i++) {
     k = choose(scattered[i], "cuda", "h100", "pair", c, &n);
@@ -188,14 +213,6 @@ static int choose_with(const shape *s, const char *work, const char *line, zsi_a
   if (fd >= 0) remove(path);
   CHECK(k >= 0);
   return k < 0 ? 0 : k;
-}
-
-static int listed(const zsi_auto_candidate *c, int n, zs_format f, const char *options,
-                  const char *op_options) {
-  for (int i = 0; i < n; i++)
-    if (c[i].format == f && !strcmp(c[i].options, options) && !strcmp(c[i].op_options, op_options))
-      return i;
-  return -1;
 }
 
 /* Small matrices on the H100: CSR's default row blocks shrink below one block per SM (132 x 2048
