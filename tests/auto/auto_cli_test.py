@@ -56,6 +56,9 @@ def check_shape(obj, label):
         if key not in obj:
             fail("%s: key %r missing" % (label, key))
             return False
+    for key in ("sell_fill", "templates", "packed_fill", "packed_col_bits", "sampled"):
+        if not isinstance(obj["stats"].get(key), (int, float)):
+            fail("%s: stats key %r missing" % (label, key))
     cands = obj["candidates"]
     if not cands or cands[0]["format"] != "csr":
         fail("%s: the first candidate is not plain csr: %r" % (label, cands[:1]))
