@@ -218,6 +218,24 @@ def coo(name):
     return table(["matrix", "type", "COO Ax µs", "cuSPARSE COO Ax µs", "×", "COO Aᵀx atomic µs", "cuSPARSE COO Aᵀx µs", "×"], rows)
 
 
+def split(name):
+    """CSR's nonzero-split kernel beside the row blocks, our COO and cuSPARSE (device-split.sh)."""
+    b = Bench(name)
+    rows = []
+    for m, t in b.cells(list(dict.fromkeys(r["matrix"] for r in b.rows))):
+        splits = sorted({r["kernel"] for r in b.rows if r["matrix"] == m and r["type"] == t
+                         and r["library"] == "zsparse" and r["op"] == "N" and "kernel=split" in r["kernel"]})
+        found = [(b.zs(m, t, k), k.split("@", 1)[1]) for k in splits]
+        found = [f for f in found if f[0] is not None]
+        sp, which = min(found) if found else (None, "")
+        which = which.replace("kernel=split", "").replace("experimental.", "").strip(",") or "default tile"
+        best, vendor = b.best(m, t)
+        rows.append([m, t, f1(b.zs(m, t, "csr")), f"{f1(sp)} ({which})", f1(b.zs(m, t, "coo")),
+                     f"{f1(best)} ({vendor})", x(b.zs(m, t, "csr"), sp), x(best, sp)])
+    return table(["matrix", "type", "CSR µs", "split µs (options)", "COO µs", "best cuSPARSE µs",
+                  "split vs CSR ×", "split vs best cuSPARSE ×"], rows)
+
+
 # ---- SELL-C-sigma ----
 
 def sell(name):

@@ -63,13 +63,14 @@ struct gpu_op {
   zs_type type;
   int64_t rows, cols, nnz;
   bool atomic_transpose;
-  int items;      /* nonzeros per thread of a row block: 1, 2, 4 or 8 */
-  bool scattered; /* rows gather x at random */
-  bool stream;    /* evict-first loads of the matrix data (by default where scattered) */
-  bool threads;   /* blocks of short rows reduce thread by thread (reduce=threads) */
-  bool fused;     /* long rows finished by their last chunk (long_rows=fused) */
-  bool split;     /* SpMV by the nonzero-split kernel (kernel=split) */
-  bool skewed;    /* row lengths spread widely (csr_skewed): the split kernel's default */
+  int items;           /* nonzeros per thread of a row block: 1, 2, 4 or 8 */
+  bool scattered;      /* rows gather x at random */
+  bool stream;         /* evict-first loads of the matrix data (by default where scattered) */
+  bool threads;        /* blocks of short rows reduce thread by thread (reduce=threads) */
+  bool fused;          /* long rows finished by their last chunk (long_rows=fused) */
+  bool split;          /* SpMV by the nonzero-split kernel (kernel=split) */
+  double row_cv;       /* row lengths' standard deviation over their mean (csr_row_stats) */
+  int64_t longest_row; /* nonzeros of the longest row */
   /* CSR: ptr/idx/val; COO: row/idx/val. Row offsets are int32 when nnz < 2^31 (offsets32).
    * A CSR matrix whose x does not fit the L2 cache is stored in column slabs (csr_slab_count):
    * slab k holds the nonzeros of columns [k w, (k + 1) w), all rows, as its own CSR at
@@ -466,37 +467,50 @@ csr_choice read_csr_choice(const char *options) {
 /* A matrix with fewer nonzeros than ZS_CSR_MIN_BLOCKS_PER_SM default-sized row blocks per
  * multiprocessor gets smaller blocks (halved down to 256 nonzeros), so that every
  * multiprocessor has work: on the H100 zenios (27 K nonzeros) 7.9 -> 4.7 us with 256,
- * bcsstk13 (84 K) 7.1 -> 5.1 with 512 (docs/backends.md, "CSR SpMV"). */
+ * bcsstk13 (84 K) 7.1 -> 5.1 with 512 (docs/backends.md, "CSR SpMV"). But never smaller than
+ * its longest row: a row longer than a block needs the second kernel, which costs more than
+ * the idle multiprocessors (H100, f64: memplus, rows up to 574, 8.0 us with 512 against 6.4
+ * with 1024; rmat-s14, rows up to 1540, 10.3 with 512, 9.5 with 2048). */
 #define ZS_CSR_MIN_BLOCKS_PER_SM 1
 
-/* Rows whose lengths spread at least this much (standard deviation over mean) are summed by the
- * nonzero-split kernel by default: power-law rows (R-MAT: 4-12) unlike stencils, banded and
- * Erdős–Rényi rows (under 0.1). */
-#define ZS_SPLIT_MIN_CV 1.0
+/* The nonzero-split kernel is the default where row lengths spread at least this much (standard
+ * deviation over mean) on a matrix too large for smaller blocks. H100, SpMV: R-MAT (4.3-8)
+ * 62.5 us against the row blocks' 75.1 in f32, 76.2 against 79.2 in f64, 82.4 against 124.1
+ * (scale 19, 24 per row); Barabási-Albert (1.5) 22.1 against 19.4 and every regular matrix
+ * (under 0.1) 16-43 % slower. The threshold lies between the two measured groups. */
+#define ZS_SPLIT_MIN_CV 2.5
 
-/* Whether the rows of `slabs` offset arrays (rows + 1 each, a row's length summed over them)
- * are skewed enough for the split kernel (one pass over the offsets). */
-bool csr_skewed(const int64_t *ptr, int64_t rows, int slabs) {
-  double cv, empty;
-  zs_split_row_stats(ptr, rows, slabs, &cv, &empty);
-  return cv >= ZS_SPLIT_MIN_CV;
+/* Row-length statistics of `slabs` offset arrays (rows + 1 each, a row's length summed over
+ * them) into op: one pass over the offsets. */
+void csr_row_stats(gpu_op *op, const int64_t *ptr, int64_t rows, int slabs) {
+  zs_split_row_stats(ptr, rows, slabs, &op->row_cv, &op->longest_row);
 }
 
-/* A CSR operator's kernel choices (rows, nnz, type, scattered and dev set): forced ones, else
- * the defaults. Row blocks of 1024 nonzeros where rows gather x at random, else 2048, smaller
- * for small matrices; evict-first matrix loads (measured faster for f32 too: lap2d 55.0 ->
- * 44.6 us, band 84.4 -> 69.1 on the H100); lanes per row; long rows by a second kernel
- * (reduce=threads and long_rows=fused measured slower on R-MAT: docs/backends.md). */
+/* A CSR operator's kernel choices (rows, nnz, type, scattered, row statistics and dev set):
+ * forced ones, else the defaults. Row blocks of 1024 nonzeros where rows gather x at random,
+ * else 2048, smaller for small matrices; evict-first matrix loads (measured faster for f32 too:
+ * lap2d 55.0 -> 44.6 us, band 84.4 -> 69.1 on the H100); lanes per row; long rows by a second
+ * kernel (reduce=threads and long_rows=fused measured slower on R-MAT: docs/backends.md). On
+ * skewed rows of a matrix too large for smaller blocks, the nonzero-split kernel in tiles of
+ * 1024 items (faster than 512 and 2048 on every R-MAT measured). */
 void csr_choose(gpu_op *op, const csr_choice *c) {
-  int items = op->scattered ? 4 : ZS_BLOCK_ITEMS_DEFAULT;
+  const int full = op->scattered ? 4 : ZS_BLOCK_ITEMS_DEFAULT;
   const int64_t sms = op->dev && op->dev->sm_count > 0 ? op->dev->sm_count : 0;
+  int items = full;
   while (items > 1 && op->nnz < (int64_t)ZS_CSR_MIN_BLOCKS_PER_SM * sms * items * ZS_BLOCK_THREADS)
     items /= 2;
+  const bool small = items < full;
+  const bool split = !small && op->row_cv >= ZS_SPLIT_MIN_CV;
+  op->split = c && c->split >= 0 ? c->split == 1 : split;
+  if (op->split && !small) /* tiles hold any row: their size is not the rows' business */
+    items = 4;
+  else if (!op->split)
+    while (small && items < ZS_BLOCK_ITEMS_DEFAULT && op->longest_row > items * ZS_BLOCK_THREADS)
+      items *= 2;
   op->items = c && c->items ? c->items : items;
   op->stream = c && c->evict_first >= 0 ? c->evict_first == 1 : true;
   op->threads = c && c->threads >= 0 ? c->threads == 1 : false;
   op->fused = c && c->fused >= 0 ? c->fused == 1 : false;
-  op->split = c && c->split >= 0 ? c->split == 1 : false;
   if (c)
     op->choice = *c;
   else
@@ -614,7 +628,7 @@ zs_status csr_op_adopt(gpu_op **out, const gpu_device *dev, zs_type type, int64_
   op->offsets32 = nnz <= INT32_MAX;
   op->scattered = scattered;
   op->n_slabs = slabs;
-  op->skewed = csr_skewed(host_ptr, rows, slabs);
+  csr_row_stats(op, host_ptr, rows, slabs);
   csr_choose(op, choice);
   zs_status s = upload_slabs(op, host_ptr);
   if (s != ZS_OK) {
@@ -701,7 +715,7 @@ zs_status csr_gpu_create(const gpu_device *dev, void **out, const zsb_encoded_vi
   if (s == ZS_OK) s = upload_array(&op->idx, col_data, (uint64_t)v->nnz, "col_idx");
   if (s == ZS_OK && v->format == ZS_FORMAT_CSR) {
     op->offsets32 = v->nnz <= INT32_MAX;
-    op->skewed = csr_skewed(ptr, v->rows, 1);
+    csr_row_stats(op, ptr, v->rows, 1);
     csr_choose(op, &choice);
     s = upload_slabs(op, slab_ptr ? slab_ptr : ptr);
   }

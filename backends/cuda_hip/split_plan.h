@@ -119,20 +119,20 @@ static inline int zs_split_plan_build(zs_split_plan *plan, const int64_t *ptr, i
 
 /* Row-length statistics of `slabs` CSR offset arrays of rows + 1 entries each (column slabs: a
  * row's length is the sum over the slabs): the coefficient of variation (standard deviation over
- * mean; 0 without nonzeros) and the share of empty rows. One pass over the offsets. */
+ * mean; 0 without nonzeros) and the longest row. One pass over the offsets. */
 static inline void zs_split_row_stats(const int64_t *ptr, int64_t rows, int slabs, double *cv,
-                                      double *empty) {
+                                      int64_t *longest) {
   double sum = 0, sum2 = 0;
-  int64_t none = 0;
+  *longest = 0;
   for (int64_t r = 0; r < rows; r++) {
     int64_t len = 0;
     for (int k = 0; k < slabs; k++) len += ptr[k * (rows + 1) + r + 1] - ptr[k * (rows + 1) + r];
-    sum += (double)len, sum2 += (double)len * (double)len, none += len == 0;
+    sum += (double)len, sum2 += (double)len * (double)len;
+    if (len > *longest) *longest = len;
   }
-  const double mean = rows ? sum / (double)rows : 0,
-               var = rows ? sum2 / (double)rows - mean * mean : 0;
+  const double mean = rows ? sum / (double)rows : 0;
+  const double var = rows ? sum2 / (double)rows - mean * mean : 0;
   *cv = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : 0;
-  *empty = rows ? (double)none / (double)rows : 0;
 }
 
 static inline void zs_split_plan_free(zs_split_plan *plan) {

@@ -153,20 +153,21 @@ static void check_lengths(const int64_t *len, int64_t rows, int64_t base) {
 static void check_stats(void) {
   /* rows 0, 2, 0, 2 as one array, then as two slabs of 0, 1, 0, 1 each */
   const int64_t one[] = {0, 0, 2, 2, 4}, two[] = {0, 0, 1, 1, 2, 2, 2, 3, 3, 4};
-  double cv = -1, empty = -1;
-  zs_split_row_stats(one, 4, 1, &cv, &empty);
-  CHECK(cv == 1.0 && empty == 0.5);
-  cv = empty = -1;
-  zs_split_row_stats(two, 4, 2, &cv, &empty);
-  CHECK(cv == 1.0 && empty == 0.5);
+  double cv = -1;
+  int64_t longest = -1;
+  zs_split_row_stats(one, 4, 1, &cv, &longest);
+  CHECK(cv == 1.0 && longest == 2);
+  cv = -1, longest = -1;
+  zs_split_row_stats(two, 4, 2, &cv, &longest);
+  CHECK(cv == 1.0 && longest == 2);
   const int64_t even[] = {10, 13, 16, 19}; /* offsets from 10, every row 3 */
-  zs_split_row_stats(even, 3, 1, &cv, &empty);
-  CHECK(cv == 0.0 && empty == 0.0);
+  zs_split_row_stats(even, 3, 1, &cv, &longest);
+  CHECK(cv == 0.0 && longest == 3);
   const int64_t none[] = {0, 0, 0};
-  zs_split_row_stats(none, 2, 1, &cv, &empty);
-  CHECK(cv == 0.0 && empty == 1.0);
-  zs_split_row_stats(none, 0, 1, &cv, &empty);
-  CHECK(cv == 0.0 && empty == 0.0);
+  zs_split_row_stats(none, 2, 1, &cv, &longest);
+  CHECK(cv == 0.0 && longest == 0);
+  zs_split_row_stats(none, 0, 1, &cv, &longest);
+  CHECK(cv == 0.0 && longest == 0);
 }
 
 int main(void) {
