@@ -8,7 +8,8 @@ time is put beside its measured one; the model's choice is then looked up among 
 Prints per case, type and op the candidates the model lists (predicted µs, measured µs, their
 ratio) and a summary line: the measured time of the model's choice over the best measured
 candidate (every candidate of the run, the model's or not); a choice the run did not time is
-listed apart; with --vendor (the run's DEVICE-auto.csv) the worst of its time over the vendor's
+listed apart. --calibration-for CALL=FILE replays the lines of one call (the `call` column of
+bench/auto/join_runs.py) with a calibration of their own, e.g. a kernel since changed. With --vendor (the run's DEVICE-auto.csv) the worst of its time over the vendor's
 best is printed too. It needs no GPU: plan runs on the
 host, the times come from the file. Exit status 0, 2 usage.
 """
@@ -40,6 +41,8 @@ def main():
     ap.add_argument("--build", default="build-host")
     ap.add_argument("--device", help="plan's --device (default: the backend's)")
     ap.add_argument("--calibration", help="plan's --calibration")
+    ap.add_argument("--calibration-for", action="append", default=[], metavar="CALL=FILE",
+                    help="plan's --calibration for the lines of that call (the file's `call` column)")
     ap.add_argument("--only", action="append", default=[], help="only this case (repeatable)")
     ap.add_argument("--quiet", action="store_true", help="summary lines only")
     ap.add_argument("--vendor", help="the run's DEVICE-auto.csv: the choice's time over its vendor_us too")
@@ -48,12 +51,19 @@ def main():
     if not os.access(zsparse, os.X_OK):
         ap.error(f"{zsparse} is not built")
     extra = ["--calibration", a.calibration] if a.calibration else []
+    per_call = {}
+    for item in a.calibration_for:
+        call, sep, path = item.partition("=")
+        if not sep or not call or not path:
+            ap.error(f"--calibration-for {item!r}: expected CALL=FILE")
+        per_call[call] = ["--calibration", path]
     with open(a.runs, newline="", encoding="utf-8") as f:
         rows = [r for r in csv.DictReader(f) if r["library"] == "zsparse" and r["ok"] == "1" and r["time_us"]]
-    groups = {}
+    groups, calls = {}, {}
     for r in rows:
-        groups.setdefault((r["case"], r["source"], r["backend"], r["type"], r["op"]), {})[canon(r["candidate"])] = \
-            float(r["time_us"])
+        key = (r["case"], r["source"], r["backend"], r["type"], r["op"])
+        groups.setdefault(key, {})[canon(r["candidate"])] = float(r["time_us"])
+        calls[key] = r.get("call", "")
     vendor = {}
     if a.vendor:
         with open(a.vendor, newline="", encoding="utf-8") as f:
@@ -66,7 +76,8 @@ def main():
         if source.startswith("gen:") is False and not os.path.exists(source):
             print(f"{case}: {source} is not here: skipped", file=sys.stderr)
             continue
-        p = plan(zsparse, source, backend, t, op, a.device, extra)
+        p = plan(zsparse, source, backend, t, op, a.device,
+                 per_call.get(calls[(case, source, backend, t, op)], extra))
         best_spec, best_us = min(measured.items(), key=lambda kv: kv[1])
         choice = spec_of_choice(p["choice"])
         got = measured.get(choice)
