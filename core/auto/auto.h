@@ -34,6 +34,8 @@ typedef struct zsi_auto_stats {
   double packed_fill;      /* CSR-dtANS packed rows: entries of slices of 32 rows padded to their
                               longest (long rows aside), per nonzero (from the sample) */
   double packed_col_bits;  /* their column fields' bits (whole words) per nonzero */
+  double sell_fill_t;      /* sell_fill of Aᵀ (slices of 32 columns), from the sample's counts */
+  int64_t col_max;         /* the fullest column (Aᵀ's longest row), the same way */
   double sampled;          /* share of the nonzeros examined */
 } zsi_auto_stats;
 

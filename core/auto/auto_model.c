@@ -193,7 +193,10 @@ static product dtans5_product(const zsi_auto_stats *st, const zsi_auto_device *d
   const double g = gather_us(st, K(gather_ps));
   /* a thread per row: below the rows that fill the device, latency bounds each walk */
   const double full = K(dtans5_full_rows), busy = full > 0 && st->rows < full ? st->rows / full : 1;
-  p.us = K(csr_launch_us) + fmax(b, dec) / fmax(busy, 1e-3) + g, p.launch_us = K(csr_launch_us);
+  /* one kernel: a small CSR's fixed cost (H100, the re-time at 10^6 nonzeros: st7 4.65 us, its
+   * bytes 2.8; lap2d-9pt-s 4.57) */
+  p.us = K(csr_small_launch_us) + fmax(b, dec) / fmax(busy, 1e-3) + g;
+  p.launch_us = K(csr_small_launch_us);
   p.bound = busy < 1           ? "occupancy"
             : g > fmax(b, dec) ? "gathers"
                                : larger(b, dec, "bytes", "decode");
@@ -291,6 +294,28 @@ static double encode_ns(zs_format f, const zsi_auto_device *d) {
   }
 }
 
+/* Adds into z at one step of a warp that land off their neighbours' columns, on a GPU: rows that
+ * repeat no pattern near the diagonal (sell_add_ps each of the near ones). */
+static double adds_apart_us(const zsi_auto_stats *st, const zsi_auto_device *d) {
+  const double apart = st->templates * 64 > (double)st->rows ? 1 - st->far_share : 0;
+  return apart * (double)st->nnz * K(sell_add_ps) * 1e-6;
+}
+
+/* A stored Aᵀ's product: A's statistics, but for the slices' padding where the format pads
+ * (SELL, packed rows: Aᵀ's rows are A's columns, whose counts may spread where A's rows do not,
+ * e.g. Erdos-Renyi's 16 a row against Poisson counts a column: SELL's stored pair measured 174 us
+ * against 161.7 with CSR's transpose). */
+static double stored_t_us(const spec *s, const product *p, const zsi_auto_stats *st,
+                          const zsi_auto_device *d) {
+  const int packed = s->format == ZS_FORMAT_DTANS && s->flag_a && s->flag_b;
+  if (!(s->format == ZS_FORMAT_SELL && !s->flag_a) && !packed) return p->us;
+  zsi_auto_stats t = *st;
+  t.sell_fill = t.packed_fill = fmax(st->sell_fill_t, 1.0);
+  t.rows = st->cols, t.cols = st->rows, t.row_mean = (double)st->nnz / fmax((double)st->cols, 1);
+  t.row_max = st->col_max;
+  return product_of(s, &t, d).us;
+}
+
 /* SpMVT time and pair time of a candidate from its SpMV time p. */
 static void transposed(const spec *s, tmode m, const product *p, const product *csr,
                        const zsi_auto_stats *st, const zsi_auto_device *d, double *t_us,
@@ -309,7 +334,7 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
     return;
   }
   if (m == T_STORED) { /* Aᵀ encoded beside A with A's options: a forward product each */
-    *t_us = p->us, *pair_us = K(stored_pair) * 2.0 * p->us;
+    *t_us = stored_t_us(s, p, st, d), *pair_us = K(stored_pair) * (p->us + *t_us);
     return;
   }
   switch (s->format) {
@@ -319,7 +344,9 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
     *t_us = K(gcsb_t) * p->us;
     if (m == T_ATOMIC) {
       const double f = st->type == ZS_F32 ? K(gcsb_pair_f32) : K(gcsb_pair);
-      *pair_us = f * stream + g + atomics;
+      /* f32 pays for adds off their neighbours' columns too (band f32: 185 us, f64 172) */
+      *pair_us =
+          f * stream + g + atomics + (st->type == ZS_F32 && d->gpu ? adds_apart_us(st, d) : 0);
     } else {
       *pair_us = p->us + *t_us;
     }
@@ -334,8 +361,7 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
       /* rows that repeat no pattern near the diagonal: a warp's 32 adds at one step land on 32
        * different columns of the band, not on consecutive ones (band f64: 204.5 us, 1.98x the
        * SpMV, against 1.3-1.6x on the stencils) */
-      const double apart = st->templates * 64 > (double)st->rows ? 1 - st->far_share : 0;
-      const double adds = apart * (double)st->nnz * K(sell_add_ps) * 1e-6, once = p->launch_us;
+      const double adds = adds_apart_us(st, d), once = p->launch_us;
       *pair_us =
           fmax(2.0 * once, once + fmax(K(sell_pair) * p->read_us + g, p->walk_us) + atomics + adds);
     } else {

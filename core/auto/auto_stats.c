@@ -157,6 +157,27 @@ static void packed_slice(sample_acc *a, const zs_matrix *A, int64_t r0, int64_t 
   a->packed_col_bits += 32.0 * 32.0 * ceil((double)longest * bits / 32.0);
 }
 
+/* Aᵀ's SELL-32 padding: slices of 32 consecutive columns, each padded to its fullest, from the
+ * sample's column counts (exact where every row was sampled; with fewer, the counts' noise pads
+ * more, so a stored transpose is priced no cheaper than it is). Buckets wider than one column:
+ * unknown (1). */
+static void transposed_fill(const sample_acc *a, int64_t cols, double sample_nnz,
+                            zsi_auto_stats *st) {
+  st->sell_fill_t = 1.0, st->col_max = st->row_max;
+  if (a->shift > 0 || sample_nnz <= 0) return;
+  double entries = 0;
+  uint32_t fullest = 0;
+  for (int64_t j0 = 0; j0 < cols; j0 += 32) {
+    uint32_t most = 0;
+    for (int64_t j = j0; j < j0 + 32 && j < cols; j++)
+      if (a->col_count[j] > most) most = a->col_count[j];
+    entries += 32.0 * most;
+    if (most > fullest) fullest = most;
+  }
+  st->sell_fill_t = entries / sample_nnz;
+  st->col_max = (int64_t)ceil(fullest / (st->sampled > 0 ? st->sampled : 1));
+}
+
 /* Column skew from the bucket counts: share in the 1 % fullest, and how many hold 90 %. */
 static void column_skew(const sample_acc *a, int64_t buckets, double sample_nnz,
                         zsi_auto_stats *st) {
@@ -306,6 +327,7 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
     st->value_entropy = entropy(counts, VALUE_SLOTS, (double)sample_nnz);
   }
   column_skew(a, buckets, (double)sample_nnz, st);
+  transposed_fill(a, A->cols, (double)sample_nnz, st);
   /* Templates: the sample's distinct patterns where rows repeat them (fewer than one in eight
    * new), else as many in proportion to the rows; past the table's cap, one per row. */
   const double seen = (double)a->patterns.distinct, per_row = a->rows ? seen / (double)a->rows : 1;
