@@ -107,7 +107,8 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(dtans5_packed_ps,                                                                            \
     "CSR-dtANS packed rows (row_kind=packed): ps per entry (0: not a candidate)")                \
   X(csr_small_nnz, "CSR on a GPU: nonzeros below which its row blocks shrink")                   \
-  X(sell_add_ps, "SELL's one-walk pair on a GPU: an add into z off its neighbours', ps")
+  X(sell_add_ps, "SELL's one-walk pair on a GPU: an add into z off its neighbours', ps")         \
+  X(dtans5_packed_narrow_ps, "packed rows of fields up to 8 bits, ps per entry")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

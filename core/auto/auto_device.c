@@ -77,7 +77,8 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_csr_small_launch_us] = 3.3,
     [ZSI_AUTO_K_dtans5_full_rows] = 74000,
     [ZSI_AUTO_K_sell_step_ns] = 150,
-    [ZSI_AUTO_K_dtans5_packed_ps] = 2.2,
+    [ZSI_AUTO_K_dtans5_packed_ps] = 2.0,
+    [ZSI_AUTO_K_dtans5_packed_narrow_ps] = 1.6,
     [ZSI_AUTO_K_csr_small_nnz] = 270336,
     [ZSI_AUTO_K_sell_add_ps] = 2.8,
 };

@@ -255,8 +255,8 @@ static void small_test(void) {
 }
 
 /* CSR-dtANS version 5's packed rows: where rows share no template (banded with random columns)
- * they decode at 2.2 ps an entry (H100, bench/data/h100-dtans5-packed.csv: banded f64 409.9 us
- * against CSR's 734 and versions 2-4's 508.5); not listed where template rows are kept, where
+ * they decode at 1.6 ps an entry with narrow fields (H100: banded f64 282 us against CSR's 734
+ * and versions 2-4's 511); not listed where template rows are kept, where
  * long rows are stored apart, on the cpu (not measured), nor with their fused pair (2.5-4.6x
  * their SpMV). */
 static void packed_test(void) {
