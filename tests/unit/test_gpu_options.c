@@ -51,6 +51,12 @@ int main(void) {
   accepts("hip", ZS_FORMAT_CSR, "kernel=rows", "kernel=rows");
   accepts("cuda", ZS_FORMAT_SELL, "experimental.evict_first=on,experimental.sell_unroll=8",
           "experimental.sell_unroll=8");
+  /* dtANS version 5's packed-row kernel choices */
+  accepts("cuda", ZS_FORMAT_DTANS, "", "experimental.packed_unroll=auto");
+  accepts("cuda", ZS_FORMAT_DTANS, "", "experimental.packed_split=auto");
+  accepts("cuda", ZS_FORMAT_DTANS, "experimental.packed_unroll=4,experimental.packed_split=32",
+          "experimental.packed_split=32");
+  accepts("hip", ZS_FORMAT_DTANS, "experimental.packed_split=off", "experimental.packed_split=off");
   /* CSR's options on SELL, no SELL-only option on CSR */
   char *sell = complete("cuda", ZS_FORMAT_SELL, "");
   CHECK(sell && !strstr(sell, "experimental.reduce") && !strstr(sell, "block_nnz"));
@@ -67,6 +73,10 @@ int main(void) {
   refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_unroll=16", "is not one of");
   refuses("cuda", ZS_FORMAT_CSR, "experimental.evict_first=yes", "is not one of");
   refuses("cuda", ZS_FORMAT_CSR, "kernel=merge", "is not one of");
+  refuses("cuda", ZS_FORMAT_DTANS, "experimental.packed_unroll=3", "is not one of");
+  refuses("cuda", ZS_FORMAT_DTANS, "experimental.packed_split=20", "is not one of");
+  refuses("cuda", ZS_FORMAT_CSR, "experimental.packed_unroll=2", "does not apply to format");
+  refuses("cpu", ZS_FORMAT_DTANS, "experimental.packed_split=32", "has no operator option");
   refuses("cuda", ZS_FORMAT_COO, "kernel=split", "does not apply to format");
   refuses("cuda", ZS_FORMAT_SELL, "kernel=split", "does not apply to format");
   refuses("cpu", ZS_FORMAT_CSR, "kernel=split", "has no operator option");
