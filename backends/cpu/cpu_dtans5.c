@@ -5,6 +5,7 @@
 
 #include "backends/cpu/cpu_dtans5.h"
 #include "formats/dtans/dtans.h"
+#include "formats/dtans/dtans5_walk.h"
 
 struct dtans5_op {
   zs_type type;

@@ -7,6 +7,10 @@
 #include "backends/cuda_hip/csr_kernels.cuh"
 #include "backends/cuda_hip/dtans5_gpu.h"
 #include "formats/dtans/dtans5_layout.h"
+/* a packed row's walk, shared with the cpu backend: stream words read once, evict-first */
+#define DTANS5_WORD(p) zs_load_stream(p)
+#define DTANS5_WALK_FN static __device__ __forceinline__
+#include "formats/dtans/dtans5_walk.h"
 
 namespace zs_gpu {
 namespace {
@@ -59,58 +63,6 @@ __device__ __forceinline__ void dt5_prefetch_l2(const void *p) {
 #endif
 }
 
-/* A packed row's columns in order: its lane's column words as a bit string read four words
- * ahead (the words a row needs are loaded at its start, not when its fields reach them: a
- * stream word comes from DRAM, and waiting for one every few fields bounded the kernel). A
- * slice's fields all have the same width, so `pos` and the refill are the same in every lane. */
-struct dt5_fields {
-  const uint32_t *w; /* the lane's word 0; word j at w[32 j] */
-  uint32_t lo, hi, a2, a3, mask;
-  int pos, j, need, bits;
-  int32_t col; /* the last column given */
-
-  __device__ __forceinline__ void start(const uint32_t *w0, int b, int64_t first, int n) {
-    w = w0, bits = b, mask = b ? 0xffffffffu >> (32 - b) : 0u;
-    need = (int)(((int64_t)n * b + 31) / 32); /* words of the lane's own fields */
-    lo = need > 0 ? zs_load_stream(w) : 0u, hi = need > 1 ? zs_load_stream(w + 32) : 0u;
-    a2 = need > 2 ? zs_load_stream(w + 64) : 0u, a3 = need > 3 ? zs_load_stream(w + 96) : 0u;
-    pos = 0, j = 4, col = (int32_t)(first - 1);
-  }
-  __device__ __forceinline__ int32_t step() {
-    const uint32_t f = __funnelshift_r(lo, hi, (unsigned)pos) & mask;
-    pos += bits;
-    if (pos >= 32) {
-      pos -= 32, lo = hi, hi = a2, a2 = a3;
-      a3 = j < need ? zs_load_stream(w + 32 * j) : 0u;
-      j++;
-    }
-    return col += 1 + (int32_t)f;
-  }
-};
-
-/* A lane's packed value ids in order, read two words ahead like the column fields. */
-struct dt5_ids {
-  const uint32_t *w;
-  uint32_t cur, n1, n2, mask;
-  int bits, per, m, j, need;
-
-  __device__ __forceinline__ void start(const uint32_t *w0, int b, int p, int n) {
-    w = w0, bits = b, per = p, mask = (1u << b) - 1u, need = (n + p - 1) / p;
-    cur = need > 0 ? zs_load_stream(w) : 0u, n1 = need > 1 ? zs_load_stream(w + 32) : 0u;
-    n2 = need > 2 ? zs_load_stream(w + 64) : 0u, m = 0, j = 3;
-  }
-  __device__ __forceinline__ uint32_t next() {
-    const uint32_t id = cur & mask;
-    cur >>= bits;
-    if (++m == per) {
-      m = 0, cur = n1, n1 = n2;
-      n2 = j < need ? zs_load_stream(w + 32 * j) : 0u;
-      j++;
-    }
-    return id;
-  }
-};
-
 /* The packed rows of a slice longer than `split`, taken by the whole warp one after another
  * (SpMV, CUDA's 32-lane warps): 32 fields at a time, lane l reading field k0 + l straight from
  * the row's bit string (fields have the slice's fixed width), the columns from a prefix sum of
@@ -122,7 +74,6 @@ __device__ __forceinline__ void dt5_split_rows(const dt5_args &a, unsigned todo,
                                                int lane, int64_t cw0, int64_t vw0, int cbits,
                                                int32_t cbase, const T *vd, const T *x, T *y,
                                                T alpha, T beta) {
-  const uint32_t cmask = cbits ? 0xffffffffu >> (32 - cbits) : 0u, imask = (1u << a.bits) - 1u;
   while (todo) {
     const int src = __ffs(todo) - 1;
     todo &= todo - 1;
@@ -133,15 +84,8 @@ __device__ __forceinline__ void dt5_split_rows(const dt5_args &a, unsigned todo,
     T part = T(0);
     for (int k0 = 0; k0 < n; k0 += DTANS5_LANES) {
       const int k = k0 + lane;
-      uint32_t step = 0; /* 1 + field k: the column's advance */
-      if (k < n) {
-        const int64_t bit = (int64_t)k * cbits;
-        const int64_t wj = bit >> 5;
-        const int off = (int)(bit & 31);
-        const uint32_t lo = zs_load_stream(cw + 32 * wj);
-        const uint32_t hi = off + cbits > 32 ? zs_load_stream(cw + 32 * (wj + 1)) : 0u;
-        step = 1u + (__funnelshift_r(lo, hi, (unsigned)off) & cmask);
-      }
+      /* 1 + field k: the column's advance */
+      const uint32_t step = k < n ? 1u + dtans5_col_field(cw, cbits, k) : 0u;
       uint32_t scan = step; /* inclusive prefix sum over the lanes */
       for (int d = 1; d < DTANS5_LANES; d *= 2) {
         const uint32_t o = zs_shfl_up(scan, d);
@@ -154,9 +98,7 @@ __device__ __forceinline__ void dt5_split_rows(const dt5_args &a, unsigned todo,
         if (VM == DTANS5_VALUES_RAW) {
           v = ((const T *)a.values)[vw0 + src + (int64_t)DTANS5_LANES * k];
         } else if (VM == DTANS5_VALUES_PACKED) {
-          const int q = k / a.per_word, m = k - q * a.per_word;
-          const uint32_t w = zs_load_stream(a.words + vw0 + src + (int64_t)DTANS5_LANES * q);
-          const uint32_t id = (w >> (m * a.bits)) & imask;
+          const uint32_t id = dtans5_id_at(a.words + vw0 + src, a.bits, a.per_word, k);
           v = vd[id * (DICT == DT5_DICT_LANES ? DTANS5_LANES : 1)];
         } else {
           v = ((const T *)a.values)[0];
@@ -244,15 +186,16 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
     };
     if (PR && t >= (uint32_t)a.templates) { /* a packed row: its fields, then its values */
       const int n = (int)(t - (uint32_t)a.templates);
-      dt5_fields f;
-      f.start(a.col_words + cw0 + lane, cbits, i + cbase, n);
-      dt5_ids ids;
-      if (VM == DTANS5_VALUES_PACKED) ids.start(a.words + vw0 + lane, a.bits, a.per_word, n);
+      dtans5_fields f;
+      dtans5_fields_start(&f, a.col_words + cw0 + lane, cbits, i + cbase, n);
+      dtans5_ids ids;
+      if (VM == DTANS5_VALUES_PACKED)
+        dtans5_ids_start(&ids, a.words + vw0 + lane, a.bits, a.per_word, n);
       const T *vr = dict + vw0 + lane; /* raw values */
       auto value = [&](int k) -> T {
         if (VM == DTANS5_VALUES_RAW) return vr[DTANS5_LANES * k];
         if (VM == DTANS5_VALUES_PACKED)
-          return vd[ids.next() * (DICT == DT5_DICT_LANES ? DTANS5_LANES : 1)];
+          return vd[dtans5_ids_next(&ids) * (DICT == DT5_DICT_LANES ? DTANS5_LANES : 1)];
         return dict[0];
       };
       int k = 0;
@@ -262,14 +205,14 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
         int32_t c[U];
         T v[U], xv[U];
 #pragma unroll
-        for (int u = 0; u < U; u++) c[u] = f.step(), v[u] = value(k + u);
+        for (int u = 0; u < U; u++) c[u] = dtans5_fields_step(&f), v[u] = value(k + u);
 #pragma unroll
         for (int u = 0; u < U; u++) xv[u] = x[c[u]];
 #pragma unroll
         for (int u = 0; u < U; u++) sum += v[u] * xv[u];
       }
       for (; k < n; k++) {
-        const int32_t j = f.step();
+        const int32_t j = dtans5_fields_step(&f);
         take(k, j, value(k));
       }
     } else if (VM == DTANS5_VALUES_RAW) {
