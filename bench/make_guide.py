@@ -236,6 +236,21 @@ def split(name):
                   "split vs CSR ×", "split vs best cuSPARSE ×"], rows)
 
 
+def kern_defaults(arg):
+    """The plain kernels' defaults of two device-kern.sh runs, each beside cuSPARSE's best of its run."""
+    old, new = (Bench(n) for n in arg.split())
+    rows = []
+    for m, t in new.cells(list(dict.fromkeys(r["matrix"] for r in new.rows))):
+        ours = {k: (old.zs(m, t, k), new.zs(m, t, k)) for k in ("csr", "sell")}
+        (ob, _), (nb, which) = old.best(m, t), new.best(m, t)
+        mine = min(v for v in (ours["csr"][1], ours["sell"][1]) if v is not None)
+        omine = min((v for v in (ours["csr"][0], ours["sell"][0]) if v is not None), default=None)
+        rows.append([m, t, f1(ours["csr"][0]), f1(ours["csr"][1]), f1(ours["sell"][0]), f1(ours["sell"][1]),
+                     f"{f1(nb)} ({which})", x(ob, omine), x(nb, mine)])
+    return table(["matrix", "type", "CSR before µs", "CSR now µs", "SELL before µs", "SELL now µs",
+                  "best cuSPARSE now µs", "speed-up of our faster one, before ×", "now ×"], rows)
+
+
 # ---- SELL-C-sigma ----
 
 def sell(name):
