@@ -31,6 +31,11 @@
 #                        in zs-bench-gpu's --format, e.g. dtans:lane_symbols=256,guided=4096.
 #                        Blobs of several encoder settings: one dev_gen per setting, each with &,
 #                        then wait
+#   dev_conformance SECONDS FORMAT...
+#                        the conformance suite on cuda against ref for each FORMAT (--format),
+#                        at most SECONDS, to $OUT/conformance.txt; prints its FAIL lines and
+#                        sets DEV_CONF to ok or FAILED (not a gate: each timed kernel is
+#                        checked again by zs-bench-gpu)
 #   dev_tests DIR [SECONDS]
 #                        the whole meson suite in build-gpu with the cuda module from DIR
 #                        (default timeout 200 s), $OUT/tests.txt, summary printed
@@ -137,6 +142,18 @@ dev_gen() {
     shift 3
   done
   wait "${pids[@]}"
+}
+
+# shellcheck disable=SC2034 # DEV_CONF is the calling script's
+dev_conformance() {
+  local seconds=$1 fmt_args=()
+  shift
+  for f in "$@"; do fmt_args+=(--format "$f"); done
+  DEV_CONF=ok
+  OMP_WAIT_POLICY=passive timeout "$seconds" build-gpu/tests/conformance/conformance --require cuda \
+    --random-only "${fmt_args[@]}" >"$OUT/conformance.txt" 2>&1 || DEV_CONF=FAILED
+  grep -E '^(FAIL|not ok)' "$OUT/conformance.txt" | head -n 30 || true
+  log "conformance $DEV_CONF: $(tail -n 1 "$OUT/conformance.txt")"
 }
 
 dev_tests() {

@@ -35,11 +35,7 @@ dev_build_bg
 dev_build_wait
 
 # 1. correctness (not a gate: a wrong variant shows as FAIL in the timing's check too)
-conf=ok
-OMP_WAIT_POLICY=passive timeout 100 build-gpu/tests/conformance/conformance --require cuda \
-  --random-only --format csr --format coo --format sell >"$OUT/conformance.txt" 2>&1 || conf=FAILED
-grep -E '^(FAIL|not ok)' "$OUT/conformance.txt" | head -n 30 || true
-log "conformance $conf: $(tail -n 1 "$OUT/conformance.txt")"
+dev_conformance 100 csr coo sell
 
 # 2. timing: NAME TYPES SPEC FORMATS... (one zs-bench-gpu process per case)
 M=../shared/matrices
@@ -66,7 +62,7 @@ run_case lap2d f32,f64 "gen:stencil2d:n=1448,points=5,values=random,seed=42" \
   "csr@$T" csr@experimental.evict_first=on csr@block_nnz=1024 sell sell@experimental.sell_unroll=8
 run_case zenios f64 "$M/zenios.mtx" "${small_formats[@]}"
 run_case bcsstk13 f64 "$M/bcsstk13.mtx.gz" "${small_formats[@]}"
-log "done: $CSV ($(($(wc -l <"$CSV") - 1)) lines), bench status $DEV_STATUS, conformance $conf"
+log "done: $CSV ($(($(wc -l <"$CSV") - 1)) lines), bench status $DEV_STATUS, conformance $DEV_CONF"
 dev_print_csv "$CSV"
-[ "$conf" = ok ] || DEV_STATUS=1
+[ "$DEV_CONF" = ok ] || DEV_STATUS=1
 exit $DEV_STATUS

@@ -35,11 +35,7 @@ dev_build_bg
 dev_build_wait
 
 # 1. correctness (not a gate: a wrong kernel shows as FAIL in the timing's check too)
-conf=ok
-OMP_WAIT_POLICY=passive timeout 90 build-gpu/tests/conformance/conformance --require cuda \
-  --random-only --format csr >"$OUT/conformance.txt" 2>&1 || conf=FAILED
-grep -E '^(FAIL|not ok)' "$OUT/conformance.txt" | head -n 30 || true
-log "conformance $conf: $(tail -n 1 "$OUT/conformance.txt")"
+dev_conformance 90 csr
 
 # 2. timing: NAME TYPES SPEC FORMATS... (one zs-bench-gpu process per case)
 M=../shared/matrices
@@ -65,7 +61,7 @@ dev_bench_case ba f64 "gen:barabasi_albert:n=100000,m=6,values=random,seed=42" "
 dev_bench_case st27 f32 "gen:stencil3d:n=80,points=27,values=random,seed=42" "${regular[@]}"
 dev_bench_case memplus f64,f32 "$M/memplus.mtx.gz" "csr@$S" "csr@$S,block_nnz=256" \
   "csr@$S,block_nnz=1024" csr@block_nnz=1024
-log "done: $CSV ($(($(wc -l <"$CSV") - 1)) lines), bench status $DEV_STATUS, conformance $conf"
+log "done: $CSV ($(($(wc -l <"$CSV") - 1)) lines), bench status $DEV_STATUS, conformance $DEV_CONF"
 dev_print_csv "$CSV"
-[ "$conf" = ok ] || DEV_STATUS=1
+[ "$DEV_CONF" = ok ] || DEV_STATUS=1
 exit $DEV_STATUS
