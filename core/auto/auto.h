@@ -108,7 +108,9 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
     "CSR-dtANS packed rows (row_kind=packed): ps per entry (0: not a candidate)")                \
   X(csr_small_nnz, "CSR on a GPU: nonzeros below which its row blocks shrink")                   \
   X(sell_add_ps, "SELL's one-walk pair on a GPU: an add into z off its neighbours', ps")         \
-  X(dtans5_packed_narrow_ps, "packed rows of fields up to 8 bits, ps per entry")
+  X(dtans5_packed_narrow_ps, "packed rows of fields up to 8 bits, ps per entry")                 \
+  X(csr_split_cv, "CSR on a GPU: row-length spread from which nonzeros split evenly (0: never)") \
+  X(csr_split_gathers, "the nonzero-split kernel's gathers over the row blocks' time")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

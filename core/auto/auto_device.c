@@ -81,6 +81,8 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_dtans5_packed_narrow_ps] = 1.6,
     [ZSI_AUTO_K_csr_small_nnz] = 270336,
     [ZSI_AUTO_K_sell_add_ps] = 2.8,
+    [ZSI_AUTO_K_csr_split_cv] = 2.5,
+    [ZSI_AUTO_K_csr_split_gathers] = 0.79,
 };
 
 /* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */

@@ -51,6 +51,20 @@ static int csr_slabs(const zsi_auto_stats *st, const zsi_auto_device *d) {
   return k < 1 ? 1 : k > 8 ? 8 : (int)k;
 }
 
+/* Whether the GPU's CSR kernel shrinks its row blocks: fewer nonzeros than one default block per
+ * SM, csr_small_nnz for blocks of 2048 nonzeros, half that on rows that gather at random (blocks
+ * of 1024). */
+static int csr_shrunk(const zsi_auto_stats *st, const zsi_auto_device *d) {
+  return d->gpu && (double)st->nnz < K(csr_small_nnz) * (st->far_share >= 0.5 ? 0.5 : 1.0);
+}
+
+/* Whether the GPU's CSR kernel splits the nonzeros evenly instead of walking row blocks: rows of
+ * widely spread lengths (coefficient of variation csr_split_cv or more) on a matrix too large
+ * for shrunk blocks (the kernel's own rule, backends/cuda_hip/csr_gpu.cuh). */
+static int csr_split(const zsi_auto_stats *st, const zsi_auto_device *d) {
+  return d->gpu && K(csr_split_cv) > 0 && st->row_cv >= K(csr_split_cv) && !csr_shrunk(st, d);
+}
+
 /* no_slabs: col_slabs=1, where the kernel would otherwise cut x into slabs; small: block_nnz=1024
  * (blocks of 1024 nonzeros: more blocks for a small matrix, a shorter fixed cost). */
 static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d, int no_slabs,
@@ -63,12 +77,17 @@ static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
   const int slabs = no_slabs ? 1 : csr_slabs(st, d);
   const double extra = (slabs - 1) * (8.0 * (double)(st->rows + 1) + 2.0 * (double)st->rows * vs);
   const int near = x_fits(st, d) || slabs > 1;
-  const double g = gather_us(st, near ? K(gather_ps) : K(gather_far_ps));
+  /* the split kernel's tiles of 1024 items keep more gathers in flight than row blocks that
+   * wait for their longest row (H100, R-MAT at 8-12 M nonzeros: 62.5, 76.2 and 82.4 us against
+   * the row blocks' 75.1, 79.2 and 124.1; its gathers 3.9-4.8 ps a nonzero, 5.7 for the rows) */
+  const double split = csr_split(st, d) ? K(csr_split_gathers) : 1.0;
+  const double g = split * gather_us(st, near ? K(gather_ps) : K(gather_far_ps));
   const double eff = st->type == ZS_F32 ? K(csr_eff_f32) : K(csr_eff);
   const double b = stream_us(d, p.bytes + extra + vector_bytes(st), eff);
-  /* the kernel's default blocks are 1024 nonzeros on rows that gather at random and shrink below
-   * csr_small_nnz (132 SMs x 2048 nonzeros on the H100): the fixed cost is then small blocks' */
-  const int shrunk = d->gpu && ((double)st->nnz < K(csr_small_nnz) || st->far_share >= 0.5);
+  /* the kernel's default blocks (and the split kernel's tiles) are 1024 nonzeros on rows that
+   * gather at random and shrink below csr_small_nnz (132 SMs x 2048 nonzeros on the H100): the
+   * fixed cost is then small blocks' */
+  const int shrunk = csr_shrunk(st, d) || (d->gpu && st->far_share >= 0.5);
   const double launch = small || shrunk ? K(csr_small_launch_us) : K(csr_launch_us);
   p.us = launch + b + g, p.launch_us = launch;
   p.bound = launch > b + g ? "launch" : larger(b, g, "bytes", "gathers");
@@ -400,7 +419,8 @@ static int specs_for(const zsi_auto_device *d, const zsi_auto_stats *st, spec *o
   /* blocks of 1024 nonzeros where the default keeps 2048 (rows that do not gather at random, from
    * csr_small_nnz to 2e6 nonzeros: 1.0-1.3 us faster on the H100); below csr_small_nnz the
    * default's own blocks are as small or smaller, and on scattered rows they are 1024 already */
-  if (d->gpu && (double)st->nnz >= K(csr_small_nnz) && st->nnz < 2000000 && st->far_share < 0.5)
+  if (d->gpu && (double)st->nnz >= K(csr_small_nnz) && st->nnz < 2000000 && st->far_share < 0.5 &&
+      !csr_split(st, d)) /* the split kernel's tiles are 1024 items already */
     out[n++] = (spec){ZS_FORMAT_CSR, "", 0, 0, 1};
   if (!d->gpu) out[n++] = (spec){ZS_FORMAT_COO, "", 0, 0, 0};
   out[n++] = (spec){ZS_FORMAT_SELL, "", 0, 0, 0};

@@ -296,6 +296,72 @@ static void packed_test(void) {
   }
 }
 
+/* The CSR candidate's time for statistics st on the built-in h100 with an optional calibration
+ * line; *n_small gets whether csr block_nnz=1024 is listed. */
+static double csr_us(const zsi_auto_stats *st, const char *line, int *n_small) {
+  char path[] = "/tmp/zs-auto-cal-XXXXXX";
+  const int fd = mkstemp(path);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  zsi_auto_device d;
+  zsi_auto_workload w;
+  zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
+  char reason[512];
+  int n = 0;
+  double us = -1;
+  if (f) fprintf(f, "%s\n", line ? line : "# none"), fclose(f);
+  if (f && zsi_auto_device_builtin("cuda", "h100", &d) == ZS_OK &&
+      zsi_auto_device_calibrate(&d, path) == ZS_OK &&
+      zsi_auto_workload_parse("spmv", &w) == ZS_OK) {
+    zsi_auto_model(st, &d, &w, c, &n, reason, sizeof reason);
+    us = c[0].us;
+  }
+  if (fd >= 0) remove(path);
+  CHECK(us > 0);
+  if (n_small) *n_small = listed(c, n, ZS_FORMAT_CSR, "", "block_nnz=1024") >= 0;
+  return us;
+}
+
+/* CSR's nonzero-split kernel, the GPU's default on rows of widely spread lengths (coefficient of
+ * variation 2.5 or more) past the small-matrix blocks: R-MAT at 8 M nonzeros ran 62.5 us f32 and
+ * 76.2 f64 against the row blocks' 75.1 and 79.2, its gathers cheaper; the model prices the
+ * default CSR so there, not on rows of little spread (Barabasi-Albert, 1.5), not below the
+ * small-matrix size (rmat-s14, 120 K nonzeros: shrunk row blocks), and not where a calibration
+ * says the kernel has no split (csr_split_cv 0). block_nnz=1024 is not listed where the split
+ * kernel runs: its tiles are 1024 items already. */
+static void split_test(void) {
+  const shape rmat_f32 = {"rmat/8 f32", 524288, 7967890, 12.4, 0.964, 0.5, MANY, ZS_F32, 7.7};
+  zsi_auto_stats st = stats_of(&rmat_f32);
+  st.hot_cols = 70000; /* power-law columns: x's hot part fits the L2 */
+  const double rows = csr_us(&st, NULL, NULL);
+  st.row_cv = 8.0;
+  const double split = csr_us(&st, NULL, NULL);
+  printf("rmat f32: csr %.1f us as row blocks, %.1f as split (measured 75.1, 62.5)\n", rows, split);
+  CHECK(split < 0.92 * rows && fabs(split / 62.5 - 1) < 0.05);
+  CHECK(csr_us(&st, "csr_split_cv 0", NULL) == rows);
+  CHECK(csr_us(&st, "csr_split_cv 9", NULL) == rows);
+  st.type = ZS_F64;
+  const double split64 = csr_us(&st, NULL, NULL);
+  CHECK(fabs(split64 / 76.2 - 1) < 0.05);
+  st.row_cv = 1.5; /* Barabasi-Albert: row blocks (split measured 14 % slower) */
+  CHECK(csr_us(&st, NULL, NULL) > split64 * 1.05);
+  /* rmat-s14: 120 K nonzeros gathering at random, under 132 x 1024: shrunk row blocks */
+  const shape s14 = {"rmat-s14", 16384, 120193, 10.0, 0.86, 0.5, MANY, ZS_F64, 7.5};
+  zsi_auto_stats small = stats_of(&s14);
+  small.row_cv = 4.3;
+  const double s14_skewed = csr_us(&small, NULL, NULL);
+  small.row_cv = 0;
+  CHECK(csr_us(&small, NULL, NULL) == s14_skewed);
+  /* regular gathers from 270 K to 2 M nonzeros: block_nnz=1024 is a candidate unless split */
+  const shape mid = {"skewed mid", 200000, 1000000, 3.0, 0.1, 0.05, MANY, ZS_F64, 0};
+  zsi_auto_stats m = stats_of(&mid);
+  int listed_small = 0;
+  csr_us(&m, NULL, &listed_small);
+  CHECK(listed_small);
+  m.row_cv = 3.0;
+  csr_us(&m, NULL, &listed_small);
+  CHECK(!listed_small);
+}
+
 static int model_test(void) {
   zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
   int n, k;
@@ -314,6 +380,7 @@ static int model_test(void) {
   k = choose(&rmat_rand, "cuda", "h100", "spmv", c, &n);
   CHECK(c[k].format == ZS_FORMAT_CSR);
   small_test();
+  split_test();
   packed_test();
   /* The cpu: SELL-32's loop over a slice's rows beats CSR's on short regular rows (0.62-0.95x
    * CSR in cpu-auto-runs.csv); the decoders, version 5 included, do not (1.5-2x CSR). */
