@@ -3,6 +3,8 @@
  * CSR, which the compressed formats reuse (transpose_op). */
 #include <math.h>
 
+#include <type_traits>
+
 #include "backends/cuda_hip/coo_kernels.cuh"
 #include "backends/cuda_hip/csr_kernels.cuh"
 #include "backends/cuda_hip/csr_split.cuh"
@@ -55,6 +57,7 @@ struct csr_choice {
   int threads;     /* experimental.reduce: 1 threads, 0 lanes, -1 chosen */
   int fused;       /* experimental.long_rows: 1 fused, 0 kernel, -1 chosen */
   int split;       /* kernel: 1 split, 0 rows, -1 chosen */
+  int stage;       /* experimental.split_stage: ZS_SPLIT_* bits, -1 chosen */
 };
 
 struct gpu_op {
@@ -69,6 +72,7 @@ struct gpu_op {
   bool threads;        /* blocks of short rows reduce thread by thread (reduce=threads) */
   bool fused;          /* long rows finished by their last chunk (long_rows=fused) */
   bool split;          /* SpMV by the nonzero-split kernel (kernel=split) */
+  int stage;           /* its staging of a tile (ZS_SPLIT_* bits; 0: one loop, in order) */
   double row_cv;       /* row lengths' standard deviation over their mean (csr_row_stats) */
   int64_t longest_row; /* nonzeros of the longest row */
   /* CSR: ptr/idx/val; COO: row/idx/val. Row offsets are int32 when nnz < 2^31 (offsets32).
@@ -316,17 +320,54 @@ void run_rows(const csr_plan &c, const I *ptr, const int32_t *idx, const T *val,
         c.long_rows, (int)c.n_long_rows, (const T *)c.partials, y, alpha, beta);
 }
 
+/* The split kernel's launch, one tile per block (FUSED: the spans' links and counters). */
+template <typename T, typename I, int ITEMS, bool STREAM, bool FUSED, int STAGE>
+void launch_split(const csr_plan &c, const I *ptr, const int32_t *idx, const T *val, T alpha,
+                  const T *x, T beta, T *y) {
+  zs_csr_split_kernel<T, I, ITEMS, STREAM, FUSED, STAGE><<<(unsigned)c.n_tiles, ZS_BLOCK_THREADS>>>(
+      c.coords, ptr, idx, val, x, y, (T *)c.carry, (T *)c.head, FUSED ? c.links : NULL,
+      FUSED ? c.spans : NULL, FUSED ? c.span_counters : NULL, alpha, beta);
+}
+
+/* The staging `stage` asks for (experimental.split_stage), where it is compiled: evict-first
+ * loads, 32-bit offsets, tiles of 512 or 1024 items (the default tiles), 16-byte-aligned arrays.
+ * Elsewhere the plain staging. sms: multiprocessors (the pipelined kernel's grid). */
+template <typename T, typename I, int ITEMS, bool STREAM, bool FUSED>
+void launch_split_stage(const csr_plan &c, int stage, int sms, const I *ptr, const int32_t *idx,
+                        const T *val, T alpha, const T *x, T beta, T *y) {
+  if constexpr (STREAM && std::is_same<I, int32_t>::value && (ITEMS == 2 || ITEMS == 4)) {
+    const bool aligned = ((uintptr_t)idx | (uintptr_t)val) % 16 == 0;
+    constexpr int VE = ZS_SPLIT_VECTOR | ZS_SPLIT_EARLY;
+    if (aligned && stage == ZS_SPLIT_VECTOR)
+      return launch_split<T, I, ITEMS, STREAM, FUSED, ZS_SPLIT_VECTOR>(c, ptr, idx, val, alpha, x,
+                                                                       beta, y);
+    if (stage == ZS_SPLIT_EARLY)
+      return launch_split<T, I, ITEMS, STREAM, FUSED, ZS_SPLIT_EARLY>(c, ptr, idx, val, alpha, x,
+                                                                      beta, y);
+    if (aligned && stage == VE)
+      return launch_split<T, I, ITEMS, STREAM, FUSED, VE>(c, ptr, idx, val, alpha, x, beta, y);
+    if (aligned && stage == (ZS_SPLIT_PIPELINED | VE)) {
+      const int64_t most = (int64_t)(sms > 0 ? sms : 1) * ZS_SPLIT_PIPE_BLOCKS(T);
+      const unsigned grid = (unsigned)(c.n_tiles < most ? c.n_tiles : most);
+      zs_csr_split_pipe_kernel<T, I, ITEMS, STREAM, FUSED>
+          <<<grid, ZS_BLOCK_THREADS>>>(c.coords, c.n_tiles, ptr, idx, val, x, y, (T *)c.carry,
+                                       (T *)c.head, FUSED ? c.links : NULL, FUSED ? c.spans : NULL,
+                                       FUSED ? c.span_counters : NULL, alpha, beta);
+      return;
+    }
+  }
+  launch_split<T, I, ITEMS, STREAM, FUSED, 0>(c, ptr, idx, val, alpha, x, beta, y);
+}
+
 /* One forward CSR product by the nonzero-split kernel (fused: no second kernel). */
 template <typename T, typename I, int ITEMS, bool STREAM>
-void run_split(const csr_plan &c, const I *ptr, const int32_t *idx, const T *val, T alpha,
-               const T *x, T beta, T *y) {
-  if (c.n_tiles > 0 && c.links)
-    zs_csr_split_kernel<T, I, ITEMS, STREAM, true><<<(unsigned)c.n_tiles, ZS_BLOCK_THREADS>>>(
-        c.coords, ptr, idx, val, x, y, (T *)c.carry, (T *)c.head, c.links, c.spans, c.span_counters,
-        alpha, beta);
-  if (c.n_tiles == 0 || c.links) return;
-  zs_csr_split_kernel<T, I, ITEMS, STREAM, false><<<(unsigned)c.n_tiles, ZS_BLOCK_THREADS>>>(
-      c.coords, ptr, idx, val, x, y, (T *)c.carry, (T *)c.head, NULL, NULL, NULL, alpha, beta);
+void run_split(const csr_plan &c, int stage, int sms, const I *ptr, const int32_t *idx,
+               const T *val, T alpha, const T *x, T beta, T *y) {
+  if (c.n_tiles == 0) return;
+  if (c.links)
+    return launch_split_stage<T, I, ITEMS, STREAM, true>(c, stage, sms, ptr, idx, val, alpha, x,
+                                                         beta, y);
+  launch_split_stage<T, I, ITEMS, STREAM, false>(c, stage, sms, ptr, idx, val, alpha, x, beta, y);
   if (c.n_spans > 0)
     zs_split_spans_kernel<T><<<(unsigned)((c.n_spans + 127) / 128), 128>>>(
         c.spans, c.n_spans, (const T *)c.carry, (const T *)c.head, y, alpha, beta);
@@ -343,8 +384,9 @@ zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, 
     /* slab by slab: the first applies beta, the others add */
     for (int k = 0; k < op->n_slabs; k++)
       if (op->split)
-        run_split<T, I, ITEMS, STREAM>(op->plan[k], ptr + k * stride, op->idx, (const T *)op->val,
-                                       alpha, x, k ? T(1) : beta, y);
+        run_split<T, I, ITEMS, STREAM>(op->plan[k], op->stage, op->dev ? op->dev->sm_count : 0,
+                                       ptr + k * stride, op->idx, (const T *)op->val, alpha, x,
+                                       k ? T(1) : beta, y);
       else
         run_rows<T, I, ITEMS, STREAM, THREADS>(op->plan[k], ptr + k * stride, op->idx,
                                                (const T *)op->val, alpha, x, k ? T(1) : beta, y);
@@ -461,6 +503,14 @@ csr_choice read_csr_choice(const char *options) {
   c.threads = tri("experimental.reduce", "threads", "lanes");
   c.fused = tri("experimental.long_rows", "fused", "kernel");
   c.split = tri("kernel", "split", "rows");
+  const char *stage = zsb_option(options, "experimental.split_stage", buf, sizeof buf);
+  const int VE = ZS_SPLIT_VECTOR | ZS_SPLIT_EARLY;
+  c.stage = strcmp(stage, "plain") == 0          ? 0
+            : strcmp(stage, "vector") == 0       ? ZS_SPLIT_VECTOR
+            : strcmp(stage, "early") == 0        ? ZS_SPLIT_EARLY
+            : strcmp(stage, "vector_early") == 0 ? VE
+            : strcmp(stage, "pipelined") == 0    ? ZS_SPLIT_PIPELINED | VE
+                                                 : -1;
   return c;
 }
 
@@ -511,10 +561,11 @@ void csr_choose(gpu_op *op, const csr_choice *c) {
   op->stream = c && c->evict_first >= 0 ? c->evict_first == 1 : true;
   op->threads = c && c->threads >= 0 ? c->threads == 1 : false;
   op->fused = c && c->fused >= 0 ? c->fused == 1 : false;
+  op->stage = c && c->stage >= 0 ? c->stage : 0;
   if (c)
     op->choice = *c;
   else
-    op->choice = csr_choice{0, -1, -1, -1, -1};
+    op->choice = csr_choice{0, -1, -1, -1, -1, -1};
 }
 
 /* The fewest columns that hold 90 % of the nonzeros: the part of x a product keeps coming back

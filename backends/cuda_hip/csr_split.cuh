@@ -98,36 +98,178 @@ __device__ __forceinline__ void zs_split_count_in(const zs_split_links &l,
  * fused kernel would take 40, and 6 blocks instead of 8). */
 #define ZS_SPLIT_MIN_BLOCKS 8
 
-/* One tile per block. ptr: the row offsets (I: int32 or int64); coords: the tiles' first items;
- * carry[t]: the tile's sum of its last (open) row; head[t]: a spanning first row's piece.
- * FUSED: links, spans and counters finish the spans (else zs_split_spans_kernel does). */
-template <typename T, typename I, int ITEMS, bool STREAM, bool FUSED>
-__global__ void __launch_bounds__(ZS_BLOCK_THREADS, ZS_SPLIT_MIN_BLOCKS)
-    zs_csr_split_kernel(const zs_split_coord *coords, const I *ptr, const int32_t *idx,
-                        const T *val, const T *__restrict__ x, T *y, T *carry, T *head,
-                        const zs_split_links *links, const zs_split_span *spans, unsigned *counters,
-                        T alpha, T beta) {
-  constexpr int TILE = ZS_BLOCK_THREADS * ITEMS;
-  /* products (padded: see zs_split_at), then the row ends: rows + nnz <= TILE */
-  __shared__ T buf[TILE + TILE / (ZS_SPLIT_PAD_BYTES / sizeof(T)) + 2];
-  __shared__ int warp_f[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
-  __shared__ T warp_v[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
-  const zs_split_coord c0 = coords[blockIdx.x], c1 = coords[blockIdx.x + 1];
-  const int n_rows = c1.row - c0.row, n_nnz = (int)(c1.k - c0.k), items = n_rows + n_nnz;
+/* How a tile's matrix data reaches shared memory (experimental.split_stage; bits):
+ * VECTOR  each thread loads 4 consecutive nonzeros' indices and values with 16-byte loads
+ *         (a quarter of the load instructions; the gathers stay one per nonzero);
+ * EARLY   the tile's row ends are loaded into registers before the products, so their latency
+ *         overlaps the matrix loads instead of following the gathers;
+ * PIPELINED  persistent blocks loop over tiles and issue the next tile's loads (VECTOR and
+ *         EARLY) before reducing the current one: the block keeps loads in flight while it
+ *         searches and scans. Each tile's sums are those of one tile per block: same bits. */
+#define ZS_SPLIT_VECTOR 1
+#define ZS_SPLIT_EARLY 2
+#define ZS_SPLIT_PIPELINED 4
+/* Blocks per multiprocessor of the pipelined kernel, and so its grid: its registers hold a
+ * tile's loads across the reduction of the previous one (40 a thread in f32, 48 in f64). */
+#define ZS_SPLIT_PIPE_BLOCKS(T) (sizeof(T) == 8 ? 5 : 6)
+
+/* The threads' 16-byte groups of a tile's nonzeros held in registers (VECTOR): group v =
+ * threadIdx.x + m ZS_BLOCK_THREADS for m < ZS_SPLIT_GROUPS; a tile whose nonzeros reach one group
+ * further (misaligned start) stages that one without registers. */
+#define ZS_SPLIT_GROUPS(ITEMS) ((ITEMS) >= 4 ? (ITEMS) / 4 : 1)
+
+/* A 16-byte vector of matrix data (HIP: a plain load; its non-temporal builtin takes scalars). */
+template <bool STREAM, typename V>
+__device__ __forceinline__ V zs_split_vec(const V *p) {
+#if defined(__HIPCC__)
+  return *p;
+#else
+  return zs_load_matrix<STREAM>(p);
+#endif
+}
+
+/* 4 consecutive values from a 16-byte-aligned address (f64: two 16-byte loads). */
+template <bool STREAM>
+__device__ __forceinline__ void zs_split_load4(const float *p, float (&v)[4]) {
+  const float4 q = zs_split_vec<STREAM>((const float4 *)p);
+  v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+}
+template <bool STREAM>
+__device__ __forceinline__ void zs_split_load4(const double *p, double (&v)[4]) {
+  const double2 a = zs_split_vec<STREAM>((const double2 *)p);
+  const double2 b = zs_split_vec<STREAM>((const double2 *)p + 1);
+  v[0] = a.x, v[1] = a.y, v[2] = b.x, v[3] = b.y;
+}
+template <bool STREAM>
+__device__ __forceinline__ void zs_split_load4(const int32_t *p, int32_t (&v)[4]) {
+  const int4 q = zs_split_vec<STREAM>((const int4 *)p);
+  v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+}
+
+/* One 16-byte group of a tile (nonzeros [c0.k, c1.k)): nonzeros base + 4 v .. + 3, base the
+ * tile's first nonzero rounded down to a multiple of 4. Whole groups inside [0, c1.k) are read
+ * with vector loads (the part before c0.k belongs to the previous tile but lies in the arrays);
+ * the tile's last, partial group nonzero by nonzero. */
+template <typename T, bool STREAM>
+__device__ __forceinline__ void zs_split_load_group(const zs_split_coord &c0,
+                                                    const zs_split_coord &c1, int v,
+                                                    const int32_t *idx, const T *val,
+                                                    int32_t (&ci)[4], T (&cv)[4]) {
+  const int64_t q = (c0.k & ~(int64_t)3) + 4 * (int64_t)v;
+  if (q + 4 <= c1.k) {
+    zs_split_load4<STREAM>(idx + q, ci);
+    zs_split_load4<STREAM>(val + q, cv);
+    return;
+  }
+#pragma unroll
+  for (int e = 0; e < 4; e++) {
+    ci[e] = 0, cv[e] = 0;
+    if (q + e >= c0.k && q + e < c1.k)
+      ci[e] = zs_load_matrix<STREAM>(&idx[q + e]), cv[e] = zs_load_matrix<STREAM>(&val[q + e]);
+  }
+}
+
+/* A group's products into the tile's shared products (nonzero j of the tile at zs_split_at(j)). */
+template <typename T>
+__device__ __forceinline__ void zs_split_put_group(const zs_split_coord &c0, int n_nnz, int v,
+                                                   const int32_t (&ci)[4], const T (&cv)[4],
+                                                   const T *__restrict__ x, T *prod) {
+  const int j0 = 4 * v - (int)(c0.k & 3);
+#pragma unroll
+  for (int e = 0; e < 4; e++)
+    if (j0 + e >= 0 && j0 + e < n_nnz) prod[zs_split_at<T>(j0 + e)] = cv[e] * __ldg(&x[ci[e]]);
+}
+
+/* A tile's loads held in registers between their issue and their use (VECTOR, EARLY). */
+template <typename T, typename I, int ITEMS>
+struct zs_split_regs {
+  int32_t ci[ZS_SPLIT_GROUPS(ITEMS)][4];
+  T cv[ZS_SPLIT_GROUPS(ITEMS)][4];
+  I end[ITEMS]; /* row ends threadIdx.x + q ZS_BLOCK_THREADS (at most a tile's items) */
+};
+
+/* Issue the loads of a tile into registers (the parts STAGE says; no waiting on them). */
+template <typename T, typename I, int ITEMS, bool STREAM, int STAGE>
+__device__ __forceinline__ void zs_split_fetch(const zs_split_coord &c0, const zs_split_coord &c1,
+                                               const I *ptr, const int32_t *idx, const T *val,
+                                               zs_split_regs<T, I, ITEMS> &r) {
+  if (STAGE & ZS_SPLIT_EARLY) {
+    const int n_rows = c1.row - c0.row;
+#pragma unroll
+    for (int q = 0; q < ITEMS; q++) {
+      const int i = (int)threadIdx.x + q * ZS_BLOCK_THREADS;
+      if (i < n_rows) r.end[q] = ptr[c0.row + 1 + i];
+    }
+  }
+  if (STAGE & ZS_SPLIT_VECTOR) {
+    const int n_nnz = (int)(c1.k - c0.k), groups = ((int)(c0.k & 3) + n_nnz + 3) / 4;
+#pragma unroll
+    for (int m = 0; m < ZS_SPLIT_GROUPS(ITEMS); m++) {
+      const int v = (int)threadIdx.x + m * ZS_BLOCK_THREADS;
+      if (v < groups) zs_split_load_group<T, STREAM>(c0, c1, v, idx, val, r.ci[m], r.cv[m]);
+    }
+  }
+}
+
+/* A tile's products and row ends into shared memory (buf: see zs_csr_split_kernel), from the
+ * registers where fetched, else loaded here. */
+template <typename T, typename I, int ITEMS, bool STREAM, int STAGE>
+__device__ __forceinline__ void zs_split_stage(const zs_split_coord &c0, const zs_split_coord &c1,
+                                               const I *ptr, const int32_t *idx, const T *val,
+                                               const T *__restrict__ x,
+                                               const zs_split_regs<T, I, ITEMS> &r, T *buf) {
+  const int n_rows = c1.row - c0.row, n_nnz = (int)(c1.k - c0.k);
   T *prod = buf;
   int32_t *ends = (int32_t *)(buf + zs_split_at<T>(n_nnz) + 1);
+  if (STAGE & ZS_SPLIT_VECTOR) {
+    const int groups = ((int)(c0.k & 3) + n_nnz + 3) / 4;
 #pragma unroll
-  for (int it = 0; it < ITEMS; it++) {
-    const int j = (int)threadIdx.x + it * ZS_BLOCK_THREADS;
-    if (j < n_nnz)
-      prod[zs_split_at<T>(j)] = zs_load_matrix<STREAM>(&val[c0.k + j]) *
-                                __ldg(&x[zs_load_matrix<STREAM>(&idx[c0.k + j])]);
+    for (int m = 0; m < ZS_SPLIT_GROUPS(ITEMS); m++) {
+      const int v = (int)threadIdx.x + m * ZS_BLOCK_THREADS;
+      if (v < groups) zs_split_put_group(c0, n_nnz, v, r.ci[m], r.cv[m], x, prod);
+    }
+    /* the group past the registers' (a tile of nonzeros only, not aligned) */
+    for (int v = (int)threadIdx.x + ZS_SPLIT_GROUPS(ITEMS) * ZS_BLOCK_THREADS; v < groups;
+         v += ZS_BLOCK_THREADS) {
+      int32_t ci[4];
+      T cv[4];
+      zs_split_load_group<T, STREAM>(c0, c1, v, idx, val, ci, cv);
+      zs_split_put_group(c0, n_nnz, v, ci, cv, x, prod);
+    }
+  } else {
+#pragma unroll
+    for (int it = 0; it < ITEMS; it++) {
+      const int j = (int)threadIdx.x + it * ZS_BLOCK_THREADS;
+      if (j < n_nnz)
+        prod[zs_split_at<T>(j)] = zs_load_matrix<STREAM>(&val[c0.k + j]) *
+                                  __ldg(&x[zs_load_matrix<STREAM>(&idx[c0.k + j])]);
+    }
   }
-  for (int i = threadIdx.x; i < n_rows; i += ZS_BLOCK_THREADS)
-    ends[i] = (int32_t)((int64_t)ptr[c0.row + 1 + i] - c0.k);
+  if (STAGE & ZS_SPLIT_EARLY) {
+#pragma unroll
+    for (int q = 0; q < ITEMS; q++) {
+      const int i = (int)threadIdx.x + q * ZS_BLOCK_THREADS;
+      if (i < n_rows) ends[i] = (int32_t)((int64_t)r.end[q] - c0.k);
+    }
+  } else {
+    for (int i = threadIdx.x; i < n_rows; i += ZS_BLOCK_THREADS)
+      ends[i] = (int32_t)((int64_t)ptr[c0.row + 1 + i] - c0.k);
+  }
   if (threadIdx.x == 0) ends[n_rows] = INT_MAX; /* the open row ends past the tile */
-  __syncthreads();
+}
 
+/* Tile `tile` (staged in buf, a barrier passed): every thread walks its ITEMS items, the block's
+ * segmented scan completes the rows crossing threads, and the rows crossing tiles leave their
+ * pieces (carry, head); FUSED: the tile then counts its pieces in. */
+template <typename T, int ITEMS, bool FUSED>
+__device__ __forceinline__ void zs_split_reduce(int64_t tile, const zs_split_coord &c0,
+                                                const zs_split_coord &c1, const T *buf, T *y,
+                                                T *carry, T *head, const zs_split_links *links,
+                                                const zs_split_span *spans, unsigned *counters,
+                                                int *warp_f, T *warp_v, T alpha, T beta) {
+  const int n_rows = c1.row - c0.row, n_nnz = (int)(c1.k - c0.k), items = n_rows + n_nnz;
+  const T *prod = buf;
+  const int32_t *ends = (const int32_t *)(buf + zs_split_at<T>(n_nnz) + 1);
   /* my first item: merge-path search of diagonal d in the tile */
   const int d = (int)threadIdx.x * ITEMS;
   /* no items (the end of the last tile): an empty walk */
@@ -159,20 +301,81 @@ __global__ void __launch_bounds__(ZS_BLOCK_THREADS, ZS_SPLIT_MIN_BLOCKS)
   if (first_row >= 0) {
     const T s = v_ex + first;
     if (!f_ex && (c0.flags & ZS_SPLIT_HEAD_SPAN)) {
-      head[blockIdx.x] = s; /* started in an earlier tile */
+      head[tile] = s; /* started in an earlier tile */
       if (FUSED) __threadfence();
     } else {
       zs_put_row(y, (int64_t)c0.row + first_row, s, alpha, beta);
     }
   }
   if (threadIdx.x == ZS_BLOCK_THREADS - 1) {
-    carry[blockIdx.x] = v_in;
+    carry[tile] = v_in;
     if (FUSED) __threadfence(); /* the pieces are visible before the counts say so */
   }
   if (!FUSED) return;
   __syncthreads();
   if (threadIdx.x == 0)
-    zs_split_count_in(links[blockIdx.x], spans, counters, carry, head, y, alpha, beta);
+    zs_split_count_in(links[tile], spans, counters, (const T *)carry, (const T *)head, y, alpha,
+                      beta);
+}
+
+/* The shared memory of a tile: products (padded: see zs_split_at), then the row ends;
+ * rows + nnz <= TILE. */
+#define ZS_SPLIT_BUF(T, ITEMS)  \
+  (ZS_BLOCK_THREADS * (ITEMS) + \
+   ZS_BLOCK_THREADS * (ITEMS) / (ZS_SPLIT_PAD_BYTES / (int)sizeof(T)) + 2)
+
+/* One tile per block. ptr: the row offsets (I: int32 or int64); coords: the tiles' first items;
+ * carry[t]: the tile's sum of its last (open) row; head[t]: a spanning first row's piece.
+ * FUSED: links, spans and counters finish the spans (else zs_split_spans_kernel does).
+ * STAGE: ZS_SPLIT_VECTOR and ZS_SPLIT_EARLY bits (0: the loads of one loop, in order). */
+template <typename T, typename I, int ITEMS, bool STREAM, bool FUSED, int STAGE>
+__global__ void __launch_bounds__(ZS_BLOCK_THREADS, ZS_SPLIT_MIN_BLOCKS)
+    zs_csr_split_kernel(const zs_split_coord *coords, const I *ptr, const int32_t *idx,
+                        const T *val, const T *__restrict__ x, T *y, T *carry, T *head,
+                        const zs_split_links *links, const zs_split_span *spans, unsigned *counters,
+                        T alpha, T beta) {
+  __shared__ T buf[ZS_SPLIT_BUF(T, ITEMS)];
+  __shared__ int warp_f[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
+  __shared__ T warp_v[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
+  const zs_split_coord c0 = coords[blockIdx.x], c1 = coords[blockIdx.x + 1];
+  zs_split_regs<T, I, ITEMS> r;
+  zs_split_fetch<T, I, ITEMS, STREAM, STAGE>(c0, c1, ptr, idx, val, r);
+  zs_split_stage<T, I, ITEMS, STREAM, STAGE>(c0, c1, ptr, idx, val, x, r, buf);
+  __syncthreads();
+  zs_split_reduce<T, ITEMS, FUSED>(blockIdx.x, c0, c1, buf, y, carry, head, links, spans, counters,
+                                   warp_f, warp_v, alpha, beta);
+}
+
+/* PIPELINED: gridDim.x persistent blocks, block b taking tiles b, b + gridDim.x, ... (n_tiles in
+ * all). A tile's loads are issued before the previous tile is reduced and consumed after it. */
+template <typename T, typename I, int ITEMS, bool STREAM, bool FUSED>
+__global__ void __launch_bounds__(ZS_BLOCK_THREADS, ZS_SPLIT_PIPE_BLOCKS(T))
+    zs_csr_split_pipe_kernel(const zs_split_coord *coords, int64_t n_tiles, const I *ptr,
+                             const int32_t *idx, const T *val, const T *__restrict__ x, T *y,
+                             T *carry, T *head, const zs_split_links *links,
+                             const zs_split_span *spans, unsigned *counters, T alpha, T beta) {
+  constexpr int STAGE = ZS_SPLIT_VECTOR | ZS_SPLIT_EARLY;
+  __shared__ T buf[ZS_SPLIT_BUF(T, ITEMS)];
+  __shared__ int warp_f[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
+  __shared__ T warp_v[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
+  int64_t t = blockIdx.x;
+  if (t >= n_tiles) return;
+  zs_split_coord c0 = coords[t], c1 = coords[t + 1];
+  zs_split_regs<T, I, ITEMS> r;
+  zs_split_fetch<T, I, ITEMS, STREAM, STAGE>(c0, c1, ptr, idx, val, r);
+  for (;;) {
+    const int64_t next = t + gridDim.x;
+    zs_split_coord n0 = c1, n1 = c1;
+    if (next < n_tiles) n0 = coords[next], n1 = coords[next + 1];
+    zs_split_stage<T, I, ITEMS, STREAM, STAGE>(c0, c1, ptr, idx, val, x, r, buf);
+    __syncthreads();
+    if (next < n_tiles) zs_split_fetch<T, I, ITEMS, STREAM, STAGE>(n0, n1, ptr, idx, val, r);
+    zs_split_reduce<T, ITEMS, FUSED>(t, c0, c1, buf, y, carry, head, links, spans, counters, warp_f,
+                                     warp_v, alpha, beta);
+    if (next >= n_tiles) return;
+    __syncthreads(); /* the tile's shared data read before the next one overwrites it */
+    t = next, c0 = n0, c1 = n1;
+  }
 }
 
 /* Rows over several tiles: their pieces in tile order. */

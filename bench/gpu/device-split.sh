@@ -4,7 +4,13 @@
 # row-block kernel (the default), our COO and cuSPARSE, in one process per matrix, after a
 # correctness run, in one call of about 100 s.
 #
-#   OUT=$OUT MODULE_DIR=DIR bash bench/gpu/device-split.sh
+#   OUT=$OUT MODULE_DIR=DIR [SET=tiles|stage] bash bench/gpu/device-split.sh
+#
+# SET=tiles (default): tile sizes and evict-first on skewed and regular matrices.
+# SET=stage: the staging variants of a tile (experimental.split_stage: 16-byte loads, row ends
+# first, both, persistent blocks that load the next tile while reducing one) and
+# long_rows=fused, on R-MAT (f32, f64, few-valued, 24 per row, scale 14) and two regular
+# matrices, into DEVICE-split-stage.csv.
 #
 # MODULE_DIR (required): a folder holding libzsparse-cuda.so built on the development machine.
 # Builds build-gpu without the GPU modules (bench/device-lib.sh), then:
@@ -40,11 +46,34 @@ dev_conformance 90 csr
 # 2. timing: NAME TYPES SPEC FORMATS... (one zs-bench-gpu process per case)
 M=../shared/matrices
 S=kernel=split
+DEV_STATUS=0
+if [ "${SET:-tiles}" = stage ]; then
+  CSV=$OUT/$DEVICE-split-stage.csv
+  rm -f "$CSV"
+  G=experimental.split_stage
+  F=experimental.long_rows=fused
+  stages=("csr@$S" "csr@$S,$G=vector" "csr@$S,$G=early" "csr@$S,$G=vector_early"
+    "csr@$S,$G=pipelined" "csr@$S,$F" "csr@$S,$G=vector_early,$F" "csr@$S,$G=pipelined,$F")
+  dev_bench_case rmat f32,f64 "gen:rmat:scale=19,per_row=16,values=random,seed=42" "${stages[@]}"
+  dev_bench_case rmat-s14 f64 "gen:rmat:scale=14,per_row=8,values=random,seed=21" "${stages[@]}"
+  dev_bench_case rmat-s19 f32 "gen:rmat:scale=19,per_row=24,values=set,distinct=64,seed=22" \
+    "${stages[@]:0:5}" "csr@$S,$G=vector_early,$F"
+  dev_bench_case rmat-set f64 "gen:rmat:scale=19,per_row=16,values=set,distinct=64,seed=42" \
+    "${stages[@]:0:5}" "csr@$S,$G=vector_early,$F"
+  dev_bench_case lap2d f32 "gen:stencil2d:n=1448,points=5,values=random,seed=42" \
+    "csr@$S" "csr@$S,$G=vector_early" "csr@$S,$G=pipelined"
+  dev_bench_case band-set f32 \
+    "gen:banded:rows=1048576,width=128,per_row=20,values=set,distinct=64,seed=42" \
+    "csr@$S" "csr@$S,$G=vector_early" "csr@$S,$G=pipelined"
+  log "done: $CSV ($(($(wc -l <"$CSV") - 1)) lines), bench status $DEV_STATUS, conformance $DEV_CONF"
+  dev_print_csv "$CSV"
+  [ "$DEV_CONF" = ok ] || DEV_STATUS=1
+  exit $DEV_STATUS
+fi
 skewed=("csr@$S" "csr@$S,block_nnz=512" "csr@$S,block_nnz=2048" "csr@$S,experimental.evict_first=off")
 regular=("csr@$S" "csr@$S,block_nnz=1024")
 CSV=$OUT/$DEVICE-split.csv
 rm -f "$CSV"
-DEV_STATUS=0
 dev_bench_case rmat f32,f64 "gen:rmat:scale=19,per_row=16,values=random,seed=42" "${skewed[@]}"
 dev_bench_case rmat-s19 f32 "gen:rmat:scale=19,per_row=24,values=set,distinct=64,seed=22" "${skewed[@]}"
 dev_bench_case rmat-s14 f64 "gen:rmat:scale=14,per_row=8,values=random,seed=21" "${skewed[@]}" \

@@ -87,7 +87,7 @@ static void find_variants(zs_context *ctx, const char *require) {
       }
       have_required = 1;
     }
-    if (!bi.usable || n_variants + 26 > MAX_VARIANTS) continue; /* 26: the most one adds */
+    if (!bi.usable || n_variants + 34 > MAX_VARIANTS) continue; /* 34: the most one adds */
     if (strcmp(bi.name, "ref") == 0) have_ref = 1;
     variant *v = &variants[n_variants++];
     *v = (variant){.backend = bi.name, .deterministic_n = 1, .deterministic_t = 1};
@@ -242,6 +242,23 @@ static void find_variants(zs_context *ctx, const char *require) {
           {"kernel=split,block_nnz=256", "csr-split256"},
           {"kernel=split,block_nnz=512,experimental.long_rows=fused", "csr-split-fused"},
           {"kernel=split,experimental.evict_first=off", "csr-split"},
+          /* its staging variants, in the tiles where they are compiled (512 items: rows
+           * cross tiles and 16-byte groups cross tile starts; 1024 the default) */
+          {"kernel=split,block_nnz=512,experimental.evict_first=on,"
+           "experimental.split_stage=vector",
+           "csr-split-vector"},
+          {"kernel=split,block_nnz=512,experimental.evict_first=on,"
+           "experimental.split_stage=early,experimental.long_rows=fused",
+           "csr-split-early"},
+          {"kernel=split,block_nnz=1024,experimental.evict_first=on,"
+           "experimental.split_stage=vector_early",
+           "csr-split-ve"},
+          {"kernel=split,block_nnz=512,experimental.evict_first=on,"
+           "experimental.split_stage=pipelined",
+           "csr-split-pipe"},
+          {"kernel=split,block_nnz=512,experimental.evict_first=on,"
+           "experimental.split_stage=pipelined,experimental.long_rows=fused",
+           "csr-split-pipe-fused"},
       };
       for (size_t c = 0; c < sizeof csr_choices / sizeof *csr_choices; c++) {
         v = &variants[n_variants++];
