@@ -22,8 +22,10 @@ struct dtans5_op {
   uint32_t *col_words; /* packed rows' column fields */
   uint8_t *col_bits;   /* per slice */
   int32_t *col_base;   /* per slice */
+  int32_t *row_perm;   /* the matrix's row of each encoded row (NULL: the same) */
+  int32_t *col_perm;   /* the matrix's column of each encoded column (NULL: the same) */
   int64_t n_long;
-  int32_t *long_rows, *long_cols;
+  int32_t *long_rows, *long_cols; /* the matrix's rows and columns (mapped when created) */
   int64_t *long_ptr;
   void *long_values;
   int64_t *part; /* slices of each thread: [part[u], part[u + 1]) */
@@ -45,7 +47,7 @@ void cpu_dtans5_destroy(dtans5_op *A) {
   if (!A) return;
   void *p[] = {A->tid,      A->tptr,        A->toff,     A->slice_at, A->values,    A->words,
                A->col_at,   A->col_words,   A->col_bits, A->col_base, A->long_rows, A->long_cols,
-               A->long_ptr, A->long_values, A->part,     A->tbuf};
+               A->long_ptr, A->long_values, A->part,     A->tbuf,     A->row_perm,  A->col_perm};
   for (size_t i = 0; i < sizeof p / sizeof *p; i++) zsi_free(p[i]);
   zsi_free(A);
 }
@@ -92,6 +94,15 @@ zs_status cpu_dtans5_create(dtans5_op **out, const zsb_encoded_view *enc, int th
        copy_into(L.long_ptr, (uint64_t)L.n_long + 1, 8, &A->long_ptr) &&
        copy_into(L.long_cols, L.long_nnz, 4, &A->long_cols) &&
        copy_into(L.long_values, L.long_nnz, es, &A->long_values);
+  /* Rows and columns in another order: the slices' rows and columns are mapped as they are
+   * walked, the long rows' here (their columns then need not ascend: only the sums' order
+   * changes, and it is fixed) */
+  if (L.row_perm) ok = ok && copy_into(L.row_perm, (uint64_t)L.rows, 4, &A->row_perm);
+  if (L.col_perm) ok = ok && copy_into(L.col_perm, (uint64_t)L.cols, 4, &A->col_perm);
+  for (int64_t k = 0; ok && A->row_perm && k < L.n_long; k++)
+    A->long_rows[k] = A->row_perm[A->long_rows[k]];
+  for (uint64_t j = 0; ok && A->col_perm && j < L.long_nnz; j++)
+    A->long_cols[j] = A->col_perm[A->long_cols[j]];
   /* Slices split among threads by nonzeros, fixed here: the SpMVT sums then depend only on the
    * thread count. */
   ok = ok && (A->part = zsi_alloc_array((uint64_t)threads + 1, 8)) != NULL;

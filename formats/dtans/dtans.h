@@ -67,6 +67,9 @@ ZSI_HIDDEN zs_status dtans_layout_of(const zs_encoded *E, dtans_layout *L);
 ZSI_HIDDEN zs_status dtans_check_offsets(const char *name, const int64_t *o, int64_t n,
                                          const char *of, uint64_t total);
 
+/* perm (n entries) holds each of 0 … n − 1 once; else ZS_ERR_CORRUPT naming the array `name`. */
+ZSI_HIDDEN zs_status dtans_check_permutation(const int32_t *perm, int64_t n, const char *name);
+
 /* Decode slice s of v into the CSR arrays col/val at the offsets row_ptr gives its rows (raw
  * values of the slice start at raw_start: the coded nonzeros of the slices before it). Checks
  * everything a corrupted stream could break (column range and order, stream and escape bounds,

@@ -208,6 +208,8 @@ zs_status dtans5_layout_of(const zs_encoded *E, dtans5_layout *v) {
   uint64_t coded;
   if ((s = templates_ok(v)) || (s = rows_ok(v, &coded)) || (s = values_ok(v)) || (s = cols_ok(v)))
     return s;
+  if (v->row_perm && (s = dtans_check_permutation(v->row_perm, v->rows, "row_perm"))) return s;
+  if (v->col_perm && (s = dtans_check_permutation(v->col_perm, v->cols, "col_perm"))) return s;
   return ZS_OK;
 }
 
@@ -222,6 +224,29 @@ static const void *entry_value(const dtans5_layout *v, int64_t i, int64_t k) {
   const uint32_t w = v->value_words[v->slice_value_words[sl] + DTANS5_LANES * (k / p) + l];
   const uint32_t id = (w >> (b * (k % p))) & ((1u << b) - 1u);
   return (const char *)v->value_symbols + (size_t)id * es;
+}
+
+/* *A decoded in the encoded order becomes the matrix's: the matrix's row row_perm[r] is encoded
+ * row r, its columns mapped through col_perm and sorted again (either may be NULL). */
+static zs_status to_matrix_order(const dtans5_layout *v, zs_matrix **A) {
+  zs_matrix *M = NULL;
+  int32_t *from = NULL; /* the encoded row of each of the matrix's rows */
+  zs_status s = zsi_matrix_alloc(&M, v->rows, v->cols, v->nnz, v->type);
+  if (s == ZS_OK && v->row_perm && !(from = malloc((size_t)(v->rows ? v->rows : 1) * 4)))
+    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row order");
+  if (s == ZS_OK) {
+    for (int64_t r = 0; from && r < v->rows; r++) from[v->row_perm[r]] = (int32_t)r;
+    M->row_ptr[0] = 0;
+    for (int64_t i = 0; i < v->rows; i++) {
+      const int64_t r = from ? from[i] : i;
+      M->row_ptr[i + 1] = M->row_ptr[i] + ((*A)->row_ptr[r + 1] - (*A)->row_ptr[r]);
+    }
+    s = dtans_copy_rows(M, *A, from, v->col_perm);
+  }
+  free(from);
+  zs_matrix_destroy(s == ZS_OK ? A : &M);
+  if (s == ZS_OK) *A = M;
+  return s;
 }
 
 zs_status dtans5_decode_all(const zs_encoded *E, zs_matrix **out) {
@@ -261,6 +286,11 @@ zs_status dtans5_decode_all(const zs_encoded *E, zs_matrix **out) {
     memcpy(A->col_idx + at, v.long_cols + b, (size_t)n * 4);
     memcpy((char *)A->values + (size_t)at * es, (const char *)v.long_values + (size_t)b * es,
            (size_t)n * es);
+  }
+  if (v.row_perm || v.col_perm) s = to_matrix_order(&v, &A);
+  if (s != ZS_OK) {
+    zs_matrix_destroy(&A);
+    return s;
   }
   *out = A;
   return ZS_OK;

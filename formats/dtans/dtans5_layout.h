@@ -96,6 +96,8 @@ typedef struct dtans5_layout {
   uint64_t n_col_words;
   const uint8_t *slice_col_bits; /* packed rows: bits of a field, per slice */
   const int32_t *slice_col_base; /* packed rows: first column − row − first field, per slice */
+  const int32_t *row_perm;       /* rows, or NULL: encoded row r is the matrix's row row_perm[r] */
+  const int32_t *col_perm;       /* cols, or NULL: encoded column c is the matrix's col_perm[c] */
   int64_t n_long;
   const int32_t *long_rows;
   const int64_t *long_ptr;
@@ -170,6 +172,11 @@ static inline zs_status dtans5_layout_parse(const zsb_encoded_view *v, dtans5_la
                              NULL)) ||
        (s = zsi_layout_array(&c, "slice_col_base", 4, sl - 1, 1, (const void **)&L->slice_col_base,
                              NULL))))
+    return s;
+  /* Rows and columns in another order (optional: blobs without them read as before) */
+  if ((s = zsi_layout_array(&c, "row_perm", 4, rows, 0, (const void **)&L->row_perm, NULL)) ||
+      (s = zsi_layout_array(&c, "col_perm", 4, (uint64_t)v->cols, 0, (const void **)&L->col_perm,
+                            NULL)))
     return s;
   return dtans_layout_long_rows(&c, es, &L->n_long, &L->long_rows, &L->long_ptr, &L->long_cols,
                                 &L->long_values, &L->long_nnz);

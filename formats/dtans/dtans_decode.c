@@ -42,7 +42,7 @@ zs_status dtans_check_offsets(const char *name, const int64_t *o, int64_t n, con
 }
 
 /* perm (n entries) holds each of 0 … n − 1 once. */
-static zs_status check_permutation(const int32_t *perm, int64_t n, const char *name) {
+zs_status dtans_check_permutation(const int32_t *perm, int64_t n, const char *name) {
   uint8_t *seen = calloc((size_t)(n ? n : 1), 1);
   if (!seen) return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: %s check", name);
   for (int64_t r = 0; r < n; r++) {
@@ -149,8 +149,8 @@ zs_status dtans_layout_of(const zs_encoded *E, dtans_layout *v) {
     return zsi_error(ZS_ERR_CORRUPT,
                      "dtans: array 'columns' has %" PRIu64 " elements, expected %" PRIu64,
                      v->n_columns, coded);
-  if (v->row_perm && (s = check_permutation(v->row_perm, E->rows, "row_perm"))) return s;
-  if (v->col_perm && (s = check_permutation(v->col_perm, E->cols, "col_perm"))) return s;
+  if (v->row_perm && (s = dtans_check_permutation(v->row_perm, E->rows, "row_perm"))) return s;
+  if (v->col_perm && (s = dtans_check_permutation(v->col_perm, E->cols, "col_perm"))) return s;
   return ZS_OK;
 }
 

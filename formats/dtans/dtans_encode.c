@@ -1447,6 +1447,30 @@ static zs_status encode_rows(const zs_matrix *A, const enc_opts *o, const int32_
   return ZS_OK;
 }
 
+/* The row length from which rows count as equal when ordered by length: the long-row threshold,
+ * or the longest row when it is shorter. */
+static int64_t length_cap(const zs_matrix *A, const enc_opts *o) {
+  int64_t longest = 0;
+  for (int64_t i = 0; i < A->rows; i++)
+    if (A->row_ptr[i + 1] - A->row_ptr[i] > longest) longest = A->row_ptr[i + 1] - A->row_ptr[i];
+  return o->long_min > 0 && o->long_min < longest ? o->long_min : longest;
+}
+
+/* *P = A's rows in the order perm gives (NULL: theirs), columns renumbered through map (NULL:
+ * kept) and sorted again. */
+static zs_status ordered_copy(const zs_matrix *A, const int32_t *perm, const int32_t *map,
+                              zs_matrix **P) {
+  zs_status s = zsi_matrix_alloc(P, A->rows, A->cols, A->nnz, A->type);
+  if (s != ZS_OK) return s;
+  (*P)->row_ptr[0] = 0;
+  for (int64_t r = 0; r < A->rows; r++) {
+    const int64_t i = perm ? perm[r] : r;
+    (*P)->row_ptr[r + 1] = (*P)->row_ptr[r] + (A->row_ptr[i + 1] - A->row_ptr[i]);
+  }
+  if ((s = dtans_copy_rows(*P, A, perm, map)) != ZS_OK) zs_matrix_destroy(P);
+  return s;
+}
+
 /* The rows in their order, or by length (row_order), and the columns renumbered through `map`
  * (col_order; NULL: kept), in one copy of the matrix when either applies; then encode_rows. */
 static zs_status encode_ordered(const zs_matrix *A, const enc_opts *op, const int32_t *map,
@@ -1458,10 +1482,7 @@ static zs_status encode_ordered(const zs_matrix *A, const enc_opts *op, const in
     /* The rows ordered by length, and whether that pays (auto): R-MAT's degree follows the low
      * bits of the row index, so lanes taken by row mod 32 differ several-fold.
      * Row lengths alone decide, so renumbered columns change nothing here. */
-    int64_t longest = 0;
-    for (int64_t i = 0; i < A->rows; i++)
-      if (A->row_ptr[i + 1] - A->row_ptr[i] > longest) longest = A->row_ptr[i + 1] - A->row_ptr[i];
-    const int64_t cap = o.long_min > 0 && o.long_min < longest ? o.long_min : longest;
+    const int64_t cap = length_cap(A, &o);
     if (!(perm = rows_by_length(A, cap)))
       return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row order");
     if (o.row_order < 0 && !(lockstep_cost(A, NULL, o.lane_symbols, cap) >
@@ -1470,17 +1491,7 @@ static zs_status encode_ordered(const zs_matrix *A, const enc_opts *op, const in
   }
   if (!perm && !map) return encode_rows(A, &o, NULL, out);
   zs_matrix *P = NULL;
-  if ((s = zsi_matrix_alloc(&P, A->rows, A->cols, A->nnz, A->type)) != ZS_OK) {
-    free(perm);
-    return s;
-  }
-  P->row_ptr[0] = 0;
-  for (int64_t r = 0; r < A->rows; r++) {
-    const int64_t i = perm ? perm[r] : r;
-    P->row_ptr[r + 1] = P->row_ptr[r] + (A->row_ptr[i + 1] - A->row_ptr[i]);
-  }
-  s = dtans_copy_rows(P, A, perm, map);
-  if (s == ZS_OK) s = encode_rows(P, &o, perm, out);
+  if ((s = ordered_copy(A, perm, map, &P)) == ZS_OK) s = encode_rows(P, &o, perm, out);
   zs_matrix_destroy(&P);
   free(perm);
   return s;
@@ -1513,11 +1524,12 @@ static int skewed_columns(const zs_matrix *A, const int64_t *with_count, int64_t
   return 4 * held >= A->nnz;
 }
 
-/* Versions 2-4: the columns in their order or renumbered (col_order), then encode_ordered. */
-static zs_status encode_streams(const zs_matrix *A, enc_opts o, zs_encoded **out) {
-  zs_status s = ZS_OK;
-  const int natural = o.col_order == 0 || (o.col_order < 0 && A->cols < (INT64_C(1) << 16));
-  if (natural || A->cols < 2 || A->nnz == 0) return encode_ordered(A, &o, NULL, out);
+/* The columns by count (perm: the matrix's column of each encoded one, map: the inverse) when
+ * col_order asks (frequency) or allows and the columns are skewed (auto); both NULL otherwise. */
+static zs_status column_order(const zs_matrix *A, int col_order, int32_t **perm, int32_t **map) {
+  *perm = NULL, *map = NULL;
+  const int natural = col_order == 0 || (col_order < 0 && A->cols < (INT64_C(1) << 16));
+  if (natural || A->cols < 2 || A->nnz == 0) return ZS_OK;
   /* Each column's count (4 bytes: a column holds at most rows < 2^31 nonzeros; the pages are new
    * ones), then how many columns hold each count. */
   uint32_t *count = calloc((size_t)A->cols, sizeof *count);
@@ -1526,36 +1538,74 @@ static zs_status encode_streams(const zs_matrix *A, enc_opts o, zs_encoded **out
   for (int64_t k = 0; k < A->nnz; k++) count[A->col_idx[k]]++;
   for (int64_t c = 0; c < A->cols; c++) most = (int64_t)count[c] > most ? (int64_t)count[c] : most;
   int64_t *with_count = calloc((size_t)most + 1, sizeof *with_count);
-  if (!with_count) {
-    free(count);
-    return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column counts");
+  zs_status s = with_count ? ZS_OK : zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column counts");
+  for (int64_t c = 0; s == ZS_OK && c < A->cols; c++) with_count[count[c]]++;
+  if (s == ZS_OK && (col_order > 0 || skewed_columns(A, with_count, most))) {
+    *perm = malloc((size_t)A->cols * sizeof **perm), *map = malloc((size_t)A->cols * sizeof **map);
+    if (*perm && *map) columns_by_count(A, count, with_count, most, *perm, *map);
   }
-  for (int64_t c = 0; c < A->cols; c++) with_count[count[c]]++;
-  if (o.col_order < 0 && !skewed_columns(A, with_count, most)) {
-    free(count), free(with_count);
-    return encode_ordered(A, &o, NULL, out);
+  if (s == ZS_OK && *perm != *map && !(*perm && *map)) { /* one of them not allocated */
+    free(*perm), free(*map);
+    *perm = NULL, *map = NULL;
+    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order");
   }
-  /* col_order=frequency: the columns renumbered as the rows are copied, and col_perm to undo it */
-  int32_t *perm = malloc((size_t)A->cols * sizeof *perm),
-          *map = malloc((size_t)A->cols * sizeof *map);
-  if (!perm || !map) s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: column order");
-  if (s == ZS_OK) columns_by_count(A, count, with_count, most, perm, map);
   free(count), free(with_count);
+  return s;
+}
+
+/* Versions 2-4: the columns in their order or renumbered (col_order), then encode_ordered. */
+static zs_status encode_streams(const zs_matrix *A, enc_opts o, zs_encoded **out) {
+  int32_t *perm, *map;
+  zs_status s = column_order(A, o.col_order, &perm, &map);
   if (s == ZS_OK) {
-    o.col_perm = perm;
+    o.col_perm =
+        perm; /* col_order=frequency: renumbered as the rows are copied; col_perm undoes it */
     s = encode_ordered(A, &o, map, out);
   }
   free(perm), free(map);
   return s;
 }
 
-/* Version 5 needs rows and columns in their order and values that are constant, raw or packed;
- * NULL when the options allow it, else the option that rules it out. */
+/* Version 5 takes a matrix whose rows (but the long ones) fit this many templates: their ids are
+ * then at most 2 bytes a row. */
+#define DTANS5_MAX_TEMPLATES 65535
+
+/* Version 5 with the rows by length (row_order=length) and the columns by count
+ * (col_order=frequency) when asked, their permutations added to the blob as row_perm and
+ * col_perm; `auto` keeps version 5's rows and columns in their order. */
+static zs_status encode_v5(const zs_matrix *A, const enc_opts *o, zs_encoded **out) {
+  const int rows = o->row_order == 1 && A->rows >= 2 && A->nnz > 0;
+  if (!rows && o->col_order != 1)
+    return dtans5_encode(A, o->long_min, o->mode, DTANS5_MAX_TEMPLATES, o->row_kind, out);
+  int32_t *rperm = rows ? rows_by_length(A, length_cap(A, o)) : NULL, *cperm = NULL, *map = NULL;
+  zs_status s = rows && !rperm ? zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row order") : ZS_OK;
+  if (s == ZS_OK) s = column_order(A, o->col_order == 1, &cperm, &map);
+  zs_matrix *P = NULL;
+  if (s == ZS_OK && (rperm || cperm)) s = ordered_copy(A, rperm, map, &P);
+  if (s == ZS_OK)
+    s = dtans5_encode(P ? P : A, o->long_min, o->mode, DTANS5_MAX_TEMPLATES, o->row_kind, out);
+  void *to;
+  if (s == ZS_OK && *out && rperm &&
+      (s = zsi_encoded_add_array(*out, "row_perm", 4, (uint64_t)A->rows, &to)) == ZS_OK)
+    memcpy(to, rperm, (size_t)A->rows * 4);
+  if (s == ZS_OK && *out && cperm &&
+      (s = zsi_encoded_add_array(*out, "col_perm", 4, (uint64_t)A->cols, &to)) == ZS_OK)
+    memcpy(to, cperm, (size_t)A->cols * 4);
+  if (s != ZS_OK) zs_encoded_destroy(out);
+  zs_matrix_destroy(&P);
+  free(rperm), free(cperm), free(map);
+  return s;
+}
+
+/* Version 5 needs values that are constant, raw or packed, and rows and columns in their order
+ * unless its rows are packed ones; NULL when the options allow it, else the option that rules it
+ * out. */
 static const char *templates_excluded(const enc_opts *o) {
   if (o->mode == DTANS_VALUES_CODED || o->mode == DTANS_VALUES_JOINT) return "values=coded|joint";
   if (o->columns == 1) return "columns=raw";
-  if (o->row_order == 1) return "row_order=length";
-  if (o->col_order == 1) return "col_order=frequency";
+  /* rows and columns in another order: with packed rows only (templates follow the diagonal) */
+  if (o->row_kind == DTANS5_ROWS_TEMPLATES && o->row_order == 1) return "row_order=length";
+  if (o->row_kind == DTANS5_ROWS_TEMPLATES && o->col_order == 1) return "col_order=frequency";
   return NULL;
 }
 
@@ -1571,10 +1621,6 @@ static int stream_options(const char *options) {
   }
   return 0;
 }
-
-/* Version 5 takes a matrix whose rows (but the long ones) fit this many templates: their ids are
- * then at most 2 bytes a row. */
-#define DTANS5_MAX_TEMPLATES 65535
 
 zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out) {
   enc_opts o;
@@ -1596,8 +1642,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   if (o.templates == 0 || excluded || (o.templates < 0 && !packed && stream_options(options)))
     return encode_streams(A, o, out);
   zs_encoded *E5 = NULL, *E4 = NULL;
-  if ((s = dtans5_encode(A, o.long_min, o.mode, DTANS5_MAX_TEMPLATES, o.row_kind, &E5)) != ZS_OK)
-    return s;
+  if ((s = encode_v5(A, &o, &E5)) != ZS_OK) return s;
   if (!E5 && packed)
     return zsi_error(ZS_ERR_INVALID_ARGUMENT,
                      "dtans: values=packed, but the rows need more than %d templates",

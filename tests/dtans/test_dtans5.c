@@ -358,6 +358,70 @@ static void mixed_rows(void) {
   free(r), free(c), free(v);
 }
 
+/* Words of col_words in a blob (0 without packed rows). */
+static uint64_t col_words_of(zs_encoded *E) {
+  const zsi_array *a = array_of(E, "col_words");
+  return a ? a->count : 0;
+}
+
+/* Packed rows with the rows by length and the columns by count: row_perm and col_perm in the
+ * blob, the decode back in the matrix's order, power-law rows packed tighter; damaged
+ * permutations refused by name. */
+static void ordered_rows(void) {
+  static const char *const specs[] = {
+      "rmat:scale=12,per_row=8,values=set,distinct=16,seed=3",
+      "erdos_renyi:rows=3000,cols=5000,per_row=5,values=random,seed=8",
+      "banded:rows=700,width=30,per_row=4,values=set,distinct=5,seed=1",
+  };
+  static const char *const opts[] = {
+      "row_kind=packed,row_order=length",
+      "row_kind=packed,col_order=frequency",
+      "row_kind=packed,row_order=length,col_order=frequency",
+      "row_kind=packed,row_order=length,col_order=frequency,values=raw",
+      "row_kind=packed,row_order=length,long_rows=9",
+      "row_kind=auto,templates=on,row_order=length",
+      "row_kind=packed,row_order=auto,col_order=auto"};
+  for (size_t c = 0; c < sizeof specs / sizeof *specs; c++)
+    for (int ti = 0; ti < 2; ti++) {
+      zs_matrix *A = generated(specs[c], ti ? ZS_F32 : ZS_F64);
+      zs_encoded *N = A ? round_trip(specs[c], A, "row_kind=packed") : NULL;
+      for (size_t o = 0; N && o < sizeof opts / sizeof *opts; o++) {
+        zs_encoded *E = round_trip(specs[c], A, opts[o]);
+        if (!E) continue;
+        CHECK(param_of(E, "version") == DTANS_VERSION_TEMPLATES);
+        const int rows = strstr(opts[o], "=length") != NULL;
+        const int cols = strstr(opts[o], "=frequency") != NULL; /* auto: the order kept */
+        CHECK((array_of(E, "row_perm") != NULL) == rows);
+        CHECK((array_of(E, "col_perm") != NULL) == cols);
+        /* R-MAT's rows by length: a slice's lanes of like lengths, far fewer padded words */
+        if (rows && c == 0 && !strstr(opts[o], "auto"))
+          CHECK(2 * col_words_of(E) < col_words_of(N));
+        zs_encoded_destroy(&E);
+      }
+      zs_encoded_destroy(&N);
+      zs_matrix_destroy(&A);
+    }
+  zs_matrix *A = generated(specs[0], ZS_F64);
+  zs_encoded *E =
+      A ? round_trip("damage order", A, "row_kind=packed,row_order=length,col_order=frequency")
+        : NULL;
+  if (E) {
+    static const char *const names[] = {"row_perm", "col_perm"};
+    for (int k = 0; k < 2; k++) {
+      zsi_array *a = array_of(E, names[k]);
+      int32_t *p = a->data;
+      const int32_t p0 = p[0], p1 = p[1];
+      p[1] = p0, refused(E, "repeated index", names[k]), p[1] = p1;
+      p[0] = -1, refused(E, "negative index", names[k]), p[0] = p0;
+      p[0] = (int32_t)a->count, refused(E, "index past the end", names[k]), p[0] = p0;
+      a->count--, refused(E, "truncated", names[k]), a->count++;
+    }
+    CHECK_STATUS(validate(E), ZS_OK);
+  }
+  zs_encoded_destroy(&E);
+  zs_matrix_destroy(&A);
+}
+
 /* Damaged packed rows, one at a time. */
 static void damaged_packed(void) {
   zs_matrix *A =
@@ -408,6 +472,7 @@ int main(void) {
   packed_rows();
   mixed_rows();
   damaged_packed();
+  ordered_rows();
   auto_choice();
   refusals();
   edges();

@@ -87,6 +87,49 @@ typedef struct csr {
   unsigned char *val;
 } csr;
 
+/* "Encoded row r is the matrix's row row_perm[r]" and "encoded column c is the matrix's column
+ * col_perm[c]" (versions 3 and 4, and version 5 when it carries them): out, decoded by encoded
+ * row and column, goes to the matrix's order. */
+static void spec_orders(const zs_encoded *E, int64_t rows, size_t es, csr *out) {
+  int64_t *rp = out->row_ptr;
+  const zsi_array *perm_a = optional_array(E, "row_perm");
+  if (perm_a) {
+    const int32_t *perm = perm_a->data;
+    int64_t *orp = calloc((size_t)rows + 1, 8);
+    int32_t *ocol = malloc((size_t)rp[rows] * 4 + 4);
+    unsigned char *oval = malloc((size_t)rp[rows] * es + 8);
+    for (int64_t i = 0; i < rows; i++) orp[perm[i] + 1] = rp[i + 1] - rp[i];
+    for (int64_t i = 0; i < rows; i++) orp[i + 1] += orp[i];
+    for (int64_t i = 0; i < rows; i++) {
+      memcpy(ocol + orp[perm[i]], out->col + rp[i], (size_t)(rp[i + 1] - rp[i]) * 4);
+      memcpy(oval + (size_t)orp[perm[i]] * es, out->val + (size_t)rp[i] * es,
+             (size_t)(rp[i + 1] - rp[i]) * es);
+    }
+    free(rp), free(out->col), free(out->val);
+    out->row_ptr = orp, out->col = ocol, out->val = oval;
+  }
+  /* "Version 4: encoded column c is the matrix's column col_perm[c]: a decoder maps each nonzero's
+   * column through col_perm and puts each row's nonzeros in ascending order of the matrix's column
+   * again (the values travel with their columns)" */
+  const zsi_array *cperm_a = optional_array(E, "col_perm");
+  if (cperm_a) {
+    const int32_t *cperm = cperm_a->data;
+    unsigned char tmp[8];
+    for (int64_t i = 0; i < rows; i++)
+      for (int64_t k = out->row_ptr[i]; k < out->row_ptr[i + 1]; k++) {
+        const int32_t c = cperm[out->col[k]]; /* insertion sort, k's nonzero into place */
+        memcpy(tmp, out->val + (size_t)k * es, es);
+        int64_t q = k;
+        for (; q > out->row_ptr[i] && out->col[q - 1] > c; q--) {
+          out->col[q] = out->col[q - 1];
+          memcpy(out->val + (size_t)q * es, out->val + (size_t)(q - 1) * es, es);
+        }
+        out->col[q] = c;
+        memcpy(out->val + (size_t)q * es, tmp, es);
+      }
+  }
+}
+
 /* Decode E following the page; returns 0, or -1 when the stream does not end where it should. */
 static int spec_decode(const zs_encoded *E, csr *out) {
   const int64_t rows = E->rows, mode = param(E, "value_mode");
@@ -213,43 +256,7 @@ static int spec_decode(const zs_encoded *E, csr *out) {
     memcpy(out->val + (size_t)at * es, lvals + (size_t)lptr[k] * es, (size_t)len * es);
   }
   free(coded_len), free(bounds);
-  /* "Version 3: encoded row r is the matrix's row row_perm[r]" */
-  const zsi_array *perm_a = optional_array(E, "row_perm");
-  if (perm_a) {
-    const int32_t *perm = perm_a->data;
-    int64_t *orp = calloc((size_t)rows + 1, 8);
-    int32_t *ocol = malloc((size_t)rp[rows] * 4 + 4);
-    unsigned char *oval = malloc((size_t)rp[rows] * es + 8);
-    for (int64_t i = 0; i < rows; i++) orp[perm[i] + 1] = rp[i + 1] - rp[i];
-    for (int64_t i = 0; i < rows; i++) orp[i + 1] += orp[i];
-    for (int64_t i = 0; i < rows; i++) {
-      memcpy(ocol + orp[perm[i]], out->col + rp[i], (size_t)(rp[i + 1] - rp[i]) * 4);
-      memcpy(oval + (size_t)orp[perm[i]] * es, out->val + (size_t)rp[i] * es,
-             (size_t)(rp[i + 1] - rp[i]) * es);
-    }
-    free(rp), free(out->col), free(out->val);
-    out->row_ptr = orp, out->col = ocol, out->val = oval;
-  }
-  /* "Version 4: encoded column c is the matrix's column col_perm[c]: a decoder maps each nonzero's
-   * column through col_perm and puts each row's nonzeros in ascending order of the matrix's column
-   * again (the values travel with their columns)" */
-  const zsi_array *cperm_a = optional_array(E, "col_perm");
-  if (cperm_a) {
-    const int32_t *cperm = cperm_a->data;
-    unsigned char tmp[8];
-    for (int64_t i = 0; i < rows; i++)
-      for (int64_t k = out->row_ptr[i]; k < out->row_ptr[i + 1]; k++) {
-        const int32_t c = cperm[out->col[k]]; /* insertion sort, k's nonzero into place */
-        memcpy(tmp, out->val + (size_t)k * es, es);
-        int64_t q = k;
-        for (; q > out->row_ptr[i] && out->col[q - 1] > c; q--) {
-          out->col[q] = out->col[q - 1];
-          memcpy(out->val + (size_t)q * es, out->val + (size_t)(q - 1) * es, es);
-        }
-        out->col[q] = c;
-        memcpy(out->val + (size_t)q * es, tmp, es);
-      }
-  }
+  spec_orders(E, rows, es, out);
   return 0;
 }
 
@@ -357,6 +364,7 @@ static int spec5_decode(const zs_encoded *E, csr *out) {
     }
     lk += t == LONG_ROW;
   }
+  spec_orders(E, rows, es, out);
   return 0;
 }
 
@@ -370,10 +378,12 @@ static void version5_cases(void) {
                                      "templates=on,long_rows=6",
                                      "templates=on,values=constant",
                                      "row_kind=packed",
-                                     "row_kind=packed,values=raw,long_rows=7"};
-  int seen[6] = {0};
-  for (int trial = 0; trial < 56; trial++) {
-    const int o = trial % 7, constant = o == 4;
+                                     "row_kind=packed,values=raw,long_rows=7",
+                                     "row_kind=packed,row_order=length,col_order=frequency",
+                                     "row_kind=packed,values=raw,row_order=length,long_rows=7"};
+  int seen[7] = {0};
+  for (int trial = 0; trial < 72; trial++) {
+    const int o = trial % 9, constant = o == 4;
     const int64_t rows = 1 + (int64_t)(next() % 200), cols = rows + 8;
     int64_t *r = malloc((size_t)rows * 12 * 8), *c = malloc((size_t)rows * 12 * 8), n = 0;
     double *v = malloc((size_t)rows * 12 * 8);
@@ -399,6 +409,7 @@ static void version5_cases(void) {
       seen[3] |= array(E, "long_rows")->count > 0;
       seen[4] |= rows > 32;
       seen[5] |= param(E, "packed_rows") > 0;
+      seen[6] |= optional_array(E, "row_perm") && optional_array(E, "col_perm");
       csr got = {NULL, NULL, NULL};
       spec5_decode(E, &got);
       if (differs(&got, B)) {
@@ -412,9 +423,14 @@ static void version5_cases(void) {
     zs_encoded_destroy(&E);
     free(r), free(c), free(v);
   }
-  static const char *const what[] = {"constant values", "raw values",     "packed ids",
-                                     "long rows",       "several slices", "packed rows"};
-  for (int k = 0; k < 6; k++)
+  static const char *const what[] = {"constant values",
+                                     "raw values",
+                                     "packed ids",
+                                     "long rows",
+                                     "several slices",
+                                     "packed rows",
+                                     "rows and columns in another order"};
+  for (int k = 0; k < 7; k++)
     if (!seen[k]) {
       fprintf(stderr, "the version 5 cases never produced %s\n", what[k]);
       check_failures++;
