@@ -51,7 +51,18 @@ struct dt5_args {
   const uint8_t *col_bits;
   const int32_t *col_base;
   int split; /* SPLIT: packed rows longer than this are taken by the whole warp */
+  /* rows and columns in another order (NULL: the matrix's): y and w by row_perm, the scatters by
+   * col_perm; the gathers read x by encoded column (the SpMV and the pair copy it, dt5_by_column) */
+  const int32_t *row_perm, *col_perm;
 };
+
+/* The matrix's row of encoded row i, and its column of encoded column j. */
+__device__ __forceinline__ int64_t dt5_row(const dt5_args &a, int64_t i) {
+  return a.row_perm ? a.row_perm[i] : i;
+}
+__device__ __forceinline__ int64_t dt5_col(const dt5_args &a, int64_t j) {
+  return a.col_perm ? a.col_perm[j] : j;
+}
 
 /* A prefetch of p's line into L2 (nothing on HIP): the next row's slice descriptors, so that a
  * row starts one memory latency after its template id rather than two. */
@@ -107,7 +118,10 @@ __device__ __forceinline__ void dt5_split_rows(const dt5_args &a, unsigned todo,
       }
     }
     for (int d = DTANS5_LANES / 2; d > 0; d /= 2) part += zs_shfl_xor(part, d);
-    if (lane == src) y[i] = beta == T(0) ? alpha * part : alpha * part + beta * y[i];
+    if (lane == src) {
+      const int64_t r = dt5_row(a, i);
+      y[r] = beta == T(0) ? alpha * part : alpha * part + beta * y[r];
+    }
   }
 }
 
@@ -173,13 +187,15 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
       if (big) continue;
     }
     if (t == DTANS_LONG) continue; /* long rows: zs_dtans5_long_kernel */
-    const T wi = OP == DT5_SCATTER ? x[i] : OP == DT5_PAIR ? ((const T *)a.pair_w)[i] : T(0);
+    const T wi = OP == DT5_SCATTER ? x[dt5_row(a, i)]
+                 : OP == DT5_PAIR  ? ((const T *)a.pair_w)[dt5_row(a, i)]
+                                   : T(0);
     T sum = T(0);
     /* nonzero k of the row, in column j */
     auto take = [&](int k, int64_t j, T v) {
       if (OP == DT5_SPMV || OP == DT5_PAIR) sum += v * x[j];
-      if (OP == DT5_SCATTER || OP == DT5_PAIR) atomicAdd(&z[j], at * (v * wi));
-      if (OP == DT5_WRITE) {
+      if (OP == DT5_SCATTER || OP == DT5_PAIR) atomicAdd(&z[dt5_col(a, j)], at * (v * wi));
+      if (OP == DT5_WRITE) { /* by encoded row and column (dt5_ensure_transpose maps them) */
         a.out_col[a.row_ptr[i] + k] = (int32_t)j;
         if (a.out_val) ((T *)a.out_val)[a.row_ptr[i] + k] = v;
       }
@@ -243,8 +259,10 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
 #pragma unroll 4
       for (int k = 0; k < d.y; k++) take(k, i + o[k], c);
     }
-    if (OP == DT5_SPMV || OP == DT5_PAIR)
-      y[i] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[i];
+    if (OP == DT5_SPMV || OP == DT5_PAIR) {
+      const int64_t r = dt5_row(a, i);
+      y[r] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[r];
+    }
   }
 }
 
@@ -257,14 +275,16 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
                           T *__restrict__ y, T alpha, T beta, dt5_args a) {
   __shared__ T red[ZS_DT5_THREADS];
   for (int64_t k = blockIdx.x; k < n_long; k += gridDim.x) {
-    const int32_t r = rows[k];
-    const T wi = OP == DT5_SCATTER ? x[r] : OP == DT5_PAIR ? ((const T *)a.pair_w)[r] : T(0);
+    const int32_t r = rows[k];        /* encoded */
+    const int64_t ry = dt5_row(a, r); /* the matrix's */
+    const T wi = OP == DT5_SCATTER ? x[ry] : OP == DT5_PAIR ? ((const T *)a.pair_w)[ry] : T(0);
     T *z = OP == DT5_PAIR ? (T *)a.pair_z : y;
     const T at = OP == DT5_SCATTER ? alpha : (T)a.pair_alpha;
     T sum = T(0);
     for (int64_t j = ptr[k] + threadIdx.x; j < ptr[k + 1]; j += blockDim.x) {
       if (OP == DT5_SPMV || OP == DT5_PAIR) sum += vals[j] * x[cols[j]];
-      if (OP == DT5_SCATTER || OP == DT5_PAIR) atomicAdd(&z[cols[j]], at * (vals[j] * wi));
+      if (OP == DT5_SCATTER || OP == DT5_PAIR)
+        atomicAdd(&z[dt5_col(a, cols[j])], at * (vals[j] * wi));
       if (OP == DT5_WRITE) {
         const int64_t to = a.row_ptr[r] + j - ptr[k];
         a.out_col[to] = cols[j];
@@ -278,7 +298,7 @@ __global__ void __launch_bounds__(ZS_DT5_THREADS)
         if ((int)threadIdx.x < w) red[threadIdx.x] += red[threadIdx.x + w];
         __syncthreads();
       }
-      if (threadIdx.x == 0) y[r] = beta == T(0) ? alpha * red[0] : alpha * red[0] + beta * y[r];
+      if (threadIdx.x == 0) y[ry] = beta == T(0) ? alpha * red[0] : alpha * red[0] + beta * y[ry];
       __syncthreads();
     }
   }
@@ -301,6 +321,9 @@ struct dtans5_gpu_op {
   uint32_t *words, *col_words;
   uint8_t *col_bits;
   int32_t *col_base;
+  int32_t *row_perm, *col_perm; /* rows and columns in another order, or NULL */
+  int32_t *host_row_perm, *host_col_perm;
+  void *xs; /* col_perm: x by encoded column (cols values) */
   void *long_values;
   int64_t *host_row_ptr; /* deterministic SpMVT: the decoded CSR's rows (NULL when atomic) */
   gpu_op *t_csr;         /* Aᵀ as CSR, built on the first deterministic SpMVT */
@@ -308,12 +331,13 @@ struct dtans5_gpu_op {
 
 void dt5_free(dtans5_gpu_op *op) {
   if (!op) return;
-  void *p[] = {op->row_template, op->values,    op->tdesc,    op->toff,    op->long_rows,
-               op->long_cols,    op->slice_at,  op->long_ptr, op->words,   op->long_values,
-               op->col_at,       op->col_words, op->col_bits, op->col_base};
+  void *p[] = {op->row_template, op->values,    op->tdesc,    op->toff,     op->long_rows,
+               op->long_cols,    op->slice_at,  op->long_ptr, op->words,    op->long_values,
+               op->col_at,       op->col_words, op->col_bits, op->col_base, op->row_perm,
+               op->col_perm,     op->xs};
   for (void *q : p) release(q);
   csr_op_free(op->t_csr);
-  free(op->host_row_ptr);
+  free(op->host_row_ptr), free(op->host_row_perm), free(op->host_col_perm);
   free(op);
 }
 
@@ -389,6 +413,25 @@ zs_status dt5_run(dtans5_gpu_op *op, const T *x, T *y, T alpha, T beta) {
   return check_launch("dtans version 5 long rows");
 }
 
+/* xs[c] = x[perm[c]]: x by encoded column, for the gathers. */
+template <typename T>
+__global__ void zs_dt5_by_column_kernel(int64_t n, const int32_t *__restrict__ perm,
+                                        const T *__restrict__ x, T *__restrict__ xs) {
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < n;
+       c += (int64_t)gridDim.x * blockDim.x)
+    xs[c] = x[perm[c]];
+}
+
+/* x as the gathers read it: by encoded column (a copy into op->xs with col_perm), else x. */
+template <typename T>
+const T *dt5_by_column(dtans5_gpu_op *op, const T *x, zs_status *s) {
+  if (!op->col_perm) return x;
+  zs_dt5_by_column_kernel<T>
+      <<<grid_for(op->cols, 256), 256>>>(op->cols, op->col_perm, x, (T *)op->xs);
+  *s = check_launch("dtans version 5 x by encoded column");
+  return (const T *)op->xs;
+}
+
 /* The deterministic SpMVT: the matrix decoded on the device once, Aᵀ kept as a CSR operator. */
 template <typename T>
 zs_status dt5_ensure_transpose(dtans5_gpu_op *op) {
@@ -411,8 +454,12 @@ zs_status dt5_ensure_transpose(dtans5_gpu_op *op) {
   }
   if (s == ZS_OK && op->nnz)
     s = check(gpuMemcpy(h_col, col, (size_t)op->nnz * 4, gpuMemcpyDeviceToHost), "download");
+  /* the decoded nonzeros are by encoded row and column: Aᵀ is built in the matrix's order */
   for (int64_t i = 0; s == ZS_OK && i < op->rows; i++)
-    for (int64_t k = op->host_row_ptr[i]; k < op->host_row_ptr[i + 1]; k++) rows_of[k] = (int32_t)i;
+    for (int64_t k = op->host_row_ptr[i]; k < op->host_row_ptr[i + 1]; k++)
+      rows_of[k] = op->host_row_perm ? op->host_row_perm[i] : (int32_t)i;
+  for (int64_t k = 0; s == ZS_OK && op->host_col_perm && k < op->nnz; k++)
+    h_col[k] = op->host_col_perm[h_col[k]];
   if (s == ZS_OK)
     s = transpose_op(&op->t_csr, op->dev, op->type, op->rows, op->cols, op->nnz, rows_of, h_col,
                      val, 0);
@@ -423,7 +470,11 @@ zs_status dt5_ensure_transpose(dtans5_gpu_op *op) {
 
 template <typename T>
 zs_status dt5_apply(dtans5_gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
-  if (which == ZS_OP_N) return dt5_run<T, DT5_SPMV>(op, x, y, alpha, beta);
+  if (which == ZS_OP_N) {
+    zs_status s = ZS_OK;
+    const T *xs = dt5_by_column(op, x, &s);
+    return s == ZS_OK ? dt5_run<T, DT5_SPMV>(op, xs, y, alpha, beta) : s;
+  }
   if (!op->atomic) {
     zs_status s = dt5_ensure_transpose<T>(op);
     return s == ZS_OK ? csr_apply(op->t_csr, ZS_OP_N, (double)alpha, x, (double)beta, y) : s;
@@ -440,7 +491,8 @@ zs_status dt5_pair(dtans5_gpu_op *op, T alpha, const T *x, T beta, T *y, T alpha
   zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta_t, z);
   zs_status s = check_launch("dtans pair scale");
   op->a.pair_w = w, op->a.pair_z = z, op->a.pair_alpha = (double)alpha_t;
-  if (s == ZS_OK) s = dt5_run<T, DT5_PAIR>(op, x, y, alpha, beta);
+  const T *xs = s == ZS_OK ? dt5_by_column(op, x, &s) : x;
+  if (s == ZS_OK) s = dt5_run<T, DT5_PAIR>(op, xs, y, alpha, beta);
   op->a.pair_w = NULL, op->a.pair_z = NULL, op->a.pair_alpha = 0;
   return s;
 }
@@ -546,6 +598,19 @@ zs_status dtans5_gpu_create(const gpu_device *dev, void **state, const zsb_encod
     s = dt5_upload((void **)&op->long_ptr, L.long_ptr, (uint64_t)L.n_long + 1, 8, "long_ptr");
   if (s == ZS_OK) s = dt5_upload((void **)&op->long_cols, L.long_cols, L.long_nnz, 4, "long_cols");
   if (s == ZS_OK) s = dt5_upload(&op->long_values, L.long_values, L.long_nnz, es, "long_values");
+  if (s == ZS_OK && L.row_perm) {
+    s = dt5_upload((void **)&op->row_perm, L.row_perm, (uint64_t)L.rows, 4, "row_perm");
+    op->host_row_perm = (int32_t *)malloc((size_t)(L.rows ? L.rows : 1) * 4);
+    if (s == ZS_OK && !op->host_row_perm) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans row_perm");
+    if (s == ZS_OK) memcpy(op->host_row_perm, L.row_perm, (size_t)L.rows * 4);
+  }
+  if (s == ZS_OK && L.col_perm) {
+    s = dt5_upload((void **)&op->col_perm, L.col_perm, (uint64_t)L.cols, 4, "col_perm");
+    if (s == ZS_OK) s = check(gpuMalloc(&op->xs, (size_t)L.cols * es), "dtans x by column");
+    op->host_col_perm = (int32_t *)malloc((size_t)(L.cols ? L.cols : 1) * 4);
+    if (s == ZS_OK && !op->host_col_perm) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans col_perm");
+    if (s == ZS_OK) memcpy(op->host_col_perm, L.col_perm, (size_t)L.cols * 4);
+  }
   if (s == ZS_OK && !atomic) { /* the decoded CSR's rows, for Aᵀ on the first SpMVT */
     op->host_row_ptr = (int64_t *)malloc(((size_t)op->rows + 1) * sizeof(int64_t));
     if (!op->host_row_ptr) s = fail(ZS_ERR_OUT_OF_MEMORY, "dtans row offsets");
@@ -566,6 +631,7 @@ zs_status dtans5_gpu_create(const gpu_device *dev, void **state, const zsb_encod
   a.dict_at = (unsigned)dict_at, a.rows = L.rows;
   a.col_at = op->col_at, a.col_words = op->col_words, a.col_bits = op->col_bits;
   a.col_base = op->col_base, a.split = op->split;
+  a.row_perm = op->row_perm, a.col_perm = op->col_perm;
   if (s != ZS_OK) {
     dt5_free(op);
     return s;
