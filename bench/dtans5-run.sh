@@ -27,6 +27,12 @@
 # and 4 (nonzeros decoded that many at a time before their gathers), and rmat's with
 # experimental.packed_split=16, 32, 64 (longer rows taken by the whole warp; a process of its
 # own, without cuSPARSE).
+# SET=perm runs instead: the conformance of version 5's packed rows with the rows by length and
+# the columns by count (row_perm, col_perm; with long rows, with raw values, rows alone), then
+# R-MAT scale 22 (64 values f64, then f32, then random values f64) with dtans:templates=off
+# (version 4, rows by length and columns by count too), packed rows with the rows by length and
+# the columns by count, and with the rows by length alone, beside cuSPARSE; then packed rows
+# ordered with experimental.packed_unroll=2 (f64, no cuSPARSE), as the budget allows.
 # Output in $OUT: conformance.txt, bench-*.csv/.md/.log/.err, run.log.
 set -uo pipefail
 
@@ -57,6 +63,9 @@ formats=(--format dtans --format "dtans:templates=on,long_rows=20" --format
   "dtans:templates=on,values=raw" --format dtans:templates=off)
 [ "${SET:-}" = packed ] && formats=(--format dtans --format "dtans:row_kind=packed,long_rows=20"
   --format "dtans:row_kind=packed,values=raw")
+ordered=row_kind=packed,row_order=length,col_order=frequency
+[ "${SET:-}" = perm ] && formats=(--format "dtans:$ordered,long_rows=20"
+  --format "dtans:$ordered,values=raw" --format "dtans:row_kind=packed,row_order=length")
 timeout 45 "$B/tests/conformance/conformance" --require cuda --random-only "${formats[@]}" \
   >"$OUT/conformance.txt" 2>&1
 log "conformance cuda (dtans): rc $? $(grep -c '^FAIL' "$OUT/conformance.txt") FAIL lines" |
@@ -75,6 +84,18 @@ bench() { # NAME, then zs-bench-gpu arguments; stopped when the budget is spent
   log "bench $name: rc $?; $(left) s left" | tee -a "$OUT/run.log"
 }
 
+if [ "${SET:-}" = perm ]; then
+  perm=(--format dtans:templates=off --format "dtans:$ordered"
+    --format dtans:row_kind=packed,row_order=length --reps 10 --warmup 2)
+  rmat=gen:rmat:scale=22,per_row=16
+  bench perm-set "${perm[@]}" --types f64 "$rmat,values=set,distinct=64,seed=42"
+  bench perm-f32 "${perm[@]}" --types f32 "$rmat,values=set,distinct=64,seed=42"
+  bench perm-random "${perm[@]}" --types f64 "$rmat,values=random,seed=42"
+  bench perm-unroll --no-vendor --no-cold --reps 10 --warmup 2 --types f64 \
+    --format "dtans:$ordered@experimental.packed_unroll=2" "$rmat,values=set,distinct=64,seed=42"
+  log "done in $((SECONDS - DEV_START)) s" | tee -a "$OUT/run.log"
+  exit 0
+fi
 if [ "${SET:-}" = packed ]; then
   v4p=(--format dtans:templates=off --format dtans:row_kind=packed --reps 10 --warmup 2)
   band=gen:banded:rows=8388608,width=128,per_row=20 er=gen:erdos_renyi:rows=4194304,per_row=16
