@@ -110,7 +110,12 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(sell_add_ps, "SELL's one-walk pair on a GPU: an add into z off its neighbours', ps")         \
   X(dtans5_packed_narrow_ps, "packed rows of fields up to 8 bits, ps per entry")                 \
   X(csr_split_cv, "CSR on a GPU: row-length spread from which nonzeros split evenly (0: never)") \
-  X(csr_split_gathers, "the nonzero-split kernel's gathers over the row blocks' time")
+  X(csr_split_gathers, "the nonzero-split kernel's gathers over the row blocks' time")           \
+  X(serial_work, "cpu: nonzeros (entries) + rows + cols below which a product runs on 1 thread") \
+  X(serial_factor, "cpu: a product's time on one thread over its time on all")                   \
+  X(coo_launch_us, "COO fixed cost per product, us")                                             \
+  X(pair_cache_mib,                                                                              \
+    "cpu: transpose=stored pairs whose two copies fit this (MiB) pay no stored_pair")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

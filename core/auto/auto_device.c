@@ -83,6 +83,7 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_sell_add_ps] = 2.8,
     [ZSI_AUTO_K_csr_split_cv] = 2.5,
     [ZSI_AUTO_K_csr_split_gathers] = 0.79,
+    [ZSI_AUTO_K_coo_launch_us] = 5,
 };
 
 /* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */
@@ -142,6 +143,10 @@ static const double cpu[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_dtans5_full_rows] = 0,
     [ZSI_AUTO_K_sell_step_ns] = 0,
     [ZSI_AUTO_K_csr_eff_f32] = 0.64,
+    [ZSI_AUTO_K_serial_work] = 32768,
+    [ZSI_AUTO_K_serial_factor] = 2.0,
+    [ZSI_AUTO_K_coo_launch_us] = 0.8,
+    [ZSI_AUTO_K_pair_cache_mib] = 4,
 };
 
 /* Device classes: the GPU ones share the H100's decode constants (the H200 runs the same

@@ -37,6 +37,17 @@ static int x_fits(const zsi_auto_stats *st, const zsi_auto_device *d) {
   return st->hot_cols * (double)zs_type_size(st->type) <= 0.4 * K(cache_mib) * 1048576.0;
 }
 
+/* The cpu backend runs a product whose work (nonzeros, or SELL's padded entries, plus rows and
+ * columns) is below serial_work on the calling thread (a fork/join costs more there): its
+ * streamed part then takes serial_factor times as long. 1 elsewhere. */
+static double serial(const zsi_auto_device *d, double work) {
+  return !d->gpu && work < K(serial_work) ? fmax(K(serial_factor), 1.0) : 1.0;
+}
+
+/* The nonzeros plus rows and columns of the matrix: the cpu backend's measure of a product's
+ * work. */
+static double work_of(const zsi_auto_stats *st) { return (double)(st->nnz + st->rows + st->cols); }
+
 static const char *larger(double a, double b, const char *na, const char *nb) {
   return a >= b ? na : nb;
 }
@@ -89,7 +100,7 @@ static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
    * fixed cost is then small blocks' */
   const int shrunk = csr_shrunk(st, d) || (d->gpu && st->far_share >= 0.5);
   const double launch = small || shrunk ? K(csr_small_launch_us) : K(csr_launch_us);
-  p.us = launch + b + g, p.launch_us = launch;
+  p.us = launch + (b + g) * serial(d, work_of(st)), p.launch_us = launch;
   p.bound = launch > b + g ? "launch" : larger(b, g, "bytes", "gathers");
   return p;
 }
@@ -100,7 +111,7 @@ static product coo_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
   p.bytes = (double)st->nnz * (8.0 + vs);
   const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
   const double b = stream_us(d, p.bytes + vector_bytes(st), K(coo_eff));
-  p.us = K(csr_launch_us) + b + g, p.launch_us = K(csr_launch_us);
+  p.us = K(coo_launch_us) + (b + g) * serial(d, work_of(st)), p.launch_us = K(coo_launch_us);
   p.bound = larger(b, g, "bytes", "gathers");
   return p;
 }
@@ -113,7 +124,7 @@ static product gcsb_product(const zsi_auto_stats *st, const zsi_auto_device *d) 
   const double eff = st->type == ZS_F32 ? K(gcsb_eff_f32) : K(gcsb_eff);
   const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
   const double b = stream_us(d, p.bytes + vector_bytes(st), eff);
-  p.us = K(gcsb_launch_us) + b + g, p.launch_us = K(gcsb_launch_us);
+  p.us = K(gcsb_launch_us) + (b + g) * serial(d, work_of(st)), p.launch_us = K(gcsb_launch_us);
   p.bound = larger(b, g, "bytes", "gathers");
   return p;
 }
@@ -137,8 +148,9 @@ static product sell_product(const zsi_auto_stats *st, const zsi_auto_device *d, 
   const double b = stream_us(d, read + vector_bytes(st), eff);
   /* a GPU thread walks its row alone: the longest row's chain of loads (R-MAT: 5.8 ms) */
   const double walk = (double)st->row_max * K(sell_step_ns) * 1e-3;
-  p.us = K(sell_launch_us) + fmax(b + g, walk), p.launch_us = K(sell_launch_us), p.walk_us = walk;
-  p.read_us = b;
+  const double one = serial(d, entries + (double)(st->rows + st->cols)); /* padded entries */
+  p.us = K(sell_launch_us) + fmax(b + g, walk) * one, p.launch_us = K(sell_launch_us);
+  p.walk_us = walk, p.read_us = b * one;
   p.bound = walk > b + g                ? "longest row"
             : K(sell_launch_us) > b + g ? "launch"
                                         : larger(b, g, "bytes", "gathers");
@@ -164,7 +176,8 @@ static product cci_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
   /* hub rows take one slice group (23x CSR on R-MAT) */
   const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps)) +
                    st->long_share * (double)st->nnz * 50 * K(gather_ps) * 1e-6;
-  p.us = K(cci_launch_us) + fmax(b, dec) + (double)st->rows * K(cci_row_ps) * 1e-6 + g;
+  p.us = K(cci_launch_us) +
+         (fmax(b, dec) + (double)st->rows * K(cci_row_ps) * 1e-6 + g) * serial(d, work_of(st));
   p.launch_us = K(cci_launch_us);
   p.bound = g > fmax(b, dec) ? "gathers" : larger(b, dec, "bytes", "decode");
   return p;
@@ -358,7 +371,11 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
     return;
   }
   if (m == T_STORED) { /* Aᵀ encoded beside A with A's options: a forward product each */
-    *t_us = stored_t_us(s, p, st, d), *pair_us = K(stored_pair) * (p->us + *t_us);
+    /* on the cpu the two products cost no more than twice one where both copies and the vectors
+     * stay in the cache that holds one (pair / SpMV 1.7-2.2 up to 1.6 MB a copy, 2.2-5.0 past) */
+    const double both = 2.0 * p->bytes + 2.0 * vector_bytes(st);
+    const int fit = !d->gpu && both <= K(pair_cache_mib) * 1048576.0;
+    *t_us = stored_t_us(s, p, st, d), *pair_us = (fit ? 1.0 : K(stored_pair)) * (p->us + *t_us);
     return;
   }
   switch (s->format) {

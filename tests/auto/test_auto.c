@@ -296,29 +296,35 @@ static void packed_test(void) {
   }
 }
 
-/* The CSR candidate's time for statistics st on the built-in h100 with an optional calibration
- * line; *n_small gets whether csr block_nnz=1024 is listed. */
-static double csr_us(const zsi_auto_stats *st, const char *line, int *n_small) {
+/* The model's choice for statistics st on a built-in device with an optional calibration line;
+ * c and *n get the candidates. */
+static int model_with(const zsi_auto_stats *st, const char *backend, const char *line,
+                      const char *work, zsi_auto_candidate *c, int *n) {
   char path[] = "/tmp/zs-auto-cal-XXXXXX";
   const int fd = mkstemp(path);
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   zsi_auto_device d;
   zsi_auto_workload w;
-  zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
   char reason[512];
-  int n = 0;
-  double us = -1;
+  int k = -1;
+  *n = 0;
   if (f) fprintf(f, "%s\n", line ? line : "# none"), fclose(f);
-  if (f && zsi_auto_device_builtin("cuda", "h100", &d) == ZS_OK &&
-      zsi_auto_device_calibrate(&d, path) == ZS_OK &&
-      zsi_auto_workload_parse("spmv", &w) == ZS_OK) {
-    zsi_auto_model(st, &d, &w, c, &n, reason, sizeof reason);
-    us = c[0].us;
-  }
+  if (f && zsi_auto_device_builtin(backend, "", &d) == ZS_OK &&
+      zsi_auto_device_calibrate(&d, path) == ZS_OK && zsi_auto_workload_parse(work, &w) == ZS_OK)
+    k = zsi_auto_model(st, &d, &w, c, n, reason, sizeof reason);
   if (fd >= 0) remove(path);
-  CHECK(us > 0);
+  CHECK(k >= 0 && *n > 0);
+  return k < 0 ? 0 : k;
+}
+
+/* The CSR candidate's time for statistics st on the built-in h100 with an optional calibration
+ * line; *n_small gets whether csr block_nnz=1024 is listed. */
+static double csr_us(const zsi_auto_stats *st, const char *line, int *n_small) {
+  zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
+  int n;
+  model_with(st, "cuda", line, "spmv", c, &n);
   if (n_small) *n_small = listed(c, n, ZS_FORMAT_CSR, "", "block_nnz=1024") >= 0;
-  return us;
+  return n > 0 ? c[0].us : -1;
 }
 
 /* CSR's nonzero-split kernel, the GPU's default on rows of widely spread lengths (coefficient of
@@ -362,6 +368,47 @@ static void split_test(void) {
   CHECK(!listed_small);
 }
 
+/* The cpu backend's small products (bench/data/cpu-auto-runs.csv): below 32768 nonzeros (SELL:
+ * padded entries) + rows + columns a product runs on one thread, so SELL's padding can carry it
+ * past the line where CSR stays on one (dwt_2680: SELL 9.8 us, sorted SELL 13.7, CSR 18.5);
+ * COO pays 0.5 us more than CSR per product (46 nonzeros: 0.9 against 0.4); and a stored
+ * transpose's pair costs its two products where both copies fit the 4 MiB cache (a diagonal of
+ * 15439: SELL's 16.4 us, 2 x its SpMV, ahead of COO's 26.4), 1.2 x that past it. */
+static void cpu_small_test(void) {
+  zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
+  int n, k;
+  const shape dwt = {"dwt_2680", 2680, 25026, 4.0, 0.18, 0.2, MANY, ZS_F64, 1.39};
+  zsi_auto_stats st = stats_of(&dwt);
+  st.sell_fill_sorted = 1.01;
+  k = model_with(&st, "cpu", NULL, "spmv", c, &n);
+  const int sorted = listed(c, n, ZS_FORMAT_SELL, "sigma=4096", "");
+  CHECK(c[k].format == ZS_FORMAT_SELL && c[k].options[0] == 0 && sorted > 0);
+  CHECK(sorted > 0 && c[0].us > 1.5 * c[k].us && c[sorted].us > 1.3 * c[k].us);
+  k = model_with(&st, "cpu", "serial_work 0", "spmv", c, &n); /* all products on two threads */
+  CHECK(c[k].format == ZS_FORMAT_SELL && c[k].options[0] != 0);
+  const shape tiny_cpu = {"LFAT5", 14, 46, 3.0, 0.0, 0.3, MANY, ZS_F64, 3.5};
+  st = stats_of(&tiny_cpu);
+  model_with(&st, "cpu", NULL, "pair", c, &n);
+  const int coo = listed(c, n, ZS_FORMAT_COO, "", "");
+  CHECK(coo > 0 && c[coo].us > c[0].us + 0.4);
+  const shape diag = {"bcsstm25", 15439, 15439, 0.0, 0.0, 1.0, MANY, ZS_F64, 1.0};
+  st = stats_of(&diag);
+  k = model_with(&st, "cpu", NULL, "pair", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_SELL && !strcmp(c[k].op_options, "transpose=stored"));
+  const int one = listed(c, n, ZS_FORMAT_SELL, "", "");
+  zsi_auto_candidate s1[ZSI_AUTO_MAX_CANDIDATES];
+  int ns;
+  model_with(&st, "cpu", NULL, "spmv", s1, &ns);
+  const int sell_n = listed(s1, ns, ZS_FORMAT_SELL, "", "");
+  CHECK(one > 0 && sell_n > 0 && fabs(c[k].us / (2 * s1[sell_n].us) - 1) < 1e-9);
+  st = stats_of(&lap2d_set); /* 84 M nonzeros: past the cache, 1.2 x two products */
+  k = model_with(&st, "cpu", NULL, "pair", c, &n);
+  model_with(&st, "cpu", NULL, "spmv", s1, &ns);
+  const int big = listed(c, n, ZS_FORMAT_SELL, "", "transpose=stored");
+  CHECK(big > 0 &&
+        fabs(c[big].us / (2.4 * s1[listed(s1, ns, ZS_FORMAT_SELL, "", "")].us) - 1) < 1e-9);
+}
+
 static int model_test(void) {
   zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
   int n, k;
@@ -381,6 +428,7 @@ static int model_test(void) {
   CHECK(c[k].format == ZS_FORMAT_CSR);
   small_test();
   split_test();
+  cpu_small_test();
   packed_test();
   /* The cpu: SELL-32's loop over a slice's rows beats CSR's on short regular rows (0.62-0.95x
    * CSR in cpu-auto-runs.csv); the decoders, version 5 included, do not (1.5-2x CSR). */
