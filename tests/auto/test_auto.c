@@ -209,9 +209,10 @@ static void sell_test(void) {
   CHECK(natural > 0 && sorted > 0 && c[natural].us > 3 * c[0].us && c[sorted].us < 1.2 * c[0].us);
 }
 
-/* The choice with a calibration line (constant value) over the built-in h100. */
-static int choose_with(const shape *s, const char *work, const char *line, zsi_auto_candidate *c,
-                       int *n) {
+/* The model's choice for statistics st on a built-in device with an optional calibration line;
+ * c and *n get the candidates. */
+static int model_with(const zsi_auto_stats *st, const char *backend, const char *line,
+                      const char *work, zsi_auto_candidate *c, int *n) {
   char path[] = "/tmp/zs-auto-cal-XXXXXX";
   const int fd = mkstemp(path);
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -219,17 +220,24 @@ static int choose_with(const shape *s, const char *work, const char *line, zsi_a
   zsi_auto_workload w;
   char reason[512];
   int k = -1;
-  if (f) fprintf(f, "%s\n", line), fclose(f);
-  if (f && zsi_auto_device_builtin("cuda", "h100", &d) == ZS_OK &&
-      zsi_auto_device_calibrate(&d, path) == ZS_OK && zsi_auto_workload_parse(work, &w) == ZS_OK) {
-    const zsi_auto_stats st = stats_of(s);
-    k = zsi_auto_model(&st, &d, &w, c, n, reason, sizeof reason);
-    printf("%-14s %-18s %-10s -> %s [%s]: %s\n", s->name, line, work, zs_format_name(c[k].format),
-           c[k].op_options, reason);
-  }
+  *n = 0;
+  if (f) fprintf(f, "%s\n", line ? line : "# none"), fclose(f);
+  if (f && zsi_auto_device_builtin(backend, "", &d) == ZS_OK &&
+      zsi_auto_device_calibrate(&d, path) == ZS_OK && zsi_auto_workload_parse(work, &w) == ZS_OK)
+    k = zsi_auto_model(st, &d, &w, c, n, reason, sizeof reason);
   if (fd >= 0) remove(path);
-  CHECK(k >= 0);
+  CHECK(k >= 0 && *n > 0);
   return k < 0 ? 0 : k;
+}
+
+/* The choice with a calibration line (constant value) over the built-in h100. */
+static int choose_with(const shape *s, const char *work, const char *line, zsi_auto_candidate *c,
+                       int *n) {
+  const zsi_auto_stats st = stats_of(s);
+  const int k = model_with(&st, "cuda", line, work, c, n);
+  printf("%-14s %-18s %-10s -> %s [%s]\n", s->name, line, work, zs_format_name(c[k].format),
+         c[k].op_options);
+  return k;
 }
 
 /* Small matrices on the H100: CSR's default row blocks shrink below one block per SM (132 x 2048
@@ -294,27 +302,6 @@ static void packed_test(void) {
     zsi_auto_model(&st, &d, &w, h, &nh, reason, sizeof reason);
     CHECK(listed(h, nh, ZS_FORMAT_DTANS, "row_kind=packed", "") < 0);
   }
-}
-
-/* The model's choice for statistics st on a built-in device with an optional calibration line;
- * c and *n get the candidates. */
-static int model_with(const zsi_auto_stats *st, const char *backend, const char *line,
-                      const char *work, zsi_auto_candidate *c, int *n) {
-  char path[] = "/tmp/zs-auto-cal-XXXXXX";
-  const int fd = mkstemp(path);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  zsi_auto_device d;
-  zsi_auto_workload w;
-  char reason[512];
-  int k = -1;
-  *n = 0;
-  if (f) fprintf(f, "%s\n", line ? line : "# none"), fclose(f);
-  if (f && zsi_auto_device_builtin(backend, "", &d) == ZS_OK &&
-      zsi_auto_device_calibrate(&d, path) == ZS_OK && zsi_auto_workload_parse(work, &w) == ZS_OK)
-    k = zsi_auto_model(st, &d, &w, c, n, reason, sizeof reason);
-  if (fd >= 0) remove(path);
-  CHECK(k >= 0 && *n > 0);
-  return k < 0 ? 0 : k;
 }
 
 /* The CSR candidate's time for statistics st on the built-in h100 with an optional calibration
