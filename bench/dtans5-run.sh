@@ -33,6 +33,10 @@
 # (version 4, rows by length and columns by count too), packed rows with the rows by length and
 # the columns by count, and with the rows by length alone, beside cuSPARSE; then packed rows
 # ordered with experimental.packed_unroll=2 (f64, no cuSPARSE), as the budget allows.
+# SET=perm2: the same conformance, then the packed rows' value dictionary by warp shuffles
+# (experimental.packed_dict=shfl) against the shared-memory copies: R-MAT with rows by length and
+# columns by count (64 values f64, beside version 4 and cuSPARSE; then f32), the banded matrix and
+# Erdős–Rényi (64 values f64, packed rows in natural order, no cuSPARSE).
 # Output in $OUT: conformance.txt, bench-*.csv/.md/.log/.err, run.log.
 set -uo pipefail
 
@@ -64,7 +68,7 @@ formats=(--format dtans --format "dtans:templates=on,long_rows=20" --format
 [ "${SET:-}" = packed ] && formats=(--format dtans --format "dtans:row_kind=packed,long_rows=20"
   --format "dtans:row_kind=packed,values=raw")
 ordered=row_kind=packed,row_order=length,col_order=frequency
-[ "${SET:-}" = perm ] && formats=(--format "dtans:$ordered,long_rows=20"
+[ "${SET:-}" = perm ] || [ "${SET:-}" = perm2 ] && formats=(--format "dtans:$ordered,long_rows=20"
   --format "dtans:$ordered,values=raw" --format "dtans:row_kind=packed,row_order=length")
 timeout 45 "$B/tests/conformance/conformance" --require cuda --random-only "${formats[@]}" \
   >"$OUT/conformance.txt" 2>&1
@@ -84,6 +88,20 @@ bench() { # NAME, then zs-bench-gpu arguments; stopped when the budget is spent
   log "bench $name: rc $?; $(left) s left" | tee -a "$OUT/run.log"
 }
 
+if [ "${SET:-}" = perm2 ]; then
+  set64=values=set,distinct=64,seed=42
+  rmat=gen:rmat:scale=22,per_row=16,$set64
+  shfl=(--format dtans:templates=off --format "dtans:$ordered"
+    --format "dtans:$ordered@experimental.packed_dict=shfl" --reps 10 --warmup 2)
+  bench shfl-rmat "${shfl[@]}" --types f64 "$rmat"
+  natural=(--no-vendor --format dtans:row_kind=packed
+    --format dtans:row_kind=packed@experimental.packed_dict=shfl --reps 10 --warmup 2)
+  bench shfl-band-er "${natural[@]}" --types f64 \
+    "gen:banded:rows=8388608,width=128,per_row=20,$set64" "gen:erdos_renyi:rows=4194304,per_row=16,$set64"
+  bench shfl-rmat-f32 "${shfl[@]}" --types f32 "$rmat"
+  log "done in $((SECONDS - DEV_START)) s" | tee -a "$OUT/run.log"
+  exit 0
+fi
 if [ "${SET:-}" = perm ]; then
   perm=(--format dtans:templates=off --format "dtans:$ordered"
     --format dtans:row_kind=packed,row_order=length --reps 10 --warmup 2)

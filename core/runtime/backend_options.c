@@ -41,6 +41,9 @@ static const option_spec specs[] = {
      "dtANS version 5 packed rows: nonzeros decoded before their x gathers are issued"},
     {"experimental.packed_split", "auto|off|8|16|32|64|128", "auto", ON_GPU, FMT(ZS_FORMAT_DTANS),
      "dtANS version 5 packed rows longer than this taken by the whole warp (cuda)"},
+    {"experimental.packed_dict", "auto|shfl", "auto", ON_GPU, FMT(ZS_FORMAT_DTANS),
+     "dtANS version 5 packed rows' SpMV: values (at most 64) by warp shuffles, no shared memory "
+     "(cuda)"},
     {"experimental.raw_slices", "auto|stride|tickets", "auto", ON_GPU, FMT(ZS_FORMAT_DTANS),
      "raw-value kernel: slices at a fixed stride or from a ticket counter"},
     {"experimental.x_stage", "auto|on|off", "auto", ON_GPU,

@@ -231,6 +231,14 @@ static void find_variants(zs_context *ctx, const char *require) {
                      .deterministic_t = 1,
                      .dtans_only = 1};
       snprintf(v->label, sizeof v->label, "%s[packed-split-8]", bi.name);
+      /* and their values by warp shuffles (cuda; others ignore it) */
+      v = &variants[n_variants++];
+      *v = (variant){.backend = bi.name,
+                     .options = "experimental.packed_dict=shfl",
+                     .deterministic_n = 1,
+                     .deterministic_t = 1,
+                     .dtans_only = 1};
+      snprintf(v->label, sizeof v->label, "%s[packed-dict-shfl]", bi.name);
       /* CSR's kernel choices: small blocks, so that the random matrices' long rows come in
        * chunks, summed by the last chunk (fused) or a second kernel, rows reduced thread by
        * thread, and the matrix loaded with and without evict-first */
@@ -694,11 +702,13 @@ static void random_cases(zs_context *ctx) {
   run_triplets(ctx, "banded-30000", &T);
 
   /* Stencils: rows that repeat a pattern around the diagonal (dtANS version 5's templates);
-   * R-MAT: power-law rows of every length, empty to longer than a GPU row block. */
+   * R-MAT: power-law rows of every length, empty to longer than a GPU row block (and with 40
+   * values: version 5's packed ids in registers, experimental.packed_dict=shfl). */
   static const char *const stencils[] = {"stencil3d:n=7,points=27,values=set,distinct=64,seed=5",
                                          "stencil2d:n=40,points=5,values=random,seed=6",
                                          "stencil2d:n=25,points=9,values=pattern",
-                                         "rmat:scale=11,per_row=8,values=random,seed=9"};
+                                         "rmat:scale=11,per_row=8,values=random,seed=9",
+                                         "rmat:scale=10,per_row=6,values=set,distinct=40,seed=4"};
   for (size_t g = 0; g < sizeof stencils / sizeof *stencils; g++)
     for (int k = 0; k < 2; k++) {
       zs_matrix *A = NULL;

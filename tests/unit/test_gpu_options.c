@@ -65,6 +65,8 @@ int main(void) {
   accepts("cuda", ZS_FORMAT_DTANS, "experimental.packed_unroll=4,experimental.packed_split=32",
           "experimental.packed_split=32");
   accepts("hip", ZS_FORMAT_DTANS, "experimental.packed_split=off", "experimental.packed_split=off");
+  accepts("cuda", ZS_FORMAT_DTANS, "experimental.packed_dict=shfl",
+          "experimental.packed_dict=shfl");
   /* CSR's options on SELL, no SELL-only option on CSR */
   char *sell = complete("cuda", ZS_FORMAT_SELL, "");
   CHECK(sell && !strstr(sell, "experimental.reduce") && !strstr(sell, "block_nnz"));
