@@ -311,12 +311,15 @@ def dtans5(name):
                   "v5 cold ×", "v4 ×", "bytes v5 / v4", "v5 frac of ceiling"], rows)
 
 
-def dtans5_kernels(name):
+def dtans5_kernels(arg):
     """Every zsparse SpMV kernel of a version 5 run (v4, packed rows and their experimental
-    variants) with its warm time, the prediction written before the run in brackets
-    (h100-dtans5-packed2-prediction.csv), and against the best cuSPARSE format of the cell."""
+    variants) with its warm time, the prediction written before the run in brackets (the second
+    file named, default h100-dtans5-packed2-prediction.csv), and against the best cuSPARSE format
+    of the cell."""
+    name, *rest = arg.split()
     b = Bench(name)
-    pred = {(r["matrix"], r["type"], r["kernel"]): r["predicted_us"] for r in rows_of("h100-dtans5-packed2-prediction.csv")}
+    pfile = rest[0] if rest else "h100-dtans5-packed2-prediction.csv"
+    pred = {(r["matrix"], r["type"], r["kernel"]): r["predicted_us"] for r in rows_of(pfile)}
     matrices = list(dict.fromkeys(r["matrix"] for r in b.rows))
     rows = []
     for m, t in b.cells(matrices):
@@ -327,7 +330,9 @@ def dtans5_kernels(name):
                 continue
             k, warm, cold = r["kernel"], float(r["time_warm_us"]), float(r["time_cold_us"])
             p = pred.get((m, t, k))
-            label = k.replace("dtans:", "").replace("row_kind=packed", "packed").replace("@experimental.packed_", " ")
+            label = (k.replace("dtans:", "").replace("row_kind=packed", "packed")
+                     .replace(",row_order=length", ", rows by length").replace(",col_order=frequency", ", cols by count")
+                     .replace("@experimental.packed_", " "))
             rows.append([m, t, label, f"{f1(warm)} ({p})" if p else f1(warm), f1(cold), f"{f1(best)} ({which})" if best else "–",
                          x(best, warm), x(bestc, cold), r["ok"]])
     return table(["matrix", "type", "kernel", "warm µs (predicted)", "cold µs", "best cuSPARSE µs", "warm ×", "cold ×", "ok"], rows)
