@@ -468,7 +468,7 @@ static void dtans_stats(const zs_encoded *E, zs_stat_fn emit, void *ctx) {
   emit(ctx, "escape_bytes", (double)esc);
   emit(ctx, "raw_value_bytes", (double)raw); /* raw values and the long rows' plain CSR */
   emit(ctx, "raw_column_bytes", (double)columns);
-  emit(ctx, "column_order_bytes", (double)order); /* col_perm (version 4) */
+  emit(ctx, "column_order_bytes", (double)order); /* col_perm (versions 4 and 5) */
   const zsi_array *lr = zsi_encoded_array(E, "long_rows"), *lc = zsi_encoded_array(E, "long_cols");
   emit(ctx, "long_rows", lr ? (double)lr->count : 0);
   emit(ctx, "long_row_nonzeros", lc ? (double)lc->count : 0);

@@ -365,8 +365,8 @@ static uint64_t col_words_of(zs_encoded *E) {
 }
 
 /* Packed rows with the rows by length and the columns by count: row_perm and col_perm in the
- * blob, the decode back in the matrix's order, power-law rows packed tighter; damaged
- * permutations refused by name. */
+ * blob, the decode back in the matrix's order, power-law rows packed tighter, the orders `auto`
+ * takes; damaged permutations refused by name. */
 static void ordered_rows(void) {
   static const char *const specs[] = {
       "rmat:scale=12,per_row=8,values=set,distinct=16,seed=3",
@@ -401,6 +401,28 @@ static void ordered_rows(void) {
       zs_encoded_destroy(&N);
       zs_matrix_destroy(&A);
     }
+  /* auto, packed rows alone, 2^16 rows or more: R-MAT's rows ordered (its slices' lane steps
+   * fall several-fold) and its skewed columns renumbered; Erdős–Rényi's kept */
+  static const struct {
+    const char *spec, *options;
+    int rows, cols;
+  } autos[] = {
+      {"rmat:scale=16,per_row=4,values=set,distinct=8,seed=2", "row_kind=packed", 1, 1},
+      {"rmat:scale=16,per_row=4,values=set,distinct=8,seed=2",
+       "row_kind=packed,row_order=natural,col_order=natural", 0, 0},
+      {"rmat:scale=16,per_row=4,values=set,distinct=8,seed=2", "row_kind=auto,templates=on", 0, 0},
+      {"erdos_renyi:rows=70000,per_row=4,values=set,distinct=8,seed=2", "row_kind=packed", 0, 0},
+  };
+  for (size_t c = 0; c < sizeof autos / sizeof *autos; c++) {
+    zs_matrix *A = generated(autos[c].spec, ZS_F64);
+    zs_encoded *E = A ? round_trip(autos[c].spec, A, autos[c].options) : NULL;
+    if (E) {
+      CHECK((array_of(E, "row_perm") != NULL) == autos[c].rows);
+      CHECK((array_of(E, "col_perm") != NULL) == autos[c].cols);
+    }
+    zs_encoded_destroy(&E);
+    zs_matrix_destroy(&A);
+  }
   zs_matrix *A = generated(specs[0], ZS_F64);
   zs_encoded *E =
       A ? round_trip("damage order", A, "row_kind=packed,row_order=length,col_order=frequency")
