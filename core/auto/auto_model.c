@@ -27,8 +27,14 @@ static double vector_bytes(const zsi_auto_stats *st) {
   return (double)(st->rows + st->cols) * (double)zs_type_size(st->type);
 }
 
-/* Gathers of x that do not coalesce (each a sector of its own), in microseconds. */
-static double gather_us(const zsi_auto_stats *st, double ps) {
+/* Gathers of x that do not coalesce (each a sector of its own), in microseconds. On a GPU,
+ * columns that stay within a band (under a quarter of the columns wide) whose part of x fits
+ * gather_window_kib are served by the SM's L1 however they jump from row to row: free (H100, a
+ * band 2048 wide at 2e7 nonzeros f32: CSR 65.1 us and SELL 63.0, their bytes alone 59 and 57,
+ * where 68 % scattered gathers at gather_ps would add 78). */
+static double gather_us(const zsi_auto_stats *st, const zsi_auto_device *d, double ps) {
+  const double window = 2.0 * st->bandwidth * (double)st->cols * (double)zs_type_size(st->type);
+  if (d->gpu && st->bandwidth < 0.25 && window <= K(gather_window_kib) * 1024.0) return 0;
   return st->far_share * (double)st->nnz * ps * 1e-6;
 }
 
@@ -92,7 +98,7 @@ static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
    * wait for their longest row (H100, R-MAT at 8-12 M nonzeros: 62.5, 76.2 and 82.4 us against
    * the row blocks' 75.1, 79.2 and 124.1; its gathers 3.9-4.8 ps a nonzero, 5.7 for the rows) */
   const double split = csr_split(st, d) ? K(csr_split_gathers) : 1.0;
-  const double g = split * gather_us(st, near ? K(gather_ps) : K(gather_far_ps));
+  const double g = split * gather_us(st, d, near ? K(gather_ps) : K(gather_far_ps));
   const double eff = st->type == ZS_F32 ? K(csr_eff_f32) : K(csr_eff);
   const double b = stream_us(d, p.bytes + extra + vector_bytes(st), eff);
   /* the kernel's default blocks (and the split kernel's tiles) are 1024 nonzeros on rows that
@@ -109,7 +115,7 @@ static product coo_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
   const double vs = (double)zs_type_size(st->type);
   product p = {0};
   p.bytes = (double)st->nnz * (8.0 + vs);
-  const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
+  const double g = gather_us(st, d, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
   const double b = stream_us(d, p.bytes + vector_bytes(st), K(coo_eff));
   p.us = K(coo_launch_us) + (b + g) * serial(d, work_of(st)), p.launch_us = K(coo_launch_us);
   p.bound = larger(b, g, "bytes", "gathers");
@@ -122,7 +128,7 @@ static product gcsb_product(const zsi_auto_stats *st, const zsi_auto_device *d) 
   /* values and 16-bit local indices, ~5 % group padding, 16 bytes of index per block */
   p.bytes = (double)st->nnz * (vs + 2.0) * 1.05 + 16.0 * st->blocks_per_nnz * (double)st->nnz;
   const double eff = st->type == ZS_F32 ? K(gcsb_eff_f32) : K(gcsb_eff);
-  const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
+  const double g = gather_us(st, d, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
   const double b = stream_us(d, p.bytes + vector_bytes(st), eff);
   p.us = K(gcsb_launch_us) + (b + g) * serial(d, work_of(st)), p.launch_us = K(gcsb_launch_us);
   p.bound = larger(b, g, "bytes", "gathers");
@@ -144,7 +150,7 @@ static product sell_product(const zsi_auto_stats *st, const zsi_auto_device *d, 
   product p = {0};
   p.bytes = read + rl * (double)st->rows;
   const double eff = st->type == ZS_F32 ? K(sell_eff_f32) : K(sell_eff);
-  const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
+  const double g = gather_us(st, d, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
   const double b = stream_us(d, read + vector_bytes(st), eff);
   /* a GPU thread walks its row alone: the longest row's chain of loads (R-MAT: 5.8 ms) */
   const double walk = (double)st->row_max * K(sell_step_ns) * 1e-3;
@@ -174,7 +180,7 @@ static product cci_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
   const double b = stream_us(d, p.bytes + vector_bytes(st), K(cci_eff));
   const double dec = (double)st->nnz * K(cci_decode_ps) * 1e-6;
   /* hub rows take one slice group (23x CSR on R-MAT) */
-  const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps)) +
+  const double g = gather_us(st, d, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps)) +
                    st->long_share * (double)st->nnz * 50 * K(gather_ps) * 1e-6;
   p.us = K(cci_launch_us) +
          (fmax(b, dec) + (double)st->rows * K(cci_row_ps) * 1e-6 + g) * serial(d, work_of(st));
@@ -222,7 +228,7 @@ static product dtans5_product(const zsi_auto_stats *st, const zsi_auto_device *d
   p.bytes = 2.0 * (double)st->rows + n * fmin(ids, vs);
   const double b = stream_us(d, p.bytes + vector_bytes(st), K(dtans5_eff));
   const double dec = (n * K(dtans5_decode_ps) + (double)st->rows * K(dtans5_row_ps)) * 1e-6;
-  const double g = gather_us(st, K(gather_ps));
+  const double g = gather_us(st, d, K(gather_ps));
   /* a thread per row: below the rows that fill the device, latency bounds each walk */
   const double full = K(dtans5_full_rows), busy = full > 0 && st->rows < full ? st->rows / full : 1;
   /* one kernel: a small CSR's fixed cost (H100, the re-time at 10^6 nonzeros: st7 4.65 us, its
@@ -259,7 +265,7 @@ static product dtans_packed_product(const zsi_auto_stats *st, const zsi_auto_dev
   const int narrow = st->packed_col_bits <= 8;
   const double ps = narrow ? K(dtans5_packed_narrow_ps) : K(dtans5_packed_ps);
   const double dec = (entries * ps + rows * K(dtans5_row_ps)) * 1e-6;
-  const double g = gather_us(st, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
+  const double g = gather_us(st, d, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
   const double full = K(dtans5_full_rows), busy = full > 0 && rows < full ? rows / full : 1;
   p.us = K(csr_launch_us) + fmax(b, dec) / fmax(busy, 1e-3) + g, p.launch_us = K(csr_launch_us);
   p.bound = busy < 1           ? "occupancy"
@@ -281,7 +287,7 @@ static product dtans_product(const zsi_auto_stats *st, const zsi_auto_device *d,
   if (bits > 34) bits = 34;
   product p = {0};
   p.bytes = n * bits / 8.0 + (coded ? 0 : n * vs) + 1.5 * (double)st->rows;
-  const double g = gather_us(st, K(dtans_gather_ps));
+  const double g = gather_us(st, d, K(dtans_gather_ps));
   const double busy = dtans_busy(st, d, coded, lane256);
   double dec = (n * K(dtans_decode_ps) + (double)st->rows * K(dtans_row_ps)) * 1e-6;
   if (lane256) dec *= K(dtans_lane256);
@@ -362,7 +368,8 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
   const double atomics = st->far_share * (double)st->nnz * K(atomic_ps) * 1e-6;
   /* A fused pair reads the matrix once: its factor applies to the streamed part, while each
    * product gathers (x for y, w for z) on its own. */
-  const double g = gather_us(st, s->format == ZS_FORMAT_DTANS ? K(dtans_gather_ps) : K(gather_ps));
+  const double g =
+      gather_us(st, d, s->format == ZS_FORMAT_DTANS ? K(dtans_gather_ps) : K(gather_ps));
   const double stream = fmax(p->us - g, 0);
   if (s->format == ZS_FORMAT_CSR && s->flag_b && d->gpu) {
     /* block_nnz is A's product's: Aᵀ, stored or built at first use, keeps the default blocks

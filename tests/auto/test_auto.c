@@ -33,6 +33,7 @@ static zsi_auto_stats stats_of(const shape *s) {
   st.value_entropy = s->distinct >= ZSI_AUTO_MANY_VALUES ? 8.0 * (double)zs_type_size(s->type)
                                                          : log2((double)s->distinct);
   st.far_share = s->far;
+  st.bandwidth = 1.0; /* scattered columns anywhere (a band sets its own) */
   st.blocks_per_nnz = s->blocks;
   st.hot_cols = s->far > 0.5 ? 0.9 * (double)s->rows : 0.0;
   st.width_share[0] = 0.6, st.width_share[12] = 0.4;
@@ -355,6 +356,28 @@ static void split_test(void) {
   CHECK(!listed_small);
 }
 
+/* Gathers within a band: where a band of columns (band-wide: 2048 of 500 K wide) holds x's part
+ * of a block's rows in the SM's L1, its scattered gathers cost nothing (H100 f32: CSR 65.1 us,
+ * SELL 63.0, their bytes alone 59 and 57); the same jumps over a quarter of the columns cost
+ * gather_ps each. */
+static void window_test(void) {
+  zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
+  int n;
+  const shape wide = {"band-wide", 500000, 20000000, 7.2, 0.68, 0.05, MANY, ZS_F32, 0};
+  zsi_auto_stats st = stats_of(&wide);
+  st.bandwidth = 0.002048;
+  model_with(&st, "cuda", NULL, "spmv", c, &n);
+  const double in_band = c[0].us;
+  const int sell = listed(c, n, ZS_FORMAT_SELL, "", "");
+  CHECK(fabs(in_band / 65.1 - 1) < 0.1 && sell > 0 && fabs(c[sell].us / 63.0 - 1) < 0.1);
+  st.bandwidth = 0.3;
+  model_with(&st, "cuda", NULL, "spmv", c, &n);
+  CHECK(c[0].us > in_band + 0.68 * 2e7 * 5.7e-6 * 0.99);
+  st.bandwidth = 0.002048;
+  CHECK(model_with(&st, "cuda", "gather_window_kib 4", "spmv", c, &n) >= 0 &&
+        c[0].us > in_band + 70);
+}
+
 /* The cpu backend's small products (bench/data/cpu-auto-runs.csv): below 32768 nonzeros (SELL:
  * padded entries) + rows + columns a product runs on one thread, so SELL's padding can carry it
  * past the line where CSR stays on one (dwt_2680: SELL 9.8 us, sorted SELL 13.7, CSR 18.5);
@@ -416,6 +439,7 @@ static int model_test(void) {
   small_test();
   split_test();
   cpu_small_test();
+  window_test();
   packed_test();
   /* The cpu: SELL-32's loop over a slice's rows beats CSR's on short regular rows (0.62-0.95x
    * CSR in cpu-auto-runs.csv); the decoders, version 5 included, do not (1.5-2x CSR). */
