@@ -116,7 +116,8 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(coo_launch_us, "COO fixed cost per product, us")                                             \
   X(pair_cache_mib,                                                                              \
     "cpu: transpose=stored pairs whose two copies fit this (MiB) pay no stored_pair")            \
-  X(gather_window_kib, "GPU: gathers within a band of x this size (KiB) cost nothing")
+  X(gather_window_kib, "GPU: gathers within a band of x this size (KiB) cost nothing")           \
+  X(dtans5_packed_raw32_ps, "packed rows with raw f32 values, ps per entry")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

@@ -85,6 +85,7 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_csr_split_gathers] = 0.79,
     [ZSI_AUTO_K_coo_launch_us] = 5,
     [ZSI_AUTO_K_gather_window_kib] = 64,
+    [ZSI_AUTO_K_dtans5_packed_raw32_ps] = 3.1,
 };
 
 /* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */

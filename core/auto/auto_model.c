@@ -261,13 +261,21 @@ static product dtans_packed_product(const zsi_auto_stats *st, const zsi_auto_dev
   const double b = stream_us(d, p.bytes + vector_bytes(st), K(dtans5_eff));
   /* narrow fields: words read ahead cover more of them (and f64 decodes two ahead of their
    * gathers): band-set 282 us f64, 298 f32 (1.54, 1.63 ps an entry); er-set 678, 541 (1.80,
-   * 2.13 past its gathers) */
+   * 2.13 past its gathers). Raw f32 values take longer (band at 2e7 nonzeros: 72.4 us f32
+   * against 80.4 f64 and 40.4 with 64 values' ids; band-wide f32 77.8; er f32 71.0 under its
+   * gathers) */
   const int narrow = st->packed_col_bits <= 8;
-  const double ps = narrow ? K(dtans5_packed_narrow_ps) : K(dtans5_packed_ps);
+  const int raw32 = st->distinct >= ZSI_AUTO_MANY_VALUES && st->type == ZS_F32;
+  const double ps = raw32    ? K(dtans5_packed_raw32_ps)
+                    : narrow ? K(dtans5_packed_narrow_ps)
+                             : K(dtans5_packed_ps);
   const double dec = (entries * ps + rows * K(dtans5_row_ps)) * 1e-6;
   const double g = gather_us(st, d, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
   const double full = K(dtans5_full_rows), busy = full > 0 && rows < full ? rows / full : 1;
-  p.us = K(csr_launch_us) + fmax(b, dec) / fmax(busy, 1e-3) + g, p.launch_us = K(csr_launch_us);
+  /* one kernel: a small CSR's fixed cost (H100, the smallest shared matrices: 4.5-5.0 us;
+   * band-narrow, 1.6e6 nonzeros, 6.5) */
+  p.us = K(csr_small_launch_us) + fmax(b, dec) / fmax(busy, 1e-3) + g;
+  p.launch_us = K(csr_small_launch_us);
   p.bound = busy < 1           ? "occupancy"
             : g > fmax(b, dec) ? "gathers"
                                : larger(b, dec, "bytes", "decode");

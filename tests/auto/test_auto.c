@@ -419,6 +419,31 @@ static void cpu_small_test(void) {
         fabs(c[big].us / (2.4 * s1[listed(s1, ns, ZS_FORMAT_SELL, "", "")].us) - 1) < 1e-9);
 }
 
+/* Packed rows at 10^7 nonzeros on the H100 (bench/data/h100-auto-runs.csv): raw f32 values
+ * decode at 3.1 ps an entry (band f32 72.4 us against SELL's 58.5; 64 values' ids 40.4), and
+ * the one kernel's fixed cost is a small CSR's (band-narrow, 1.6e6 nonzeros: 6.5 us against
+ * SELL's 9.7 and CSR's 13.0). */
+static void packed_size_test(void) {
+  zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
+  int n, k;
+  const shape band_f32 = {"band/8 f32", 1048576, 20971520, 4.2, 0.0, 0.008, MANY, ZS_F32, 0};
+  zsi_auto_stats st = stats_of(&band_f32);
+  st.packed_col_bits = 6.4;
+  k = model_with(&st, "cuda", NULL, "spmv", c, &n);
+  const int packed = listed(c, n, ZS_FORMAT_DTANS, "row_kind=packed", "");
+  const int sell = listed(c, n, ZS_FORMAT_SELL, "", "");
+  CHECK(c[k].format == ZS_FORMAT_SELL && packed > 0 && c[packed].us > 1.15 * c[sell].us);
+  st.distinct = 64, st.value_entropy = 6;
+  k = model_with(&st, "cuda", NULL, "spmv", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_DTANS && !strcmp(c[k].options, "row_kind=packed"));
+  const shape narrow = {"band-narrow", 200000, 1600000, 3.0, 0.0, 0.1, MANY, ZS_F64, 0};
+  st = stats_of(&narrow);
+  st.packed_col_bits = 4;
+  k = model_with(&st, "cuda", NULL, "spmv", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_DTANS && !strcmp(c[k].options, "row_kind=packed") &&
+        fabs(c[k].us / 6.5 - 1) < 0.5);
+}
+
 static int model_test(void) {
   zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
   int n, k;
@@ -441,6 +466,7 @@ static int model_test(void) {
   cpu_small_test();
   window_test();
   packed_test();
+  packed_size_test();
   /* The cpu: SELL-32's loop over a slice's rows beats CSR's on short regular rows (0.62-0.95x
    * CSR in cpu-auto-runs.csv); the decoders, version 5 included, do not (1.5-2x CSR). */
   const shape *stencils_cpu[] = {&lap2d_set, &st27_set};
