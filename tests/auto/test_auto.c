@@ -425,23 +425,29 @@ static void cpu_small_test(void) {
  * SELL's 9.7 and CSR's 13.0). */
 static void packed_size_test(void) {
   zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
-  int n, k;
+  int n;
   const shape band_f32 = {"band/8 f32", 1048576, 20971520, 4.2, 0.0, 0.008, MANY, ZS_F32, 0};
-  zsi_auto_stats st = stats_of(&band_f32);
-  st.packed_col_bits = 6.4;
-  k = model_with(&st, "cuda", NULL, "spmv", c, &n);
-  const int packed = listed(c, n, ZS_FORMAT_DTANS, "row_kind=packed", "");
-  const int sell = listed(c, n, ZS_FORMAT_SELL, "", "");
-  CHECK(c[k].format == ZS_FORMAT_SELL && packed > 0 && c[packed].us > 1.15 * c[sell].us);
-  st.distinct = 64, st.value_entropy = 6;
-  k = model_with(&st, "cuda", NULL, "spmv", c, &n);
-  CHECK(c[k].format == ZS_FORMAT_DTANS && !strcmp(c[k].options, "row_kind=packed"));
   const shape narrow = {"band-narrow", 200000, 1600000, 3.0, 0.0, 0.1, MANY, ZS_F64, 0};
-  st = stats_of(&narrow);
-  st.packed_col_bits = 4;
-  k = model_with(&st, "cuda", NULL, "spmv", c, &n);
-  CHECK(c[k].format == ZS_FORMAT_DTANS && !strcmp(c[k].options, "row_kind=packed") &&
-        fabs(c[k].us / 6.5 - 1) < 0.5);
+  /* raw f32 values: SELL; 64 values' ids: packed rows; band-narrow: packed rows, 6.5 us */
+  const struct {
+    const shape *s;
+    int64_t distinct;
+    double col_bits;
+    zs_format want;
+  } cases[] = {{&band_f32, MANY, 6.4, ZS_FORMAT_SELL},
+               {&band_f32, 64, 6.4, ZS_FORMAT_DTANS},
+               {&narrow, MANY, 4.0, ZS_FORMAT_DTANS}};
+  for (int i = 0; i < 3; i++) {
+    zsi_auto_stats st = stats_of(cases[i].s);
+    st.packed_col_bits = cases[i].col_bits, st.distinct = cases[i].distinct;
+    if (st.distinct < MANY) st.value_entropy = log2((double)st.distinct);
+    const int k = model_with(&st, "cuda", NULL, "spmv", c, &n);
+    const int packed = listed(c, n, ZS_FORMAT_DTANS, "row_kind=packed", "");
+    CHECK(c[k].format == cases[i].want && packed > 0);
+    if (i == 0) CHECK(c[packed].us > 1.15 * c[k].us);
+    if (i > 0) CHECK(k == packed);
+    if (i == 2) CHECK(fabs(c[k].us / 6.5 - 1) < 0.5);
+  }
 }
 
 static int model_test(void) {
