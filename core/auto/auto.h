@@ -117,7 +117,9 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(pair_cache_mib,                                                                              \
     "cpu: transpose=stored pairs whose two copies fit this (MiB) pay no stored_pair")            \
   X(gather_window_kib, "GPU: gathers within a band of x this size (KiB) cost nothing")           \
-  X(dtans5_packed_raw32_ps, "packed rows with raw f32 values, ps per entry")
+  X(dtans5_packed_raw32_ps, "packed rows with raw f32 values, ps per entry")                     \
+  X(l2_resident_mib, "version 5 matrices up to this size (MiB, with x and y) stay in the L2")    \
+  X(l2_gbs, "the L2's read rate for them, GB/s")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

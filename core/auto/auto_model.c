@@ -215,6 +215,16 @@ static int dtans_templates(const zsi_auto_stats *st) {
          st->templates * 64 <= (double)st->rows && st->row_mean >= 4;
 }
 
+/* Version 5's kernels (template rows and packed rows) load the matrix without an evict-first
+ * hint: where it and the vectors fit l2_resident_mib, products repeated on it read it from the
+ * L2 at l2_gbs (H100: st7, 8 MB, 4.5 us against 6.1 priced from the ceiling; band-narrow's packed
+ * rows, 17 MB, 6.5 against 9.3), elsewhere at dtans5_eff of the read ceiling. */
+static double dtans5_stream_us(const zsi_auto_device *d, double bytes) {
+  if (K(l2_resident_mib) > 0 && bytes <= K(l2_resident_mib) * 1048576.0 && K(l2_gbs) > 0)
+    return bytes / (K(l2_gbs) * 1e3);
+  return stream_us(d, bytes, K(dtans5_eff));
+}
+
 /* Version 5 (docs/formats/dtans.md): a 2-byte template id per row, the values raw, as 1- or
  * 2-byte ids (up to 256 or 65536 distinct) or none (one value); a GPU thread, or a cpu thread's
  * walk, per row. */
@@ -226,7 +236,7 @@ static product dtans5_product(const zsi_auto_stats *st, const zsi_auto_device *d
                                                            : vs;
   product p = {0};
   p.bytes = 2.0 * (double)st->rows + n * fmin(ids, vs);
-  const double b = stream_us(d, p.bytes + vector_bytes(st), K(dtans5_eff));
+  const double b = dtans5_stream_us(d, p.bytes + vector_bytes(st));
   const double dec = (n * K(dtans5_decode_ps) + (double)st->rows * K(dtans5_row_ps)) * 1e-6;
   const double g = gather_us(st, d, K(gather_ps));
   /* a thread per row: below the rows that fill the device, latency bounds each walk */
@@ -258,7 +268,7 @@ static product dtans_packed_product(const zsi_auto_stats *st, const zsi_auto_dev
   }
   product p = {0};
   p.bytes = 2.0 * rows + n * st->packed_col_bits / 8.0 + value_bytes;
-  const double b = stream_us(d, p.bytes + vector_bytes(st), K(dtans5_eff));
+  const double b = dtans5_stream_us(d, p.bytes + vector_bytes(st));
   /* narrow fields: words read ahead cover more of them (and f64 decodes two ahead of their
    * gathers): band-set 282 us f64, 298 f32 (1.54, 1.63 ps an entry); er-set 678, 541 (1.80,
    * 2.13 past its gathers). Raw f32 values take longer (band at 2e7 nonzeros: 72.4 us f32
@@ -390,6 +400,15 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
      * stay in the cache that holds one (pair / SpMV 1.7-2.2 up to 1.6 MB a copy, 2.2-5.0 past) */
     const double both = 2.0 * p->bytes + 2.0 * vector_bytes(st);
     const int fit = !d->gpu && both <= K(pair_cache_mib) * 1048576.0;
+    if (d->gpu && both > K(l2_resident_mib) * 1048576.0 && K(l2_resident_mib) > 0) {
+      /* a version 5 copy that fits the L2 alone does not with its twin (band-narrow's packed
+       * rows: 6.5 us for the SpMV, 23.0 for the stored pair) */
+      zsi_auto_device apart = *d;
+      apart.k[ZSI_AUTO_K_l2_resident_mib] = 0;
+      const product q = product_of(s, st, &apart);
+      *t_us = stored_t_us(s, &q, st, &apart), *pair_us = K(stored_pair) * (q.us + *t_us);
+      return;
+    }
     *t_us = stored_t_us(s, p, st, d), *pair_us = (fit ? 1.0 : K(stored_pair)) * (p->us + *t_us);
     return;
   }

@@ -448,6 +448,26 @@ static void packed_size_test(void) {
     if (i > 0) CHECK(k == packed);
     if (i == 2) CHECK(fabs(c[k].us / 6.5 - 1) < 0.5);
   }
+  /* Version 5 matrices that fit half the L2 stay there between products (st7, 8 MB: template
+   * rows 4.5 us, 6.1 priced from the read ceiling; band-narrow's packed rows 6.5), but not with
+   * a stored twin that does not fit beside them (band-narrow's stored pair: 23.0) */
+  const shape st7 = {"st7", 110592, 760320, 2.1, 0.006, 0.05, MANY, ZS_F64, 0};
+  zsi_auto_stats st = stats_of(&st7);
+  st.templates = 7;
+  const int k = model_with(&st, "cuda", NULL, "spmv", c, &n);
+  const double in_l2 = c[k].us;
+  CHECK(c[k].format == ZS_FORMAT_DTANS && fabs(in_l2 / 4.5 - 1) < 0.15);
+  model_with(&st, "cuda", "l2_resident_mib 0", "spmv", c, &n);
+  CHECK(c[listed(c, n, ZS_FORMAT_DTANS, "", "")].us > in_l2 + 1.0);
+  st = stats_of(&narrow);
+  st.packed_col_bits = 4.0;
+  model_with(&st, "cuda", NULL, "pair", c, &n);
+  const int twin = listed(c, n, ZS_FORMAT_DTANS, "row_kind=packed", "transpose=stored");
+  zsi_auto_candidate one[ZSI_AUTO_MAX_CANDIDATES];
+  int n1;
+  model_with(&st, "cuda", NULL, "spmv", one, &n1);
+  const int alone = listed(one, n1, ZS_FORMAT_DTANS, "row_kind=packed", "");
+  CHECK(twin >= 0 && alone >= 0 && c[twin].us > 2.4 * one[alone].us);
 }
 
 static int model_test(void) {
