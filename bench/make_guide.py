@@ -236,6 +236,41 @@ def split(name):
                   "split vs CSR ×", "split vs best cuSPARSE ×"], rows)
 
 
+SPLIT_STAGES = (("plain", ""), ("vector", "split_stage=vector"), ("early", "split_stage=early"),
+                ("vector + early", "split_stage=vector_early"), ("pipelined", "split_stage=pipelined"),
+                ("fused", "long_rows=fused"), ("v + e, fused", "split_stage=vector_early,long_rows=fused"),
+                ("pipelined, fused", "split_stage=pipelined,long_rows=fused"))
+
+
+def split_stage(arg):
+    """The split kernel's tile staging variants beside cuSPARSE: DATA PREDICTION. Measured (predicted)
+    where DATA exists; until then the predictions alone, with the vendor's best of the last split run."""
+    name, pred_name = arg.split()
+    pred = {(r["matrix"], r["type"], r["kernel"]): float(r["predicted_us"]) for r in rows_of(pred_name)}
+    measured = os.path.exists(os.path.join(DATA, name))
+    b = Bench(name if measured else "h100-split.csv")
+    cases = list(dict.fromkeys((r["matrix"], r["type"]) for r in rows_of(pred_name)))
+    rows = []
+    for m, t in cases:
+        cells, ours = [], []
+        for _, opts in SPLIT_STAGES:
+            k = "csr@kernel=split" + "".join(",experimental." + o for o in opts.split(",") if o)
+            v, p = (b.zs(m, t, k) if measured else None), pred.get((m, t, k))
+            if measured:
+                cells.append("–" if v is None else f1(v) + (f" ({p:.1f})" if p is not None else ""))
+            else:
+                cells.append("–" if p is None else f"({p:.1f})")
+            if v is not None:
+                ours.append(v)
+        best, vendor = b.best(m, t)
+        rows.append([m, t] + cells + [f"{f1(best)} ({vendor})"] + ([x(best, min(ours, default=None))] if measured else []))
+    head = ["matrix", "type"] + [label + " µs" for label, _ in SPLIT_STAGES]
+    if not measured:
+        return (table(head + ["best cuSPARSE µs (h100-split.csv)"], rows) +
+                f"\n\nPredicted only (in parentheses): `SET=stage bench/gpu/device-split.sh` writes `{name}`.")
+    return table(head + ["best cuSPARSE µs", "best of ours vs cuSPARSE ×"], rows)
+
+
 def kern_defaults(arg):
     """The plain kernels' defaults of two device-kern.sh runs, each beside cuSPARSE's best of its run."""
     old, new = (Bench(n) for n in arg.split())
