@@ -303,6 +303,14 @@ static void find_variants(zs_context *ctx, const char *require) {
   }
 }
 
+/* Whether a GPU backend is among the variants (cases sized for GPU tiles run only then). */
+static int have_gpu_variant(void) {
+  for (int i = 0; i < n_variants; i++)
+    if (strcmp(variants[i].backend, "cuda") == 0 || strcmp(variants[i].backend, "hip") == 0)
+      return 1;
+  return 0;
+}
+
 /* A variant whose options exist for other formats only. */
 static int skip_variant(const variant *v, zs_format f) {
   if (v->blocked_only) return f != ZS_FORMAT_CSB && f != ZS_FORMAT_GCSB;
@@ -650,6 +658,20 @@ static void run_triplets(zs_context *ctx, const char *name, triplets *T) {
   free(T->r), free(T->c), free(T->v);
 }
 
+/* A generator's matrix in f32 and in f64. */
+static void run_generated(zs_context *ctx, const char *spec) {
+  for (int k = 0; k < 2; k++) {
+    zs_matrix *A = NULL;
+    if (zs_matrix_generate(&A, spec, k ? ZS_F64 : ZS_F32, 0) != ZS_OK) {
+      printf("FAIL %s: %s\n", spec, zs_last_error());
+      failures++, cases++;
+      continue;
+    }
+    run_matrix(ctx, spec, A);
+    zs_matrix_destroy(&A);
+  }
+}
+
 static void random_cases(zs_context *ctx) {
   uint64_t s = 42;
   triplets T;
@@ -709,17 +731,11 @@ static void random_cases(zs_context *ctx) {
                                          "stencil2d:n=25,points=9,values=pattern",
                                          "rmat:scale=11,per_row=8,values=random,seed=9",
                                          "rmat:scale=10,per_row=6,values=set,distinct=40,seed=4"};
-  for (size_t g = 0; g < sizeof stencils / sizeof *stencils; g++)
-    for (int k = 0; k < 2; k++) {
-      zs_matrix *A = NULL;
-      if (zs_matrix_generate(&A, stencils[g], k ? ZS_F64 : ZS_F32, 0) != ZS_OK) {
-        printf("FAIL %s: %s\n", stencils[g], zs_last_error());
-        failures++, cases++;
-        continue;
-      }
-      run_matrix(ctx, stencils[g], A);
-      zs_matrix_destroy(&A);
-    }
+  for (size_t g = 0; g < sizeof stencils / sizeof *stencils; g++) run_generated(ctx, stencils[g]);
+
+  /* Large enough that the split kernel's persistent blocks (csr-split-pipe) take several tiles
+   * each (over 1 000 tiles of 512 items): only where a GPU backend runs. */
+  if (have_gpu_variant()) run_generated(ctx, "rmat:scale=16,per_row=8,values=random,seed=10");
 
   BEGIN(64, 64);
   for (int64_t r = 0; r < 64; r++)
