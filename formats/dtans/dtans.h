@@ -58,6 +58,12 @@ static inline uint64_t dtans_value_key(const zs_matrix *A, int64_t k) {
 ZSI_HIDDEN zs_status dtans_copy_rows(zs_matrix *dst, const zs_matrix *src, const int32_t *rows,
                                      const int32_t *map);
 
+/* *P = a new matrix of A's sizes whose row r is A's row rows[r] (NULL: row r), columns renumbered
+ * through map (NULL: kept) and sorted again (dtans_copy_rows); *P stays NULL on failure. The
+ * encoder orders a matrix with it, version 5's decoder puts one back in the matrix's order. */
+ZSI_HIDDEN zs_status dtans_ordered_copy(const zs_matrix *A, const int32_t *rows, const int32_t *map,
+                                        zs_matrix **P);
+
 /* E's layout (dtans_layout.h), its offsets, tables, row lengths and permutations checked (not
  * the streams); a failure is recorded for zs_last_error. */
 ZSI_HIDDEN zs_status dtans_layout_of(const zs_encoded *E, dtans_layout *L);

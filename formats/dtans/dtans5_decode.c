@@ -231,21 +231,13 @@ static const void *entry_value(const dtans5_layout *v, int64_t i, int64_t k) {
 static zs_status to_matrix_order(const dtans5_layout *v, zs_matrix **A) {
   zs_matrix *M = NULL;
   int32_t *from = NULL; /* the encoded row of each of the matrix's rows */
-  zs_status s = zsi_matrix_alloc(&M, v->rows, v->cols, v->nnz, v->type);
-  if (s == ZS_OK && v->row_perm && !(from = malloc((size_t)(v->rows ? v->rows : 1) * 4)))
+  zs_status s = ZS_OK;
+  if (v->row_perm && !(from = malloc((size_t)(v->rows ? v->rows : 1) * 4)))
     s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row order");
-  if (s == ZS_OK) {
-    for (int64_t r = 0; from && r < v->rows; r++) from[v->row_perm[r]] = (int32_t)r;
-    M->row_ptr[0] = 0;
-    for (int64_t i = 0; i < v->rows; i++) {
-      const int64_t r = from ? from[i] : i;
-      M->row_ptr[i + 1] = M->row_ptr[i] + ((*A)->row_ptr[r + 1] - (*A)->row_ptr[r]);
-    }
-    s = dtans_copy_rows(M, *A, from, v->col_perm);
-  }
+  for (int64_t r = 0; from && r < v->rows; r++) from[v->row_perm[r]] = (int32_t)r;
+  if (s == ZS_OK) s = dtans_ordered_copy(*A, from, v->col_perm, &M);
   free(from);
-  zs_matrix_destroy(s == ZS_OK ? A : &M);
-  if (s == ZS_OK) *A = M;
+  if (s == ZS_OK) zs_matrix_destroy(A), *A = M;
   return s;
 }
 

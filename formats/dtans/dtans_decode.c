@@ -349,6 +349,19 @@ zs_status dtans_copy_rows(zs_matrix *dst, const zs_matrix *src, const int32_t *r
   return ZS_OK;
 }
 
+zs_status dtans_ordered_copy(const zs_matrix *A, const int32_t *rows, const int32_t *map,
+                             zs_matrix **P) {
+  zs_status s = zsi_matrix_alloc(P, A->rows, A->cols, A->nnz, A->type);
+  if (s != ZS_OK) return s;
+  (*P)->row_ptr[0] = 0;
+  for (int64_t r = 0; r < A->rows; r++) {
+    const int64_t i = rows ? rows[r] : r;
+    (*P)->row_ptr[r + 1] = (*P)->row_ptr[r] + (A->row_ptr[i + 1] - A->row_ptr[i]);
+  }
+  if ((s = dtans_copy_rows(*P, A, rows, map)) != ZS_OK) zs_matrix_destroy(P);
+  return s;
+}
+
 /* Decode every slice into a matrix (validate keeps nothing, decode keeps it). */
 static zs_status decode_all(const zs_encoded *E, zs_matrix **out) {
   if (param(E, "version", 0) == DTANS_VERSION_TEMPLATES) return dtans5_decode_all(E, out);

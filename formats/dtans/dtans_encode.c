@@ -1456,21 +1456,6 @@ static int64_t length_cap(const zs_matrix *A, const enc_opts *o) {
   return o->long_min > 0 && o->long_min < longest ? o->long_min : longest;
 }
 
-/* *P = A's rows in the order perm gives (NULL: theirs), columns renumbered through map (NULL:
- * kept) and sorted again. */
-static zs_status ordered_copy(const zs_matrix *A, const int32_t *perm, const int32_t *map,
-                              zs_matrix **P) {
-  zs_status s = zsi_matrix_alloc(P, A->rows, A->cols, A->nnz, A->type);
-  if (s != ZS_OK) return s;
-  (*P)->row_ptr[0] = 0;
-  for (int64_t r = 0; r < A->rows; r++) {
-    const int64_t i = perm ? perm[r] : r;
-    (*P)->row_ptr[r + 1] = (*P)->row_ptr[r] + (A->row_ptr[i + 1] - A->row_ptr[i]);
-  }
-  if ((s = dtans_copy_rows(*P, A, perm, map)) != ZS_OK) zs_matrix_destroy(P);
-  return s;
-}
-
 /* The rows in their order, or by length (row_order), and the columns renumbered through `map`
  * (col_order; NULL: kept), in one copy of the matrix when either applies; then encode_rows. */
 static zs_status encode_ordered(const zs_matrix *A, const enc_opts *op, const int32_t *map,
@@ -1491,7 +1476,7 @@ static zs_status encode_ordered(const zs_matrix *A, const enc_opts *op, const in
   }
   if (!perm && !map) return encode_rows(A, &o, NULL, out);
   zs_matrix *P = NULL;
-  if ((s = ordered_copy(A, perm, map, &P)) == ZS_OK) s = encode_rows(P, &o, perm, out);
+  if ((s = dtans_ordered_copy(A, perm, map, &P)) == ZS_OK) s = encode_rows(P, &o, perm, out);
   zs_matrix_destroy(&P);
   free(perm);
   return s;
@@ -1558,8 +1543,8 @@ static zs_status encode_streams(const zs_matrix *A, enc_opts o, zs_encoded **out
   int32_t *perm, *map;
   zs_status s = column_order(A, o.col_order, &perm, &map);
   if (s == ZS_OK) {
-    o.col_perm =
-        perm; /* col_order=frequency: renumbered as the rows are copied; col_perm undoes it */
+    /* col_order=frequency: renumbered as the rows are copied; col_perm undoes it */
+    o.col_perm = perm;
     s = encode_ordered(A, &o, map, out);
   }
   free(perm), free(map);
@@ -1606,7 +1591,7 @@ static zs_status encode_v5(const zs_matrix *A, const enc_opts *o, zs_encoded **o
     free(rperm), rperm = NULL;
   if (s == ZS_OK) s = column_order(A, cols, &cperm, &map);
   zs_matrix *P = NULL;
-  if (s == ZS_OK && (rperm || cperm)) s = ordered_copy(A, rperm, map, &P);
+  if (s == ZS_OK && (rperm || cperm)) s = dtans_ordered_copy(A, rperm, map, &P);
   if (s == ZS_OK)
     s = dtans5_encode(P ? P : A, o->long_min, o->mode, DTANS5_MAX_TEMPLATES, o->row_kind, out);
   void *to;
