@@ -43,6 +43,11 @@ static int x_fits(const zsi_auto_stats *st, const zsi_auto_device *d) {
   return st->hot_cols * (double)zs_type_size(st->type) <= 0.4 * K(cache_mib) * 1048576.0;
 }
 
+/* gather_us at the rate of a hot part of x in the cache (gather_ps), else of one that is not. */
+static double x_gather_us(const zsi_auto_stats *st, const zsi_auto_device *d) {
+  return gather_us(st, d, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
+}
+
 /* The cpu backend runs a product whose work (nonzeros, or SELL's padded entries, plus rows and
  * columns) is below serial_work on the calling thread (a fork/join costs more there): its
  * streamed part then takes serial_factor times as long. 1 elsewhere. */
@@ -115,7 +120,7 @@ static product coo_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
   const double vs = (double)zs_type_size(st->type);
   product p = {0};
   p.bytes = (double)st->nnz * (8.0 + vs);
-  const double g = gather_us(st, d, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
+  const double g = x_gather_us(st, d);
   const double b = stream_us(d, p.bytes + vector_bytes(st), K(coo_eff));
   p.us = K(coo_launch_us) + (b + g) * serial(d, work_of(st)), p.launch_us = K(coo_launch_us);
   p.bound = larger(b, g, "bytes", "gathers");
@@ -128,7 +133,7 @@ static product gcsb_product(const zsi_auto_stats *st, const zsi_auto_device *d) 
   /* values and 16-bit local indices, ~5 % group padding, 16 bytes of index per block */
   p.bytes = (double)st->nnz * (vs + 2.0) * 1.05 + 16.0 * st->blocks_per_nnz * (double)st->nnz;
   const double eff = st->type == ZS_F32 ? K(gcsb_eff_f32) : K(gcsb_eff);
-  const double g = gather_us(st, d, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
+  const double g = x_gather_us(st, d);
   const double b = stream_us(d, p.bytes + vector_bytes(st), eff);
   p.us = K(gcsb_launch_us) + (b + g) * serial(d, work_of(st)), p.launch_us = K(gcsb_launch_us);
   p.bound = larger(b, g, "bytes", "gathers");
@@ -150,7 +155,7 @@ static product sell_product(const zsi_auto_stats *st, const zsi_auto_device *d, 
   product p = {0};
   p.bytes = read + rl * (double)st->rows;
   const double eff = st->type == ZS_F32 ? K(sell_eff_f32) : K(sell_eff);
-  const double g = gather_us(st, d, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
+  const double g = x_gather_us(st, d);
   const double b = stream_us(d, read + vector_bytes(st), eff);
   /* a GPU thread walks its row alone: the longest row's chain of loads (R-MAT: 5.8 ms) */
   const double walk = (double)st->row_max * K(sell_step_ns) * 1e-3;
@@ -180,8 +185,7 @@ static product cci_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
   const double b = stream_us(d, p.bytes + vector_bytes(st), K(cci_eff));
   const double dec = (double)st->nnz * K(cci_decode_ps) * 1e-6;
   /* hub rows take one slice group (23x CSR on R-MAT) */
-  const double g = gather_us(st, d, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps)) +
-                   st->long_share * (double)st->nnz * 50 * K(gather_ps) * 1e-6;
+  const double g = x_gather_us(st, d) + st->long_share * (double)st->nnz * 50 * K(gather_ps) * 1e-6;
   p.us = K(cci_launch_us) +
          (fmax(b, dec) + (double)st->rows * K(cci_row_ps) * 1e-6 + g) * serial(d, work_of(st));
   p.launch_us = K(cci_launch_us);
@@ -280,7 +284,7 @@ static product dtans_packed_product(const zsi_auto_stats *st, const zsi_auto_dev
                     : narrow ? K(dtans5_packed_narrow_ps)
                              : K(dtans5_packed_ps);
   const double dec = (entries * ps + rows * K(dtans5_row_ps)) * 1e-6;
-  const double g = gather_us(st, d, x_fits(st, d) ? K(gather_ps) : K(gather_far_ps));
+  const double g = x_gather_us(st, d);
   const double full = K(dtans5_full_rows), busy = full > 0 && rows < full ? rows / full : 1;
   /* one kernel: a small CSR's fixed cost (H100, the smallest shared matrices: 4.5-5.0 us;
    * band-narrow, 1.6e6 nonzeros, 6.5) */
