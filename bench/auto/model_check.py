@@ -8,7 +8,10 @@ time is put beside its measured one; the model's choice is then looked up among 
 Prints per case, type and op the candidates the model lists (predicted µs, measured µs, their
 ratio) and a summary line: the measured time of the model's choice over the best measured
 candidate (every candidate of the run, the model's or not); a choice the run did not time is
-listed apart. --calibration-for CALL=FILE replays the lines of one call (the `call` column of
+listed apart, as is one whose blob in the run is not the one the plan prices: packed rows
+(dtans:row_kind=packed) that the encoder now orders (the plan's `packed_order`) and whose run's
+blob is over 1.3x the predicted bytes, i.e. encoded in natural order before the default ordered
+them. --calibration-for CALL=FILE replays the lines of one call (the `call` column of
 bench/auto/join_runs.py) with a calibration of their own, e.g. a kernel since changed. With --vendor (the run's DEVICE-auto.csv) the worst of its time over the vendor's
 best is printed too. It needs no GPU: plan runs on the
 host, the times come from the file. Exit status 0, 2 usage.
@@ -35,6 +38,22 @@ def plan(zsparse, source, backend, t, op, device, extra):
     return json.loads(p.stdout)
 
 
+def stale_packed(p, blobs):
+    """The packed-rows candidates of plan p whose blob in the run (spec -> bytes) is not the
+    ordered one the plan prices: the run encoded them in natural order."""
+    if not p.get("stats", {}).get("packed_order"):
+        return []
+    stale = []
+    for c in p["candidates"]:
+        spec = spec_of_choice(c)
+        if "row_kind=packed" not in spec or "transpose=stored" in spec:
+            continue
+        got = blobs.get(spec)
+        if got and got > 1.3 * c["predicted_bytes"]:
+            stale += [s for s in blobs if s.partition("@")[0] == spec.partition("@")[0]]
+    return stale
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("runs", help="a DEVICE-auto-runs.csv file")
@@ -59,11 +78,13 @@ def main():
         per_call[call] = ["--calibration", path]
     with open(a.runs, newline="", encoding="utf-8") as f:
         rows = [r for r in csv.DictReader(f) if r["library"] == "zsparse" and r["ok"] == "1" and r["time_us"]]
-    groups, calls = {}, {}
+    groups, calls, blobs = {}, {}, {}
     for r in rows:
         key = (r["case"], r["source"], r["backend"], r["type"], r["op"])
         groups.setdefault(key, {})[canon(r["candidate"])] = float(r["time_us"])
         calls[key] = r.get("call", "")
+        if r.get("bytes"):
+            blobs.setdefault(key, {})[canon(r["candidate"])] = float(r["bytes"])
     vendor = {}
     if a.vendor:
         with open(a.vendor, newline="", encoding="utf-8") as f:
@@ -78,6 +99,8 @@ def main():
             continue
         p = plan(zsparse, source, backend, t, op, a.device,
                  per_call.get(calls[(case, source, backend, t, op)], extra))
+        for spec in stale_packed(p, blobs.get((case, source, backend, t, op), {})):
+            measured.pop(spec, None)
         best_spec, best_us = min(measured.items(), key=lambda kv: kv[1])
         choice = spec_of_choice(p["choice"])
         got = measured.get(choice)

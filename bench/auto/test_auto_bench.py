@@ -36,6 +36,21 @@ expect(auto_bench.spec_of_choice({"format": "cci", "options": {"slices": 2, "opc
 expect(auto_bench.spec_of_choice({"format": "dtans", "options": "", "op_options": "transpose=atomic"})
        == "dtans@transpose=atomic", "a choice with option strings")
 
+# model_check.py leaves out packed rows a run encoded in natural order where the plan prices the
+# encoder's ordered blob (a run's blob over 1.3x the predicted bytes), with their transposes.
+import model_check  # noqa: E402
+plan = {"stats": {"packed_order": 1}, "candidates": [
+    {"format": "csr", "options": "", "op_options": "", "predicted_bytes": 100},
+    {"format": "dtans", "options": "row_kind=packed", "op_options": "", "predicted_bytes": 60}]}
+blobs = {"csr": 300, "dtans:row_kind=packed": 200, "dtans:row_kind=packed@transpose=stored": 200}
+expect(sorted(model_check.stale_packed(plan, blobs)) == ["dtans:row_kind=packed", "dtans:row_kind=packed@transpose=stored"],
+       "packed rows encoded in natural order are left out")
+blobs["dtans:row_kind=packed"] = 70
+expect(model_check.stale_packed(plan, blobs) == [], "an ordered blob is kept")
+plan["stats"]["packed_order"] = 0
+blobs["dtans:row_kind=packed"] = 200
+expect(model_check.stale_packed(plan, blobs) == [], "natural order priced: kept")
+
 with tempfile.TemporaryDirectory() as d:
     cand = os.path.join(d, "cand.txt")
     with open(cand, "w") as f:

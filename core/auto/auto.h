@@ -37,10 +37,17 @@ typedef struct zsi_auto_stats {
   double sell_fill_t;      /* sell_fill of Aᵀ (slices of 32 columns), from the sample's counts */
   int64_t col_max;         /* the fullest column (Aᵀ's longest row), the same way */
   double sampled;          /* share of the nonzeros examined */
+  /* the encoder's default order for packed rows, by its rule over every row: ZSI_AUTO_ORDER_*
+   * bits; with the rows ordered, packed_fill and packed_col_bits are the ordered slices' */
+  int packed_order;
+  /* the share of nonzeros in the rows packed rows store apart as CSR (long_rows' default) */
+  double packed_long_share;
 } zsi_auto_stats;
 
 #define ZSI_AUTO_SELL_SIGMA 4096  /* the sorted SELL candidate's window (sell:sigma=4096) */
 #define ZSI_AUTO_MANY_VALUES 4097 /* more distinct values than the sample keeps */
+#define ZSI_AUTO_ORDER_ROWS 1     /* packed_order: rows by length, longest first (row_perm) */
+#define ZSI_AUTO_ORDER_COLS 2     /* packed_order: columns by count, fullest first (col_perm) */
 
 /* One pass over row_ptr and one over a deterministic sample of bands of 64 rows (at most
  * ~8 M nonzeros): O(rows + sample). */
@@ -119,7 +126,8 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(gather_window_kib, "GPU: gathers within a band of x this size (KiB) cost nothing")           \
   X(dtans5_packed_raw32_ps, "packed rows with raw f32 values, ps per entry")                     \
   X(l2_resident_mib, "version 5 matrices up to this size (MiB, with x and y) stay in the L2")    \
-  X(l2_gbs, "the L2's read rate for them, GB/s")
+  X(l2_gbs, "the L2's read rate for them, GB/s")                                                 \
+  X(dtans5_kernel_us, "packed rows: each further kernel (long rows, x's copy), us")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

@@ -259,10 +259,17 @@ static product dtans5_product(const zsi_auto_stats *st, const zsi_auto_device *d
  * slice's longest row (packed_fill) with column fields of the slice's widest step
  * (packed_col_bits) and the values as packed ids (b bits, 32 / b a word) or raw; a 2-byte
  * template entry per row. A thread per row as with templates, at dtans5_packed_ps per entry;
- * its gathers are CSR's without column slabs. */
+ * its gathers are CSR's without column slabs. In the encoder's default order for power-law rows
+ * (packed_order: R-MAT) the rows come by length and the columns by count: 4 bytes a row and a
+ * column of order, the rows over long_rows stored apart as CSR and run by a kernel of their own
+ * at CSR's rate, x copied through col_perm and y written through row_perm on every call
+ * (R-MAT scale 22, f64, 64 values: the blob 1225.8 -> 466.8 MB; the copies ~25 and ~15 us, the
+ * long rows ~180, the ordered rows ~330: docs/performance.md, "Packed rows on power-law
+ * rows"). */
 static product dtans_packed_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
   const double vs = (double)zs_type_size(st->type), n = (double)st->nnz;
-  const double entries = n * fmax(st->packed_fill, 1.0), rows = (double)st->rows;
+  const double entries = n * fmax(st->packed_fill, 1.0 - st->packed_long_share);
+  const double rows = (double)st->rows, cols = (double)st->cols;
   double value_bytes = entries * vs; /* raw */
   if (st->distinct <= 1) {
     value_bytes = 0;
@@ -270,9 +277,23 @@ static product dtans_packed_product(const zsi_auto_stats *st, const zsi_auto_dev
     const double b = ceil(log2((double)st->distinct)), per_word = floor(32.0 / b);
     value_bytes = fmin(entries * 4.0 / per_word + 2.0 * rows, value_bytes);
   }
+  const int by_rows = st->packed_order & ZSI_AUTO_ORDER_ROWS;
+  const int by_cols = st->packed_order & ZSI_AUTO_ORDER_COLS;
+  const double long_bytes = n * st->packed_long_share * (4.0 + vs);
   product p = {0};
   p.bytes = 2.0 * rows + n * st->packed_col_bits / 8.0 + value_bytes;
   const double b = dtans5_stream_us(d, p.bytes + vector_bytes(st));
+  p.bytes += long_bytes + (by_rows ? 4.0 * rows : 0) + (by_cols ? 4.0 * cols : 0);
+  /* per call: x read through col_perm into a copy by encoded column, y written through row_perm
+   * (each a scattered access to the vector: its bytes once more with the order's 4) */
+  const double order_us = stream_us(
+      d, (by_cols ? cols * (4.0 + 2.0 * vs) : 0) + (by_rows ? rows * (4.0 + vs) : 0), 1.0);
+  /* the long rows' and x's copy are kernels of their own, each launched after the last (a
+   * second launch ~2 us on the H100: SELL's one-walk pair 5.6-5.9 us where its SpMV took
+   * 3.0-4.2 on the smallest shared matrices) */
+  const double eff = st->type == ZS_F32 ? K(csr_eff_f32) : K(csr_eff);
+  const double long_us = long_bytes > 0 ? stream_us(d, long_bytes, eff) + K(dtans5_kernel_us) : 0;
+  const double kernels = by_cols ? K(dtans5_kernel_us) : 0;
   /* narrow fields: words read ahead cover more of them (and f64 decodes two ahead of their
    * gathers): band-set 282 us f64, 298 f32 (1.54, 1.63 ps an entry); er-set 678, 541 (1.80,
    * 2.13 past its gathers). Raw f32 values take longer (band at 2e7 nonzeros: 72.4 us f32
@@ -288,7 +309,8 @@ static product dtans_packed_product(const zsi_auto_stats *st, const zsi_auto_dev
   const double full = K(dtans5_full_rows), busy = full > 0 && rows < full ? rows / full : 1;
   /* one kernel: a small CSR's fixed cost (H100, the smallest shared matrices: 4.5-5.0 us;
    * band-narrow, 1.6e6 nonzeros, 6.5) */
-  p.us = K(csr_small_launch_us) + fmax(b, dec) / fmax(busy, 1e-3) + g;
+  p.us =
+      K(csr_small_launch_us) + fmax(b, dec) / fmax(busy, 1e-3) + g + long_us + order_us + kernels;
   p.launch_us = K(csr_small_launch_us);
   p.bound = busy < 1           ? "occupancy"
             : g > fmax(b, dec) ? "gathers"
@@ -374,6 +396,9 @@ static double stored_t_us(const spec *s, const product *p, const zsi_auto_stats 
                           const zsi_auto_device *d) {
   const int packed = s->format == ZS_FORMAT_DTANS && s->flag_a && s->flag_b;
   if (!(s->format == ZS_FORMAT_SELL && !s->flag_a) && !packed) return p->us;
+  /* packed rows the encoder orders by length: Aᵀ's too where its columns spread as its rows do
+   * (R-MAT); priced as A's, whose order pads no slice */
+  if (packed && (st->packed_order & ZSI_AUTO_ORDER_ROWS)) return p->us;
   zsi_auto_stats t = *st;
   t.sell_fill = t.packed_fill = fmax(st->sell_fill_t, 1.0);
   t.rows = st->cols, t.cols = st->rows, t.row_mean = (double)st->nnz / fmax((double)st->cols, 1);
@@ -490,8 +515,10 @@ static int specs_for(const zsi_auto_device *d, const zsi_auto_stats *st, spec *o
   if (d->gpu) out[n++] = (spec){ZS_FORMAT_DTANS, "lane_symbols=256", 0, 1, 0};
   if (d->gpu && !dtans_coded_values(st))
     out[n++] = (spec){ZS_FORMAT_DTANS, "guided=start", 0, 0, 1};
-  /* packed rows where rows share no template and none is stored apart (measured on a GPU only) */
-  if (K(dtans5_packed_ps) > 0 && !dtans_templates(st) && st->long_share == 0)
+  /* packed rows where rows share no template and none is long, or where the encoder orders the
+   * rows by length and stores the long ones apart (measured on a GPU only) */
+  if (K(dtans5_packed_ps) > 0 && !dtans_templates(st) &&
+      (st->long_share == 0 || (st->packed_order & ZSI_AUTO_ORDER_ROWS)))
     out[n++] = (spec){ZS_FORMAT_DTANS, "row_kind=packed", 0, 1, 1};
   return n;
 }

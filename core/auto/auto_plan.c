@@ -194,6 +194,8 @@ zs_status zs_plan_stats(const zs_plan *p, zs_stat_fn fn, void *ctx) {
       {"templates", st->templates},
       {"packed_fill", st->packed_fill},
       {"packed_col_bits", st->packed_col_bits},
+      {"packed_order", (double)st->packed_order},
+      {"packed_long_share", st->packed_long_share},
       {"sell_fill_t", st->sell_fill_t},
       {"col_max", (double)st->col_max},
       {"sampled", st->sampled},

@@ -470,6 +470,27 @@ static void packed_size_test(void) {
   CHECK(twin >= 0 && alone >= 0 && c[twin].us > 2.4 * one[alone].us);
 }
 
+/* Packed rows in the encoder's order on R-MAT scale 22 (64 values, f64): the rows by length and
+ * the columns by count, 35 % of the nonzeros in long rows stored apart as CSR. The blob measured
+ * 466.8 MB; the time derived in docs/performance.md ("Packed rows on power-law rows") ~575 us
+ * against CSR's ~590. In natural order, with long rows, no candidate. */
+static void ordered_packed_model_test(void) {
+  zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
+  int n;
+  zsi_auto_stats st = stats_of(&rmat_rand);
+  st.distinct = 64, st.value_entropy = 6.0, st.hot_cols = 366282; /* scale 22's sample */
+  st.long_share = 0.48, st.packed_long_share = 0.348;
+  st.packed_fill = 0.652, st.packed_col_bits = 14.6;
+  st.packed_order = ZSI_AUTO_ORDER_ROWS | ZSI_AUTO_ORDER_COLS;
+  model_with(&st, "cuda", NULL, "spmv", c, &n);
+  const int packed = listed(c, n, ZS_FORMAT_DTANS, "row_kind=packed", "");
+  CHECK(packed > 0 && fabs(c[packed].bytes / 466.8e6 - 1) < 0.05);
+  CHECK(packed > 0 && fabs(c[packed].us / 575 - 1) < 0.1);
+  st.packed_order = 0; /* natural order: every slice waits for its longest row */
+  model_with(&st, "cuda", NULL, "spmv", c, &n);
+  CHECK(listed(c, n, ZS_FORMAT_DTANS, "row_kind=packed", "") < 0);
+}
+
 static int model_test(void) {
   zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
   int n, k;
@@ -493,6 +514,7 @@ static int model_test(void) {
   window_test();
   packed_test();
   packed_size_test();
+  ordered_packed_model_test();
   /* The cpu: SELL-32's loop over a slice's rows beats CSR's on short regular rows (0.62-0.95x
    * CSR in cpu-auto-runs.csv); the decoders, version 5 included, do not (1.5-2x CSR). */
   const shape *stencils_cpu[] = {&lap2d_set, &st27_set};
@@ -543,6 +565,44 @@ static zs_matrix *gen(const char *spec) {
   return A;
 }
 
+/* Packed rows in the encoder's default order: R-MAT of 2^16 rows gets its rows by length and its
+ * columns by count, the rows over long_rows stored apart (formats/dtans/dtans_encode.c). The
+ * plan's bytes for dtans:row_kind=packed are the ordered blob's within 5 % (natural order's
+ * slices would pad it to ~3x). */
+static void ordered_packed_test(void) {
+  zs_matrix *A = gen("rmat:scale=16,per_row=16,values=set,distinct=64,seed=5");
+  zsi_auto_stats st;
+  CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
+  CHECK(st.packed_order == (ZSI_AUTO_ORDER_ROWS | ZSI_AUTO_ORDER_COLS));
+  CHECK(st.packed_long_share > 0.05 && st.packed_long_share < 0.3);
+  CHECK(st.packed_fill < 1.0 && st.packed_fill > 0.99 - st.packed_long_share);
+  zs_plan *p = NULL;
+  zs_encoded *E = NULL;
+  CHECK_STATUS(zs_plan_create(&p, A, "backend=cuda"), ZS_OK);
+  CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_DTANS, "row_kind=packed"), ZS_OK);
+  zs_plan_info info;
+  double predicted = -1;
+  CHECK_STATUS(zs_plan_get_info(p, &info), ZS_OK);
+  for (int i = 0; p && i < info.candidates; i++) {
+    zs_plan_candidate c;
+    CHECK_STATUS(zs_plan_candidate_get(p, i, &c), ZS_OK);
+    if (c.format == ZS_FORMAT_DTANS && !strcmp(c.options, "row_kind=packed")) {
+      predicted = c.predicted_bytes;
+    }
+  }
+  const double blob = E ? (double)zs_encoded_bytes(E) : 0;
+  printf("R-MAT 2^16 packed rows: predicted %.0f bytes, blob %.0f\n", predicted, blob);
+  CHECK(predicted > 0 && fabs(predicted / blob - 1) < 0.05);
+  zs_encoded_destroy(&E);
+  zs_plan_destroy(&p);
+  zs_matrix_destroy(&A);
+  /* Erdos-Renyi of 2^17 rows: rows of one length need no order, columns are not skewed */
+  A = gen("erdos_renyi:rows=131072,per_row=8,seed=5");
+  CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
+  CHECK(st.packed_order == 0 && st.packed_long_share == 0);
+  zs_matrix_destroy(&A);
+}
+
 static int stats_test(void) {
   zsi_auto_stats st;
   zs_matrix *A = gen("stencil2d:n=200,points=5,values=set,distinct=16,seed=3");
@@ -573,7 +633,9 @@ static int stats_test(void) {
   CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
   CHECK(st.row_cv > 1.0 && st.top1_share > 0.1);
   CHECK(st.packed_fill > 2.0); /* slices padded to their longest row */
+  CHECK(st.packed_order == 0); /* under 2^16 rows: natural order, as the encoder keeps it */
   zs_matrix_destroy(&A);
+  ordered_packed_test();
   /* An empty matrix has statistics too. */
   const int64_t rp[3] = {0, 0, 0};
   CHECK_STATUS(zs_matrix_from_csr(&A, 2, 2, rp, NULL, NULL, ZS_F32, 0), ZS_OK);
