@@ -1,11 +1,12 @@
 /* sell_gpu.cuh — SELL-C-sigma operators of the GPU modules (docs/formats/sell.md), one unit of
  * its own (backends/cuda/cuda_sell.cu, backends/hip/hip_sell.cpp): SpMV a thread per stored
  * position, the atomic SpMVT and BiCG's pair from the same walk, the deterministic SpMVT through
- * Aᵀ stored as CSR (transpose_op). */
+ * Aᵀ stored as CSR (transpose_op) or as SELL sorted in windows (sell_transpose.h). */
 #include <type_traits>
 
 #include "backends/cuda_hip/csr_kernels.cuh"
 #include "backends/cuda_hip/gpu_common.cuh"
+#include "backends/cuda_hip/sell_transpose.h"
 #include "formats/sell/sell_layout.h"
 
 namespace zs_gpu {
@@ -14,26 +15,51 @@ namespace {
 #define ZS_SELL_THREADS 256
 /* Entries a thread loads before it adds: independent loads in flight hide the gather's latency
  * (8 measured faster than 4 on the H100: lap2d f64 62.6 -> 57.4 us, band f32 65.0 -> 63.3;
- * experimental.sell_unroll=2|4|8 forces another count). */
+ * experimental.sell_unroll=2|4|8|16 forces another count). */
 #define ZS_SELL_UNROLL 8
+/* The deterministic SpMVT through Aᵀ as SELL (experimental.sell_transpose=sell): slices of 32,
+ * Aᵀ's rows sorted by length in windows of this many rows, so that a slice pads little where
+ * A's column counts vary (a banded A's Aᵀ: 20 +- 4 per row pads ~50 % with natural order). */
+#define ZS_SELL_T_LC 5
+#define ZS_SELL_T_SIGMA 4096
 
 /* What the walk over a position's entries does. SPMV: y_i = alpha sum_k a_ik x_k + beta y_i.
  * SCATTER: alpha a_ij x_i added to y_j atomically (y scaled before). PAIR: SPMV, and alpha_t
  * a_ij w_i added to z_j atomically (z scaled before). */
 enum { ZS_SELL_SPMV = 0, ZS_SELL_SCATTER = 1, ZS_SELL_PAIR = 2 };
 
+/* How a thread walks the entries of its slice (experimental.sell_tail). LOOP: batches of UNROLL
+ * loads, then the last width mod UNROLL entries one at a time, each a dependent load and gather.
+ * BATCH: every batch UNROLL wide, the entries past the width predicated off, so a slice of width
+ * w costs ceil(w / UNROLL) load-then-gather steps. AHEAD: BATCH, with the next batch's loads
+ * issued before the current batch's gathers, so the loads of one overlap the gathers of the
+ * other. The sums are the same, in the same order, in all three. */
+enum { ZS_SELL_LOOP = 0, ZS_SELL_BATCH = 1, ZS_SELL_AHEAD = 2 };
+
+/* Entries [0, left) of the batch at cp/vp (stride c); the rest column 0 and value 0, not loaded. */
+template <typename T, bool STREAM, int U>
+__device__ __forceinline__ void zs_sell_load(const int32_t *cp, const T *vp, int64_t c,
+                                             int64_t left, int32_t (&j)[U], T (&a)[U]) {
+#pragma unroll
+  for (int u = 0; u < U; u++) {
+    j[u] = u < left ? zs_load_matrix<STREAM>(cp + u * c) : 0;
+    a[u] = u < left ? zs_load_matrix<STREAM>(vp + u * c) : T(0);
+  }
+}
+
 /* One thread per position p of the padded slices: lane l = p mod c of slice s = p / c, whose
  * entries lie at slice_ptr[s] + k c + l, k < width(s). The c lanes of a slice load consecutive
  * columns and values (one coalesced line per k for a warp), every lane the same number of times
  * (padding is an entry like any other: no branch); the slice's offset and width are read once.
  * Empty lanes past the last row walk their slice's padding and write nothing. */
-template <typename T, int MODE, bool STREAM, int UNROLL>
+template <typename T, int MODE, bool STREAM, int UNROLL, int TAIL>
 __global__ void __launch_bounds__(ZS_SELL_THREADS)
     zs_sell_kernel(int64_t positions, int64_t rows, int lc, const int64_t *__restrict__ slice_ptr,
                    const int32_t *__restrict__ perm, const int32_t *__restrict__ col,
                    const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y, T alpha,
                    T beta, const T *__restrict__ w, T *__restrict__ z, T alpha_t) {
-  const int64_t p = (int64_t)blockIdx.x * ZS_SELL_THREADS + threadIdx.x;
+  static_assert(TAIL == ZS_SELL_LOOP || MODE == ZS_SELL_SPMV, "batched tails: SpMV only");
+  const int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= positions) return;
   const int64_t c = INT64_C(1) << lc, s = p >> lc;
   const int64_t begin = slice_ptr[s], width = (slice_ptr[s + 1] - begin) >> lc;
@@ -41,12 +67,31 @@ __global__ void __launch_bounds__(ZS_SELL_THREADS)
   const int64_t row = live ? (perm ? (int64_t)perm[p] : p) : 0;
   const int32_t *cp = col + begin + (p & (c - 1));
   const T *vp = val + begin + (p & (c - 1));
+  T sum = 0;
+  if constexpr (TAIL != ZS_SELL_LOOP) {
+    int32_t j[UNROLL];
+    T a[UNROLL];
+    if (TAIL == ZS_SELL_AHEAD) zs_sell_load<T, STREAM, UNROLL>(cp, vp, c, width, j, a);
+    for (int64_t k = 0; k < width; k += UNROLL, cp += UNROLL * c, vp += UNROLL * c) {
+      const int64_t left = width - k;
+      if (TAIL == ZS_SELL_BATCH) zs_sell_load<T, STREAM, UNROLL>(cp, vp, c, left, j, a);
+      T g[UNROLL], b[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; u++) g[u] = u < left ? x[j[u]] : T(0), b[u] = a[u];
+      if (TAIL == ZS_SELL_AHEAD) /* the next batch (none when this one is the last) */
+        zs_sell_load<T, STREAM, UNROLL>(cp + UNROLL * c, vp + UNROLL * c, c, left - UNROLL, j, a);
+#pragma unroll
+      for (int u = 0; u < UNROLL; u++)
+        if (u < left) sum += b[u] * g[u]; /* in column order */
+    }
+    if (live) y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];
+    return;
+  }
   /* SCATTER: alpha x_i per entry; PAIR: alpha_t w_i; padding adds 0 (skipped: no atomic) */
   const T t = MODE == ZS_SELL_SCATTER ? (live ? alpha * x[row] : T(0))
               : MODE == ZS_SELL_PAIR  ? (live ? alpha_t * w[row] : T(0))
                                       : T(0);
   T *out = MODE == ZS_SELL_SCATTER ? y : z;
-  T sum = 0;
   int64_t k = 0;
   for (; k + UNROLL <= width; k += UNROLL) {
     int32_t j[UNROLL];
@@ -78,29 +123,66 @@ __global__ void __launch_bounds__(ZS_SELL_THREADS)
     y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];
 }
 
+/* dst[e] = src[at[e]], or +0 where at[e] < 0 (padding): Aᵀ's SELL values from A's. */
+template <typename T>
+__global__ void zs_sell_gather_kernel(int64_t n, const int32_t *__restrict__ at,
+                                      const T *__restrict__ src, T *__restrict__ dst) {
+  for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n;
+       e += (int64_t)gridDim.x * blockDim.x)
+    dst[e] = at[e] >= 0 ? src[at[e]] : T(0);
+}
+
+/* A SELL matrix on the device: A itself, or Aᵀ built for the deterministic SpMVT. */
+struct sell_dev {
+  int64_t rows, n_slices;
+  int lc; /* log2 c */
+  int64_t *slice_ptr;
+  int32_t *perm, *col; /* perm NULL: natural order */
+  void *val;
+};
+
 struct sell_gpu_op {
   const gpu_device *dev;
   zs_type type;
-  int64_t rows, cols, nnz, n_slices, entries;
-  int lc;        /* log2 c */
+  int64_t rows, cols, nnz, entries;
   bool atomic_t; /* transpose=atomic */
   bool stream;   /* evict-first loads of the matrix (by default where rows gather x at random) */
-  int unroll;    /* entries a thread loads before it adds: 2, 4 or 8 */
-  int64_t *slice_ptr;
-  int32_t *perm, *col;
-  void *val;
+  int unroll;    /* entries a thread loads before it adds: 2, 4, 8 or 16 */
+  int tail;      /* ZS_SELL_LOOP, _BATCH or _AHEAD (SpMV; the atomic walks loop) */
+  int threads;   /* threads per block: 64, 128 or 256 */
+  bool t_sell;   /* the deterministic SpMVT through Aᵀ as SELL (else as our CSR) */
+  sell_dev a;    /* A */
   /* Host copies for the deterministic SpMVT's Aᵀ (small: offsets and lengths), built on first
    * use: slice offsets, the length of each position and the permutation (NULL: natural). */
   int64_t *h_slice_ptr;
   int32_t *h_len, *h_perm;
-  gpu_op *t_csr;
+  gpu_op *t_csr; /* Aᵀ as CSR, */
+  sell_dev t;    /* or as SELL (t.slice_ptr set once built) */
 };
 
+void sell_dev_free(sell_dev *d) {
+  release(d->slice_ptr), release(d->perm), release(d->col), release(d->val);
+}
+
 void sell_free(sell_gpu_op *op) {
-  release(op->slice_ptr), release(op->perm), release(op->col), release(op->val);
+  sell_dev_free(&op->a), sell_dev_free(&op->t);
   free(op->h_slice_ptr), free(op->h_len), free(op->h_perm);
   if (op->t_csr) csr_op_free(op->t_csr);
   free(op);
+}
+
+/* The walk's options: entries loaded ahead, the tail, threads per block, Aᵀ's storage. */
+void sell_read_walk(sell_gpu_op *op, const char *options) {
+  char buf[16];
+  const int unroll = atoi(zsb_option(options, "experimental.sell_unroll", buf, sizeof buf));
+  op->unroll = unroll ? unroll : ZS_SELL_UNROLL; /* auto: 0 */
+  const char *tail = zsb_option(options, "experimental.sell_tail", buf, sizeof buf);
+  op->tail = strcmp(tail, "batch") == 0   ? ZS_SELL_BATCH
+             : strcmp(tail, "ahead") == 0 ? ZS_SELL_AHEAD
+                                          : ZS_SELL_LOOP;
+  const int threads = atoi(zsb_option(options, "experimental.sell_threads", buf, sizeof buf));
+  op->threads = threads ? threads : ZS_SELL_THREADS;
+  op->t_sell = zsb_option_is(options, "experimental.sell_transpose", "sell");
 }
 
 zs_status sell_gpu_create(const gpu_device *dev, void **out, const zsb_encoded_view *v,
@@ -112,24 +194,23 @@ zs_status sell_gpu_create(const gpu_device *dev, void **out, const zsb_encoded_v
   sell_gpu_op *op = (sell_gpu_op *)calloc(1, sizeof(sell_gpu_op));
   if (!op) return fail(ZS_ERR_OUT_OF_MEMORY, "operator");
   op->dev = dev, op->type = L.type;
-  op->rows = L.rows, op->cols = L.cols, op->nnz = L.nnz;
-  op->n_slices = L.n_slices, op->entries = L.entries;
-  while ((INT64_C(1) << op->lc) < L.c) op->lc++;
+  op->rows = L.rows, op->cols = L.cols, op->nnz = L.nnz, op->entries = L.entries;
+  op->a.rows = L.rows, op->a.n_slices = L.n_slices;
+  while ((INT64_C(1) << op->a.lc) < L.c) op->a.lc++;
   op->atomic_t = zsb_option_is(options, "transpose", "atomic");
   char buf[16];
   const char *evict = zsb_option(options, "experimental.evict_first", buf, sizeof buf);
   /* evict-first by default: band f32 65.0 -> 60.0 us (with 8 entries ahead 58.0) on the H100 */
   op->stream = strcmp(evict, "off") != 0;
-  const int unroll = atoi(zsb_option(options, "experimental.sell_unroll", buf, sizeof buf));
-  op->unroll = unroll ? unroll : ZS_SELL_UNROLL; /* auto: 0 */
+  sell_read_walk(op, options);
   const size_t vs = type_size(L.type), ne = (size_t)L.entries;
   const size_t rows = (size_t)(L.rows ? L.rows : 1), ns = (size_t)L.n_slices + 1;
-  s = upload_array(&op->slice_ptr, L.slice_ptr, ns, "slice_ptr");
-  if (s == ZS_OK && L.perm) s = upload_array(&op->perm, L.perm, (uint64_t)L.rows, "perm");
-  if (s == ZS_OK) s = upload_array(&op->col, L.col_idx, ne, "col_idx");
-  if (s == ZS_OK) s = check(gpuMalloc(&op->val, (ne ? ne : 1) * vs), "values");
+  s = upload_array(&op->a.slice_ptr, L.slice_ptr, ns, "slice_ptr");
+  if (s == ZS_OK && L.perm) s = upload_array(&op->a.perm, L.perm, (uint64_t)L.rows, "perm");
+  if (s == ZS_OK) s = upload_array(&op->a.col, L.col_idx, ne, "col_idx");
+  if (s == ZS_OK) s = check(gpuMalloc(&op->a.val, (ne ? ne : 1) * vs), "values");
   if (s == ZS_OK && ne)
-    s = check(gpuMemcpy(op->val, L.values, ne * vs, gpuMemcpyHostToDevice), "values");
+    s = check(gpuMemcpy(op->a.val, L.values, ne * vs, gpuMemcpyHostToDevice), "values");
   /* what the deterministic SpMVT needs to find each nonzero again */
   op->h_slice_ptr = (int64_t *)malloc(ns * 8);
   op->h_len = (int32_t *)malloc(rows * 4);
@@ -151,12 +232,9 @@ zs_status sell_gpu_create(const gpu_device *dev, void **out, const zsb_encoded_v
 
 void sell_gpu_destroy(void *state) { sell_free((sell_gpu_op *)state); }
 
-/* The deterministic SpMVT runs Aᵀ forward as CSR (our CSR kernel): each nonzero's row and column
- * found on the host from the offsets and lengths and the columns (downloaded once), its value
- * gathered on the device into nonzero order, then sorted by column as CSR's transpose is. Memory:
- * a second copy of the matrix (4-byte rows and the values per nonzero, offsets per column). */
-zs_status sell_ensure_transpose(sell_gpu_op *op) {
-  if (op->t_csr) return ZS_OK;
+/* What both deterministic SpMVTs refuse, and A's columns on the host (*all, entries). */
+zs_status sell_transpose_begin(const sell_gpu_op *op, int32_t **all) {
+  *all = NULL;
   if (op->nnz > INT32_MAX)
     return fail(ZS_ERR_UNSUPPORTED,
                 "SELL deterministic SpMVT: %lld nonzeros exceed 32-bit indices (create the "
@@ -168,36 +246,43 @@ zs_status sell_ensure_transpose(sell_gpu_op *op) {
                 "SELL deterministic SpMVT: %lld stored entries exceed 32-bit indices (create the "
                 "operator with transpose=atomic)",
                 (long long)op->entries);
-  const size_t n = (size_t)(op->nnz ? op->nnz : 1), ne = (size_t)op->entries;
-  int32_t *all = (int32_t *)malloc(ne ? ne * 4 : 4);
+  const size_t ne = (size_t)op->entries;
+  *all = (int32_t *)malloc(ne ? ne * 4 : 4);
+  if (!*all) return fail(ZS_ERR_OUT_OF_MEMORY, "SELL transpose (%lld entries)", (long long)ne);
+  return ne ? check(gpuMemcpy(*all, op->a.col, ne * 4, gpuMemcpyDeviceToHost), "download columns")
+            : ZS_OK;
+}
+
+/* The deterministic SpMVT runs Aᵀ forward as CSR (our CSR kernel): each nonzero's row and column
+ * found on the host from the offsets and lengths and the columns (downloaded once), its value
+ * gathered on the device into nonzero order, then sorted by column as CSR's transpose is. Memory:
+ * a second copy of the matrix (4-byte rows and the values per nonzero, offsets per column). */
+zs_status sell_ensure_transpose(sell_gpu_op *op) {
+  if (op->t_csr) return ZS_OK;
+  int32_t *all = NULL;
+  zs_status s = sell_transpose_begin(op, &all);
+  const size_t n = (size_t)(op->nnz ? op->nnz : 1);
   int32_t *col = (int32_t *)malloc(n * 4), *rows_of = (int32_t *)malloc(n * 4);
   int32_t *at = (int32_t *)malloc(n * 4), *d_at = NULL;
   void *d_val = NULL;
-  zs_status s = all && col && rows_of && at ? ZS_OK
-                                            : fail(ZS_ERR_OUT_OF_MEMORY,
-                                                   "SELL transpose (%lld "
-                                                   "nonzeros)",
-                                                   (long long)op->nnz);
-  if (s == ZS_OK && ne)
-    s = check(gpuMemcpy(all, op->col, ne * 4, gpuMemcpyDeviceToHost), "download columns");
-  const int64_t c = INT64_C(1) << op->lc;
+  if (s == ZS_OK && !(col && rows_of && at))
+    s = fail(ZS_ERR_OUT_OF_MEMORY, "SELL transpose (%lld nonzeros)", (long long)op->nnz);
+  const zs_sell_a a = {op->rows, op->cols, op->a.lc, op->h_slice_ptr, op->h_len, op->h_perm, all};
   int64_t q = 0;
-  for (int64_t p = 0; s == ZS_OK && p < op->rows; p++) {
-    const int64_t e0 = op->h_slice_ptr[p >> op->lc] + (p & (c - 1));
+  for (int64_t p = 0; s == ZS_OK && p < op->rows; p++)
     for (int64_t k = 0; k < op->h_len[p]; k++, q++) {
-      const int64_t e = e0 + k * c;
+      const int64_t e = zs_sell_a_entry(&a, p, k);
       col[q] = all[e], at[q] = (int32_t)e, rows_of[q] = op->h_perm ? op->h_perm[p] : (int32_t)p;
     }
-  }
   if (s == ZS_OK) s = upload_array(&d_at, at, (uint64_t)op->nnz, "transpose gather");
   if (s == ZS_OK) s = check(gpuMalloc(&d_val, n * type_size(op->type)), "transpose values");
   if (s == ZS_OK && op->nnz) {
     if (op->type == ZS_F64)
       zs_permute_kernel<double><<<grid_for(op->nnz, 256), 256>>>(
-          op->nnz, d_at, (const double *)op->val, (double *)d_val);
+          op->nnz, d_at, (const double *)op->a.val, (double *)d_val);
     else
-      zs_permute_kernel<float>
-          <<<grid_for(op->nnz, 256), 256>>>(op->nnz, d_at, (const float *)op->val, (float *)d_val);
+      zs_permute_kernel<float><<<grid_for(op->nnz, 256), 256>>>(
+          op->nnz, d_at, (const float *)op->a.val, (float *)d_val);
     s = check_launch("SELL transpose values");
     if (s == ZS_OK) s = check(gpuDeviceSynchronize(), "SELL transpose values");
   }
@@ -209,42 +294,107 @@ zs_status sell_ensure_transpose(sell_gpu_op *op) {
   return s;
 }
 
+/* The deterministic SpMVT through Aᵀ as SELL-32 with rows sorted in windows (sell_transpose.h):
+ * the SpMV kernel then runs Aᵀ forward. Built on the host from the columns (downloaded once), the
+ * values gathered on the device. Memory: Aᵀ's entries (4 bytes and a value each), offsets per
+ * slice, a position per row. */
+zs_status sell_ensure_transpose_sell(sell_gpu_op *op) {
+  if (op->t.slice_ptr) return ZS_OK;
+  int32_t *all = NULL, *d_at = NULL;
+  zs_status s = sell_transpose_begin(op, &all);
+  const zs_sell_a a = {op->rows, op->cols, op->a.lc, op->h_slice_ptr, op->h_len, op->h_perm, all};
+  zs_sell_t h;
+  if (s == ZS_OK && !zs_sell_t_build(&h, &a, ZS_SELL_T_LC, ZS_SELL_T_SIGMA))
+    s = fail(ZS_ERR_OUT_OF_MEMORY, "SELL transpose (%lld nonzeros)", (long long)op->nnz);
+  free(all);
+  if (s != ZS_OK) return s;
+  sell_dev &t = op->t;
+  t.rows = h.rows, t.n_slices = h.n_slices, t.lc = ZS_SELL_T_LC;
+  const size_t ne = (size_t)(h.entries ? h.entries : 1);
+  s = upload_array(&t.col, h.col, (uint64_t)h.entries, "transpose columns");
+  if (s == ZS_OK) s = upload_array(&t.perm, h.perm, (uint64_t)h.rows, "transpose positions");
+  if (s == ZS_OK) s = upload_array(&d_at, h.at, (uint64_t)h.entries, "transpose gather");
+  if (s == ZS_OK) s = check(gpuMalloc(&t.val, ne * type_size(op->type)), "transpose values");
+  if (s == ZS_OK && h.entries) {
+    if (op->type == ZS_F64)
+      zs_sell_gather_kernel<double><<<grid_for(h.entries, 256), 256>>>(
+          h.entries, d_at, (const double *)op->a.val, (double *)t.val);
+    else
+      zs_sell_gather_kernel<float><<<grid_for(h.entries, 256), 256>>>(
+          h.entries, d_at, (const float *)op->a.val, (float *)t.val);
+    s = check_launch("SELL transpose values");
+    if (s == ZS_OK) s = check(gpuDeviceSynchronize(), "SELL transpose values");
+  }
+  /* last: its slice offsets mark Aᵀ as built */
+  if (s == ZS_OK)
+    s = upload_array(&t.slice_ptr, h.slice_ptr, (uint64_t)h.n_slices + 1, "transpose offsets");
+  if (s != ZS_OK) sell_dev_free(&t), t = sell_dev{};
+  release(d_at);
+  zs_sell_t_free(&h);
+  return s;
+}
+
+/* One launch of the walk MODE over d: the tail and entries ahead the operator chose, mapped to
+ * the combinations compiled (LOOP 2, 4, 8; BATCH 4, 8, 16; AHEAD 4, 8; the atomic walks LOOP). */
 template <typename T, int MODE>
-void sell_launch(const sell_gpu_op *op, T alpha, const T *x, T beta, T *y, const T *w, T *z,
-                 T alpha_t) {
-  const int64_t positions = op->n_slices << op->lc;
+void sell_launch(const sell_gpu_op *op, const sell_dev &d, T alpha, const T *x, T beta, T *y,
+                 const T *w, T *z, T alpha_t) {
+  const int64_t positions = d.n_slices << d.lc;
   if (positions == 0) return;
-  const unsigned grid = (unsigned)((positions + ZS_SELL_THREADS - 1) / ZS_SELL_THREADS);
-  const T *val = (const T *)op->val;
-  const auto go = [&](auto stream, auto unroll) {
-    zs_sell_kernel<T, MODE, decltype(stream)::value, decltype(unroll)::value>
-        <<<grid, ZS_SELL_THREADS>>>(positions, op->rows, op->lc, op->slice_ptr, op->perm, op->col,
-                                    val, x, y, alpha, beta, w, z, alpha_t);
+  const int threads = op->threads;
+  const unsigned grid = (unsigned)((positions + threads - 1) / threads);
+  const T *val = (const T *)d.val;
+  const auto go = [&](auto stream, auto unroll, auto tail) {
+    zs_sell_kernel<T, MODE, decltype(stream)::value, decltype(unroll)::value, decltype(tail)::value>
+        <<<grid, threads>>>(positions, d.rows, d.lc, d.slice_ptr, d.perm, d.col, val, x, y, alpha,
+                            beta, w, z, alpha_t);
   };
-  const auto by_unroll = [&](auto stream) {
+  using I2 = std::integral_constant<int, 2>;
+  using I4 = std::integral_constant<int, 4>;
+  using I8 = std::integral_constant<int, 8>;
+  using I16 = std::integral_constant<int, 16>;
+  const auto by_walk = [&](auto stream) {
+    if constexpr (MODE == ZS_SELL_SPMV) {
+      const int tail = op->tail;
+      const auto batch = std::integral_constant<int, ZS_SELL_BATCH>();
+      const auto ahead = std::integral_constant<int, ZS_SELL_AHEAD>();
+      if (tail == ZS_SELL_BATCH || op->unroll == 16) {
+        if (op->unroll == 16) return go(stream, I16(), batch);
+        return op->unroll == 8 ? go(stream, I8(), batch) : go(stream, I4(), batch);
+      }
+      if (tail == ZS_SELL_AHEAD)
+        return op->unroll >= 8 ? go(stream, I8(), ahead) : go(stream, I4(), ahead);
+    }
+    const auto loop = std::integral_constant<int, ZS_SELL_LOOP>();
     switch (op->unroll) {
-    case 2: go(stream, std::integral_constant<int, 2>()); break;
-    case 8: go(stream, std::integral_constant<int, 8>()); break;
-    default: go(stream, std::integral_constant<int, 4>());
+    case 2: go(stream, I2(), loop); break;
+    case 4: go(stream, I4(), loop); break;
+    default: go(stream, I8(), loop);
     }
   };
   if (op->stream)
-    by_unroll(std::true_type());
+    by_walk(std::true_type());
   else
-    by_unroll(std::false_type());
+    by_walk(std::false_type());
 }
 
 template <typename T>
 zs_status sell_apply_typed(sell_gpu_op *op, zs_op which, T alpha, const T *x, T beta, T *y) {
   if (which == ZS_OP_N) {
     /* rows past the slices (none) or a matrix without rows: nothing to write */
-    sell_launch<T, ZS_SELL_SPMV>(op, alpha, x, beta, y, NULL, NULL, T(0));
+    sell_launch<T, ZS_SELL_SPMV>(op, op->a, alpha, x, beta, y, NULL, NULL, T(0));
     return check_launch("SELL SpMV kernel");
   }
   if (op->atomic_t) {
     zs_scale_kernel<T><<<grid_for(op->cols, 256), 256>>>(op->cols, beta, y);
-    sell_launch<T, ZS_SELL_SCATTER>(op, alpha, x, beta, y, NULL, NULL, T(0));
+    sell_launch<T, ZS_SELL_SCATTER>(op, op->a, alpha, x, beta, y, NULL, NULL, T(0));
     return check_launch("SELL atomic SpMVT kernel");
+  }
+  if (op->t_sell) {
+    const zs_status s = sell_ensure_transpose_sell(op);
+    if (s != ZS_OK) return s;
+    sell_launch<T, ZS_SELL_SPMV>(op, op->t, alpha, x, beta, y, NULL, NULL, T(0));
+    return check_launch("SELL SpMVT kernel");
   }
   const zs_status s = sell_ensure_transpose(op);
   return s == ZS_OK ? csr_apply(op->t_csr, ZS_OP_N, (double)alpha, x, (double)beta, y) : s;
@@ -267,12 +417,12 @@ zs_status sell_gpu_pair(void *state, double alpha, const void *x, double beta, v
   if (!op->atomic_t) return ZS_ERR_UNSUPPORTED;
   if (op->type == ZS_F64) {
     zs_scale_kernel<double><<<grid_for(op->cols, 256), 256>>>(op->cols, beta_t, (double *)z);
-    sell_launch<double, ZS_SELL_PAIR>(op, alpha, (const double *)x, beta, (double *)y,
+    sell_launch<double, ZS_SELL_PAIR>(op, op->a, alpha, (const double *)x, beta, (double *)y,
                                       (const double *)w, (double *)z, alpha_t);
   } else {
     zs_scale_kernel<float><<<grid_for(op->cols, 256), 256>>>(op->cols, (float)beta_t, (float *)z);
-    sell_launch<float, ZS_SELL_PAIR>(op, (float)alpha, (const float *)x, (float)beta, (float *)y,
-                                     (const float *)w, (float *)z, (float)alpha_t);
+    sell_launch<float, ZS_SELL_PAIR>(op, op->a, (float)alpha, (const float *)x, (float)beta,
+                                     (float *)y, (const float *)w, (float *)z, (float)alpha_t);
   }
   return check_launch("SELL pair kernel");
 }

@@ -67,8 +67,16 @@ static const option_spec specs[] = {
      "during the previous tile's reduction by persistent blocks"},
     {"experimental.evict_first", "auto|on|off", "auto", ON_GPU,
      FMT(ZS_FORMAT_CSR) | FMT(ZS_FORMAT_SELL), "evict-first loads of the matrix data"},
-    {"experimental.sell_unroll", "auto|2|4|8", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),
-     "SELL entries a thread loads before it adds"},
+    {"experimental.sell_unroll", "auto|2|4|8|16", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),
+     "SELL entries a thread loads before it adds (16: in predicated batches)"},
+    {"experimental.sell_tail", "auto|loop|batch|ahead", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),
+     "SELL SpMV past the last full batch: one entry at a time, predicated batches, or "
+     "predicated batches whose next loads go out before the current gathers"},
+    {"experimental.sell_threads", "auto|64|128|256", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),
+     "SELL threads per block"},
+    {"experimental.sell_transpose", "auto|csr|sell", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),
+     "SELL deterministic SpMVT through Aᵀ as our CSR, or as SELL-32 sorted in windows of 4096 "
+     "rows"},
 };
 #define N_SPECS (sizeof specs / sizeof *specs)
 

@@ -87,7 +87,7 @@ static void find_variants(zs_context *ctx, const char *require) {
       }
       have_required = 1;
     }
-    if (!bi.usable || n_variants + 34 > MAX_VARIANTS) continue; /* 34: the most one adds */
+    if (!bi.usable || n_variants + 39 > MAX_VARIANTS) continue; /* 39: the most one adds */
     if (strcmp(bi.name, "ref") == 0) have_ref = 1;
     variant *v = &variants[n_variants++];
     *v = (variant){.backend = bi.name, .deterministic_n = 1, .deterministic_t = 1};
@@ -291,6 +291,28 @@ static void find_variants(zs_context *ctx, const char *require) {
                      .deterministic_n = 1,
                      .sell_only = 1};
       snprintf(v->label, sizeof v->label, "%s[sell-u2-atomic]", bi.name);
+      /* SELL's predicated walks (blocks of 64 threads: slices cross blocks' ends), and the
+       * deterministic SpMVT through Aᵀ as SELL sorted in windows */
+      static const char *const sell_walks[][2] = {
+          {"experimental.sell_tail=batch,experimental.sell_threads=64", "sell-batch8"},
+          {"experimental.sell_tail=batch,experimental.sell_unroll=4,experimental.evict_first=off,"
+           "experimental.sell_transpose=sell",
+           "sell-batch4-t"},
+          {"experimental.sell_unroll=16,experimental.sell_transpose=sell", "sell-batch16-t"},
+          {"experimental.sell_tail=ahead,experimental.sell_threads=128", "sell-ahead8"},
+          {"experimental.sell_tail=ahead,experimental.sell_unroll=4,"
+           "experimental.sell_transpose=sell",
+           "sell-ahead4-t"},
+      };
+      for (size_t c = 0; c < sizeof sell_walks / sizeof *sell_walks; c++) {
+        v = &variants[n_variants++];
+        *v = (variant){.backend = bi.name,
+                       .options = sell_walks[c][0],
+                       .deterministic_n = 1,
+                       .deterministic_t = 1,
+                       .sell_only = 1};
+        snprintf(v->label, sizeof v->label, "%s[%s]", bi.name, sell_walks[c][1]);
+      }
     }
   }
   if (require && !have_required) {

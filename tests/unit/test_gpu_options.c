@@ -59,6 +59,15 @@ int main(void) {
   }
   accepts("cuda", ZS_FORMAT_SELL, "experimental.evict_first=on,experimental.sell_unroll=8",
           "experimental.sell_unroll=8");
+  /* SELL's walks and its deterministic SpMVT's Aᵀ */
+  accepts("cuda", ZS_FORMAT_SELL, "", "experimental.sell_tail=auto");
+  accepts("cuda", ZS_FORMAT_SELL, "", "experimental.sell_transpose=auto");
+  accepts("cuda", ZS_FORMAT_SELL, "experimental.sell_unroll=16,experimental.sell_tail=batch",
+          "experimental.sell_unroll=16");
+  accepts("hip", ZS_FORMAT_SELL, "experimental.sell_tail=ahead,experimental.sell_threads=128",
+          "experimental.sell_threads=128");
+  accepts("cuda", ZS_FORMAT_SELL, "experimental.sell_transpose=sell",
+          "experimental.sell_transpose=sell");
   /* dtANS version 5's packed-row kernel choices */
   accepts("cuda", ZS_FORMAT_DTANS, "", "experimental.packed_unroll=auto");
   accepts("cuda", ZS_FORMAT_DTANS, "", "experimental.packed_split=auto");
@@ -80,7 +89,12 @@ int main(void) {
   refuses("cuda", ZS_FORMAT_CSR, "experimental.reduce=rows", "is not one of");
   refuses("cuda", ZS_FORMAT_CSR, "experimental.long_rows=atomic", "is not one of");
   refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_unroll=3", "is not one of");
-  refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_unroll=16", "is not one of");
+  refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_unroll=32", "is not one of");
+  refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_tail=split", "is not one of");
+  refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_threads=512", "is not one of");
+  refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_transpose=coo", "is not one of");
+  refuses("cuda", ZS_FORMAT_CSR, "experimental.sell_tail=batch", "does not apply to format");
+  refuses("cpu", ZS_FORMAT_SELL, "experimental.sell_transpose=sell", "has no operator option");
   refuses("cuda", ZS_FORMAT_CSR, "experimental.evict_first=yes", "is not one of");
   refuses("cuda", ZS_FORMAT_CSR, "kernel=merge", "is not one of");
   refuses("cuda", ZS_FORMAT_CSR, "experimental.split_stage=vector4", "is not one of");
