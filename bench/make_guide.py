@@ -305,6 +305,56 @@ def sell(name):
                   "best cuSPARSE µs", "vs best ×", "bytes / CSR's"], rows)
 
 
+def gaps_vendor(b, m, t, op):
+    """cuSPARSE's best of the run for op N, T (one copy of A or a stored Aᵀ) or the pair (both)."""
+    n = b.best(m, t, "N")[0]
+    ts = [v for v in (b.best(m, t, "T", ONE_COPY_T)[0], b.us(m, t, "cusparse", "csr-alg1-stored-At", "T"))
+          if v is not None]
+    t_best = min(ts, default=None)
+    if op == "N":
+        return n
+    if op == "T":
+        return t_best
+    return None if n is None or t_best is None else n + t_best
+
+
+def gaps_ours(b, m, t, kernel, op):
+    """Our time of a prediction row: SpMV (N), the deterministic SpMVT (T) or the two (P(det))."""
+    if op == "P(det)":
+        a, tr = kernel.split(" + ")
+        n, d = b.zs(m, t, a), b.zs(m, t, tr + "-det", "T")
+        return None if n is None or d is None else n + d
+    return b.zs(m, t, kernel + ("-det" if op == "T" else ""), "N" if op == "N" else "T")
+
+
+def gaps(arg):
+    """The kernels of device-gaps.sh: DATA PREDICTION. Measured (predicted) beside cuSPARSE's best of
+    the same run where DATA exists; until then the predictions, with cuSPARSE's best of h100-auto.csv."""
+    name, pred_name = arg.split()
+    measured = os.path.exists(os.path.join(DATA, name))
+    b = Bench(name) if measured else None
+    auto = {(r["case"], r["type"], r["op"]): float(r["vendor_us"]) for r in rows_of("h100-auto.csv")
+            if r["vendor_us"]}
+    rows = []
+    for r in rows_of(pred_name):
+        m, t, k, op, p = r["matrix"], r["type"], r["kernel"], r["op"], float(r["predicted_us"])
+        if measured:
+            v, vendor = gaps_ours(b, m, t, k, op), gaps_vendor(b, m, t, op)
+            cell = f"{f1(v)} ({p:.1f})"
+        else:
+            case = "band" if m == "band64" else m
+            v, vendor = None, auto.get((case, t, "P" if op == "P(det)" else op))
+            cell = f"({p:.1f})"
+        rows.append([m, t, op, "`" + k.replace("experimental.", "") + "`", r["floor_us"], cell, f1(vendor), x(vendor, v)])
+    head = ["matrix", "type", "op", "kernel (experimental. left out)", "floor µs", "µs (predicted)",
+            "best cuSPARSE µs", "vs cuSPARSE ×"]
+    if not measured:
+        return (table(head[:-1], [r[:-1] for r in rows]) +
+                f"\n\nPredicted only (in parentheses; cuSPARSE from `h100-auto.csv`): "
+                f"`bench/gpu/device-gaps.sh` writes `{name}`.")
+    return table(head, rows)
+
+
 # ---- CSR-dtANS ----
 
 def dtans(name):
