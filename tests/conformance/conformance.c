@@ -241,8 +241,9 @@ static void find_variants(zs_context *ctx, const char *require) {
       snprintf(v->label, sizeof v->label, "%s[packed-dict-shfl]", bi.name);
       /* CSR's kernel choices: small blocks, so that the random matrices' long rows come in
        * chunks, summed by the last chunk (fused) or a second kernel, rows reduced thread by
-       * thread, and the matrix loaded with and without evict-first */
-      static const char *const csr_choices[][2] = {
+       * thread, and the matrix loaded with and without evict-first; then SELL's (labels
+       * "sell-...") */
+      static const char *const kernel_choices[][2] = {
           {"block_nnz=256,experimental.reduce=threads,experimental.long_rows=fused", "csr-t256"},
           {"block_nnz=512,experimental.long_rows=fused,experimental.evict_first=on", "csr-f512"},
           {"experimental.reduce=threads,experimental.evict_first=off", "csr-threads"},
@@ -267,15 +268,28 @@ static void find_variants(zs_context *ctx, const char *require) {
           {"kernel=split,block_nnz=512,experimental.evict_first=on,"
            "experimental.split_stage=pipelined,experimental.long_rows=fused",
            "csr-split-pipe-fused"},
+          /* SELL's predicated walks (blocks of 64 threads: slices cross blocks' ends), and
+           * the deterministic SpMVT through Aᵀ as SELL sorted in windows (-t) */
+          {"experimental.sell_tail=batch,experimental.sell_threads=64", "sell-batch8"},
+          {"experimental.sell_tail=batch,experimental.sell_unroll=4,experimental.evict_first=off,"
+           "experimental.sell_transpose=sell",
+           "sell-batch4-t"},
+          {"experimental.sell_unroll=16,experimental.sell_transpose=sell", "sell-batch16-t"},
+          {"experimental.sell_tail=ahead,experimental.sell_threads=128", "sell-ahead8"},
+          {"experimental.sell_tail=ahead,experimental.sell_unroll=4,"
+           "experimental.sell_transpose=sell",
+           "sell-ahead4-t"},
       };
-      for (size_t c = 0; c < sizeof csr_choices / sizeof *csr_choices; c++) {
+      for (size_t c = 0; c < sizeof kernel_choices / sizeof *kernel_choices; c++) {
+        const int sell = strncmp(kernel_choices[c][1], "sell", 4) == 0;
         v = &variants[n_variants++];
         *v = (variant){.backend = bi.name,
-                       .options = csr_choices[c][0],
+                       .options = kernel_choices[c][0],
                        .deterministic_n = 1,
                        .deterministic_t = 1,
-                       .csr_only = 1};
-        snprintf(v->label, sizeof v->label, "%s[%s]", bi.name, csr_choices[c][1]);
+                       .csr_only = !sell,
+                       .sell_only = sell};
+        snprintf(v->label, sizeof v->label, "%s[%s]", bi.name, kernel_choices[c][1]);
       }
       /* SELL with 2 and 8 entries loaded ahead, and evict-first loads forced on */
       v = &variants[n_variants++];
@@ -291,28 +305,6 @@ static void find_variants(zs_context *ctx, const char *require) {
                      .deterministic_n = 1,
                      .sell_only = 1};
       snprintf(v->label, sizeof v->label, "%s[sell-u2-atomic]", bi.name);
-      /* SELL's predicated walks (blocks of 64 threads: slices cross blocks' ends), and the
-       * deterministic SpMVT through Aᵀ as SELL sorted in windows */
-      static const char *const sell_walks[][2] = {
-          {"experimental.sell_tail=batch,experimental.sell_threads=64", "sell-batch8"},
-          {"experimental.sell_tail=batch,experimental.sell_unroll=4,experimental.evict_first=off,"
-           "experimental.sell_transpose=sell",
-           "sell-batch4-t"},
-          {"experimental.sell_unroll=16,experimental.sell_transpose=sell", "sell-batch16-t"},
-          {"experimental.sell_tail=ahead,experimental.sell_threads=128", "sell-ahead8"},
-          {"experimental.sell_tail=ahead,experimental.sell_unroll=4,"
-           "experimental.sell_transpose=sell",
-           "sell-ahead4-t"},
-      };
-      for (size_t c = 0; c < sizeof sell_walks / sizeof *sell_walks; c++) {
-        v = &variants[n_variants++];
-        *v = (variant){.backend = bi.name,
-                       .options = sell_walks[c][0],
-                       .deterministic_n = 1,
-                       .deterministic_t = 1,
-                       .sell_only = 1};
-        snprintf(v->label, sizeof v->label, "%s[%s]", bi.name, sell_walks[c][1]);
-      }
     }
   }
   if (require && !have_required) {
