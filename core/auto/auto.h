@@ -110,7 +110,7 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(stored_pair, "transpose=stored: the pair's time / twice the SpMV time")                      \
   X(csr_small_launch_us, "CSR with block_nnz=1024 (small matrices), fixed cost per product, us") \
   X(dtans5_full_rows, "CSR-dtANS version 5: rows (threads) that fill the device")                \
-  X(sell_step_ns, "SELL: a thread's step along its row, ns (the longest row bounds it)")         \
+  X(sell_step_ns, "SELL: a thread's step along its row, f64, ns (the longest row bounds it)")    \
   X(dtans5_packed_ps,                                                                            \
     "CSR-dtANS packed rows (row_kind=packed): ps per entry (0: not a candidate)")                \
   X(csr_small_nnz, "CSR on a GPU: nonzeros below which its row blocks shrink")                   \
@@ -127,7 +127,10 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(dtans5_packed_raw32_ps, "packed rows with raw f32 values, ps per entry")                     \
   X(l2_resident_mib, "version 5 matrices up to this size (MiB, with x and y) stay in the L2")    \
   X(l2_gbs, "the L2's read rate for them, GB/s")                                                 \
-  X(dtans5_kernel_us, "packed rows: each further kernel (long rows, x's copy), us")
+  X(dtans5_kernel_us, "packed rows: each further kernel (long rows, x's copy), us")              \
+  X(sell_step_f32_ns, "SELL's longest-row step for f32 values, ns")                              \
+  X(sell_step_near_ns, "SELL's longest-row step beside few entries, ns")                         \
+  X(sell_step_entries, "SELL entries from which a step takes sell_step_ns (f32: _f32_ns)")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

@@ -140,6 +140,18 @@ static product gcsb_product(const zsi_auto_stats *st, const zsi_auto_device *d) 
   return p;
 }
 
+/* A GPU thread walks its SELL row alone: the longest row's chain of loads bounds the product,
+ * a step of it taking longer the more entries the other warps stream beside it (H100, f64:
+ * 76-94 ns on the shared matrices under 10^5 entries, 237-305 on bcsstk16, bayer10 and elast16
+ * at 2.4-9.3 x 10^5, 227-232 on wiki-Vote, ba and R-MAT; f32: 150-155 on R-MAT and er-dense):
+ * from sell_step_near_ns to the value type's step over sell_step_entries entries. */
+static double sell_step_ns(const zsi_auto_stats *st, const zsi_auto_device *d, double entries) {
+  const double far = st->type == ZS_F32 ? K(sell_step_f32_ns) : K(sell_step_ns);
+  const double near = fmin(K(sell_step_near_ns), far);
+  const double share = K(sell_step_entries) > 0 ? fmin(1.0, entries / K(sell_step_entries)) : 1;
+  return near + (far - near) * share;
+}
+
 /* SELL-C-sigma with c = 32 (docs/formats/sell.md), in natural order (sell_fill) or sorted by
  * length in windows of 4096 rows (sorted: sell_fill_sorted): every slice of 32 rows padded to its
  * longest row, columns and values of every entry, a slice offset per 32 rows; the kernels do not
@@ -157,8 +169,7 @@ static product sell_product(const zsi_auto_stats *st, const zsi_auto_device *d, 
   const double eff = st->type == ZS_F32 ? K(sell_eff_f32) : K(sell_eff);
   const double g = x_gather_us(st, d);
   const double b = stream_us(d, read + vector_bytes(st), eff);
-  /* a GPU thread walks its row alone: the longest row's chain of loads (R-MAT: 5.8 ms) */
-  const double walk = (double)st->row_max * K(sell_step_ns) * 1e-3;
+  const double walk = (double)st->row_max * sell_step_ns(st, d, entries) * 1e-3;
   const double one = serial(d, entries + (double)(st->rows + st->cols)); /* padded entries */
   p.us = K(sell_launch_us) + fmax(b + g, walk) * one, p.launch_us = K(sell_launch_us);
   p.walk_us = walk, p.read_us = b * one;

@@ -491,6 +491,34 @@ static void ordered_packed_model_test(void) {
   CHECK(listed(c, n, ZS_FORMAT_DTANS, "row_kind=packed", "") < 0);
 }
 
+/* SELL's longest-row step on the H100 lengthens with the entries streamed beside it: bayer10
+ * (13436 rows up to 27, fill 2.54: 2.4e5 entries) ran its SpMV in 11.2 us and its one-walk pair
+ * in 11.7, behind CSR's pair (8.5); netscience (1589 rows up to 34, 1.8e4 entries) in 5.6 and
+ * 9.3, ahead of CSR's pair (10.2). With one step of 150 ns both were priced ~7 us, which chose
+ * SELL's pair on bayer10 and CSR's on netscience. */
+static void sell_step_test(void) {
+  zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
+  int n;
+  const shape bayer10 = {"bayer10", 13436, 94926, 6.0, 0.076, 0.028, MANY, ZS_F64, 2.54};
+  const shape netsci = {"netscience", 1589, 5484, 4.7, 0.16, 0.13, 77, ZS_F64, 3.28};
+  const struct {
+    const shape *s;
+    int64_t row_max;
+    double sell_us;
+    zs_format pair;
+  } cases[] = {{&bayer10, 27, 11.2, ZS_FORMAT_CSR}, {&netsci, 34, 5.6, ZS_FORMAT_SELL}};
+  for (int i = 0; i < 2; i++) {
+    zsi_auto_stats st = stats_of(cases[i].s);
+    st.row_max = st.col_max = cases[i].row_max, st.hot_cols = 0.6 * (double)st.rows;
+    st.templates = (double)st.rows, st.bandwidth = 1.0;
+    model_with(&st, "cuda", NULL, "spmv", c, &n);
+    const int sell = listed(c, n, ZS_FORMAT_SELL, "", "");
+    CHECK(sell > 0 && fabs(c[sell].us / cases[i].sell_us - 1) < 0.35);
+    const int k = model_with(&st, "cuda", NULL, "pair", c, &n);
+    CHECK(c[k].format == cases[i].pair);
+  }
+}
+
 static int model_test(void) {
   zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
   int n, k;
@@ -515,6 +543,7 @@ static int model_test(void) {
   packed_test();
   packed_size_test();
   ordered_packed_model_test();
+  sell_step_test();
   /* The cpu: SELL-32's loop over a slice's rows beats CSR's on short regular rows (0.62-0.95x
    * CSR in cpu-auto-runs.csv); the decoders, version 5 included, do not (1.5-2x CSR). */
   const shape *stencils_cpu[] = {&lap2d_set, &st27_set};
