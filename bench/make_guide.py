@@ -413,7 +413,8 @@ def dtans5_kernels(arg):
         for r in b.rows:
             if r["matrix"] != m or r["type"] != t or r["library"] != "zsparse" or r["op"] != "N" or not r["kernel"].startswith("dtans"):
                 continue
-            k, warm, cold = r["kernel"], float(r["time_warm_us"]), float(r["time_cold_us"])
+            k, warm = r["kernel"], float(r["time_warm_us"])
+            cold = float(r["time_cold_us"]) if r["time_cold_us"] else None  # a run without cold calls
             p = pred.get((m, t, k))
             label = (k.replace("dtans:", "").replace("row_kind=packed", "packed")
                      .replace(",row_order=length", ", rows by length").replace(",col_order=frequency", ", cols by count")

@@ -12,8 +12,8 @@
 # --matrix list, default two generated ones); TEST_TIMEOUT_S (default 300).
 #
 # The tests need pytest. When $PY lacks it the script says so and runs the benches only: carry
-# pytest and its needs as wheels (pytest, pluggy, iniconfig, packaging; /work/.library/device
-# README, "Notes") and put them on PYTHONPATH before calling. The real-matrix cases need
+# pytest and its needs as wheels (pytest, pluggy, iniconfig, packaging) and put them on
+# PYTHONPATH before calling. The real-matrix cases need
 # shared/matrices inside the checkout (git-ignored); they skip, saying so, without it.
 set -euo pipefail
 
