@@ -46,8 +46,6 @@ struct csr_plan {
   zs_split_span *spans;
   int64_t n_tiles, n_spans;
   void *carry, *head;
-  zs_split_links *links;   /* long_rows=fused: the spans each tile adds a piece to, */
-  unsigned *span_counters; /* and per span the pieces added (zeros between products) */
 };
 
 /* Kernel choices of a CSR operator (operator options; each -1 or 0 where chosen). */
@@ -57,7 +55,7 @@ struct csr_choice {
   int threads;     /* experimental.reduce: 1 threads, 0 lanes, -1 chosen */
   int fused;       /* experimental.long_rows: 1 fused, 0 kernel, -1 chosen */
   int split;       /* kernel: 1 split, 0 rows, -1 chosen */
-  int stage;       /* experimental.split_stage: ZS_SPLIT_* bits, -1 chosen */
+  int stage;       /* experimental.split_stage: ZS_SPLIT_* bits, -1 chosen by the value type */
 };
 
 struct gpu_op {
@@ -106,7 +104,6 @@ void op_free(gpu_op *op) {
   for (csr_plan &c : op->plan) {
     release(c.blocks), release(c.long_rows), release(c.partials), release(c.counters);
     release(c.coords), release(c.spans), release(c.carry), release(c.head);
-    release(c.links), release(c.span_counters);
   }
   if (op->t_op) op_free(op->t_op);
   free(op);
@@ -135,10 +132,9 @@ zs_status upload_plan(const int64_t *host_ptr, int64_t rows, int items, size_t v
   return s;
 }
 
-/* The nonzero-split kernel's plan: tiles of ZS_BLOCK_THREADS x items items; fused: the spans
- * finished by their last tile (counters). */
+/* The nonzero-split kernel's plan: tiles of ZS_BLOCK_THREADS x items items. */
 zs_status upload_split_plan(const int64_t *host_ptr, int64_t rows, int items, size_t value_size,
-                            bool fused, csr_plan *c) {
+                            csr_plan *c) {
   zs_split_plan plan;
   if (!zs_split_plan_build(&plan, host_ptr, rows, (int64_t)items * ZS_BLOCK_THREADS))
     return fail(ZS_ERR_OUT_OF_MEMORY, "split plan for %lld rows", (long long)rows);
@@ -149,11 +145,6 @@ zs_status upload_split_plan(const int64_t *host_ptr, int64_t rows, int items, si
   const size_t n = (size_t)(plan.n_tiles ? plan.n_tiles : 1) * value_size;
   if (s == ZS_OK) s = check(gpuMalloc(&c->carry, n), "split carries");
   if (s == ZS_OK) s = check(gpuMalloc(&c->head, n), "split carries");
-  if (s == ZS_OK && fused)
-    s = upload_array(&c->links, plan.links, (uint64_t)plan.n_tiles, "split links");
-  const size_t nc = (size_t)(plan.n_spans ? plan.n_spans : 1) * sizeof(unsigned);
-  if (s == ZS_OK && fused) s = check(gpuMalloc((void **)&c->span_counters, nc), "span counters");
-  if (s == ZS_OK && fused) s = check(gpuMemset(c->span_counters, 0, nc), "span counters");
   c->n_tiles = plan.n_tiles, c->n_spans = plan.n_spans;
   zs_split_plan_free(&plan);
   return s;
@@ -320,54 +311,39 @@ void run_rows(const csr_plan &c, const I *ptr, const int32_t *idx, const T *val,
         c.long_rows, (int)c.n_long_rows, (const T *)c.partials, y, alpha, beta);
 }
 
-/* The split kernel's launch, one tile per block (FUSED: the spans' links and counters). */
-template <typename T, typename I, int ITEMS, bool STREAM, bool FUSED, int STAGE>
+/* The split kernel's launch, one tile per block. */
+template <typename T, typename I, int ITEMS, bool STREAM, int STAGE>
 void launch_split(const csr_plan &c, const I *ptr, const int32_t *idx, const T *val, T alpha,
                   const T *x, T beta, T *y) {
-  zs_csr_split_kernel<T, I, ITEMS, STREAM, FUSED, STAGE><<<(unsigned)c.n_tiles, ZS_BLOCK_THREADS>>>(
-      c.coords, ptr, idx, val, x, y, (T *)c.carry, (T *)c.head, FUSED ? c.links : NULL,
-      FUSED ? c.spans : NULL, FUSED ? c.span_counters : NULL, alpha, beta);
+  zs_csr_split_kernel<T, I, ITEMS, STREAM, STAGE><<<(unsigned)c.n_tiles, ZS_BLOCK_THREADS>>>(
+      c.coords, ptr, idx, val, x, y, (T *)c.carry, (T *)c.head, alpha, beta);
 }
 
-/* The staging `stage` asks for (experimental.split_stage), where it is compiled: evict-first
- * loads, 32-bit offsets, tiles of 512 or 1024 items (the default tiles), 16-byte-aligned arrays.
- * Elsewhere the plain staging. sms: multiprocessors (the pipelined kernel's grid). */
-template <typename T, typename I, int ITEMS, bool STREAM, bool FUSED>
-void launch_split_stage(const csr_plan &c, int stage, int sms, const I *ptr, const int32_t *idx,
+/* The staging `stage` asks for (ZS_SPLIT_* bits), where it is compiled: evict-first loads,
+ * 32-bit offsets, tiles of 512 or 1024 items (the default tiles); 16-byte loads only from
+ * 16-byte-aligned arrays (else the rest of `stage`). Elsewhere the plain staging. */
+template <typename T, typename I, int ITEMS, bool STREAM>
+void launch_split_stage(const csr_plan &c, int stage, const I *ptr, const int32_t *idx,
                         const T *val, T alpha, const T *x, T beta, T *y) {
   if constexpr (STREAM && std::is_same<I, int32_t>::value && (ITEMS == 2 || ITEMS == 4)) {
-    const bool aligned = ((uintptr_t)idx | (uintptr_t)val) % 16 == 0;
-    constexpr int VE = ZS_SPLIT_VECTOR | ZS_SPLIT_EARLY;
-    if (aligned && stage == ZS_SPLIT_VECTOR)
-      return launch_split<T, I, ITEMS, STREAM, FUSED, ZS_SPLIT_VECTOR>(c, ptr, idx, val, alpha, x,
-                                                                       beta, y);
-    if (stage == ZS_SPLIT_EARLY)
-      return launch_split<T, I, ITEMS, STREAM, FUSED, ZS_SPLIT_EARLY>(c, ptr, idx, val, alpha, x,
-                                                                      beta, y);
-    if (aligned && stage == VE)
-      return launch_split<T, I, ITEMS, STREAM, FUSED, VE>(c, ptr, idx, val, alpha, x, beta, y);
-    if (aligned && stage == (ZS_SPLIT_PIPELINED | VE)) {
-      const int64_t most = (int64_t)(sms > 0 ? sms : 1) * ZS_SPLIT_PIPE_BLOCKS(T);
-      const unsigned grid = (unsigned)(c.n_tiles < most ? c.n_tiles : most);
-      zs_csr_split_pipe_kernel<T, I, ITEMS, STREAM, FUSED>
-          <<<grid, ZS_BLOCK_THREADS>>>(c.coords, c.n_tiles, ptr, idx, val, x, y, (T *)c.carry,
-                                       (T *)c.head, FUSED ? c.links : NULL, FUSED ? c.spans : NULL,
-                                       FUSED ? c.span_counters : NULL, alpha, beta);
-      return;
-    }
+    constexpr int V = ZS_SPLIT_VECTOR, E = ZS_SPLIT_EARLY;
+    if (((uintptr_t)idx | (uintptr_t)val) % 16 != 0) stage &= ~V;
+    if (stage == V)
+      return launch_split<T, I, ITEMS, STREAM, V>(c, ptr, idx, val, alpha, x, beta, y);
+    if (stage == E)
+      return launch_split<T, I, ITEMS, STREAM, E>(c, ptr, idx, val, alpha, x, beta, y);
+    if (stage == (V | E))
+      return launch_split<T, I, ITEMS, STREAM, V | E>(c, ptr, idx, val, alpha, x, beta, y);
   }
-  launch_split<T, I, ITEMS, STREAM, FUSED, 0>(c, ptr, idx, val, alpha, x, beta, y);
+  launch_split<T, I, ITEMS, STREAM, 0>(c, ptr, idx, val, alpha, x, beta, y);
 }
 
-/* One forward CSR product by the nonzero-split kernel (fused: no second kernel). */
+/* One forward CSR product by the nonzero-split kernel: the tiles, then the rows spanning them. */
 template <typename T, typename I, int ITEMS, bool STREAM>
-void run_split(const csr_plan &c, int stage, int sms, const I *ptr, const int32_t *idx,
-               const T *val, T alpha, const T *x, T beta, T *y) {
+void run_split(const csr_plan &c, int stage, const I *ptr, const int32_t *idx, const T *val,
+               T alpha, const T *x, T beta, T *y) {
   if (c.n_tiles == 0) return;
-  if (c.links)
-    return launch_split_stage<T, I, ITEMS, STREAM, true>(c, stage, sms, ptr, idx, val, alpha, x,
-                                                         beta, y);
-  launch_split_stage<T, I, ITEMS, STREAM, false>(c, stage, sms, ptr, idx, val, alpha, x, beta, y);
+  launch_split_stage<T, I, ITEMS, STREAM>(c, stage, ptr, idx, val, alpha, x, beta, y);
   if (c.n_spans > 0)
     zs_split_spans_kernel<T><<<(unsigned)((c.n_spans + 127) / 128), 128>>>(
         c.spans, c.n_spans, (const T *)c.carry, (const T *)c.head, y, alpha, beta);
@@ -384,9 +360,8 @@ zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, 
     /* slab by slab: the first applies beta, the others add */
     for (int k = 0; k < op->n_slabs; k++)
       if (op->split)
-        run_split<T, I, ITEMS, STREAM>(op->plan[k], op->stage, op->dev ? op->dev->sm_count : 0,
-                                       ptr + k * stride, op->idx, (const T *)op->val, alpha, x,
-                                       k ? T(1) : beta, y);
+        run_split<T, I, ITEMS, STREAM>(op->plan[k], op->stage, ptr + k * stride, op->idx,
+                                       (const T *)op->val, alpha, x, k ? T(1) : beta, y);
       else
         run_rows<T, I, ITEMS, STREAM, THREADS>(op->plan[k], ptr + k * stride, op->idx,
                                                (const T *)op->val, alpha, x, k ? T(1) : beta, y);
@@ -509,7 +484,6 @@ csr_choice read_csr_choice(const char *options) {
             : strcmp(stage, "vector") == 0       ? ZS_SPLIT_VECTOR
             : strcmp(stage, "early") == 0        ? ZS_SPLIT_EARLY
             : strcmp(stage, "vector_early") == 0 ? VE
-            : strcmp(stage, "pipelined") == 0    ? ZS_SPLIT_PIPELINED | VE
                                                  : -1;
   return c;
 }
@@ -534,6 +508,15 @@ csr_choice read_csr_choice(const char *options) {
  * them) into op: one pass over the offsets. */
 void csr_row_stats(gpu_op *op, const int64_t *ptr, int64_t rows, int slabs) {
   zs_split_row_stats(ptr, rows, slabs, &op->row_cv, &op->longest_row);
+}
+
+/* The split kernel's staging of a tile by default (H100, SpMV warm, one process per matrix; the
+ * choices in docs/performance.md, "Staging a tile"): in f32 16-byte loads and the row ends early
+ * (R-MAT 62.2 -> 60.0 us, 2-D stencil 75.5 -> 68.5, banded 117.0 -> 112.1), in f64 the row ends
+ * early alone (R-MAT 78.0 -> 76.8, at scale 14 9.4 -> 9.0; 16-byte loads, two per 4 values,
+ * lose: R-MAT 84.1). */
+int split_stage_default(zs_type type) {
+  return type == ZS_F64 ? ZS_SPLIT_EARLY : ZS_SPLIT_VECTOR | ZS_SPLIT_EARLY;
 }
 
 /* A CSR operator's kernel choices (rows, nnz, type, scattered, row statistics and dev set):
@@ -561,7 +544,7 @@ void csr_choose(gpu_op *op, const csr_choice *c) {
   op->stream = c && c->evict_first >= 0 ? c->evict_first == 1 : true;
   op->threads = c && c->threads >= 0 ? c->threads == 1 : false;
   op->fused = c && c->fused >= 0 ? c->fused == 1 : false;
-  op->stage = c && c->stage >= 0 ? c->stage : 0;
+  op->stage = c && c->stage >= 0 ? c->stage : split_stage_default(op->type);
   if (c)
     op->choice = *c;
   else
@@ -658,7 +641,7 @@ zs_status upload_slabs(gpu_op *op, const int64_t *host_ptr) {
                     &op->plan[k]);
     if (s == ZS_OK && op->split)
       s = upload_split_plan(host_ptr + k * stride, op->rows, op->items, type_size(op->type),
-                            op->fused, &op->plan[k]);
+                            &op->plan[k]);
   }
   return s;
 }

@@ -3,8 +3,7 @@
  * thread ITEMS consecutive items, summed in registers with no shuffle per nonzero: power-law rows
  * cost the same per item as short ones, an empty row one item. Rows crossing a thread's end are
  * completed by one segmented scan per block; rows crossing a tile's end by zs_split_spans_kernel,
- * or (FUSED) by the tile that adds their last piece, in tile order either way (no float atomics:
- * the same bits every run). */
+ * in tile order (no float atomics: the same bits every run). */
 #ifndef ZS_CSR_SPLIT_CUH
 #define ZS_CSR_SPLIT_CUH
 
@@ -65,58 +64,28 @@ __device__ __forceinline__ int zs_split_at(int j) {
   return j + j / (ZS_SPLIT_PAD_BYTES / (int)sizeof(T));
 }
 
-/* A span's pieces in tile order: y[row] = alpha (carry[first] + ... + head[last]) + beta y[row].
- * P: const T * or, for pieces other blocks wrote in the same launch, const volatile T *. */
-template <typename T, typename P>
-__device__ __forceinline__ void zs_split_add_span(const zs_split_span &sp, P carry, P head, T *y,
-                                                  T alpha, T beta) {
-  T t = 0;
-  for (int c = sp.first; c < sp.last; c++) t += carry[c];
-  zs_put_row(y, sp.row, t + head[sp.last], alpha, beta);
-}
-
-/* FUSED: this tile's pieces are written (and fenced); count them in. The tile that brings a
- * span's last piece adds the span up and sets its counter back to 0 for the next product. */
-template <typename T>
-__device__ __forceinline__ void zs_split_count_in(const zs_split_links &l,
-                                                  const zs_split_span *spans, unsigned *counters,
-                                                  const T *carry, const T *head, T *y, T alpha,
-                                                  T beta) {
-  const int32_t mine[2] = {l.head, l.tail};
-  for (int q = 0; q < 2; q++) {
-    if (mine[q] < 0) continue;
-    const zs_split_span sp = spans[mine[q]];
-    if (atomicAdd(&counters[mine[q]], 1u) != (unsigned)(sp.last - sp.first)) continue;
-    __threadfence();
-    /* other blocks' writes: not through L1 */
-    zs_split_add_span<T, const volatile T *>(sp, carry, head, y, alpha, beta);
-    counters[mine[q]] = 0;
-  }
-}
-
-/* Blocks per multiprocessor the registers must allow (32 a thread at most on the H100: the
- * fused kernel would take 40, and 6 blocks instead of 8). */
+/* Blocks per multiprocessor the registers must allow (32 a thread at most on the H100). */
 #define ZS_SPLIT_MIN_BLOCKS 8
 
-/* How a tile's matrix data reaches shared memory (experimental.split_stage; bits):
+/* How a tile's matrix data reaches shared memory (experimental.split_stage; bits, both by
+ * default in f32, EARLY alone in f64: csr_choose):
  * VECTOR  each thread loads 4 consecutive nonzeros' indices and values with 16-byte loads
  *         (a quarter of the load instructions; the gathers stay one per nonzero);
  * EARLY   the tile's row ends are loaded into registers before the products, so their latency
- *         overlaps the matrix loads instead of following the gathers;
- * PIPELINED  persistent blocks loop over tiles and issue the next tile's loads (VECTOR and
- *         EARLY) before reducing the current one: the block keeps loads in flight while it
- *         searches and scans. Each tile's sums are those of one tile per block: same bits. */
+ *         overlaps the matrix loads instead of following the gathers. */
 #define ZS_SPLIT_VECTOR 1
 #define ZS_SPLIT_EARLY 2
-#define ZS_SPLIT_PIPELINED 4
-/* Blocks per multiprocessor of the pipelined kernel, and so its grid: its registers hold a
- * tile's loads across the reduction of the previous one (40 a thread in f32, 48 in f64). */
-#define ZS_SPLIT_PIPE_BLOCKS(T) (sizeof(T) == 8 ? 5 : 6)
 
 /* The threads' 16-byte groups of a tile's nonzeros held in registers (VECTOR): group v =
  * threadIdx.x + m ZS_BLOCK_THREADS for m < ZS_SPLIT_GROUPS; a tile whose nonzeros reach one group
  * further (misaligned start) stages that one without registers. */
 #define ZS_SPLIT_GROUPS(ITEMS) ((ITEMS) >= 4 ? (ITEMS) / 4 : 1)
+
+/* The 16-byte groups a tile's nonzeros [c0.k, c0.k + n_nnz) touch, from c0.k rounded down to a
+ * multiple of 4. */
+__device__ __forceinline__ int zs_split_group_count(const zs_split_coord &c0, int n_nnz) {
+  return ((int)(c0.k & 3) + n_nnz + 3) / 4;
+}
 
 /* A 16-byte vector of matrix data (HIP: a plain load; its non-temporal builtin takes scalars). */
 template <bool STREAM, typename V>
@@ -202,7 +171,7 @@ __device__ __forceinline__ void zs_split_fetch(const zs_split_coord &c0, const z
     }
   }
   if (STAGE & ZS_SPLIT_VECTOR) {
-    const int n_nnz = (int)(c1.k - c0.k), groups = ((int)(c0.k & 3) + n_nnz + 3) / 4;
+    const int groups = zs_split_group_count(c0, (int)(c1.k - c0.k));
 #pragma unroll
     for (int m = 0; m < ZS_SPLIT_GROUPS(ITEMS); m++) {
       const int v = (int)threadIdx.x + m * ZS_BLOCK_THREADS;
@@ -222,7 +191,7 @@ __device__ __forceinline__ void zs_split_stage(const zs_split_coord &c0, const z
   T *prod = buf;
   int32_t *ends = (int32_t *)(buf + zs_split_at<T>(n_nnz) + 1);
   if (STAGE & ZS_SPLIT_VECTOR) {
-    const int groups = ((int)(c0.k & 3) + n_nnz + 3) / 4;
+    const int groups = zs_split_group_count(c0, n_nnz);
 #pragma unroll
     for (int m = 0; m < ZS_SPLIT_GROUPS(ITEMS); m++) {
       const int v = (int)threadIdx.x + m * ZS_BLOCK_THREADS;
@@ -260,13 +229,12 @@ __device__ __forceinline__ void zs_split_stage(const zs_split_coord &c0, const z
 
 /* Tile `tile` (staged in buf, a barrier passed): every thread walks its ITEMS items, the block's
  * segmented scan completes the rows crossing threads, and the rows crossing tiles leave their
- * pieces (carry, head); FUSED: the tile then counts its pieces in. */
-template <typename T, int ITEMS, bool FUSED>
+ * pieces (carry, head). */
+template <typename T, int ITEMS>
 __device__ __forceinline__ void zs_split_reduce(int64_t tile, const zs_split_coord &c0,
                                                 const zs_split_coord &c1, const T *buf, T *y,
-                                                T *carry, T *head, const zs_split_links *links,
-                                                const zs_split_span *spans, unsigned *counters,
-                                                int *warp_f, T *warp_v, T alpha, T beta) {
+                                                T *carry, T *head, int *warp_f, T *warp_v, T alpha,
+                                                T beta) {
   const int n_rows = c1.row - c0.row, n_nnz = (int)(c1.k - c0.k), items = n_rows + n_nnz;
   const T *prod = buf;
   const int32_t *ends = (const int32_t *)(buf + zs_split_at<T>(n_nnz) + 1);
@@ -300,22 +268,12 @@ __device__ __forceinline__ void zs_split_reduce(int64_t tile, const zs_split_coo
   zs_split_scan(first_row >= 0, sum, f_ex, v_ex, v_in, warp_f, warp_v);
   if (first_row >= 0) {
     const T s = v_ex + first;
-    if (!f_ex && (c0.flags & ZS_SPLIT_HEAD_SPAN)) {
+    if (!f_ex && (c0.flags & ZS_SPLIT_HEAD_SPAN))
       head[tile] = s; /* started in an earlier tile */
-      if (FUSED) __threadfence();
-    } else {
+    else
       zs_put_row(y, (int64_t)c0.row + first_row, s, alpha, beta);
-    }
   }
-  if (threadIdx.x == ZS_BLOCK_THREADS - 1) {
-    carry[tile] = v_in;
-    if (FUSED) __threadfence(); /* the pieces are visible before the counts say so */
-  }
-  if (!FUSED) return;
-  __syncthreads();
-  if (threadIdx.x == 0)
-    zs_split_count_in(links[tile], spans, counters, (const T *)carry, (const T *)head, y, alpha,
-                      beta);
+  if (threadIdx.x == ZS_BLOCK_THREADS - 1) carry[tile] = v_in;
 }
 
 /* The shared memory of a tile: products (padded: see zs_split_at), then the row ends;
@@ -325,15 +283,14 @@ __device__ __forceinline__ void zs_split_reduce(int64_t tile, const zs_split_coo
    ZS_BLOCK_THREADS * (ITEMS) / (ZS_SPLIT_PAD_BYTES / (int)sizeof(T)) + 2)
 
 /* One tile per block. ptr: the row offsets (I: int32 or int64); coords: the tiles' first items;
- * carry[t]: the tile's sum of its last (open) row; head[t]: a spanning first row's piece.
- * FUSED: links, spans and counters finish the spans (else zs_split_spans_kernel does).
- * STAGE: ZS_SPLIT_VECTOR and ZS_SPLIT_EARLY bits (0: the loads of one loop, in order). */
-template <typename T, typename I, int ITEMS, bool STREAM, bool FUSED, int STAGE>
+ * carry[t]: the tile's sum of its last (open) row; head[t]: a spanning first row's piece (the
+ * spans are finished by zs_split_spans_kernel). STAGE: ZS_SPLIT_VECTOR and ZS_SPLIT_EARLY bits
+ * (0: the loads of one loop, in order). */
+template <typename T, typename I, int ITEMS, bool STREAM, int STAGE>
 __global__ void __launch_bounds__(ZS_BLOCK_THREADS, ZS_SPLIT_MIN_BLOCKS)
     zs_csr_split_kernel(const zs_split_coord *coords, const I *ptr, const int32_t *idx,
-                        const T *val, const T *__restrict__ x, T *y, T *carry, T *head,
-                        const zs_split_links *links, const zs_split_span *spans, unsigned *counters,
-                        T alpha, T beta) {
+                        const T *val, const T *__restrict__ x, T *y, T *carry, T *head, T alpha,
+                        T beta) {
   __shared__ T buf[ZS_SPLIT_BUF(T, ITEMS)];
   __shared__ int warp_f[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
   __shared__ T warp_v[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
@@ -342,49 +299,20 @@ __global__ void __launch_bounds__(ZS_BLOCK_THREADS, ZS_SPLIT_MIN_BLOCKS)
   zs_split_fetch<T, I, ITEMS, STREAM, STAGE>(c0, c1, ptr, idx, val, r);
   zs_split_stage<T, I, ITEMS, STREAM, STAGE>(c0, c1, ptr, idx, val, x, r, buf);
   __syncthreads();
-  zs_split_reduce<T, ITEMS, FUSED>(blockIdx.x, c0, c1, buf, y, carry, head, links, spans, counters,
-                                   warp_f, warp_v, alpha, beta);
+  zs_split_reduce<T, ITEMS>(blockIdx.x, c0, c1, buf, y, carry, head, warp_f, warp_v, alpha, beta);
 }
 
-/* PIPELINED: gridDim.x persistent blocks, block b taking tiles b, b + gridDim.x, ... (n_tiles in
- * all). A tile's loads are issued before the previous tile is reduced and consumed after it. */
-template <typename T, typename I, int ITEMS, bool STREAM, bool FUSED>
-__global__ void __launch_bounds__(ZS_BLOCK_THREADS, ZS_SPLIT_PIPE_BLOCKS(T))
-    zs_csr_split_pipe_kernel(const zs_split_coord *coords, int64_t n_tiles, const I *ptr,
-                             const int32_t *idx, const T *val, const T *__restrict__ x, T *y,
-                             T *carry, T *head, const zs_split_links *links,
-                             const zs_split_span *spans, unsigned *counters, T alpha, T beta) {
-  constexpr int STAGE = ZS_SPLIT_VECTOR | ZS_SPLIT_EARLY;
-  __shared__ T buf[ZS_SPLIT_BUF(T, ITEMS)];
-  __shared__ int warp_f[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
-  __shared__ T warp_v[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
-  int64_t t = blockIdx.x;
-  if (t >= n_tiles) return;
-  zs_split_coord c0 = coords[t], c1 = coords[t + 1];
-  zs_split_regs<T, I, ITEMS> r;
-  zs_split_fetch<T, I, ITEMS, STREAM, STAGE>(c0, c1, ptr, idx, val, r);
-  for (;;) {
-    const int64_t next = t + gridDim.x;
-    zs_split_coord n0 = c1, n1 = c1;
-    if (next < n_tiles) n0 = coords[next], n1 = coords[next + 1];
-    zs_split_stage<T, I, ITEMS, STREAM, STAGE>(c0, c1, ptr, idx, val, x, r, buf);
-    __syncthreads();
-    if (next < n_tiles) zs_split_fetch<T, I, ITEMS, STREAM, STAGE>(n0, n1, ptr, idx, val, r);
-    zs_split_reduce<T, ITEMS, FUSED>(t, c0, c1, buf, y, carry, head, links, spans, counters, warp_f,
-                                     warp_v, alpha, beta);
-    if (next >= n_tiles) return;
-    __syncthreads(); /* the tile's shared data read before the next one overwrites it */
-    t = next, c0 = n0, c1 = n1;
-  }
-}
-
-/* Rows over several tiles: their pieces in tile order. */
+/* Rows over several tiles: y[row] = alpha (carry[first] + ... + head[last]) + beta y[row], the
+ * pieces in tile order. */
 template <typename T>
 __global__ void zs_split_spans_kernel(const zs_split_span *spans, int64_t n, const T *carry,
                                       const T *head, T *y, T alpha, T beta) {
   const int64_t s = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (s >= n) return;
-  zs_split_add_span<T, const T *>(spans[s], carry, head, y, alpha, beta);
+  const zs_split_span sp = spans[s];
+  T t = 0;
+  for (int c = sp.first; c < sp.last; c++) t += carry[c];
+  zs_put_row(y, sp.row, t + head[sp.last], alpha, beta);
 }
 
 }  // namespace

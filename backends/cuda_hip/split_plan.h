@@ -50,19 +50,11 @@ typedef struct zs_split_span {
   int32_t row, first, last, pad;
 } zs_split_span;
 
-/* The spans a tile adds a piece to (long_rows=fused: the tile that adds a span's last piece adds
- * the span up): `head` the span that ends in it (its first row), `tail` the span its last row
- * goes on into; -1 for none. */
-typedef struct zs_split_links {
-  int32_t head, tail;
-} zs_split_links;
-
 typedef struct zs_split_plan {
   zs_split_coord *coords; /* n_tiles + 1: the last is (rows, ptr[rows]) */
   int64_t n_tiles;
   zs_split_span *spans;
   int64_t n_spans;
-  zs_split_links *links; /* n_tiles */
 } zs_split_plan;
 
 /* The coordinate of item d of the walk over rows with offsets ptr (ptr[0] need not be 0): the
@@ -90,10 +82,9 @@ static inline int zs_split_plan_build(zs_split_plan *plan, const int64_t *ptr, i
   plan->n_tiles = tiles, plan->n_spans = 0;
   plan->coords = (zs_split_coord *)malloc((size_t)(tiles + 1) * sizeof(zs_split_coord));
   plan->spans = (zs_split_span *)malloc((size_t)(tiles ? tiles : 1) * sizeof(zs_split_span));
-  plan->links = (zs_split_links *)malloc((size_t)(tiles ? tiles : 1) * sizeof(zs_split_links));
-  if (!plan->coords || !plan->spans || !plan->links) {
-    free(plan->coords), free(plan->spans), free(plan->links);
-    plan->coords = NULL, plan->spans = NULL, plan->links = NULL;
+  if (!plan->coords || !plan->spans) {
+    free(plan->coords), free(plan->spans);
+    plan->coords = NULL, plan->spans = NULL;
     return 0;
   }
   for (int64_t t = 0; t < tiles; t++) plan->coords[t] = zs_split_find(ptr, rows, t * tile);
@@ -107,12 +98,6 @@ static inline int zs_split_plan_build(zs_split_plan *plan, const int64_t *ptr, i
     int64_t first = t - 1; /* back to the tile holding the row's first nonzero */
     while (plan->coords[first].row == r && plan->coords[first].k > ptr[r]) first--;
     plan->spans[plan->n_spans++] = (zs_split_span){r, (int32_t)first, (int32_t)t, 0};
-  }
-  for (int64_t t = 0; t < tiles; t++) plan->links[t] = (zs_split_links){-1, -1};
-  for (int64_t s = 0; s < plan->n_spans; s++) {
-    for (int64_t t = plan->spans[s].first; t < plan->spans[s].last; t++)
-      plan->links[t].tail = (int32_t)s;
-    plan->links[plan->spans[s].last].head = (int32_t)s;
   }
   return 1;
 }
@@ -136,8 +121,8 @@ static inline void zs_split_row_stats(const int64_t *ptr, int64_t rows, int slab
 }
 
 static inline void zs_split_plan_free(zs_split_plan *plan) {
-  free(plan->coords), free(plan->spans), free(plan->links);
-  plan->coords = NULL, plan->spans = NULL, plan->links = NULL;
+  free(plan->coords), free(plan->spans);
+  plan->coords = NULL, plan->spans = NULL;
 }
 
 #endif /* ZS_SPLIT_PLAN_H */

@@ -60,11 +60,12 @@ static const option_spec specs[] = {
     {"experimental.reduce", "auto|lanes|threads", "auto", ON_GPU, FMT(ZS_FORMAT_CSR),
      "CSR rows summed by groups of lanes, or thread by thread with carries (short rows)"},
     {"experimental.long_rows", "auto|kernel|fused", "auto", ON_GPU, FMT(ZS_FORMAT_CSR),
-     "CSR rows longer than a block: chunks added by a second kernel, or by their last chunk"},
-    {"experimental.split_stage", "auto|plain|vector|early|vector_early|pipelined", "auto", ON_GPU,
+     "CSR row blocks' rows longer than a block: chunks added by a second kernel, or by their "
+     "last chunk"},
+    {"experimental.split_stage", "auto|plain|vector|early|vector_early", "auto", ON_GPU,
      FMT(ZS_FORMAT_CSR),
-     "CSR split kernel: a tile's loads in one loop, 16-byte, row ends first, both, or issued "
-     "during the previous tile's reduction by persistent blocks"},
+     "CSR split kernel: a tile's loads in one loop, 16-byte, row ends first, or both (auto: both "
+     "in f32, row ends first in f64)"},
     {"experimental.evict_first", "auto|on|off", "auto", ON_GPU,
      FMT(ZS_FORMAT_CSR) | FMT(ZS_FORMAT_SELL), "evict-first loads of the matrix data"},
     {"experimental.sell_unroll", "auto|2|4|8|16", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),

@@ -30,37 +30,22 @@ static void check_coords(const zs_split_plan *p, const int64_t *ptr, int64_t row
     CHECK(p->coords[sp.last].row == sp.row && (p->coords[sp.last].flags & ZS_SPLIT_HEAD_SPAN));
     CHECK(p->coords[sp.first].k <= ptr[sp.row] && p->coords[sp.first + 1].k > ptr[sp.row]);
   }
-  /* links: a tile's head span ends in it, its tail span holds it before its last tile */
-  for (int64_t t = 0; t < p->n_tiles; t++) {
-    const zs_split_links l = p->links[t];
-    CHECK(l.head >= -1 && l.head < p->n_spans && l.tail >= -1 && l.tail < p->n_spans);
-    if (l.head >= 0) CHECK(p->spans[l.head].last == t);
-    if (l.tail >= 0) CHECK(p->spans[l.tail].first <= t && t < p->spans[l.tail].last);
-    CHECK((l.head >= 0) == ((p->coords[t].flags & ZS_SPLIT_HEAD_SPAN) != 0));
-  }
-  for (int64_t s = 0; s < p->n_spans; s++)
-    for (int64_t t = p->spans[s].first; t <= p->spans[s].last; t++)
-      CHECK(t == p->spans[s].last ? p->links[t].head == s : p->links[t].tail == s);
+  /* one span per tile whose first row started earlier, in tile order */
+  int64_t s = 0;
+  for (int64_t t = 0; t < p->n_tiles; t++)
+    if (p->coords[t].flags & ZS_SPLIT_HEAD_SPAN) CHECK(s < p->n_spans && p->spans[s++].last == t);
+  CHECK(s == p->n_spans);
 }
 
-/* A span's pieces in tile order. */
-static double span_sum(const zs_split_span *sp, const double *carry, const double *head) {
-  double t = 0;
-  for (int c = sp->first; c < sp->last; c++) t += carry[c];
-  return t + head[sp->last];
-}
-
-/* y = A x by the split kernel's steps; prod[k] = val[k] x[col[k]] given. fused: the tiles run
- * last to first, and the tile that brings a span's last piece adds the span (as the counters of
- * long_rows=fused do in whatever order the blocks finish); else a pass over the spans after. */
+/* y = A x by the split kernel's steps; prod[k] = val[k] x[col[k]] given: the tiles, last to
+ * first (blocks finish in any order), then a pass over the spans, each adding its pieces in tile
+ * order. */
 static void replay(const zs_split_plan *p, const int64_t *ptr, int64_t tile, const double *prod,
-                   double *y, int fused) {
+                   double *y) {
   const int items_per_thread = (int)(tile / THREADS);
   double *carry = calloc((size_t)p->n_tiles + 1, sizeof *carry);
   double *head = calloc((size_t)p->n_tiles + 1, sizeof *head);
-  int *count = calloc((size_t)p->n_spans + 1, sizeof *count);
-  for (int64_t u = 0; u < p->n_tiles; u++) {
-    const int64_t t = fused ? p->n_tiles - 1 - u : u;
+  for (int64_t t = p->n_tiles - 1; t >= 0; t--) {
     const zs_split_coord c0 = p->coords[t], c1 = p->coords[t + 1];
     const int n_rows = c1.row - c0.row, n_nnz = (int)(c1.k - c0.k), items = n_rows + n_nnz;
     int ends[4096];
@@ -102,14 +87,14 @@ static void replay(const zs_split_plan *p, const int64_t *ptr, int64_t tile, con
       }
     }
     carry[t] = v;
-    const int32_t mine[2] = {p->links[t].head, p->links[t].tail};
-    for (int q = 0; fused && q < 2; q++)
-      if (mine[q] >= 0 && ++count[mine[q]] == p->spans[mine[q]].last - p->spans[mine[q]].first + 1)
-        y[p->spans[mine[q]].row] = span_sum(&p->spans[mine[q]], carry, head);
   }
-  for (int64_t s = 0; !fused && s < p->n_spans; s++)
-    y[p->spans[s].row] = span_sum(&p->spans[s], carry, head);
-  free(carry), free(head), free(count);
+  for (int64_t s = 0; s < p->n_spans; s++) {
+    const zs_split_span *sp = &p->spans[s];
+    double sum = 0;
+    for (int c = sp->first; c < sp->last; c++) sum += carry[c];
+    y[sp->row] = sum + head[sp->last];
+  }
+  free(carry), free(head);
 }
 
 static uint64_t rng = 7;
@@ -137,13 +122,11 @@ static void check_lengths(const int64_t *len, int64_t rows, int64_t base) {
     zs_split_plan p;
     CHECK(zs_split_plan_build(&p, ptr, rows, tiles[t]));
     check_coords(&p, ptr, rows, tiles[t]);
-    for (int fused = 0; fused < 2; fused++) {
-      for (int64_t r = 0; r < rows; r++) got[r] = 1e300; /* every row must be written */
-      replay(&p, ptr, tiles[t], prod, got, fused);
-      int64_t bad = 0;
-      for (int64_t r = 0; r < rows; r++) bad += got[r] != want[r];
-      CHECK(bad == 0);
-    }
+    for (int64_t r = 0; r < rows; r++) got[r] = 1e300; /* every row must be written */
+    replay(&p, ptr, tiles[t], prod, got);
+    int64_t bad = 0;
+    for (int64_t r = 0; r < rows; r++) bad += got[r] != want[r];
+    CHECK(bad == 0);
     zs_split_plan_free(&p);
   }
   free(ptr), free(prod), free(want), free(got);
