@@ -271,6 +271,45 @@ def split_stage(arg):
     return table(head + ["best cuSPARSE µs", "best of ours vs cuSPARSE ×"], rows)
 
 
+# The staging columns of the run after the choice: plain, each forced variant, then the default
+# (csr@kernel=split: the variant its value type gets).
+SPLIT_DEFAULT = (("plain", "split_stage=plain"), ("vector", "split_stage=vector"),
+                 ("early", "split_stage=early"), ("vector + early", "split_stage=vector_early"),
+                 ("split default", ""))
+
+
+def split_default(arg):
+    """The split kernel's staging by value type against plain and the forced variants, with CSR's
+    default and cuSPARSE's best of the same run: DATA PREDICTION. Measured (predicted) where DATA
+    exists; until then the predictions alone, with the vendor's best of h100-split-stage.csv."""
+    name, pred_name = arg.split()
+    pred = {(r["matrix"], r["type"], r["kernel"]): float(r["predicted_us"]) for r in rows_of(pred_name)}
+    measured = os.path.exists(os.path.join(DATA, name))
+    b = Bench(name if measured else "h100-split-stage.csv")
+    rows = []
+    for m, t in dict.fromkeys((r["matrix"], r["type"]) for r in rows_of(pred_name)):
+        kernels = ["csr@kernel=split" + "".join(",experimental." + o for o in opts.split(",") if o)
+                   for _, opts in SPLIT_DEFAULT] + ["csr"]
+        cells = []
+        for k in kernels:
+            v, p = (b.zs(m, t, k) if measured else None), pred.get((m, t, k))
+            if measured:
+                cells.append("–" if v is None else f1(v) + (f" ({p:.1f})" if p is not None else ""))
+            else:
+                cells.append("–" if p is None else f"({p:.1f})")
+        best, vendor = b.best(m, t)
+        row = [m, t] + cells + [f"{f1(best)} ({vendor})"]
+        if measured:
+            plain, mine = b.zs(m, t, kernels[0]), b.zs(m, t, kernels[-2])
+            row += [x(plain, mine), x(best, min(v for v in (mine, b.zs(m, t, "csr")) if v is not None))]
+        rows.append(row)
+    head = ["matrix", "type"] + [label + " µs" for label, _ in SPLIT_DEFAULT] + ["CSR default µs"]
+    if not measured:
+        return (table(head + ["best cuSPARSE µs (h100-split-stage.csv)"], rows) +
+                f"\n\nPredicted only (in parentheses): `SET=stage bench/gpu/device-split.sh` writes `{name}`.")
+    return table(head + ["best cuSPARSE µs", "split default vs plain ×", "CSR default vs cuSPARSE ×"], rows)
+
+
 def kern_defaults(arg):
     """The plain kernels' defaults of two device-kern.sh runs, each beside cuSPARSE's best of its run."""
     old, new = (Bench(n) for n in arg.split())

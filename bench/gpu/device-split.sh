@@ -7,10 +7,12 @@
 #   OUT=$OUT MODULE_DIR=DIR [SET=tiles|stage] bash bench/gpu/device-split.sh
 #
 # SET=tiles (default): tile sizes and evict-first on skewed and regular matrices.
-# SET=stage: the staging variants of a tile (experimental.split_stage: 16-byte loads, row ends
-# first, both, persistent blocks that load the next tile while reducing one) and
-# long_rows=fused, on R-MAT (f32, f64, few-valued, 24 per row, scale 14) and two regular
-# matrices, into DEVICE-split-stage.csv.
+# SET=stage: the staging of a tile (experimental.split_stage): the default per value type
+# (csr@kernel=split: 16-byte loads and row ends first in f32, row ends first in f64) beside
+# plain and each forced variant on R-MAT (f32, f64, scale 14; with 24 per row and with few
+# values, the default and plain only) and two regular matrices, into DEVICE-split-default.csv.
+# (An earlier SET=stage also timed persistent pipelined blocks and long_rows=fused, both
+# removed since: bench/data/h100-split-stage.csv.)
 #
 # MODULE_DIR (required): a folder holding libzsparse-cuda.so built on the development machine.
 # Builds build-gpu without the GPU modules (bench/device-lib.sh), then:
@@ -20,8 +22,9 @@
 #   2. zs-bench-gpu per case below: the default csr and coo, csr@kernel=split at several tile
 #      sizes (block_nnz), cuSPARSE's formats; warm medians of REPS calls (default 20).
 #      Cases left when BUDGET_S (default 170) of the whole script has passed are skipped.
-# Writes to $OUT: conformance.txt, DEVICE-split.csv (zs-bench-gpu's columns, the case name
-# first), bench-NAME.log, gpu-build.log, nvidia-smi.txt. DEVICE is h100 or h200.
+# Writes to $OUT: conformance.txt, DEVICE-split.csv (SET=tiles) or DEVICE-split-default.csv
+# (zs-bench-gpu's columns, the case name first), bench-NAME.log, gpu-build.log, nvidia-smi.txt.
+# DEVICE is h100 or h200.
 set -euo pipefail
 
 if [ ! -f meson.build ] || [ ! -f bench/gpu/zs_bench_gpu.cu ]; then
@@ -48,23 +51,21 @@ M=../shared/matrices
 S=kernel=split
 DEV_STATUS=0
 if [ "${SET:-tiles}" = stage ]; then
-  CSV=$OUT/$DEVICE-split-stage.csv
+  CSV=$OUT/$DEVICE-split-default.csv
   rm -f "$CSV"
   G=experimental.split_stage
-  F=experimental.long_rows=fused
-  stages=("csr@$S" "csr@$S,$G=vector" "csr@$S,$G=early" "csr@$S,$G=vector_early"
-    "csr@$S,$G=pipelined" "csr@$S,$F" "csr@$S,$G=vector_early,$F" "csr@$S,$G=pipelined,$F")
+  stages=("csr@$S" "csr@$S,$G=plain" "csr@$S,$G=vector" "csr@$S,$G=early" "csr@$S,$G=vector_early")
   dev_bench_case rmat f32,f64 "gen:rmat:scale=19,per_row=16,values=random,seed=42" "${stages[@]}"
   dev_bench_case rmat-s14 f64 "gen:rmat:scale=14,per_row=8,values=random,seed=21" "${stages[@]}"
   dev_bench_case rmat-s19 f32 "gen:rmat:scale=19,per_row=24,values=set,distinct=64,seed=22" \
-    "${stages[@]:0:5}" "csr@$S,$G=vector_early,$F"
+    "${stages[@]:0:2}"
   dev_bench_case rmat-set f64 "gen:rmat:scale=19,per_row=16,values=set,distinct=64,seed=42" \
-    "${stages[@]:0:5}" "csr@$S,$G=vector_early,$F"
+    "${stages[@]:0:2}"
   dev_bench_case lap2d f32 "gen:stencil2d:n=1448,points=5,values=random,seed=42" \
-    "csr@$S" "csr@$S,$G=vector_early" "csr@$S,$G=pipelined"
+    "${stages[@]:0:2}" "csr@$S,$G=vector_early"
   dev_bench_case band-set f32 \
     "gen:banded:rows=1048576,width=128,per_row=20,values=set,distinct=64,seed=42" \
-    "csr@$S" "csr@$S,$G=vector_early" "csr@$S,$G=pipelined"
+    "${stages[@]:0:2}" "csr@$S,$G=vector_early"
   log "done: $CSV ($(($(wc -l <"$CSV") - 1)) lines), bench status $DEV_STATUS, conformance $DEV_CONF"
   dev_print_csv "$CSV"
   [ "$DEV_CONF" = ok ] || DEV_STATUS=1
