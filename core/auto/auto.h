@@ -42,6 +42,7 @@ typedef struct zsi_auto_stats {
   int packed_order;
   /* the share of nonzeros in the rows packed rows store apart as CSR (long_rows' default) */
   double packed_long_share;
+  int64_t packed_row_max; /* the longest row packed rows do not store apart */
 } zsi_auto_stats;
 
 #define ZSI_AUTO_SELL_SIGMA 4096  /* the sorted SELL candidate's window (sell:sigma=4096) */
@@ -130,7 +131,10 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(dtans5_kernel_us, "packed rows: each further kernel (long rows, x's copy), us")              \
   X(sell_step_f32_ns, "SELL's longest-row step for f32 values, ns")                              \
   X(sell_step_near_ns, "SELL's longest-row step beside few entries, ns")                         \
-  X(sell_step_entries, "SELL entries from which a step takes sell_step_ns (f32: _f32_ns)")
+  X(sell_step_entries, "SELL entries from which a step takes sell_step_ns (f32: _f32_ns)")       \
+  X(dtans5_packed_step_ns, "packed rows: a thread's step along its row, ns")                     \
+  X(dtans5_packed_order_ps, "packed rows in the encoder's order: more ps an entry")              \
+  X(sell_pair_min_us, "SELL's one-walk pair on a GPU: its least time, us")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

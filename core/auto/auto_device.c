@@ -92,6 +92,9 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_l2_resident_mib] = 24,
     [ZSI_AUTO_K_l2_gbs] = 6000,
     [ZSI_AUTO_K_dtans5_kernel_us] = 2.0,
+    [ZSI_AUTO_K_dtans5_packed_step_ns] = 300,
+    [ZSI_AUTO_K_dtans5_packed_order_ps] = 5.1,
+    [ZSI_AUTO_K_sell_pair_min_us] = 8.4,
 };
 
 /* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */

@@ -320,12 +320,20 @@ static product dtans_packed_product(const zsi_auto_stats *st, const zsi_auto_dev
   const double full = K(dtans5_full_rows), busy = full > 0 && rows < full ? rows / full : 1;
   /* one kernel: a small CSR's fixed cost (H100, the smallest shared matrices: 4.5-5.0 us;
    * band-narrow, 1.6e6 nonzeros, 6.5) */
-  p.us =
-      K(csr_small_launch_us) + fmax(b, dec) / fmax(busy, 1e-3) + g + long_us + order_us + kernels;
+  /* a thread walks its packed row alone: the longest one that is not stored apart bounds the
+   * rows' kernel (H100: ba, rows up to 887, 343 us; R-MAT scale 19, up to 508, 254-373 us: 380-
+   * 640 ns a step). Ordered rows' gathers cost more than CSR's: a slice's 32 rows come from all over the
+   * matrix (R-MAT scale 22 measured 836.6 us f64, 704.8 f32 with 64 values, 907.7 random f64:
+   * 3.5-5.5 ps an entry over the rest of the model) */
+  const double walk = (double)st->packed_row_max * K(dtans5_packed_step_ns) * 1e-3;
+  const double scattered = by_rows ? entries * K(dtans5_packed_order_ps) * 1e-6 : 0;
+  const double rows_us = fmax(fmax(b, dec) / fmax(busy, 1e-3) + g + scattered, walk);
+  p.us = K(csr_small_launch_us) + rows_us + long_us + order_us + kernels;
   p.launch_us = K(csr_small_launch_us);
-  p.bound = busy < 1           ? "occupancy"
-            : g > fmax(b, dec) ? "gathers"
-                               : larger(b, dec, "bytes", "decode");
+  p.bound = walk >= rows_us                ? "longest row"
+            : busy < 1                     ? "occupancy"
+            : g + scattered > fmax(b, dec) ? "gathers"
+                                           : larger(b, dec, "bytes", "decode");
   return p;
 }
 
@@ -470,15 +478,16 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
     *t_us = K(sell_t) > 0 ? K(sell_t) * p->us : csr->us * K(csr_t);
     if (m != T_ATOMIC) {
       *pair_us = p->us + *t_us;
-    } else if (d->gpu) { /* one launch walks both, each row's chain of loads once; two
-                            launches' time at the least (H100: 5.6-5.9 us on the smallest
-                            shared matrices, SpMV 3.0-4.2; bayer10 8.5 against 7.5) */
+    } else if (d->gpu) { /* one launch walks both, each row's chain of loads once; at least
+                            sell_pair_min_us (H100: 7.0-9.7 us, median 8.4, on the 15 smallest
+                            shared matrices, their SpMV 3.6-4.8; netscience 8.7 in a later
+                            call, where CSR's pair took 6.65) */
       /* rows that repeat no pattern near the diagonal: a warp's 32 adds at one step land on 32
        * different columns of the band, not on consecutive ones (band f64: 204.5 us, 1.98x the
        * SpMV, against 1.3-1.6x on the stencils) */
       const double adds = adds_apart_us(st, d), once = p->launch_us;
-      *pair_us =
-          fmax(2.0 * once, once + fmax(K(sell_pair) * p->read_us + g, p->walk_us) + atomics + adds);
+      *pair_us = fmax(K(sell_pair_min_us),
+                      once + fmax(K(sell_pair) * p->read_us + g, p->walk_us) + atomics + adds);
     } else {
       *pair_us = K(sell_pair) * stream + g + atomics;
     }
@@ -515,7 +524,7 @@ static int specs_for(const zsi_auto_device *d, const zsi_auto_stats *st, spec *o
     out[n++] = (spec){ZS_FORMAT_CSR, "", 0, 0, 1};
   if (!d->gpu) out[n++] = (spec){ZS_FORMAT_COO, "", 0, 0, 0};
   out[n++] = (spec){ZS_FORMAT_SELL, "", 0, 0, 0};
-  if (!d->gpu) out[n++] = (spec){ZS_FORMAT_SELL, "sigma=4096", 0, 1, 0};
+  out[n++] = (spec){ZS_FORMAT_SELL, "sigma=4096", 0, 1, 0};
   out[n++] = (spec){ZS_FORMAT_GCSB, "", 0, 0, 0};
   out[n++] = (spec){ZS_FORMAT_CCI, "", 8, 0, 0};
   if (d->gpu) {
@@ -537,15 +546,16 @@ static int specs_for(const zsi_auto_device *d, const zsi_auto_stats *st, spec *o
 /* Transpose modes worth listing for a candidate under a workload. Packed rows' fused pair ran
  * 2.5-4.6x their SpMV on the H100 (bench/data/h100-dtans5-packed.csv), behind their stored
  * transpose's two products: not listed. */
-static int tmodes_for(const spec *s, zsi_auto_work w, tmode *out) {
+static int tmodes_for(const spec *s, zsi_auto_work w, int gpu, tmode *out) {
   const zs_format f = s->format;
   if (w == ZSI_WORK_SPMV) return out[0] = T_DEFAULT, 1;
   int n = 0;
   out[n++] = T_DEFAULT;
   if (f != ZS_FORMAT_COO) out[n++] = T_STORED;
   const int packed = f == ZS_FORMAT_DTANS && s->flag_a && s->flag_b;
+  const int sorted_gpu = f == ZS_FORMAT_SELL && s->flag_a && gpu;
   if ((f == ZS_FORMAT_GCSB || f == ZS_FORMAT_DTANS || f == ZS_FORMAT_SELL) && w != ZSI_WORK_T &&
-      !packed)
+      !packed && !sorted_gpu)
     out[n++] = T_ATOMIC;
   return n;
 }
@@ -571,7 +581,7 @@ int zsi_auto_model(const zsi_auto_stats *st, const zsi_auto_device *d, const zsi
   for (int i = 0; i < n_specs; i++) {
     const product p = product_of(&specs[i], st, d);
     tmode modes[3];
-    const int n_modes = tmodes_for(&specs[i], w->kind, modes);
+    const int n_modes = tmodes_for(&specs[i], w->kind, d->gpu, modes);
     for (int m = 0; m < n_modes && n < ZSI_AUTO_MAX_CANDIDATES; m++) {
       zsi_auto_candidate *x = &c[n++];
       memset(x, 0, sizeof *x);

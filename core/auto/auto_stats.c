@@ -167,7 +167,7 @@ static void packed_slice(sample_acc *a, const zs_matrix *A, int64_t r0, int64_t 
  * from all over the matrix, so the entries and column words are counted from the lengths alone
  * (rows of one length fill whole slices) with fields of `field_bits`, the sampled slices' mean:
  * R-MAT scale 22 measured 21.4 in natural order and 20.9 ordered. Long rows (over long_min) are
- * stored apart as CSR (packed_long_share). */
+ * stored apart as CSR (packed_long_share); the longest other row is packed_row_max. */
 static zs_status packed_order(const zs_matrix *A, int64_t long_min, double field_bits,
                               zsi_auto_stats *st) {
   const int64_t cap = long_min < st->row_max ? long_min : st->row_max;
@@ -183,6 +183,7 @@ static zs_status packed_order(const zs_matrix *A, int64_t long_min, double field
         continue;
       }
       hist[n]++;
+      if (n > st->packed_row_max) st->packed_row_max = n;
       if (n > width) width = n;
     }
     natural += 32.0 * (double)width;
