@@ -43,6 +43,7 @@ typedef struct zsi_auto_stats {
   /* the share of nonzeros in the rows packed rows store apart as CSR (long_rows' default) */
   double packed_long_share;
   int64_t packed_row_max; /* the longest row packed rows do not store apart */
+  int64_t block_row_max;  /* most nonzeros in an output block of GCSB's default beta rows */
 } zsi_auto_stats;
 
 #define ZSI_AUTO_SELL_SIGMA 4096  /* the sorted SELL candidate's window (sell:sigma=4096) */
@@ -134,7 +135,8 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(sell_step_entries, "SELL entries from which a step takes sell_step_ns (f32: _f32_ns)")       \
   X(dtans5_packed_step_ns, "packed rows: a thread's step along its row, ns")                     \
   X(dtans5_packed_order_ps, "packed rows in the encoder's order: more ps an entry")              \
-  X(sell_pair_min_us, "SELL's one-walk pair on a GPU: its least time, us")
+  X(sell_pair_min_us, "SELL's one-walk pair on a GPU: its least time, us")                       \
+  X(gcsb_step_ns, "GCSB on a GPU: a warp's step through its output block, ns")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

@@ -37,7 +37,7 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_coo_pair] = 2.1,
     [ZSI_AUTO_K_gcsb_eff] = 0.88,
     [ZSI_AUTO_K_gcsb_eff_f32] = 0.74,
-    [ZSI_AUTO_K_gcsb_launch_us] = 8,
+    [ZSI_AUTO_K_gcsb_launch_us] = 5,
     [ZSI_AUTO_K_gcsb_t] = 1.17,
     [ZSI_AUTO_K_gcsb_pair] = 1.8,
     [ZSI_AUTO_K_gcsb_pair_f32] = 1.6,
@@ -95,6 +95,7 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_dtans5_packed_step_ns] = 300,
     [ZSI_AUTO_K_dtans5_packed_order_ps] = 5.1,
     [ZSI_AUTO_K_sell_pair_min_us] = 8.4,
+    [ZSI_AUTO_K_gcsb_step_ns] = 120,
 };
 
 /* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */

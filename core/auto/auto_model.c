@@ -127,6 +127,16 @@ static product coo_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
   return p;
 }
 
+/* Kernels that load the matrix without an evict-first hint (version 5's template and packed rows,
+ * GCSB): where it and the vectors fit l2_resident_mib, products repeated on it read it from the
+ * L2 at l2_gbs (H100: st7's template rows, 8 MB, 4.5 us against 6.1 priced from the ceiling;
+ * band-narrow's packed rows, 17 MB, 6.5 against 9.3), elsewhere at eff of the read ceiling. */
+static double resident_stream_us(const zsi_auto_device *d, double bytes, double eff) {
+  if (K(l2_resident_mib) > 0 && bytes <= K(l2_resident_mib) * 1048576.0 && K(l2_gbs) > 0)
+    return bytes / (K(l2_gbs) * 1e3);
+  return stream_us(d, bytes, eff);
+}
+
 static product gcsb_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
   const double vs = (double)zs_type_size(st->type);
   product p = {0};
@@ -134,9 +144,15 @@ static product gcsb_product(const zsi_auto_stats *st, const zsi_auto_device *d) 
   p.bytes = (double)st->nnz * (vs + 2.0) * 1.05 + 16.0 * st->blocks_per_nnz * (double)st->nnz;
   const double eff = st->type == ZS_F32 ? K(gcsb_eff_f32) : K(gcsb_eff);
   const double g = x_gather_us(st, d);
-  const double b = stream_us(d, p.bytes + vector_bytes(st), eff);
-  p.us = K(gcsb_launch_us) + (b + g) * serial(d, work_of(st)), p.launch_us = K(gcsb_launch_us);
-  p.bound = larger(b, g, "bytes", "gathers");
+  /* GCSB loads its blocks without an evict-first hint: a matrix that fits the L2 stays there
+   * between products. A GPU warp walks an output block's blocks (beta rows) 32 elements a step:
+   * the fullest one bounds the product (H100: elast16, 1296 nonzeros in 16 rows, 9.5 us;
+   * bcsstk16, 1251, 8.5; their bytes ~2) */
+  const double b = resident_stream_us(d, p.bytes + vector_bytes(st), eff);
+  const double walk = d->gpu ? ceil((double)st->block_row_max / 32.0) * K(gcsb_step_ns) * 1e-3 : 0;
+  p.us = K(gcsb_launch_us) + fmax((b + g) * serial(d, work_of(st)), walk);
+  p.launch_us = K(gcsb_launch_us);
+  p.bound = walk > b + g ? "fullest block row" : larger(b, g, "bytes", "gathers");
   return p;
 }
 
@@ -230,16 +246,6 @@ static int dtans_templates(const zsi_auto_stats *st) {
          st->templates * 64 <= (double)st->rows && st->row_mean >= 4;
 }
 
-/* Version 5's kernels (template rows and packed rows) load the matrix without an evict-first
- * hint: where it and the vectors fit l2_resident_mib, products repeated on it read it from the
- * L2 at l2_gbs (H100: st7, 8 MB, 4.5 us against 6.1 priced from the ceiling; band-narrow's packed
- * rows, 17 MB, 6.5 against 9.3), elsewhere at dtans5_eff of the read ceiling. */
-static double dtans5_stream_us(const zsi_auto_device *d, double bytes) {
-  if (K(l2_resident_mib) > 0 && bytes <= K(l2_resident_mib) * 1048576.0 && K(l2_gbs) > 0)
-    return bytes / (K(l2_gbs) * 1e3);
-  return stream_us(d, bytes, K(dtans5_eff));
-}
-
 /* Version 5 (docs/formats/dtans.md): a 2-byte template id per row, the values raw, as 1- or
  * 2-byte ids (up to 256 or 65536 distinct) or none (one value); a GPU thread, or a cpu thread's
  * walk, per row. */
@@ -251,7 +257,7 @@ static product dtans5_product(const zsi_auto_stats *st, const zsi_auto_device *d
                                                            : vs;
   product p = {0};
   p.bytes = 2.0 * (double)st->rows + n * fmin(ids, vs);
-  const double b = dtans5_stream_us(d, p.bytes + vector_bytes(st));
+  const double b = resident_stream_us(d, p.bytes + vector_bytes(st), K(dtans5_eff));
   const double dec = (n * K(dtans5_decode_ps) + (double)st->rows * K(dtans5_row_ps)) * 1e-6;
   const double g = gather_us(st, d, K(gather_ps));
   /* a thread per row: below the rows that fill the device, latency bounds each walk */
@@ -293,7 +299,7 @@ static product dtans_packed_product(const zsi_auto_stats *st, const zsi_auto_dev
   const double long_bytes = n * st->packed_long_share * (4.0 + vs);
   product p = {0};
   p.bytes = 2.0 * rows + n * st->packed_col_bits / 8.0 + value_bytes;
-  const double b = dtans5_stream_us(d, p.bytes + vector_bytes(st));
+  const double b = resident_stream_us(d, p.bytes + vector_bytes(st), K(dtans5_eff));
   p.bytes += long_bytes + (by_rows ? 4.0 * rows : 0) + (by_cols ? 4.0 * cols : 0);
   /* per call: x read through col_perm into a copy by encoded column, y written through row_perm
    * (each a scattered access to the vector: its bytes once more with the order's 4) */

@@ -306,13 +306,20 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
 
   /* Row lengths: every row; and what slices of 32 rows padded to their longest hold. */
   double sum2 = 0, sliced = 0;
-  int64_t slice_max = 0;
+  int64_t slice_max = 0, block = 0;
+  /* GCSB's default beta: 128 bytes of values, 16 rows of f64, 32 of f32 */
+  const int64_t beta = 128 / (int64_t)zs_type_size(A->type);
   for (int64_t i = 0; i < A->rows; i++) {
     const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
     sum2 += (double)n * (double)n;
     if (n > st->row_max) st->row_max = n;
     if (n > slice_max) slice_max = n;
     if (i % 32 == 31 || i == A->rows - 1) sliced += 32.0 * (double)slice_max, slice_max = 0;
+    block += n;
+    if (i % beta == beta - 1 || i == A->rows - 1) {
+      if (block > st->block_row_max) st->block_row_max = block;
+      block = 0;
+    }
   }
   st->sell_fill = A->nnz ? sliced / (double)A->nnz : 1;
   int64_t *longs = malloc(sizeof *longs * ZSI_AUTO_SELL_SIGMA);
