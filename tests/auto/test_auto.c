@@ -78,6 +78,7 @@ static const shape er_rand = {"er random", 4194304, 67108864, 19.0, 1.0, 1.0, MA
 static const shape rmat_rand = {"rmat random", 4194304, 65241902, 15.0, 0.97,
                                 0.9,           MANY,    ZS_F64,   7.7};
 static const shape tiny = {"tiny stencil", 4096, 20000, 1.5, 0.0, 0.05, 64, ZS_F64, 0};
+static const shape band_narrow = {"band-narrow", 200000, 1600000, 3.0, 0.0, 0.1, MANY, ZS_F64, 0};
 
 /* The suite at an eighth of its size, as the H100 run of bench/data/h100-auto-runs.csv timed it. */
 static const shape lap2d_8 = {"lap2d/8", 2096704, 10477728, 1.5, 0.0, 0.044, MANY, ZS_F64, 0};
@@ -429,7 +430,6 @@ static void packed_size_test(void) {
   zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
   int n;
   const shape band_f32 = {"band/8 f32", 1048576, 20971520, 4.2, 0.0, 0.008, MANY, ZS_F32, 0};
-  const shape narrow = {"band-narrow", 200000, 1600000, 3.0, 0.0, 0.1, MANY, ZS_F64, 0};
   /* raw f32 values: SELL; 64 values' ids: packed rows; band-narrow: packed rows, 6.5 us */
   const struct {
     const shape *s;
@@ -438,7 +438,7 @@ static void packed_size_test(void) {
     zs_format want;
   } cases[] = {{&band_f32, MANY, 6.4, ZS_FORMAT_SELL},
                {&band_f32, 64, 6.4, ZS_FORMAT_DTANS},
-               {&narrow, MANY, 4.0, ZS_FORMAT_DTANS}};
+               {&band_narrow, MANY, 4.0, ZS_FORMAT_DTANS}};
   for (int i = 0; i < 3; i++) {
     zsi_auto_stats st = stats_of(cases[i].s);
     st.packed_col_bits = cases[i].col_bits, st.distinct = cases[i].distinct;
@@ -461,7 +461,7 @@ static void packed_size_test(void) {
   CHECK(c[k].format == ZS_FORMAT_DTANS && fabs(in_l2 / 4.5 - 1) < 0.15);
   model_with(&st, "cuda", "l2_resident_mib 0", "spmv", c, &n);
   CHECK(c[listed(c, n, ZS_FORMAT_DTANS, "", "")].us > in_l2 + 1.0);
-  st = stats_of(&narrow);
+  st = stats_of(&band_narrow);
   st.packed_col_bits = 4.0;
   model_with(&st, "cuda", NULL, "pair", c, &n);
   const int twin = listed(c, n, ZS_FORMAT_DTANS, "row_kind=packed", "transpose=stored");
@@ -537,14 +537,13 @@ static void sell_step_test(void) {
 static void gcsb_test(void) {
   zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
   int n;
-  const shape narrow = {"band-narrow", 200000, 1600000, 3.0, 0.0, 0.1, MANY, ZS_F64, 0};
   const shape elast16 = {"elast16", 12288, 876024, 2.0, 0.02, 0.07, MANY, ZS_F64, 1.06};
   const shape bcsstk16 = {"bcsstk16", 4884, 290378, 2.0, 0.02, 0.07, MANY, ZS_F64, 1.27};
   const struct {
     const shape *s;
     int64_t block_row_max;
     double us;
-  } cases[] = {{&narrow, 128, 8.5}, {&elast16, 1296, 9.5}, {&bcsstk16, 1251, 8.5}};
+  } cases[] = {{&band_narrow, 128, 8.5}, {&elast16, 1296, 9.5}, {&bcsstk16, 1251, 8.5}};
   for (int i = 0; i < 3; i++) {
     zsi_auto_stats st = stats_of(cases[i].s);
     st.block_row_max = cases[i].block_row_max, st.bandwidth = 0.01;
