@@ -281,10 +281,13 @@ SPLIT_DEFAULT = (("plain", "split_stage=plain"), ("vector", "split_stage=vector"
 def split_default(arg):
     """The split kernel's staging by value type against plain and the forced variants, with CSR's
     default and cuSPARSE's best of the same run: DATA PREDICTION. Measured (predicted) where DATA
-    exists; until then the predictions alone, with the vendor's best of h100-split-stage.csv."""
+    exists, the predictions only beside a run on their device (the files' first word: h100, h200);
+    until then the predictions alone, with the vendor's best of h100-split-stage.csv."""
     name, pred_name = arg.split()
     pred = {(r["matrix"], r["type"], r["kernel"]): float(r["predicted_us"]) for r in rows_of(pred_name)}
     measured = os.path.exists(os.path.join(DATA, name))
+    if measured and name.split("-")[0] != pred_name.split("-")[0]:
+        pred = {}
     b = Bench(name if measured else "h100-split-stage.csv")
     rows = []
     for m, t in dict.fromkeys((r["matrix"], r["type"]) for r in rows_of(pred_name)):
