@@ -371,12 +371,14 @@ def gaps_ours(b, m, t, kernel, op):
 
 def gaps(arg):
     """The kernels of device-gaps.sh: DATA PREDICTION. Measured (predicted) beside cuSPARSE's best of
-    the same run where DATA exists; until then the predictions, with cuSPARSE's best of h100-auto.csv."""
+    the same run where DATA exists; until then the predictions, with cuSPARSE's best of h100-auto.csv.
+    The device is the one DATA's name gives; the prediction's, the one its name gives."""
     name, pred_name = arg.split()
     measured = os.path.exists(os.path.join(DATA, name))
     b = Bench(name) if measured else None
     auto = {(r["case"], r["type"], r["op"]): float(r["vendor_us"]) for r in rows_of("h100-auto.csv")
             if r["vendor_us"]}
+    dev, pdev = name.split("-")[0].upper(), pred_name.split("-")[0].upper()
     rows = []
     for r in rows_of(pred_name):
         m, t, k, op, p = r["matrix"], r["type"], r["kernel"], r["op"], float(r["predicted_us"])
@@ -388,8 +390,9 @@ def gaps(arg):
             v, vendor = None, auto.get((case, t, "P" if op == "P(det)" else op))
             cell = f"({p:.1f})"
         rows.append([m, t, op, "`" + k.replace("experimental.", "") + "`", r["floor_us"], cell, f1(vendor), x(vendor, v)])
-    head = ["matrix", "type", "op", "kernel (experimental. left out)", "floor µs", "µs (predicted)",
-            "best cuSPARSE µs", "vs cuSPARSE ×"]
+    head = ["matrix", "type", "op", "kernel (experimental. left out)", f"{pdev} floor µs",
+            f"{dev} µs ({pdev} predicted)" if measured else f"{pdev} µs (predicted)",
+            f"best cuSPARSE {dev} µs" if measured else f"best cuSPARSE {pdev} µs", "speed-up over cuSPARSE ×"]
     if not measured:
         return (table(head[:-1], [r[:-1] for r in rows]) +
                 f"\n\nPredicted only (in parentheses; cuSPARSE from `h100-auto.csv`): "

@@ -73,6 +73,7 @@ struct gpu_op {
   int stage;           /* its staging of a tile (ZS_SPLIT_* bits; 0: one loop, in order) */
   double row_cv;       /* row lengths' standard deviation over their mean (csr_row_stats) */
   int64_t longest_row; /* nonzeros of the longest row */
+  int64_t longer[4];   /* rows of more than 256 << k nonzeros (k = 0..3: a block of 1..8 items) */
   /* CSR: ptr/idx/val; COO: row/idx/val. Row offsets are int32 when nnz < 2^31 (offsets32).
    * A CSR matrix whose x does not fit the L2 cache is stored in column slabs (csr_slab_count):
    * slab k holds the nonzeros of columns [k w, (k + 1) w), all rows, as its own CSR at
@@ -508,6 +509,11 @@ csr_choice read_csr_choice(const char *options) {
  * them) into op: one pass over the offsets. */
 void csr_row_stats(gpu_op *op, const int64_t *ptr, int64_t rows, int slabs) {
   zs_split_row_stats(ptr, rows, slabs, &op->row_cv, &op->longest_row);
+  for (int64_t r = 0; r < rows && op->longest_row > ZS_BLOCK_THREADS; r++) {
+    int64_t len = 0;
+    for (int k = 0; k < slabs; k++) len += ptr[k * (rows + 1) + r + 1] - ptr[k * (rows + 1) + r];
+    for (int k = 0; k < 4; k++) op->longer[k] += len > (int64_t)ZS_BLOCK_THREADS << k;
+  }
 }
 
 /* The split kernel's staging of a tile by default (H100, SpMV warm, one process per matrix; the
@@ -519,11 +525,18 @@ int split_stage_default(zs_type type) {
   return type == ZS_F64 ? ZS_SPLIT_EARLY : ZS_SPLIT_VECTOR | ZS_SPLIT_EARLY;
 }
 
+/* Rows longer than a block finished by their last chunk (long_rows=fused) where there are at
+ * most this many: the second kernel's launch then costs more than the chunks' fences and
+ * counters. H200, Barabási-Albert f64 (3 rows over 1024 nonzeros): 17.9 -> 15.5 us, cuSPARSE's
+ * COO 16.8; R-MAT (scale 19, thousands of long rows) was 3 % slower fused on the H100. */
+#define ZS_FUSED_MAX_LONG_ROWS 32
+
 /* A CSR operator's kernel choices (rows, nnz, type, scattered, row statistics and dev set):
  * forced ones, else the defaults. Row blocks of 1024 nonzeros where rows gather x at random,
  * else 2048, smaller for small matrices; evict-first matrix loads (measured faster for f32 too:
  * lap2d 55.0 -> 44.6 us, band 84.4 -> 69.1 on the H100); lanes per row; long rows by a second
- * kernel (reduce=threads and long_rows=fused measured slower on R-MAT: docs/backends.md). On
+ * kernel, or by their last chunk where they are few (ZS_FUSED_MAX_LONG_ROWS; reduce=threads and
+ * long_rows=fused on many long rows measured slower on R-MAT: docs/backends.md). On
  * skewed rows of a matrix too large for smaller blocks, the nonzero-split kernel in tiles of
  * 1024 items (faster than 512 and 2048 on every R-MAT measured). */
 void csr_choose(gpu_op *op, const csr_choice *c) {
@@ -543,7 +556,10 @@ void csr_choose(gpu_op *op, const csr_choice *c) {
   op->items = c && c->items ? c->items : items;
   op->stream = c && c->evict_first >= 0 ? c->evict_first == 1 : true;
   op->threads = c && c->threads >= 0 ? c->threads == 1 : false;
-  op->fused = c && c->fused >= 0 ? c->fused == 1 : false;
+  int k = 0;
+  while (k < 3 && (1 << k) < op->items) k++;
+  const bool few_long = op->longer[k] > 0 && op->longer[k] <= ZS_FUSED_MAX_LONG_ROWS;
+  op->fused = c && c->fused >= 0 ? c->fused == 1 : !op->split && few_long;
   op->stage = c && c->stage >= 0 ? c->stage : split_stage_default(op->type);
   if (c)
     op->choice = *c;

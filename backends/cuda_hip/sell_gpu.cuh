@@ -17,11 +17,17 @@ namespace {
  * (8 measured faster than 4 on the H100: lap2d f64 62.6 -> 57.4 us, band f32 65.0 -> 63.3;
  * experimental.sell_unroll=2|4|8|16 forces another count). */
 #define ZS_SELL_UNROLL 8
-/* The deterministic SpMVT through Aᵀ as SELL (experimental.sell_transpose=sell): slices of 32,
- * Aᵀ's rows sorted by length in windows of this many rows, so that a slice pads little where
- * A's column counts vary (a banded A's Aᵀ: 20 +- 4 per row pads ~50 % with natural order). */
+/* The deterministic SpMVT through Aᵀ as SELL (by default where it pads little; forced by
+ * experimental.sell_transpose=sell): slices of 32, Aᵀ's rows sorted by length in windows of
+ * this many rows, so that a slice pads little where A's column counts vary (a banded A's Aᵀ:
+ * 20 +- 4 per row pads ~50 % with natural order). */
 #define ZS_SELL_T_LC 5
 #define ZS_SELL_T_SIGMA 4096
+/* By default (experimental.sell_transpose=auto) Aᵀ is stored as SELL where that pads at most
+ * this share of its nonzeros (percent), else as our CSR. On the H200 (device-gaps.sh) SELL's
+ * SpMVT through sorted SELL against our CSR: banded f32 49.3 against 63.1 us (cuSPARSE's CSR of
+ * a stored Aᵀ 62.3), f64 79.7 against 86.1, lap2d f64 48.5 against 60.3, f32 28.3 against 37.2. */
+#define ZS_SELL_T_PAD_PCT 10
 
 /* What the walk over a position's entries does. SPMV: y_i = alpha sum_k a_ik x_k + beta y_i.
  * SCATTER: alpha a_ij x_i added to y_j atomically (y scaled before). PAIR: SPMV, and alpha_t
@@ -148,10 +154,10 @@ struct sell_gpu_op {
   bool atomic_t; /* transpose=atomic */
   bool stream;   /* evict-first loads of the matrix (by default where rows gather x at random) */
   int unroll;    /* entries a thread loads before it adds: 2, 4, 8 or 16 */
-  int tail;      /* ZS_SELL_LOOP, _BATCH or _AHEAD (SpMV; the atomic walks loop) */
+  int tail;      /* ZS_SELL_LOOP, _BATCH or _AHEAD (SpMV; the atomic walks loop); -1 chosen */
   int threads;   /* threads per block: 64, 128 or 256 */
-  bool t_sell;   /* the deterministic SpMVT through Aᵀ as SELL (else as our CSR) */
-  sell_dev a;    /* A */
+  int t_sell; /* deterministic SpMVT through Aᵀ as SELL 1, our CSR 0, -1: chosen on first use */
+  sell_dev a; /* A */
   /* Host copies for the deterministic SpMVT's Aᵀ (small: offsets and lengths), built on first
    * use: slice offsets, the length of each position and the permutation (NULL: natural). */
   int64_t *h_slice_ptr;
@@ -179,10 +185,12 @@ void sell_read_walk(sell_gpu_op *op, const char *options) {
   const char *tail = zsb_option(options, "experimental.sell_tail", buf, sizeof buf);
   op->tail = strcmp(tail, "batch") == 0   ? ZS_SELL_BATCH
              : strcmp(tail, "ahead") == 0 ? ZS_SELL_AHEAD
-                                          : ZS_SELL_LOOP;
+             : strcmp(tail, "loop") == 0  ? ZS_SELL_LOOP
+                                          : -1;
   const int threads = atoi(zsb_option(options, "experimental.sell_threads", buf, sizeof buf));
   op->threads = threads ? threads : ZS_SELL_THREADS;
-  op->t_sell = zsb_option_is(options, "experimental.sell_transpose", "sell");
+  const char *t = zsb_option(options, "experimental.sell_transpose", buf, sizeof buf);
+  op->t_sell = strcmp(t, "sell") == 0 ? 1 : strcmp(t, "csr") == 0 ? 0 : -1;
 }
 
 zs_status sell_gpu_create(const gpu_device *dev, void **out, const zsb_encoded_view *v,
@@ -297,9 +305,10 @@ zs_status sell_ensure_transpose(sell_gpu_op *op) {
 /* The deterministic SpMVT through Aᵀ as SELL-32 with rows sorted in windows (sell_transpose.h):
  * the SpMV kernel then runs Aᵀ forward. Built on the host from the columns (downloaded once), the
  * values gathered on the device. Memory: Aᵀ's entries (4 bytes and a value each), offsets per
- * slice, a position per row. */
+ * slice, a position per row. Chosen (t_sell < 0): taken where Aᵀ pads at most ZS_SELL_T_PAD_PCT
+ * percent of the nonzeros, else t_sell becomes 0 (our CSR of Aᵀ) and nothing is kept. */
 zs_status sell_ensure_transpose_sell(sell_gpu_op *op) {
-  if (op->t.slice_ptr) return ZS_OK;
+  if (op->t.slice_ptr || op->t_sell == 0) return ZS_OK;
   int32_t *all = NULL, *d_at = NULL;
   zs_status s = sell_transpose_begin(op, &all);
   const zs_sell_a a = {op->rows, op->cols, op->a.lc, op->h_slice_ptr, op->h_len, op->h_perm, all};
@@ -308,6 +317,12 @@ zs_status sell_ensure_transpose_sell(sell_gpu_op *op) {
     s = fail(ZS_ERR_OUT_OF_MEMORY, "SELL transpose (%lld nonzeros)", (long long)op->nnz);
   free(all);
   if (s != ZS_OK) return s;
+  if (op->t_sell < 0 && (h.entries - op->nnz) * 100 > op->nnz * ZS_SELL_T_PAD_PCT) {
+    zs_sell_t_free(&h);
+    op->t_sell = 0;
+    return ZS_OK;
+  }
+  op->t_sell = 1;
   sell_dev &t = op->t;
   t.rows = h.rows, t.n_slices = h.n_slices, t.lc = ZS_SELL_T_LC;
   const size_t ne = (size_t)(h.entries ? h.entries : 1);
@@ -334,6 +349,19 @@ zs_status sell_ensure_transpose_sell(sell_gpu_op *op) {
   return s;
 }
 
+/* The SpMV walk by default: predicated batches where the whole grid is resident at once with
+ * their occupancy (64 registers: 32 warps a multiprocessor), so the time is each thread's chain
+ * of load -> gather steps, which batches shorten; the loop elsewhere, where the walk is
+ * throughput-bound and the loop's 32 registers keep twice the warps. On the H200 (one run of
+ * bench/gpu/device-gaps.sh): Watts-Strogatz f64 (3125 warps) 7.06 -> 6.38 us, cuSPARSE's
+ * SELL-32 6.72; batches slower on the banded f32 (32 K warps: 44.1 -> 53.9) and lap2d f32
+ * (26.9 -> 38.8) matrices. */
+#define ZS_SELL_BATCH_WARPS_PER_SM 32
+inline int sell_auto_tail(const gpu_device *dev, int64_t positions) {
+  const int64_t sms = dev && dev->sm_count > 0 ? dev->sm_count : 0;
+  return (positions + 31) / 32 <= sms * ZS_SELL_BATCH_WARPS_PER_SM ? ZS_SELL_BATCH : ZS_SELL_LOOP;
+}
+
 /* One launch of the walk MODE over d: the tail and entries ahead the operator chose, mapped to
  * the combinations compiled (LOOP 2, 4, 8; BATCH 4, 8, 16; AHEAD 4, 8; the atomic walks LOOP). */
 template <typename T, int MODE>
@@ -355,7 +383,7 @@ void sell_launch(const sell_gpu_op *op, const sell_dev &d, T alpha, const T *x, 
   using I16 = std::integral_constant<int, 16>;
   const auto by_walk = [&](auto stream) {
     if constexpr (MODE == ZS_SELL_SPMV) {
-      const int tail = op->tail;
+      const int tail = op->tail >= 0 ? op->tail : sell_auto_tail(op->dev, positions);
       const auto batch = std::integral_constant<int, ZS_SELL_BATCH>();
       const auto ahead = std::integral_constant<int, ZS_SELL_AHEAD>();
       if (tail == ZS_SELL_BATCH || op->unroll == 16) {
@@ -390,9 +418,9 @@ zs_status sell_apply_typed(sell_gpu_op *op, zs_op which, T alpha, const T *x, T 
     sell_launch<T, ZS_SELL_SCATTER>(op, op->a, alpha, x, beta, y, NULL, NULL, T(0));
     return check_launch("SELL atomic SpMVT kernel");
   }
-  if (op->t_sell) {
-    const zs_status s = sell_ensure_transpose_sell(op);
-    if (s != ZS_OK) return s;
+  const zs_status st = sell_ensure_transpose_sell(op);
+  if (st != ZS_OK) return st;
+  if (op->t_sell == 1) {
     sell_launch<T, ZS_SELL_SPMV>(op, op->t, alpha, x, beta, y, NULL, NULL, T(0));
     return check_launch("SELL SpMVT kernel");
   }

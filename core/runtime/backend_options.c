@@ -61,7 +61,7 @@ static const option_spec specs[] = {
      "CSR rows summed by groups of lanes, or thread by thread with carries (short rows)"},
     {"experimental.long_rows", "auto|kernel|fused", "auto", ON_GPU, FMT(ZS_FORMAT_CSR),
      "CSR row blocks' rows longer than a block: chunks added by a second kernel, or by their "
-     "last chunk"},
+     "last chunk (auto: the last chunk where at most 32 rows are that long)"},
     {"experimental.split_stage", "auto|plain|vector|early|vector_early", "auto", ON_GPU,
      FMT(ZS_FORMAT_CSR),
      "CSR split kernel: a tile's loads in one loop, 16-byte, row ends first, or both (auto: both "
@@ -72,12 +72,13 @@ static const option_spec specs[] = {
      "SELL entries a thread loads before it adds (16: in predicated batches)"},
     {"experimental.sell_tail", "auto|loop|batch|ahead", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),
      "SELL SpMV past the last full batch: one entry at a time, predicated batches, or "
-     "predicated batches whose next loads go out before the current gathers"},
+     "predicated batches whose next loads go out before the current gathers (auto: batches "
+     "where the whole grid is resident at once)"},
     {"experimental.sell_threads", "auto|64|128|256", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),
      "SELL threads per block"},
     {"experimental.sell_transpose", "auto|csr|sell", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),
      "SELL deterministic SpMVT through Aᵀ as our CSR, or as SELL-32 sorted in windows of 4096 "
-     "rows"},
+     "rows (auto: SELL where it pads at most 10 %)"},
 };
 #define N_SPECS (sizeof specs / sizeof *specs)
 

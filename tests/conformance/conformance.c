@@ -87,7 +87,7 @@ static void find_variants(zs_context *ctx, const char *require) {
       }
       have_required = 1;
     }
-    if (!bi.usable || n_variants + 39 > MAX_VARIANTS) continue; /* 39: the most one adds */
+    if (!bi.usable || n_variants + 40 > MAX_VARIANTS) continue; /* 40: the most one adds */
     if (strcmp(bi.name, "ref") == 0) have_ref = 1;
     variant *v = &variants[n_variants++];
     *v = (variant){.backend = bi.name, .deterministic_n = 1, .deterministic_t = 1};
@@ -246,6 +246,7 @@ static void find_variants(zs_context *ctx, const char *require) {
       static const char *const kernel_choices[][2] = {
           {"block_nnz=256,experimental.reduce=threads,experimental.long_rows=fused", "csr-t256"},
           {"block_nnz=512,experimental.long_rows=fused,experimental.evict_first=on", "csr-f512"},
+          {"block_nnz=256,experimental.long_rows=kernel", "csr-k256"},
           {"experimental.reduce=threads,experimental.evict_first=off", "csr-threads"},
           /* the nonzero-split kernel: tiles of 256 items, so rows cross tiles and threads */
           {"kernel=split,block_nnz=256", "csr-split256"},
@@ -287,10 +288,13 @@ static void find_variants(zs_context *ctx, const char *require) {
                        .sell_only = sell};
         snprintf(v->label, sizeof v->label, "%s[%s]", bi.name, kernel_choices[c][1]);
       }
-      /* SELL with 2 and 8 entries loaded ahead, and evict-first loads forced on */
+      /* SELL with 2 and 8 entries loaded ahead, and evict-first loads forced on (the loop
+       * walk and our CSR of Aᵀ: small matrices take batches and sorted SELL by default) */
       v = &variants[n_variants++];
       *v = (variant){.backend = bi.name,
-                     .options = "experimental.sell_unroll=8,experimental.evict_first=on",
+                     .options =
+                         "experimental.sell_unroll=8,experimental.evict_first=on,"
+                         "experimental.sell_tail=loop,experimental.sell_transpose=csr",
                      .deterministic_n = 1,
                      .deterministic_t = 1,
                      .sell_only = 1};
