@@ -42,8 +42,9 @@ typedef struct zsi_auto_stats {
   int packed_order;
   /* the share of nonzeros in the rows packed rows store apart as CSR (long_rows' default) */
   double packed_long_share;
-  int64_t packed_row_max; /* the longest row packed rows do not store apart */
-  int64_t block_row_max;  /* most nonzeros in an output block of GCSB's default beta rows */
+  int64_t packed_row_max;    /* the longest row packed rows do not store apart */
+  int64_t block_row_max;     /* most nonzeros in an output block of GCSB's default beta rows */
+  double sell_fill_t_sorted; /* sell_fill_sorted of Aᵀ, from the sample's column counts */
 } zsi_auto_stats;
 
 #define ZSI_AUTO_SELL_SIGMA 4096  /* the sorted SELL candidate's window (sell:sigma=4096) */
@@ -136,7 +137,8 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(dtans5_packed_step_ns, "packed rows: a thread's step along its row, ns")                     \
   X(dtans5_packed_order_ps, "packed rows in the encoder's order: more ps an entry")              \
   X(sell_pair_min_us, "SELL's one-walk pair on a GPU: its least time, us")                       \
-  X(gcsb_step_ns, "GCSB on a GPU: a warp's step through its output block, ns")
+  X(gcsb_step_ns, "GCSB on a GPU: a warp's step through its output block, ns")                   \
+  X(sell_t_pad, "SELL on a GPU: SpMVT through Aᵀ as sorted SELL where it pads this share at most")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

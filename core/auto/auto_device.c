@@ -96,6 +96,7 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_dtans5_packed_order_ps] = 5.1,
     [ZSI_AUTO_K_sell_pair_min_us] = 8.4,
     [ZSI_AUTO_K_gcsb_step_ns] = 120,
+    [ZSI_AUTO_K_sell_t_pad] = 0.10,
 };
 
 /* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */

@@ -198,6 +198,7 @@ zs_status zs_plan_stats(const zs_plan *p, zs_stat_fn fn, void *ctx) {
       {"packed_long_share", st->packed_long_share},
       {"packed_row_max", (double)st->packed_row_max},
       {"block_row_max", (double)st->block_row_max},
+      {"sell_fill_t_sorted", st->sell_fill_t_sorted},
       {"sell_fill_t", st->sell_fill_t},
       {"col_max", (double)st->col_max},
       {"sampled", st->sampled},

@@ -270,16 +270,18 @@ static int longer_first(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
-/* Entries of SELL-32 slices, padded to their longest row, when the rows of each window of
- * ZSI_AUTO_SELL_SIGMA are sorted longest first (what sell:sigma=4096 stores): lengths below
- * 256 go through a histogram, longer ones (`longs`, room for a window) are sorted. O(rows). */
-static double sorted_entries(const zs_matrix *A, int64_t *longs) {
+/* Entries of SELL-32 slices, padded to their longest row, when the n rows of each window of
+ * ZSI_AUTO_SELL_SIGMA are sorted longest first (what sell:sigma=4096 stores), the rows' lengths
+ * from row_ptr, or from counts where row_ptr is NULL (Aᵀ's rows: the column counts): lengths
+ * below 256 go through a histogram, longer ones (`longs`, room for a window) are sorted. O(n). */
+static double sorted_entries(const int64_t *row_ptr, const uint32_t *counts, int64_t n_rows,
+                             int64_t *longs) {
   double entries = 0;
-  for (int64_t w0 = 0; w0 < A->rows; w0 += ZSI_AUTO_SELL_SIGMA) {
-    const int64_t w1 = A->rows - w0 < ZSI_AUTO_SELL_SIGMA ? A->rows : w0 + ZSI_AUTO_SELL_SIGMA;
+  for (int64_t w0 = 0; w0 < n_rows; w0 += ZSI_AUTO_SELL_SIGMA) {
+    const int64_t w1 = n_rows - w0 < ZSI_AUTO_SELL_SIGMA ? n_rows : w0 + ZSI_AUTO_SELL_SIGMA;
     int64_t hist[256] = {0}, n_long = 0, pos = 0; /* pos: the next row's place in its slice */
     for (int64_t i = w0; i < w1; i++) {
-      const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
+      const int64_t n = row_ptr ? row_ptr[i + 1] - row_ptr[i] : (int64_t)counts[i];
       if (n < 256)
         hist[n]++;
       else
@@ -324,8 +326,8 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
   st->sell_fill = A->nnz ? sliced / (double)A->nnz : 1;
   int64_t *longs = malloc(sizeof *longs * ZSI_AUTO_SELL_SIGMA);
   if (!longs) return zsi_oom("zs_plan: statistics", sizeof *longs * ZSI_AUTO_SELL_SIGMA);
-  st->sell_fill_sorted = A->nnz ? sorted_entries(A, longs) / (double)A->nnz : 1;
-  free(longs);
+  st->sell_fill_sorted =
+      A->nnz ? sorted_entries(A->row_ptr, NULL, A->rows, longs) / (double)A->nnz : 1;
   st->row_mean = (double)A->nnz / (double)A->rows;
   const double var = sum2 / (double)A->rows - st->row_mean * st->row_mean;
   st->row_cv = st->row_mean > 0 ? sqrt(var > 0 ? var : 0) / st->row_mean : 0;
@@ -338,16 +340,22 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
     }
     st->long_share = (double)in_long / (double)A->nnz;
   }
-  if (A->nnz == 0) return ZS_OK;
+  if (A->nnz == 0) {
+    free(longs);
+    return ZS_OK;
+  }
 
   sample_acc *a = calloc(1, sizeof *a);
-  if (!a) return zsi_oom("zs_plan: statistics", sizeof *a);
+  if (!a) {
+    free(longs);
+    return zsi_oom("zs_plan: statistics", sizeof *a);
+  }
   while ((A->cols >> a->shift) > (INT64_C(1) << 24)) a->shift++;
   const int64_t buckets = (A->cols >> a->shift) + 1, blocks = (A->cols >> 5) + 1;
   a->col_count = calloc((size_t)buckets, sizeof *a->col_count);
   a->stamp = calloc((size_t)blocks, sizeof *a->stamp);
   if (!a->col_count || !a->stamp) {
-    free(a->col_count), free(a->stamp), free(a);
+    free(a->col_count), free(a->stamp), free(a), free(longs);
     return zsi_oom("zs_plan: column counts", (uint64_t)(buckets + blocks) * 4);
   }
   const int64_t stride = band_stride(A);
@@ -391,6 +399,13 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
   }
   column_skew(a, buckets, (double)sample_nnz, st);
   transposed_fill(a, A->cols, (double)sample_nnz, st);
+  /* Aᵀ sorted in windows of 4096 rows, as the GPU's deterministic SpMVT stores it where that
+   * pads little: from the sample's column counts (exact where every row is sampled) */
+  st->sell_fill_t_sorted =
+      a->shift == 0 && sample_nnz
+          ? sorted_entries(NULL, a->col_count, A->cols, longs) / (double)sample_nnz
+          : st->sell_fill_t;
+  free(longs);
   const double field_bits = a->packed_entries > 0 ? a->packed_field_bits / a->packed_entries : 1;
   /* Templates: the sample's distinct patterns where rows repeat them (fewer than one in eight
    * new), else as many in proportion to the rows; past the table's cap, one per row. */
