@@ -413,6 +413,17 @@ static double adds_apart_us(const zsi_auto_stats *st, const zsi_auto_device *d) 
   return apart * (double)st->nnz * K(sell_add_ps) * 1e-6;
 }
 
+/* Aᵀ's statistics as far as the sample knows them: A's, with rows and columns swapped and the
+ * slices' padding from the column counts (sell_fill_t, sell_fill_t_sorted). */
+static zsi_auto_stats transposed_stats(const zsi_auto_stats *st) {
+  zsi_auto_stats t = *st;
+  t.sell_fill = t.packed_fill = fmax(st->sell_fill_t, 1.0);
+  t.sell_fill_sorted = fmax(st->sell_fill_t_sorted, 1.0);
+  t.rows = st->cols, t.cols = st->rows, t.row_mean = (double)st->nnz / fmax((double)st->cols, 1);
+  t.row_max = st->col_max;
+  return t;
+}
+
 /* A stored Aᵀ's product: A's statistics, but for the slices' padding where the format pads
  * (SELL, packed rows: Aᵀ's rows are A's columns, whose counts may spread where A's rows do not,
  * e.g. Erdos-Renyi's 16 a row against Poisson counts a column: SELL's stored pair measured 174 us
@@ -424,10 +435,7 @@ static double stored_t_us(const spec *s, const product *p, const zsi_auto_stats 
   /* packed rows the encoder orders by length: Aᵀ's too where its columns spread as its rows do
    * (R-MAT); priced as A's, whose order pads no slice */
   if (packed && (st->packed_order & ZSI_AUTO_ORDER_ROWS)) return p->us;
-  zsi_auto_stats t = *st;
-  t.sell_fill = t.packed_fill = fmax(st->sell_fill_t, 1.0);
-  t.rows = st->cols, t.cols = st->rows, t.row_mean = (double)st->nnz / fmax((double)st->cols, 1);
-  t.row_max = st->col_max;
+  const zsi_auto_stats t = transposed_stats(st);
   return product_of(s, &t, d).us;
 }
 
@@ -485,10 +493,7 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
                           49.3 us against 63.1 through CSR); on a cpu its own scatter */
     if (d->gpu && K(sell_t_pad) > 0 && st->sell_fill_t_sorted <= 1.0 + K(sell_t_pad)) {
       const spec sorted = {ZS_FORMAT_SELL, "sigma=4096", 0, 1, 0};
-      zsi_auto_stats t = *st;
-      t.sell_fill_sorted = fmax(st->sell_fill_t_sorted, 1.0);
-      t.rows = st->cols, t.cols = st->rows, t.row_max = st->col_max;
-      t.row_mean = (double)st->nnz / fmax((double)st->cols, 1);
+      const zsi_auto_stats t = transposed_stats(st);
       *t_us = product_of(&sorted, &t, d).us;
     } else {
       *t_us = K(sell_t) > 0 ? K(sell_t) * p->us : csr->us * K(csr_t);
