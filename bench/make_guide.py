@@ -236,6 +236,23 @@ def split(name):
                   "split vs CSR ×", "split vs best cuSPARSE ×"], rows)
 
 
+def split_kernel(opts):
+    """The split kernel's candidate with the experimental options opts ("a=b,c=d"; "" for none)."""
+    return "csr@kernel=split" + "".join(",experimental." + o for o in opts.split(",") if o)
+
+
+def timed_cell(measured, v, p):
+    """A measured time with its prediction in parentheses, or before the run the prediction alone."""
+    if measured:
+        return "–" if v is None else f1(v) + (f" ({p:.1f})" if p is not None else "")
+    return "–" if p is None else f"({p:.1f})"
+
+
+def predicted_only(tbl, name):
+    """A table of predictions whose run (`SET=stage bench/gpu/device-split.sh`) has not come."""
+    return tbl + f"\n\nPredicted only (in parentheses): `SET=stage bench/gpu/device-split.sh` writes `{name}`."
+
+
 SPLIT_STAGES = (("plain", ""), ("vector", "split_stage=vector"), ("early", "split_stage=early"),
                 ("vector + early", "split_stage=vector_early"), ("pipelined", "split_stage=pipelined"),
                 ("fused", "long_rows=fused"), ("v + e, fused", "split_stage=vector_early,long_rows=fused"),
@@ -254,20 +271,16 @@ def split_stage(arg):
     for m, t in cases:
         cells, ours = [], []
         for _, opts in SPLIT_STAGES:
-            k = "csr@kernel=split" + "".join(",experimental." + o for o in opts.split(",") if o)
+            k = split_kernel(opts)
             v, p = (b.zs(m, t, k) if measured else None), pred.get((m, t, k))
-            if measured:
-                cells.append("–" if v is None else f1(v) + (f" ({p:.1f})" if p is not None else ""))
-            else:
-                cells.append("–" if p is None else f"({p:.1f})")
+            cells.append(timed_cell(measured, v, p))
             if v is not None:
                 ours.append(v)
         best, vendor = b.best(m, t)
         rows.append([m, t] + cells + [f"{f1(best)} ({vendor})"] + ([x(best, min(ours, default=None))] if measured else []))
     head = ["matrix", "type"] + [label + " µs" for label, _ in SPLIT_STAGES]
     if not measured:
-        return (table(head + ["best cuSPARSE µs (h100-split.csv)"], rows) +
-                f"\n\nPredicted only (in parentheses): `SET=stage bench/gpu/device-split.sh` writes `{name}`.")
+        return predicted_only(table(head + ["best cuSPARSE µs (h100-split.csv)"], rows), name)
     return table(head + ["best cuSPARSE µs", "best of ours vs cuSPARSE ×"], rows)
 
 
@@ -291,15 +304,9 @@ def split_default(arg):
     b = Bench(name if measured else "h100-split-stage.csv")
     rows = []
     for m, t in dict.fromkeys((r["matrix"], r["type"]) for r in rows_of(pred_name)):
-        kernels = ["csr@kernel=split" + "".join(",experimental." + o for o in opts.split(",") if o)
-                   for _, opts in SPLIT_DEFAULT] + ["csr"]
-        cells = []
-        for k in kernels:
-            v, p = (b.zs(m, t, k) if measured else None), pred.get((m, t, k))
-            if measured:
-                cells.append("–" if v is None else f1(v) + (f" ({p:.1f})" if p is not None else ""))
-            else:
-                cells.append("–" if p is None else f"({p:.1f})")
+        kernels = [split_kernel(opts) for _, opts in SPLIT_DEFAULT] + ["csr"]
+        cells = [timed_cell(measured, b.zs(m, t, k) if measured else None, pred.get((m, t, k)))
+                 for k in kernels]
         best, vendor = b.best(m, t)
         row = [m, t] + cells + [f"{f1(best)} ({vendor})"]
         if measured:
@@ -308,8 +315,7 @@ def split_default(arg):
         rows.append(row)
     head = ["matrix", "type"] + [label + " µs" for label, _ in SPLIT_DEFAULT] + ["CSR default µs"]
     if not measured:
-        return (table(head + ["best cuSPARSE µs (h100-split-stage.csv)"], rows) +
-                f"\n\nPredicted only (in parentheses): `SET=stage bench/gpu/device-split.sh` writes `{name}`.")
+        return predicted_only(table(head + ["best cuSPARSE µs (h100-split-stage.csv)"], rows), name)
     return table(head + ["best cuSPARSE µs", "split default vs plain ×", "CSR default vs cuSPARSE ×"], rows)
 
 
