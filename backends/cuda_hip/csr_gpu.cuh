@@ -506,7 +506,8 @@ csr_choice read_csr_choice(const char *options) {
 #define ZS_SPLIT_MIN_CV 2.5
 
 /* Row-length statistics of `slabs` offset arrays (rows + 1 each, a row's length summed over
- * them) into op: one pass over the offsets. */
+ * them) into op: one pass over the offsets, and a second counting the rows longer than a block
+ * where the longest is. */
 void csr_row_stats(gpu_op *op, const int64_t *ptr, int64_t rows, int slabs) {
   zs_split_row_stats(ptr, rows, slabs, &op->row_cv, &op->longest_row);
   for (int64_t r = 0; r < rows && op->longest_row > ZS_BLOCK_THREADS; r++) {
