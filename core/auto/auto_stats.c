@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/auto/auto.h"
+#include "formats/dtans/dtans_order.h"
 
 #define BAND_ROWS 64                  /* rows per sampled band: neighbours for far_share, 2 x 32 */
 #define SAMPLE_NNZ (INT64_C(1) << 23) /* nonzeros examined at most (about) */
@@ -159,56 +160,27 @@ static void packed_slice(sample_acc *a, const zs_matrix *A, int64_t r0, int64_t 
   a->packed_field_bits += 32.0 * (double)longest * bits;
 }
 
-/* Packed rows in the encoder's default order (formats/dtans/dtans_encode.c, encode_v5): rows by
- * length, longest first, on a matrix of 2^16 rows or more where that cuts the slices' lane steps
- * (32 times each slice's longest row that is not long) below 1/1.5 of the natural order's;
- * columns by count on 2^16 columns or more where the 1 % fullest hold a quarter of the nonzeros.
- * Both rules read every row here, as the encoder does. With the rows ordered a slice's rows come
- * from all over the matrix, so the entries and column words are counted from the lengths alone
- * (rows of one length fill whole slices) with fields of `field_bits`, the sampled slices' mean:
- * R-MAT scale 22 measured 21.4 in natural order and 20.9 ordered. Long rows (over long_min) are
- * stored apart as CSR (packed_long_share); the longest other row is packed_row_max. */
+/* Packed rows in the encoder's default order, by its rule (formats/dtans/dtans_order.h), over
+ * every row as the encoder reads them: rows by length where that cuts the slices' lane steps
+ * enough, columns by count where the 1 % fullest hold a quarter of the nonzeros (here the
+ * sample's share). With the rows ordered a slice's rows come from all over the matrix, so the
+ * entries and column words are counted from the lengths alone (rows of one length fill whole
+ * slices) with fields of `field_bits`, the sampled slices' mean: R-MAT scale 22 measured 21.4 in
+ * natural order and 20.9 ordered. Long rows (over long_min) are stored apart as CSR
+ * (packed_long_share); the longest other row is packed_row_max. */
 static zs_status packed_order(const zs_matrix *A, int64_t long_min, double field_bits,
                               zsi_auto_stats *st) {
-  const int64_t cap = long_min < st->row_max ? long_min : st->row_max;
-  int64_t *hist = calloc((size_t)cap + 1, sizeof *hist), in_long = 0, n_long = 0;
-  if (!hist) return zsi_oom("zs_plan: row lengths", ((uint64_t)cap + 1) * sizeof *hist);
-  double natural = 0;
-  for (int64_t a = 0; a < A->rows; a += 32) {
-    int64_t width = 0;
-    for (int64_t i = a; i < a + 32 && i < A->rows; i++) {
-      const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
-      if (n > long_min) {
-        in_long += n, n_long++;
-        continue;
-      }
-      hist[n]++;
-      if (n > st->packed_row_max) st->packed_row_max = n;
-      if (n > width) width = n;
-    }
-    natural += 32.0 * (double)width;
-  }
-  st->packed_long_share = A->nnz ? (double)in_long / (double)A->nnz : 0;
-  /* the long rows first (no width of their own), then the others longest first */
-  double ordered = 0, words = 0;
-  int64_t pos = n_long % 32;
-  int open = pos != 0; /* the slice at pos holds long rows only so far */
-  for (int64_t len = cap; len >= 1; len--)
-    for (int64_t c = hist[len]; c > 0;) {
-      if (pos == 0 || open) /* a slice as wide as its first row that is not long */
-        ordered += 32.0 * (double)len, words += 32.0 * ceil((double)len * field_bits / 32.0);
-      open = 0;
-      const int64_t take = c < 32 - pos ? c : 32 - pos;
-      pos = (pos + take) % 32, c -= take;
-    }
-  free(hist);
-  if (A->rows >= (INT64_C(1) << 16) && natural > 1.5 * ordered && A->nnz > 0) {
+  zsi_dtans5_slices sl;
+  const zs_status s = zsi_dtans5_slices_measure(A, long_min, field_bits, &sl);
+  if (s != ZS_OK) return s;
+  st->packed_row_max = sl.longest;
+  st->packed_long_share = A->nnz ? (double)sl.long_nnz / (double)A->nnz : 0;
+  if (sl.rows_by_length) {
     st->packed_order |= ZSI_AUTO_ORDER_ROWS;
-    st->packed_fill = ordered / (double)A->nnz;
-    st->packed_col_bits = 32.0 * words / (double)A->nnz;
+    st->packed_fill = sl.by_length / (double)A->nnz;
+    st->packed_col_bits = 32.0 * sl.by_length_words / (double)A->nnz;
   }
-  if (A->cols >= (INT64_C(1) << 16) && st->top1_share >= 0.25)
-    st->packed_order |= ZSI_AUTO_ORDER_COLS;
+  if (zsi_dtans_columns_by_count(A->cols, st->top1_share)) st->packed_order |= ZSI_AUTO_ORDER_COLS;
   return ZS_OK;
 }
 
@@ -359,9 +331,8 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
     return zsi_oom("zs_plan: column counts", (uint64_t)(buckets + blocks) * 4);
   }
   const int64_t stride = band_stride(A);
-  /* the encoder's default long rows: the larger of its 1024-symbol lanes and 16 times the mean */
-  const double packed_long = fmax(1024.0, 16.0 * st->row_mean);
-  const int64_t packed_long_min = (int64_t)packed_long; /* the encoder's, truncated */
+  /* the encoder's default long rows (with its default lanes) */
+  const int64_t packed_long_min = zsi_dtans_long_min(A->rows, A->nnz, ZSI_DTANS_LANE_SYMBOLS);
   uint64_t sample_nnz = 0;
   uint32_t stripe = 0;
   for (int64_t r0 = 0; r0 < A->rows; r0 += stride * BAND_ROWS) {
@@ -372,7 +343,7 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
     }
     for (int64_t s = r0; s < r1; s += 32) {
       stripe_blocks(a, A, s, s + 32 < r1 ? s + 32 : r1, ++stripe);
-      packed_slice(a, A, s, s + 32 < r1 ? s + 32 : r1, packed_long);
+      packed_slice(a, A, s, s + 32 < r1 ? s + 32 : r1, (double)packed_long_min);
     }
     sample_nnz += (uint64_t)(A->row_ptr[r1] - A->row_ptr[r0]);
   }

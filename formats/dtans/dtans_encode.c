@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "formats/dtans/dtans.h"
+#include "formats/dtans/dtans_order.h"
 
 #define W32 (UINT64_C(1) << 32)
 
@@ -521,7 +522,7 @@ static zs_status parse_options(const char *options, enc_opts *o) {
   int64_t p = 0;
   if ((s = zsi_option_int(options, "progress", 0, 1, &p, &found)) != ZS_OK) return s;
   o->progress = (int)p;
-  o->rpl = 0, o->lane_symbols = 1024;
+  o->rpl = 0, o->lane_symbols = ZSI_DTANS_LANE_SYMBOLS;
   if ((s = zsi_option_int(options, "rows_per_lane", 1, DTANS_MAX_ROWS_PER_LANE, &o->rpl, &found)) ||
       (s = zsi_option_int(options, "lane_symbols", 8, INT64_C(1) << 40, &o->lane_symbols, &found)))
     return s;
@@ -583,28 +584,6 @@ static zs_status parse_options(const char *options, enc_opts *o) {
   if ((s = zsi_option_str(options, "row_kind", kind, sizeof kind, &found)) != ZS_OK) return s;
   if (!found) o->row_kind = DTANS5_ROWS_TEMPLATES;
   return ZS_OK;
-}
-
-/* Rows by length, longest first, ties in row order (a stable counting sort); NULL when out of
- * memory. Rows longer than `cap` count as cap + 1: they are stored apart anyway. */
-static int32_t *rows_by_length(const zs_matrix *A, int64_t cap) {
-  int32_t *perm = malloc((size_t)(A->rows ? A->rows : 1) * sizeof *perm);
-  int64_t *next = calloc((size_t)cap + 3, sizeof *next);
-  if (!perm || !next) {
-    free(perm), free(next);
-    return NULL;
-  }
-  for (int64_t i = 0; i < A->rows; i++) {
-    const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
-    next[cap + 1 - (n > cap ? cap + 1 : n) + 1]++; /* bucket 0: the longest */
-  }
-  for (int64_t b = 0; b <= cap + 1; b++) next[b + 1] += next[b];
-  for (int64_t i = 0; i < A->rows; i++) {
-    const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
-    perm[next[cap + 1 - (n > cap ? cap + 1 : n)]++] = (int32_t)i;
-  }
-  free(next);
-  return perm;
 }
 
 /* Segment steps of the lockstep decode, over the ideal (nonzeros / 32 lanes / 8), for rows taken
@@ -1468,7 +1447,7 @@ static zs_status encode_ordered(const zs_matrix *A, const enc_opts *op, const in
      * bits of the row index, so lanes taken by row mod 32 differ several-fold.
      * Row lengths alone decide, so renumbered columns change nothing here. */
     const int64_t cap = length_cap(A, &o);
-    if (!(perm = rows_by_length(A, cap)))
+    if (!(perm = zsi_dtans_rows_by_length(A, cap)))
       return zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row order");
     if (o.row_order < 0 && !(lockstep_cost(A, NULL, o.lane_symbols, cap) >
                              1.5 * lockstep_cost(A, perm, o.lane_symbols, cap)))
@@ -1497,23 +1476,22 @@ static void columns_by_count(const zs_matrix *A, const uint32_t *count, int64_t 
   }
 }
 
-/* col_order=auto, on a matrix of 2^16 columns or more: renumber when its 1 % fullest columns hold
- * a quarter of the nonzeros or more. R-MAT (0.57) gains on the GPU, Erdős–Rényi (0.017) loses;
- * stencils and banded matrices hold about 0.01-0.02 (docs/performance.md, "CSR-dtANS"). */
+/* col_order=auto: whether the rule of dtans_order.h renumbers the columns, from the nonzeros in
+ * the 1 % fullest columns. */
 static int skewed_columns(const zs_matrix *A, const int64_t *with_count, int64_t most) {
   int64_t top = (A->cols + 99) / 100, held = 0;
   for (int64_t n = most; n > 0 && top > 0; n--) {
     const int64_t take = with_count[n] < top ? with_count[n] : top;
     held += take * n, top -= take;
   }
-  return 4 * held >= A->nnz;
+  return zsi_dtans_columns_by_count(A->cols, (double)held / (double)A->nnz);
 }
 
 /* The columns by count (perm: the matrix's column of each encoded one, map: the inverse) when
  * col_order asks (frequency) or allows and the columns are skewed (auto); both NULL otherwise. */
 static zs_status column_order(const zs_matrix *A, int col_order, int32_t **perm, int32_t **map) {
   *perm = NULL, *map = NULL;
-  const int natural = col_order == 0 || (col_order < 0 && A->cols < (INT64_C(1) << 16));
+  const int natural = col_order == 0 || (col_order < 0 && A->cols < ZSI_DTANS_ORDER_MIN);
   if (natural || A->cols < 2 || A->nnz == 0) return ZS_OK;
   /* Each column's count (4 bytes: a column holds at most rows < 2^31 nonzeros; the pages are new
    * ones), then how many columns hold each count. */
@@ -1555,40 +1533,27 @@ static zs_status encode_streams(const zs_matrix *A, enc_opts o, zs_encoded **out
  * then at most 2 bytes a row. */
 #define DTANS5_MAX_TEMPLATES 65535
 
-/* Lane steps of version 5's slices (32 rows, each slice as wide as its longest row that is not
- * long), the rows taken in `order` (NULL: theirs). */
-static double slice_steps(const zs_matrix *A, const int32_t *order, int64_t long_min) {
-  double steps = 0;
-  for (int64_t a = 0; a < A->rows; a += DTANS5_LANES) {
-    int64_t width = 0;
-    for (int64_t r = a; r < a + DTANS5_LANES && r < A->rows; r++) {
-      const int64_t i = order ? order[r] : r, n = A->row_ptr[i + 1] - A->row_ptr[i];
-      if ((long_min <= 0 || n <= long_min) && n > width) width = n;
-    }
-    steps += DTANS5_LANES * (double)width;
-  }
-  return steps;
-}
-
 /* Version 5 with the rows by length (row_order=length) and the columns by count
  * (col_order=frequency), their permutations added to the blob as row_perm and col_perm. With
- * packed rows alone (row_kind=packed) `auto` orders the rows of a matrix of 2^16 rows or more
- * where that cuts the slices' lane steps below 1/1.5 of the natural order's (a slice waits for its
- * longest row: R-MAT), and the columns as versions 2-4 do (col_order=auto: 2^16 columns or more,
- * skewed); otherwise it keeps version 5's order. */
+ * packed rows alone (row_kind=packed) `auto` orders the rows by the rule of dtans_order.h
+ * (2^16 rows or more where a slice waits for its longest row: R-MAT), and the columns as
+ * versions 2-4 do (col_order=auto: 2^16 columns or more, skewed); otherwise it keeps version 5's
+ * order. */
 static zs_status encode_v5(const zs_matrix *A, const enc_opts *o, zs_encoded **out) {
   const int packed_only = o->row_kind == DTANS5_ROWS_PACKED;
-  const int rows =
-      (o->row_order == 1 || (o->row_order < 0 && packed_only && A->rows >= (INT64_C(1) << 16))) &&
-      A->rows >= 2 && A->nnz > 0;
+  int rows = o->row_order == 1 && A->rows >= 2 && A->nnz > 0;
+  zs_status s = ZS_OK;
+  if (o->row_order < 0 && packed_only) {
+    zsi_dtans5_slices sl;
+    if ((s = zsi_dtans5_slices_measure(A, o->long_min, 0, &sl)) != ZS_OK) return s;
+    rows = sl.rows_by_length;
+  }
   const int cols = o->col_order == 1 ? 1 : o->col_order < 0 && packed_only ? -1 : 0;
   if (!rows && !cols)
     return dtans5_encode(A, o->long_min, o->mode, DTANS5_MAX_TEMPLATES, o->row_kind, out);
-  int32_t *rperm = rows ? rows_by_length(A, length_cap(A, o)) : NULL, *cperm = NULL, *map = NULL;
-  zs_status s = rows && !rperm ? zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row order") : ZS_OK;
-  if (rperm && o->row_order < 0 &&
-      !(slice_steps(A, NULL, o->long_min) > 1.5 * slice_steps(A, rperm, o->long_min)))
-    free(rperm), rperm = NULL;
+  int32_t *rperm = rows ? zsi_dtans_rows_by_length(A, length_cap(A, o)) : NULL;
+  int32_t *cperm = NULL, *map = NULL;
+  if (rows && !rperm) s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "dtans: row order");
   if (s == ZS_OK) s = column_order(A, cols, &cperm, &map);
   zs_matrix *P = NULL;
   if (s == ZS_OK && (rperm || cperm)) s = dtans_ordered_copy(A, rperm, map, &P);
@@ -1636,10 +1601,7 @@ zs_status dtans_encode(const zs_matrix *A, const char *options, zs_encoded **out
   enc_opts o;
   zs_status s = parse_options(options, &o);
   if (s != ZS_OK) return s;
-  if (o.long_min < 0) { /* the larger of lane_symbols and 16 times the average row */
-    const double avg = A->rows ? (double)A->nnz / (double)A->rows : 0;
-    o.long_min = (int64_t)(16 * avg > (double)o.lane_symbols ? 16 * avg : (double)o.lane_symbols);
-  }
+  if (o.long_min < 0) o.long_min = zsi_dtans_long_min(A->rows, A->nnz, o.lane_symbols);
   const char *excluded = templates_excluded(&o);
   const int packed = o.mode == DTANS5_VALUES_PACKED || o.row_kind == DTANS5_ROWS_PACKED;
   if (packed && (o.templates == 0 || excluded))
