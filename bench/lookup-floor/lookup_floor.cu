@@ -75,6 +75,8 @@
 #include <cstring>
 #include <vector>
 
+#include "probe_rows.h"
+
 static void check(cudaError_t e, const char *what, int line) {
   if (e == cudaSuccess) return;
   fprintf(stderr, "zs-lookup-floor: lookup_floor.cu:%d: %s: %s\n", line, what,
@@ -104,6 +106,7 @@ static const char *variant_name[VARIANTS] = {"linear",    "slot",      "joint", 
 #define VALUES 64
 #define THREADS 256
 #define X_LEN (1 << 22)
+static_assert(PROBE_COLS <= X_LEN && PROBE_VALUES == VALUES, "the probe rows index x and vals");
 
 __device__ __forceinline__ uint32_t xorshift(uint32_t &s) {
   s ^= s << 13, s ^= s >> 17, s ^= s << 5;
@@ -515,20 +518,13 @@ __global__ void __launch_bounds__(THREADS, 6) packed(pstream p, const double *gv
 
 enum { P_BAND, P_BAND_RAW, P_ER, P_RMAT, PATTERNS };
 
-static uint64_t splitmix(uint64_t &s) {
-  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* A row of the banded matrix (width 128: columns row − 64 … row + 64), 20 distinct columns */
 static int band_row(int64_t r, int64_t rows, uint64_t st, int32_t *out) {
   const int64_t lo = std::max<int64_t>(0, r - 64), hi = std::min<int64_t>(rows - 1, r + 64);
   const int m = (int)(hi - lo + 1), k = std::min(20, m);
   bool pick[129] = {false};
   for (int got = 0; got < k;) {
-    const int u = (int)(splitmix(st) % (uint64_t)m);
+    const int u = (int)(probe_splitmix(&st) % (uint64_t)m);
     if (!pick[u]) pick[u] = true, got++;
   }
   int n = 0;
@@ -537,30 +533,9 @@ static int band_row(int64_t r, int64_t rows, uint64_t st, int32_t *out) {
   return n;
 }
 
-/* 16 distinct columns of X_LEN, each drawn by draw(st); sorted */
-template <typename Draw>
-static int sixteen(uint64_t st, int32_t *out, Draw draw) {
-  int n = 0;
-  for (int tries = 0; n < 16 && tries < 1000; tries++) {
-    const int32_t c = draw(st);
-    if (std::find(out, out + n, c) == out + n) out[n++] = c;
-  }
-  std::sort(out, out + n);
-  return n;
-}
-static int er_row(int64_t, int64_t, uint64_t st, int32_t *out) { /* Erdős–Rényi */
-  return sixteen(st, out, [](uint64_t &s) { return (int32_t)(splitmix(s) % X_LEN); });
-}
-static int rmat_row(int64_t, int64_t, uint64_t st, int32_t *out) { /* R-MAT's column marginal */
-  return sixteen(st, out, [](uint64_t &s) {
-    uint64_t w[6];
-    for (uint64_t &e : w) e = splitmix(s);
-    int32_t c = 0;
-    for (int bit = 0; bit < 22; bit++) /* 1 with p = 0.24: 16-bit draws, 4 a word */
-      c |= (int32_t)((w[bit / 4] >> 16 * (bit % 4) & 0xffff) < 15729) << bit;
-    return c;
-  });
-}
+/* Erdős–Rényi's and R-MAT's rows: the probe rows of probe_rows.h */
+static int er_row(int64_t, int64_t, uint64_t st, int32_t *out) { return probe_row(0, st, out); }
+static int rmat_row(int64_t, int64_t, uint64_t st, int32_t *out) { return probe_row(1, st, out); }
 
 /* A row's columns: row, rows, seed, out; returns their count */
 using row_fn = int (*)(int64_t, int64_t, uint64_t, int32_t *);
@@ -583,7 +558,7 @@ static host_packed build_packed(int64_t rows, int vb, row_fn row_cols) {
     int64_t bias = INT64_MAX;
     for (int l = 0; l < 32; l++) {
       const int64_t r = s * 32 + l;
-      n[l] = r < rows ? row_cols(r, rows, 0x51ed2701u * (uint64_t)(r + 1), c[l]) : 0;
+      n[l] = r < rows ? row_cols(r, rows, probe_row_seed(r), c[l]) : 0;
       if (r < rows) h.len.push_back((uint8_t)n[l]);
       if (n[l]) bias = std::min<int64_t>(bias, c[l][0] - r);
       width = std::max(width, n[l]), h.nnz += n[l];
@@ -602,7 +577,7 @@ static host_packed build_packed(int64_t rows, int vb, row_fn row_cols) {
       for (int k = 0, pos = 0; k < n[l]; k++, pos += b) {
         const uint64_t step =
             (uint64_t)(k ? c[l][k] - c[l][k - 1] - 1 : c[l][0] - (s * 32 + l) - bias);
-        const uint64_t id = (uint64_t)((s * 32 + l) * 40503 + k * 2654435761u) >> 7 & (VALUES - 1);
+        const uint64_t id = probe_value_id(s * 32 + l, k);
         const uint64_t f = (step << vb | (vb ? id : 0)) << (pos & 31);
         h.words[base + 32 * (size_t)(pos >> 5) + l] |= (uint32_t)f;
         if ((pos & 31) + b > 32)
@@ -623,7 +598,7 @@ static void check_packed(const host_packed &h, int64_t rows, int vb, row_fn row_
   for (int64_t s = 0; s < std::min<int64_t>(64, (int64_t)h.meta.size()); s++)
     for (int l = 0; l < 32 && s * 32 + l < rows; l++) {
       const int64_t r = s * 32 + l;
-      const int n = row_cols(r, rows, 0x51ed2701u * (uint64_t)(r + 1), want);
+      const int n = row_cols(r, rows, probe_row_seed(r), want);
       const int b = (int)(h.meta[s] & 63), nw = (int)((h.sw[s + 1] - h.sw[s]) / 32);
       const uint32_t *w = h.words.data() + h.sw[s] + l;
       uint64_t buf = (uint64_t)(nw > 0 ? w[0] : 0u) | (uint64_t)(nw > 1 ? w[32] : 0u) << 32;

@@ -6,16 +6,18 @@
  *
  *   zs-packed-perm [--f32] SPEC [SPEC ...]     e.g. gen:rmat:scale=19,per_row=16,values=set
  *
- * SPEC is a generator spec (gen:...), a .mtx file, or probe-er / probe-rmat (16 columns a row,
- * uniform or at R-MAT's column marginal in natural order, 2^22 columns: the rows the lookup
- * floor's packed variants time). The layout follows docs/formats/dtans.md ("Packed rows"):
- * 32 rows a slice, a slice's fields as wide as its largest, value ids of b bits, p a word. */
+ * SPEC is a generator spec (gen:...), a .mtx file, or probe-er / probe-rmat: the first 2^20 of
+ * the rows the lookup floor's packed variants time (probe_rows.h: 16 columns of 2^22 a row,
+ * uniform or at R-MAT's column marginal in natural order, 64 value ids). The layout follows
+ * docs/formats/dtans.md ("Packed rows"): 32 rows a slice, a slice's fields as wide as its
+ * largest, value ids of b bits, p a word. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "probe_rows.h"
 #include "zsparse.h"
 
 #define LANES 32
@@ -36,43 +38,23 @@ static void *xmalloc(size_t n) {
   return p;
 }
 
-static uint64_t splitmix(uint64_t *s) {
-  uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-  return z ^ (z >> 31);
-}
-
 static int cmp_i32(const void *a, const void *b) {
   const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
   return (x > y) - (x < y);
 }
 
-/* The lookup floor's probe rows: 2^20 rows of 16 distinct columns of 2^22, 64 values. */
+/* The lookup floor's probe rows (probe_rows.h), the first 2^20; value ids as keys. */
 static csr probe_rows(int rmat) {
-  csr A = {INT64_C(1) << 20, INT64_C(1) << 22, 0, NULL, NULL, NULL};
-  A.nnz = 16 * A.rows;
-  A.ptr = xmalloc((size_t)(A.rows + 1) * 8), A.col = xmalloc((size_t)A.nnz * 4);
-  A.key = xmalloc((size_t)A.nnz * 8);
-  uint64_t st = 42;
-  for (int64_t i = 0; i <= A.rows; i++) A.ptr[i] = 16 * i;
+  csr A = {INT64_C(1) << 20, PROBE_COLS, 0, NULL, NULL, NULL};
+  A.ptr = xmalloc((size_t)(A.rows + 1) * 8), A.col = xmalloc((size_t)(A.rows * PROBE_ROW) * 4);
+  A.key = xmalloc((size_t)(A.rows * PROBE_ROW) * 8);
+  A.ptr[0] = 0;
   for (int64_t i = 0; i < A.rows; i++) {
-    int32_t *c = A.col + 16 * i;
-    for (int n = 0; n < 16;) {
-      int32_t v = 0;
-      if (!rmat) {
-        v = (int32_t)(splitmix(&st) % (uint64_t)A.cols);
-      } else {
-        for (int bit = 0; bit < 22; bit++) /* a bit is 1 with p = 0.24, as the probe draws */
-          v |= (int32_t)((splitmix(&st) & 0xffff) < 15729) << bit;
-      }
-      int seen = 0;
-      for (int k = 0; k < n; k++) seen |= c[k] == v;
-      if (!seen) c[n++] = v;
-    }
-    qsort(c, 16, 4, cmp_i32);
-    for (int k = 0; k < 16; k++) A.key[16 * i + k] = splitmix(&st) % 64;
+    const int n = probe_row(rmat, probe_row_seed(i), A.col + A.ptr[i]);
+    for (int k = 0; k < n; k++) A.key[A.ptr[i] + k] = probe_value_id(i, k);
+    A.ptr[i + 1] = A.ptr[i] + n;
   }
+  A.nnz = A.ptr[A.rows];
   return A;
 }
 
