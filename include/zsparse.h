@@ -308,8 +308,9 @@ ZS_API zs_status zs_vector_direction_update(double alpha, zs_vector *p, zs_vecto
  * backend has no kernel for E's format; it never falls back to another backend. options:
  * "key=value,...", or NULL for the defaults: one table of options for every backend
  * (zs_operator_options_help lists it); ZS_ERR_INVALID_ARGUMENT for an unknown key, a key given
- * twice, a value not allowed, or an option that the backend or E's format does not have (the
- * message names which backends have it). "transpose=stored", on every backend, encodes Aᵀ in
+ * twice, a value not allowed, an option that the backend or E's format does not have (the
+ * message names which backends have it), or two values that cannot meet (kernel=split with
+ * experimental.long_rows=fused; the message names both). "transpose=stored", on every backend, encodes Aᵀ in
  * E's format with the encoder options E was encoded with (kept in .zsm files; the defaults for
  * an E with none) and uploads it beside A: SpMVT is then a forward product of
  * that copy (deterministic, as fast as SpMV), for the memory of a second encoded copy and the

@@ -48,7 +48,9 @@ struct csr_plan {
   void *carry, *head;
 };
 
-/* Kernel choices of a CSR operator (operator options; each -1 or 0 where chosen). */
+/* Kernel choices of a CSR operator (operator options; each -1 or 0 where chosen). fused = 1
+ * never comes with split = 1: the library refuses that pair before the module sees it
+ * (core/runtime/backend_options.c), as the split kernel has no fused long rows. */
 struct csr_choice {
   int items;       /* block_nnz / ZS_BLOCK_THREADS: 1, 2, 4, 8; 0 chosen */
   int evict_first; /* experimental.evict_first: 1 on, 0 off, -1 chosen */

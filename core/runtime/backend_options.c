@@ -61,7 +61,8 @@ static const option_spec specs[] = {
      "CSR rows summed by groups of lanes, or thread by thread with carries (short rows)"},
     {"experimental.long_rows", "auto|kernel|fused", "auto", ON_GPU, FMT(ZS_FORMAT_CSR),
      "CSR row blocks' rows longer than a block: chunks added by a second kernel, or by their "
-     "last chunk (auto: the last chunk where at most 32 rows are that long)"},
+     "last chunk (auto: the last chunk where at most 32 rows are that long; fused is refused "
+     "with kernel=split)"},
     {"experimental.split_stage", "auto|plain|vector|early|vector_early", "auto", ON_GPU,
      FMT(ZS_FORMAT_CSR),
      "CSR split kernel: a tile's loads in one loop, 16-byte, row ends first, or both (auto: both "
@@ -81,6 +82,27 @@ static const option_spec specs[] = {
      "rows (auto: SELL where it pads at most 10 %)"},
 };
 #define N_SPECS (sizeof specs / sizeof *specs)
+
+/* Values of two options that cannot meet: the kernel the first forces never does what the second
+ * asks, so the pair is refused rather than the second ignored without a word. */
+typedef struct option_conflict {
+  const char *key, *value, *other, *other_value;
+  const char *why;
+} option_conflict;
+
+static const option_conflict conflicts[] = {
+    {"kernel", "split", "experimental.long_rows", "fused",
+     "long_rows applies to the row blocks only; the split kernel adds the rows that span tiles by "
+     "a second kernel"},
+};
+#define N_CONFLICTS (sizeof conflicts / sizeof *conflicts)
+
+/* Whether the completed options `norm` hold key=value. */
+static int holds(const char *norm, const char *key, const char *value) {
+  char v[32];
+  int found;
+  return zsi_option_str(norm, key, v, sizeof v, &found) == ZS_OK && found && !strcmp(v, value);
+}
 
 static unsigned backend_bit(const char *backend) {
   if (strcmp(backend, "ref") == 0) return ON_REF;
@@ -178,6 +200,13 @@ zs_status zsi_backend_options(const char *backend, zs_format format, const char 
       v = o->fallback;
     }
     snprintf(norm + strlen(norm), cap - strlen(norm), "%s%s=%s", norm[0] ? "," : "", o->key, v);
+  }
+  for (size_t i = 0; s == ZS_OK && i < N_CONFLICTS; i++) {
+    const option_conflict *c = &conflicts[i];
+    if (holds(norm, c->key, c->value) && holds(norm, c->other, c->other_value))
+      s = zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                    "operator options %s=%s and %s=%s cannot be combined on backend '%s' (%s)",
+                    c->key, c->value, c->other, c->other_value, backend, c->why);
   }
   if (s != ZS_OK) {
     free(norm);

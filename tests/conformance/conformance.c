@@ -988,6 +988,10 @@ static void gpu_option_cases(zs_context *ctx, const char *backend) {
       {ZS_FORMAT_DTANS, "experimental.raw_slices=dynamic", ZS_ERR_INVALID_ARGUMENT, NULL},
       {ZS_FORMAT_DTANS, "experimental.raw_slices=tickets,experimental.raw_blocks=4", ZS_OK, NULL},
       {ZS_FORMAT_CSR, "experimental.raw_slices=tickets", ZS_ERR_INVALID_ARGUMENT, NULL},
+      /* the split kernel has no fused long rows: that pair is refused, each alone is taken */
+      {ZS_FORMAT_CSR, "kernel=split,experimental.long_rows=fused", ZS_ERR_INVALID_ARGUMENT, NULL},
+      {ZS_FORMAT_CSR, "kernel=split,experimental.long_rows=kernel", ZS_OK, NULL},
+      {ZS_FORMAT_CSR, "kernel=rows,experimental.long_rows=fused", ZS_OK, NULL},
       /* research knobs live under experimental. only */
       {ZS_FORMAT_GCSB, "det_walk=warp", ZS_ERR_INVALID_ARGUMENT, NULL},
       {ZS_FORMAT_CCI, "experimental.kernel=slices", ZS_OK, NULL},

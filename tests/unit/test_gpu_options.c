@@ -1,5 +1,6 @@
 /* test_gpu_options.c — the GPU CSR and SELL kernel options as the library checks and completes
- * them before a backend sees them: no device needed (the table decides, not the module). */
+ * them before a backend sees them, pairs that cannot meet refused: no device needed (the table
+ * decides, not the module). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +22,9 @@ static void accepts(const char *backend, zs_format f, const char *user, const ch
 }
 
 static void refuses(const char *backend, zs_format f, const char *user, const char *why) {
-  char *out = complete(backend, f, user);
+  char *out = NULL;
+  int stored = 0;
+  CHECK(zsi_backend_options(backend, f, user, &out, &stored) == ZS_ERR_INVALID_ARGUMENT);
   CHECK(out == NULL);
   CHECK(strstr(zs_last_error(), why) != NULL);
   free(out);
@@ -114,5 +117,21 @@ int main(void) {
   refuses("cpu", ZS_FORMAT_CSR, "experimental.reduce=threads", "has no operator option");
   refuses("ref", ZS_FORMAT_SELL, "experimental.evict_first=on", "has no operator option");
   refuses("cuda", ZS_FORMAT_CSR, "block_nnz=512,block_nnz=1024", "block_nnz");
+  /* options that cannot meet: the split kernel has no fused long rows (in either order; the
+   * message names both); each alone, or with the other kernel, is taken */
+  const char *both = "kernel=split and experimental.long_rows=fused";
+  refuses("cuda", ZS_FORMAT_CSR, "kernel=split,experimental.long_rows=fused", both);
+  refuses("hip", ZS_FORMAT_CSR, "experimental.long_rows=fused,block_nnz=512,kernel=split", both);
+  accepts("cuda", ZS_FORMAT_CSR, "kernel=split,experimental.long_rows=kernel", "kernel=split");
+  accepts("cuda", ZS_FORMAT_CSR, "kernel=split,experimental.long_rows=auto", "kernel=split");
+  accepts("cuda", ZS_FORMAT_CSR, "kernel=rows,experimental.long_rows=fused",
+          "experimental.long_rows=fused");
+  accepts("hip", ZS_FORMAT_CSR, "kernel=auto,experimental.long_rows=fused",
+          "experimental.long_rows=fused");
+  accepts("cuda", ZS_FORMAT_CSR, "experimental.long_rows=fused", "kernel=auto");
+  /* the help lists every option, the last one whole */
+  const char *help = zs_operator_options_help();
+  CHECK(strstr(help, "fused is refused with kernel=split") != NULL);
+  CHECK(strstr(help, "experimental.sell_transpose=") != NULL && help[strlen(help) - 1] == '\n');
   CHECK_DONE();
 }
