@@ -66,16 +66,14 @@ struct gpu_op {
   zs_type type;
   int64_t rows, cols, nnz;
   bool atomic_transpose;
-  int items;           /* nonzeros per thread of a row block: 1, 2, 4 or 8 */
-  bool scattered;      /* rows gather x at random */
-  bool stream;         /* evict-first loads of the matrix data (by default where scattered) */
-  bool threads;        /* blocks of short rows reduce thread by thread (reduce=threads) */
-  bool fused;          /* long rows finished by their last chunk (long_rows=fused) */
-  bool split;          /* SpMV by the nonzero-split kernel (kernel=split) */
-  int stage;           /* its staging of a tile (ZS_SPLIT_* bits; 0: one loop, in order) */
-  double row_cv;       /* row lengths' standard deviation over their mean (csr_row_stats) */
-  int64_t longest_row; /* nonzeros of the longest row */
-  int64_t longer[4];   /* rows of more than 256 << k nonzeros (k = 0..3: a block of 1..8 items) */
+  int items;            /* nonzeros per thread of a row block: 1, 2, 4 or 8 */
+  bool scattered;       /* rows gather x at random */
+  bool stream;          /* evict-first loads of the matrix data (by default where scattered) */
+  bool threads;         /* blocks of short rows reduce thread by thread (reduce=threads) */
+  bool fused;           /* long rows finished by their last chunk (long_rows=fused) */
+  bool split;           /* SpMV by the nonzero-split kernel (kernel=split) */
+  int stage;            /* its staging of a tile (ZS_SPLIT_* bits; 0: one loop, in order) */
+  zs_row_stats lengths; /* of the rows (csr_row_stats); longer[k]: a block of 1 << k items */
   /* CSR: ptr/idx/val; COO: row/idx/val. Row offsets are int32 when nnz < 2^31 (offsets32).
    * A CSR matrix whose x does not fit the L2 cache is stored in column slabs (csr_slab_count):
    * slab k holds the nonzeros of columns [k w, (k + 1) w), all rows, as its own CSR at
@@ -508,15 +506,9 @@ csr_choice read_csr_choice(const char *options) {
 #define ZS_SPLIT_MIN_CV 2.5
 
 /* Row-length statistics of `slabs` offset arrays (rows + 1 each, a row's length summed over
- * them) into op: one pass over the offsets, and a second counting the rows longer than a block
- * where the longest is. */
+ * them) into op, with the rows longer than a block of each size: one pass over the offsets. */
 void csr_row_stats(gpu_op *op, const int64_t *ptr, int64_t rows, int slabs) {
-  zs_split_row_stats(ptr, rows, slabs, &op->row_cv, &op->longest_row);
-  for (int64_t r = 0; r < rows && op->longest_row > ZS_BLOCK_THREADS; r++) {
-    int64_t len = 0;
-    for (int k = 0; k < slabs; k++) len += ptr[k * (rows + 1) + r + 1] - ptr[k * (rows + 1) + r];
-    for (int k = 0; k < 4; k++) op->longer[k] += len > (int64_t)ZS_BLOCK_THREADS << k;
-  }
+  zs_split_row_stats(ptr, rows, slabs, ZS_BLOCK_THREADS, &op->lengths);
 }
 
 /* The split kernel's staging of a tile by default (H100, SpMV warm, one process per matrix; the
@@ -549,19 +541,21 @@ void csr_choose(gpu_op *op, const csr_choice *c) {
   while (items > 1 && op->nnz < (int64_t)ZS_CSR_MIN_BLOCKS_PER_SM * sms * items * ZS_BLOCK_THREADS)
     items /= 2;
   const bool small = items < full;
-  const bool split = !small && op->row_cv >= ZS_SPLIT_MIN_CV;
+  const bool split = !small && op->lengths.cv >= ZS_SPLIT_MIN_CV;
   op->split = c && c->split >= 0 ? c->split == 1 : split;
   if (op->split && !small) /* tiles hold any row: their size is not the rows' business */
     items = 4;
   else if (!op->split)
-    while (small && items < ZS_BLOCK_ITEMS_DEFAULT && op->longest_row > items * ZS_BLOCK_THREADS)
+    while (small && items < ZS_BLOCK_ITEMS_DEFAULT &&
+           op->lengths.longest > items * ZS_BLOCK_THREADS)
       items *= 2;
   op->items = c && c->items ? c->items : items;
   op->stream = c && c->evict_first >= 0 ? c->evict_first == 1 : true;
   op->threads = c && c->threads >= 0 ? c->threads == 1 : false;
   int k = 0;
   while (k < 3 && (1 << k) < op->items) k++;
-  const bool few_long = op->longer[k] > 0 && op->longer[k] <= ZS_FUSED_MAX_LONG_ROWS;
+  const bool few_long =
+      op->lengths.longer[k] > 0 && op->lengths.longer[k] <= ZS_FUSED_MAX_LONG_ROWS;
   op->fused = c && c->fused >= 0 ? c->fused == 1 : !op->split && few_long;
   op->stage = c && c->stage >= 0 ? c->stage : split_stage_default(op->type);
   if (c)

@@ -102,22 +102,30 @@ static inline int zs_split_plan_build(zs_split_plan *plan, const int64_t *ptr, i
   return 1;
 }
 
-/* Row-length statistics of `slabs` CSR offset arrays of rows + 1 entries each (column slabs: a
- * row's length is the sum over the slabs): the coefficient of variation (standard deviation over
- * mean; 0 without nonzeros) and the longest row. One pass over the offsets. */
-static inline void zs_split_row_stats(const int64_t *ptr, int64_t rows, int slabs, double *cv,
-                                      int64_t *longest) {
+/* Row-length statistics of a CSR matrix, behind the GPU CSR operator's kernel choices. */
+typedef struct zs_row_stats {
+  double cv;         /* standard deviation over mean; 0 without nonzeros */
+  int64_t longest;   /* nonzeros of the longest row */
+  int64_t longer[4]; /* rows of more than unit << k nonzeros (k = 0..3) */
+} zs_row_stats;
+
+/* The statistics of `slabs` CSR offset arrays of rows + 1 entries each (column slabs: a row's
+ * length is the sum over the slabs), rows counted in `longer` against `unit` (a row block's
+ * nonzeros per item). One pass over the offsets. */
+static inline void zs_split_row_stats(const int64_t *ptr, int64_t rows, int slabs, int64_t unit,
+                                      zs_row_stats *st) {
   double sum = 0, sum2 = 0;
-  *longest = 0;
+  *st = (zs_row_stats){0, 0, {0, 0, 0, 0}};
   for (int64_t r = 0; r < rows; r++) {
     int64_t len = 0;
     for (int k = 0; k < slabs; k++) len += ptr[k * (rows + 1) + r + 1] - ptr[k * (rows + 1) + r];
     sum += (double)len, sum2 += (double)len * (double)len;
-    if (len > *longest) *longest = len;
+    if (len > st->longest) st->longest = len;
+    for (int k = 0; k < 4 && len > unit << k; k++) st->longer[k]++;
   }
   const double mean = rows ? sum / (double)rows : 0;
   const double var = rows ? sum2 / (double)rows - mean * mean : 0;
-  *cv = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : 0;
+  st->cv = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : 0;
 }
 
 static inline void zs_split_plan_free(zs_split_plan *plan) {

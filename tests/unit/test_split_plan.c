@@ -132,30 +132,51 @@ static void check_lengths(const int64_t *len, int64_t rows, int64_t base) {
   free(ptr), free(prod), free(want), free(got);
 }
 
-/* The row-length statistics behind the kernel's default: over column slabs too. */
+/* Row lengths behind the kernel's defaults, over column slabs too: cv, the longest row and the
+ * rows longer than unit << k, all from one pass, against lengths counted here. */
 static void check_stats(void) {
   /* rows 0, 2, 0, 2 as one array, then as two slabs of 0, 1, 0, 1 each */
   const int64_t one[] = {0, 0, 2, 2, 4}, two[] = {0, 0, 1, 1, 2, 2, 2, 3, 3, 4};
-  double cv = -1;
-  int64_t longest = -1;
-  zs_split_row_stats(one, 4, 1, &cv, &longest);
-  CHECK(cv == 1.0 && longest == 2);
-  cv = -1, longest = -1;
-  zs_split_row_stats(two, 4, 2, &cv, &longest);
-  CHECK(cv == 1.0 && longest == 2);
+  zs_row_stats st;
+  memset(&st, 0xff, sizeof st);
+  zs_split_row_stats(one, 4, 1, 1, &st);
+  CHECK(st.cv == 1.0 && st.longest == 2);
+  CHECK(st.longer[0] == 2 && st.longer[1] == 0 && st.longer[2] == 0 && st.longer[3] == 0);
+  memset(&st, 0xff, sizeof st);
+  zs_split_row_stats(two, 4, 2, 1, &st);
+  CHECK(st.cv == 1.0 && st.longest == 2 && st.longer[0] == 2 && st.longer[1] == 0);
   const int64_t even[] = {10, 13, 16, 19}; /* offsets from 10, every row 3 */
-  zs_split_row_stats(even, 3, 1, &cv, &longest);
-  CHECK(cv == 0.0 && longest == 3);
+  zs_split_row_stats(even, 3, 1, 1, &st);
+  CHECK(st.cv == 0.0 && st.longest == 3 && st.longer[1] == 3 && st.longer[2] == 0);
   const int64_t none[] = {0, 0, 0};
-  zs_split_row_stats(none, 2, 1, &cv, &longest);
-  CHECK(cv == 0.0 && longest == 0);
-  zs_split_row_stats(none, 0, 1, &cv, &longest);
-  CHECK(cv == 0.0 && longest == 0);
+  memset(&st, 0xff, sizeof st);
+  zs_split_row_stats(none, 2, 1, 256, &st);
+  CHECK(st.cv == 0.0 && st.longest == 0 && st.longer[0] == 0 && st.longer[3] == 0);
+  memset(&st, 0xff, sizeof st);
+  zs_split_row_stats(none, 0, 1, 256, &st);
+  CHECK(st.cv == 0.0 && st.longest == 0 && st.longer[0] == 0 && st.longer[3] == 0);
+  /* lengths around each bound (256 << k and one more), split over three slabs */
+  enum { ROWS = 40, SLABS = 3 };
+  int64_t len[ROWS], ptr[SLABS * (ROWS + 1)], want[4] = {0}, longest = 0;
+  for (int r = 0; r < ROWS; r++) {
+    len[r] = r < 8 ? (256 << (r / 2)) + r % 2 : below(300) + (r % 7 == 0 ? below(3000) : 0);
+    longest = len[r] > longest ? len[r] : longest;
+    for (int k = 0; k < 4; k++) want[k] += len[r] > (256 << k);
+  }
+  for (int k = 0; k < SLABS; k++) { /* slab k: a third of each row, offsets from k << 20 */
+    ptr[k * (ROWS + 1)] = (int64_t)k << 20;
+    for (int r = 0; r < ROWS; r++) {
+      const int64_t part = len[r] / SLABS + (k < len[r] % SLABS);
+      ptr[k * (ROWS + 1) + r + 1] = ptr[k * (ROWS + 1) + r] + part;
+    }
+  }
+  zs_split_row_stats(ptr, ROWS, SLABS, 256, &st);
+  CHECK(st.longest == longest && st.cv > 0);
+  for (int k = 0; k < 4; k++) CHECK(st.longer[k] == want[k]);
 }
 
 int main(void) {
   enum { N = 3000 };
-  check_stats();
   int64_t *len = calloc(N, sizeof *len);
   check_lengths(len, N, 0); /* every row empty */
   check_lengths(len, 0, 0); /* no rows */
@@ -172,5 +193,6 @@ int main(void) {
   len[0] = 1;
   check_lengths(len, 1, 0); /* one row of one nonzero */
   free(len);
+  check_stats(); /* last: the matrices above keep their random draws */
   CHECK_DONE();
 }
