@@ -261,26 +261,23 @@ zs_status sell_transpose_begin(const sell_gpu_op *op, int32_t **all) {
             : ZS_OK;
 }
 
-/* The deterministic SpMVT runs Aᵀ forward as CSR (our CSR kernel): each nonzero's row and column
- * found on the host from the offsets and lengths and the columns (downloaded once), its value
- * gathered on the device into nonzero order, then sorted by column as CSR's transpose is. Memory:
- * a second copy of the matrix (4-byte rows and the values per nonzero, offsets per column). */
-zs_status sell_ensure_transpose(sell_gpu_op *op) {
-  if (op->t_csr) return ZS_OK;
-  int32_t *all = NULL;
-  zs_status s = sell_transpose_begin(op, &all);
+/* Aᵀ as our CSR, run forward by our CSR kernel: each nonzero's row and column found on the host
+ * from the offsets and lengths and A's columns (a->col), its value gathered on the device into
+ * nonzero order, then sorted by column as CSR's transpose is. Memory: a second copy of the
+ * matrix (4-byte rows and the values per nonzero, offsets per column). */
+zs_status sell_build_t_csr(sell_gpu_op *op, const zs_sell_a *a) {
   const size_t n = (size_t)(op->nnz ? op->nnz : 1);
   int32_t *col = (int32_t *)malloc(n * 4), *rows_of = (int32_t *)malloc(n * 4);
   int32_t *at = (int32_t *)malloc(n * 4), *d_at = NULL;
   void *d_val = NULL;
-  if (s == ZS_OK && !(col && rows_of && at))
+  zs_status s = ZS_OK;
+  if (!(col && rows_of && at))
     s = fail(ZS_ERR_OUT_OF_MEMORY, "SELL transpose (%lld nonzeros)", (long long)op->nnz);
-  const zs_sell_a a = {op->rows, op->cols, op->a.lc, op->h_slice_ptr, op->h_len, op->h_perm, all};
   int64_t q = 0;
   for (int64_t p = 0; s == ZS_OK && p < op->rows; p++)
     for (int64_t k = 0; k < op->h_len[p]; k++, q++) {
-      const int64_t e = zs_sell_a_entry(&a, p, k);
-      col[q] = all[e], at[q] = (int32_t)e, rows_of[q] = op->h_perm ? op->h_perm[p] : (int32_t)p;
+      const int64_t e = zs_sell_a_entry(a, p, k);
+      col[q] = a->col[e], at[q] = (int32_t)e, rows_of[q] = op->h_perm ? op->h_perm[p] : (int32_t)p;
     }
   if (s == ZS_OK) s = upload_array(&d_at, at, (uint64_t)op->nnz, "transpose gather");
   if (s == ZS_OK) s = check(gpuMalloc(&d_val, n * type_size(op->type)), "transpose values");
@@ -298,53 +295,65 @@ zs_status sell_ensure_transpose(sell_gpu_op *op) {
     s = transpose_op(&op->t_csr, op->dev, op->type, op->rows, op->cols, op->nnz, rows_of, col,
                      d_val, 0);
   release(d_at), release(d_val);
-  free(all), free(col), free(rows_of), free(at);
+  free(col), free(rows_of), free(at);
   return s;
 }
 
-/* The deterministic SpMVT through Aᵀ as SELL-32 with rows sorted in windows (sell_transpose.h):
- * the SpMV kernel then runs Aᵀ forward. Built on the host from the columns (downloaded once), the
- * values gathered on the device. Memory: Aᵀ's entries (4 bytes and a value each), offsets per
- * slice, a position per row. Chosen (t_sell < 0): taken where Aᵀ pads at most ZS_SELL_T_PAD_PCT
- * percent of the nonzeros, else t_sell becomes 0 (our CSR of Aᵀ) and nothing is kept. */
-zs_status sell_ensure_transpose_sell(sell_gpu_op *op) {
-  if (op->t.slice_ptr || op->t_sell == 0) return ZS_OK;
-  int32_t *all = NULL, *d_at = NULL;
-  zs_status s = sell_transpose_begin(op, &all);
-  const zs_sell_a a = {op->rows, op->cols, op->a.lc, op->h_slice_ptr, op->h_len, op->h_perm, all};
-  zs_sell_t h;
-  if (s == ZS_OK && !zs_sell_t_build(&h, &a, ZS_SELL_T_LC, ZS_SELL_T_SIGMA))
-    s = fail(ZS_ERR_OUT_OF_MEMORY, "SELL transpose (%lld nonzeros)", (long long)op->nnz);
-  free(all);
-  if (s != ZS_OK) return s;
-  if (op->t_sell < 0 && (h.entries - op->nnz) * 100 > op->nnz * ZS_SELL_T_PAD_PCT) {
-    zs_sell_t_free(&h);
-    op->t_sell = 0;
-    return ZS_OK;
-  }
-  op->t_sell = 1;
+/* Aᵀ as SELL-32 with rows sorted in windows (sell_transpose.h), planned in h from its row
+ * offsets t_ptr: its entries built on the host from A's columns, the values gathered on the
+ * device; the SpMV kernel then runs Aᵀ forward. Memory: Aᵀ's entries (4 bytes and a value
+ * each), offsets per slice, a position per row. */
+zs_status sell_build_t_sell(sell_gpu_op *op, const zs_sell_a *a, const int64_t *t_ptr,
+                            zs_sell_t *h) {
+  if (!zs_sell_t_fill(h, a, t_ptr))
+    return fail(ZS_ERR_OUT_OF_MEMORY, "SELL transpose (%lld nonzeros)", (long long)op->nnz);
+  int32_t *d_at = NULL;
   sell_dev &t = op->t;
-  t.rows = h.rows, t.n_slices = h.n_slices, t.lc = ZS_SELL_T_LC;
-  const size_t ne = (size_t)(h.entries ? h.entries : 1);
-  s = upload_array(&t.col, h.col, (uint64_t)h.entries, "transpose columns");
-  if (s == ZS_OK) s = upload_array(&t.perm, h.perm, (uint64_t)h.rows, "transpose positions");
-  if (s == ZS_OK) s = upload_array(&d_at, h.at, (uint64_t)h.entries, "transpose gather");
+  t.rows = h->rows, t.n_slices = h->n_slices, t.lc = h->lc;
+  const size_t ne = (size_t)(h->entries ? h->entries : 1);
+  zs_status s = upload_array(&t.col, h->col, (uint64_t)h->entries, "transpose columns");
+  if (s == ZS_OK) s = upload_array(&t.perm, h->perm, (uint64_t)h->rows, "transpose positions");
+  if (s == ZS_OK) s = upload_array(&d_at, h->at, (uint64_t)h->entries, "transpose gather");
   if (s == ZS_OK) s = check(gpuMalloc(&t.val, ne * type_size(op->type)), "transpose values");
-  if (s == ZS_OK && h.entries) {
+  if (s == ZS_OK && h->entries) {
     if (op->type == ZS_F64)
-      zs_sell_gather_kernel<double><<<grid_for(h.entries, 256), 256>>>(
-          h.entries, d_at, (const double *)op->a.val, (double *)t.val);
+      zs_sell_gather_kernel<double><<<grid_for(h->entries, 256), 256>>>(
+          h->entries, d_at, (const double *)op->a.val, (double *)t.val);
     else
-      zs_sell_gather_kernel<float><<<grid_for(h.entries, 256), 256>>>(
-          h.entries, d_at, (const float *)op->a.val, (float *)t.val);
+      zs_sell_gather_kernel<float><<<grid_for(h->entries, 256), 256>>>(
+          h->entries, d_at, (const float *)op->a.val, (float *)t.val);
     s = check_launch("SELL transpose values");
     if (s == ZS_OK) s = check(gpuDeviceSynchronize(), "SELL transpose values");
   }
   /* last: its slice offsets mark Aᵀ as built */
   if (s == ZS_OK)
-    s = upload_array(&t.slice_ptr, h.slice_ptr, (uint64_t)h.n_slices + 1, "transpose offsets");
+    s = upload_array(&t.slice_ptr, h->slice_ptr, (uint64_t)h->n_slices + 1, "transpose offsets");
   if (s != ZS_OK) sell_dev_free(&t), t = sell_dev{};
   release(d_at);
+  return s;
+}
+
+/* The deterministic SpMVT's Aᵀ, built on first use from A's columns, downloaded once: as SELL
+ * (t_sell 1) or as our CSR (t_sell 0). Chosen (t_sell < 0) from A's column counts before any
+ * entry of Aᵀ is built: SELL where its sorted windows pad at most ZS_SELL_T_PAD_PCT percent of
+ * the nonzeros, else CSR (t_sell then keeps the choice). */
+zs_status sell_ensure_transpose(sell_gpu_op *op) {
+  if (op->t.slice_ptr || op->t_csr) return ZS_OK;
+  int32_t *all = NULL;
+  zs_status s = sell_transpose_begin(op, &all);
+  const zs_sell_a a = {op->rows, op->cols, op->a.lc, op->h_slice_ptr, op->h_len, op->h_perm, all};
+  int64_t *t_ptr = NULL;
+  zs_sell_t h = {};
+  if (s == ZS_OK && op->t_sell != 0) {
+    t_ptr = zs_sell_t_offsets(&a);
+    if (!t_ptr || !zs_sell_t_plan(&h, t_ptr, op->cols, ZS_SELL_T_LC, ZS_SELL_T_SIGMA))
+      s = fail(ZS_ERR_OUT_OF_MEMORY, "SELL transpose (%lld columns)", (long long)op->cols);
+    else if (op->t_sell < 0)
+      op->t_sell = zs_sell_t_pads_at_most(&h, op->nnz, ZS_SELL_T_PAD_PCT) ? 1 : 0;
+  }
+  if (s == ZS_OK)
+    s = op->t_sell == 1 ? sell_build_t_sell(op, &a, t_ptr, &h) : sell_build_t_csr(op, &a);
+  free(all), free(t_ptr);
   zs_sell_t_free(&h);
   return s;
 }
@@ -418,14 +427,13 @@ zs_status sell_apply_typed(sell_gpu_op *op, zs_op which, T alpha, const T *x, T 
     sell_launch<T, ZS_SELL_SCATTER>(op, op->a, alpha, x, beta, y, NULL, NULL, T(0));
     return check_launch("SELL atomic SpMVT kernel");
   }
-  const zs_status st = sell_ensure_transpose_sell(op);
-  if (st != ZS_OK) return st;
+  const zs_status s = sell_ensure_transpose(op);
+  if (s != ZS_OK) return s;
   if (op->t_sell == 1) {
     sell_launch<T, ZS_SELL_SPMV>(op, op->t, alpha, x, beta, y, NULL, NULL, T(0));
     return check_launch("SELL SpMVT kernel");
   }
-  const zs_status s = sell_ensure_transpose(op);
-  return s == ZS_OK ? csr_apply(op->t_csr, ZS_OP_N, (double)alpha, x, (double)beta, y) : s;
+  return csr_apply(op->t_csr, ZS_OP_N, (double)alpha, x, (double)beta, y);
 }
 
 zs_status sell_gpu_apply(void *state, zs_op which, double alpha, const void *x, double beta,

@@ -2,7 +2,9 @@
  * deterministic SpMVT): every nonzero of A once, each row of Aᵀ in A's row order, windows sorted
  * longest first (equal lengths by row), slices as wide as their longest row, padding as the
  * format pads, and Aᵀ x computed through it equal to the sums from A's rows, for A in natural
- * and permuted order, several slice heights and windows, empty rows and columns. */
+ * and permuted order, several slice heights and windows, empty rows and columns; its shape
+ * planned from A's column counts alone equal to the built one, and the padding rule that
+ * chooses it by default. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +102,23 @@ static void check_t(const test_a *m, int lc, int64_t sigma) {
       CHECK(len[q] > len[r] || (len[q] == len[r] && q < r));
     }
   }
+  /* the shape from A's column counts alone, before any entry is built: the built one's */
+  int64_t *t_ptr = zs_sell_t_offsets(a);
+  zs_sell_t plan;
+  CHECK(t_ptr != NULL && zs_sell_t_plan(&plan, t_ptr, rows, lc, sigma));
+  for (int64_t j = 0; j < rows; j++) CHECK(t_ptr[j + 1] - t_ptr[j] == len[j]);
+  CHECK(t_ptr[0] == 0 && t_ptr[rows] == nnz && plan.col == NULL && plan.at == NULL);
+  CHECK(plan.rows == t.rows && plan.n_slices == t.n_slices && plan.entries == t.entries);
+  CHECK(plan.lc == lc && t.lc == lc);
+  CHECK(!memcmp(plan.slice_ptr, t.slice_ptr, ((size_t)t.n_slices + 1) * 8));
+  CHECK(!rows || !memcmp(plan.perm, t.perm, (size_t)rows * 4));
+  for (int64_t pct = 0; pct <= 100; pct += 5) /* the default's choice, as a product would put it */
+    CHECK(zs_sell_t_pads_at_most(&plan, nnz, pct) == ((t.entries - nnz) * 100 <= nnz * pct));
+  /* entries filled into that plan: the built ones */
+  CHECK(zs_sell_t_fill(&plan, a, t_ptr));
+  CHECK(!t.entries || (!memcmp(plan.col, t.col, (size_t)t.entries * 4) &&
+                       !memcmp(plan.at, t.at, (size_t)t.entries * 4)));
+  zs_sell_t_free(&plan), free(t_ptr);
   /* every entry of Aᵀ, and y = Aᵀ x through it against A's own rows */
   double *x = malloc(((size_t)a->rows + 1) * sizeof(double));
   double *y = calloc((size_t)rows + 1, sizeof(double)),
@@ -143,7 +162,30 @@ static void check_t(const test_a *m, int lc, int64_t sigma) {
   CHECK(t.slice_ptr == NULL && t.entries == 0);
 }
 
+/* The default's rule on its own: at most pct percent of the real entries padded, exactly at the
+ * bound, and no overflow for counts near 2^62. */
+static void check_pad_rule(void) {
+  zs_sell_t t;
+  memset(&t, 0, sizeof t);
+  t.entries = 110;
+  CHECK(zs_sell_t_pads_at_most(&t, 100, 10) && !zs_sell_t_pads_at_most(&t, 100, 9));
+  t.entries = 111;
+  CHECK(!zs_sell_t_pads_at_most(&t, 100, 10) && zs_sell_t_pads_at_most(&t, 100, 11));
+  t.entries = 0;
+  CHECK(zs_sell_t_pads_at_most(&t, 0, 0));
+  t.entries = 32; /* padding without a nonzero */
+  CHECK(!zs_sell_t_pads_at_most(&t, 0, 100));
+  t.entries = 1059; /* 59 on 1000 nonzeros: 5.9 % */
+  CHECK(zs_sell_t_pads_at_most(&t, 1000, 6) && !zs_sell_t_pads_at_most(&t, 1000, 5));
+  t.entries = 3; /* 1 on 2: 50 % */
+  CHECK(zs_sell_t_pads_at_most(&t, 2, 50) && !zs_sell_t_pads_at_most(&t, 2, 49));
+  const int64_t big = INT64_C(1) << 61;
+  t.entries = big + big / 10;
+  CHECK(zs_sell_t_pads_at_most(&t, big, 10) && !zs_sell_t_pads_at_most(&t, big, 9));
+}
+
 int main(void) {
+  check_pad_rule();
   static const struct {
     int64_t rows, cols;
     int lc_a, max_len, permute, lc;
