@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/row_sort.h" /* zsi_sort_row_keys, header-only: the GPU modules use it too */
 #include "zsparse.h"
 #include "zsparse_backend.h"
 
@@ -66,9 +67,6 @@ struct zs_matrix {
 /* An empty matrix with allocated arrays of the given sizes (row_ptr zeroed). */
 ZSI_HIDDEN zs_status zsi_matrix_alloc(zs_matrix **out, int64_t rows, int64_t cols, int64_t nnz,
                                       zs_type type);
-/* Sorts one row's keys, column << 32 | place, by column; places must start ascending, and equal
- * columns keep that order (core/row_sort.c). tmp holds n keys. */
-ZSI_HIDDEN void zsi_sort_row_keys(uint64_t *key, int64_t n, uint64_t *tmp);
 
 static inline double zsi_value_get(zs_type t, const void *v, int64_t i) {
   return t == ZS_F64 ? ((const double *)v)[i] : (double)((const float *)v)[i];

@@ -1,9 +1,9 @@
 /* sell_transpose.h — Aᵀ of a SELL-C-sigma matrix as SELL again (host side, plain C), for the GPU
  * modules' deterministic SpMVT (experimental.sell_transpose=sell): slices of 2^lc rows, Aᵀ's
- * rows sorted by length inside windows of sigma rows (longest first, equal lengths in row order,
- * as the encoder sorts, docs/formats/sell.md), so that a slice pads little where A's columns
- * hold different counts. Each row of Aᵀ lists its column's nonzeros in A's row order (the order
- * of the sums); padding repeats the row's last column (0 for an empty row) with no value. Aᵀ's
+ * rows sorted by length inside windows of sigma rows, slices as wide as their longest row and
+ * padding in the row's last column, by the encoder's own rule (formats/sell/sell_shape.h), so
+ * that a slice pads little where A's columns hold different counts. Each row of Aᵀ lists its
+ * column's nonzeros in A's row order (the order of the sums); padding has no value. Aᵀ's
  * shape (positions, slice widths, so its padding) follows from A's column counts alone
  * (zs_sell_t_offsets, zs_sell_t_plan), so a caller can decide whether to take it before any of
  * its entries is built (zs_sell_t_fill). */
@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "formats/sell/sell_shape.h"
 
 typedef struct zs_sell_t {
   int64_t rows, n_slices, entries; /* rows: A's columns */
@@ -42,16 +44,6 @@ static inline int64_t zs_sell_a_entry(const zs_sell_a *a, int64_t p, int64_t k) 
   return a->slice_ptr[p >> a->lc] + (p & ((INT64_C(1) << a->lc) - 1)) + (k << a->lc);
 }
 
-typedef struct zs_sell_t_key {
-  int64_t len, row;
-} zs_sell_t_key;
-
-static inline int zs_sell_t_cmp(const void *u, const void *v) {
-  const zs_sell_t_key *a = (const zs_sell_t_key *)u, *b = (const zs_sell_t_key *)v;
-  if (a->len != b->len) return a->len > b->len ? -1 : 1; /* longest first */
-  return a->row < b->row ? -1 : a->row > b->row;
-}
-
 /* Aᵀ's row offsets (a->cols + 1, malloc'ed): A's column counts, summed. NULL when out of memory.
  * They alone fix Aᵀ's shape (zs_sell_t_plan). */
 static inline int64_t *zs_sell_t_offsets(const zs_sell_a *a) {
@@ -71,30 +63,22 @@ static inline int zs_sell_t_plan(zs_sell_t *t, const int64_t *t_ptr, int64_t row
                                  int64_t sigma) {
   memset(t, 0, sizeof *t);
   const int64_t c = INT64_C(1) << lc, n_slices = (rows + c - 1) / c;
-  const size_t nr = (size_t)rows + 1;
-  zs_sell_t_key *keys = (zs_sell_t_key *)malloc(nr * sizeof *keys);
+  const int64_t w = sigma < rows ? sigma : rows; /* a window's rows at most */
+  const size_t n = (size_t)(w ? w : 1);
+  uint64_t *key = (uint64_t *)malloc(2 * n * sizeof *key);
   t->slice_ptr = (int64_t *)malloc(((size_t)n_slices + 1) * 8);
-  t->perm = (int32_t *)malloc(nr * 4);
-  if (!keys || !t->slice_ptr || !t->perm) {
-    free(keys);
+  t->perm = (int32_t *)malloc(((size_t)rows + 1) * 4);
+  if (!key || !t->slice_ptr || !t->perm) {
+    free(key);
     zs_sell_t_free(t);
     return 0;
   }
-  /* positions: each window sorted; slices as wide as their longest row */
-  for (int64_t w0 = 0; w0 < rows; w0 += sigma) {
-    const int64_t w1 = rows - w0 < sigma ? rows : w0 + sigma;
-    for (int64_t r = w0; r < w1; r++) keys[r] = (zs_sell_t_key){t_ptr[r + 1] - t_ptr[r], r};
-    qsort(keys + w0, (size_t)(w1 - w0), sizeof *keys, zs_sell_t_cmp);
-    for (int64_t r = w0; r < w1; r++) t->perm[r] = (int32_t)keys[r].row;
-  }
+  /* positions and widths as the encoder lays a matrix out (formats/sell/sell_shape.h) */
+  sell_sort_windows(t_ptr, rows, sigma, t->perm, key, key + n);
+  free(key);
   t->slice_ptr[0] = 0;
-  for (int64_t s = 0; s < n_slices; s++) {
-    int64_t width = 0;
-    for (int64_t p = s * c; p < rows && p < (s + 1) * c; p++)
-      width = keys[p].len > width ? keys[p].len : width;
-    t->slice_ptr[s + 1] = t->slice_ptr[s] + width * c;
-  }
-  free(keys);
+  for (int64_t s = 0; s < n_slices; s++)
+    t->slice_ptr[s + 1] = t->slice_ptr[s] + sell_slice_width(t_ptr, t->perm, rows, c, s) * c;
   t->rows = rows, t->n_slices = n_slices, t->entries = t->slice_ptr[n_slices], t->lc = lc;
   return 1;
 }
@@ -134,7 +118,7 @@ static inline int zs_sell_t_fill(zs_sell_t *t, const zs_sell_a *a, const int64_t
     const int64_t len = p < rows ? t_ptr[t->perm[p] + 1] - b : 0;
     for (int64_t k = 0; k < width; k++) {
       const int64_t e = t->slice_ptr[s] + (k << t->lc) + (p & (c - 1));
-      t->col[e] = k < len ? t_col[b + k] : len ? t_col[b + len - 1] : 0;
+      t->col[e] = k < len ? t_col[b + k] : sell_pad_column(t_col + b, len);
       t->at[e] = k < len ? t_src[b + k] : -1;
     }
   }

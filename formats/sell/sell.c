@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "formats/sell/sell.h"
+#include "formats/sell/sell_shape.h"
 
 #define SELL_C_DEFAULT 32
 
@@ -14,37 +15,21 @@ zs_status zsi_sell_layout_of(const zs_encoded *E, sell_layout *L) {
   return s == ZS_OK ? ZS_OK : zsi_error(s, "%s", why);
 }
 
-/* The column a padding entry of a row holds: the row's last column, so a kernel reads a line of x
- * it has just read; column 0 for an empty row. Its value is +0. */
-static inline int32_t pad_column(const int32_t *cols_of_row, int64_t len) {
-  return len ? cols_of_row[len - 1] : 0;
-}
-
 /* Bytes of a row_len element: the smallest of 1, 2, 4 that holds the widest slice. */
 static uint32_t len_bytes_for(int64_t max_width) {
   return max_width <= UINT8_MAX ? 1 : max_width <= UINT16_MAX ? 2 : 4;
 }
 
-/* order[p] = the row stored at position p: rows sorted by length, longest first, inside each
- * window of sigma rows; equal lengths keep their order (zsi_sort_row_keys is stable). */
+/* order[p] = the row stored at position p (sell_shape.h's rule), with the scratch it needs. */
 static zs_status sort_windows(const zs_matrix *A, int64_t sigma, int32_t *order) {
-  const int64_t rows = A->rows, n = sigma < rows ? sigma : rows;
+  const int64_t n = sigma < A->rows ? sigma : A->rows;
   uint64_t *key = zsi_alloc_array((uint64_t)(n ? n : 1), 8);
   uint64_t *tmp = zsi_alloc_array((uint64_t)(n ? n : 1), 8);
   if (!key || !tmp) {
     zsi_free(key), zsi_free(tmp);
     return zsi_oom("zs_encode sell: sorting window", 16 * (uint64_t)n);
   }
-  for (int64_t w0 = 0; w0 < rows; w0 += sigma) {
-    const int64_t w1 = rows - w0 < sigma ? rows : w0 + sigma;
-    for (int64_t i = w0; i < w1; i++) {
-      const uint64_t len = (uint64_t)(A->row_ptr[i + 1] - A->row_ptr[i]);
-      key[i - w0] = (UINT64_C(0xffffffff) - len) << 32 | (uint64_t)(i - w0);
-    }
-    zsi_sort_row_keys(key, w1 - w0, tmp);
-    for (int64_t i = w0; i < w1; i++)
-      order[i] = (int32_t)(w0 + (int64_t)(key[i - w0] & 0xffffffffu));
-  }
+  sell_sort_windows(A->row_ptr, A->rows, sigma, order, key, tmp);
   zsi_free(key), zsi_free(tmp);
   return ZS_OK;
 }
@@ -77,7 +62,7 @@ static zs_status sell_encode(const zs_matrix *A, const char *options, zs_encoded
     }
   }
 #define ROW_AT(p) (order ? (int64_t)order[p] : (p))
-  /* Slice offsets from the widths (each slice's longest row); the stored entries must fit. */
+  /* Slice offsets from the widths (sell_shape.h); the stored entries must fit. */
   int64_t *ptr = zsi_alloc_array((uint64_t)n_slices + 1, 8), max_width = 0;
   if (!ptr) {
     zsi_free(order);
@@ -85,11 +70,7 @@ static zs_status sell_encode(const zs_matrix *A, const char *options, zs_encoded
   }
   ptr[0] = 0;
   for (int64_t sl = 0; sl < n_slices; sl++) {
-    int64_t w = 0;
-    for (int64_t p = sl * c; p < (sl + 1) * c && p < rows; p++) {
-      const int64_t i = ROW_AT(p), len = rp[i + 1] - rp[i];
-      w = len > w ? len : w;
-    }
+    const int64_t w = sell_slice_width(rp, order, rows, c, sl);
     max_width = w > max_width ? w : max_width;
     if (w > (SELL_ENTRIES_MAX - ptr[sl]) / c) {
       zsi_free(order), zsi_free(ptr);
@@ -139,7 +120,7 @@ static zs_status sell_encode(const zs_matrix *A, const char *options, zs_encoded
       const int32_t *rc = A->col_idx + rp[i];
       for (int64_t k = 0; k < w; k++) {
         const int64_t e = off + k * c + lane;
-        col[e] = k < n ? rc[k] : pad_column(rc, n);
+        col[e] = k < n ? rc[k] : sell_pad_column(rc, n);
         if (k < n)
           memcpy(val + (size_t)e * es, (const char *)A->values + (size_t)(rp[i] + k) * es, es);
       }

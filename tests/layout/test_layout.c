@@ -1,7 +1,8 @@
 /* test_layout.c — the list of formats and their typed layouts: every line of
  * formats/format_list.h reaches the library's tables, both host backends and a golden blob; every
  * golden blob parses, the C and C++17 builds of a parser agree byte for byte, and a missing or
- * mis-sized array or parameter is refused with a message naming it. */
+ * mis-sized array or parameter is refused with a message naming it; SELL's shape
+ * (sell_shape.h) is the same from C and C++17. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "formats/dtans/dtans_layout.h"
 #include "formats/format_list.h"
 #include "formats/sell/sell_layout.h"
+#include "formats/sell/sell_shape.h"
 #include "layout_cpp.h"
 
 #define CHECK_MSG(cond, ...)                                        \
@@ -212,6 +214,42 @@ static void registry_agrees(void) {
   CHECK(zs_format_name(ZS_FORMAT_VANS) && strcmp(zs_format_name(ZS_FORMAT_VANS), "vans") == 0);
 }
 
+/* SELL's shape from C and from C++17 alike: window order and slice widths of rows of lengths
+ * with runs of equal ones, empty rows and a few long ones, for windows of one row to all of
+ * them, slices of 1 to 32 rows. The order itself is checked here too: longest first inside each
+ * window, equal lengths in row order. */
+static void sell_shape_both(void) {
+  enum { ROWS = 1000 };
+  int64_t ptr[ROWS + 1] = {0}, widths_c[ROWS], widths_cpp[ROWS];
+  int32_t order_c[ROWS], order_cpp[ROWS];
+  uint64_t key[ROWS], tmp[ROWS], r = 12345;
+  for (int i = 0; i < ROWS; i++) {
+    r = r * 6364136223846793005u + 1442695040888963407u;
+    const int64_t len = i % 97 == 0 ? 300 + (int64_t)(r >> 55) : (int64_t)(r >> 61);
+    ptr[i + 1] = ptr[i] + len;
+  }
+  static const int64_t sigmas[] = {1, 8, 64, 100, ROWS, 4 * ROWS}, cs[] = {1, 4, 32};
+  for (size_t a = 0; a < sizeof sigmas / sizeof *sigmas; a++)
+    for (size_t b = 0; b < sizeof cs / sizeof *cs; b++) {
+      const int64_t sigma = sigmas[a], c = cs[b], slices = (ROWS + c - 1) / c;
+      sell_sort_windows(ptr, ROWS, sigma, order_c, key, tmp);
+      for (int64_t s = 0; s < slices; s++) widths_c[s] = sell_slice_width(ptr, order_c, ROWS, c, s);
+      CHECK_MSG(layout_cpp_sell_shape(ptr, ROWS, sigma, c, order_cpp, widths_cpp),
+                "sell shape: C++ out of memory");
+      CHECK_MSG(!memcmp(order_c, order_cpp, sizeof order_c) &&
+                    !memcmp(widths_c, widths_cpp, (size_t)slices * sizeof *widths_c),
+                "sell shape sigma=%lld c=%lld: C and C++ differ", (long long)sigma, (long long)c);
+      for (int p = 1; p < ROWS; p++) {
+        const int32_t i = order_c[p - 1], j = order_c[p];
+        const int64_t li = ptr[i + 1] - ptr[i], lj = ptr[j + 1] - ptr[j];
+        CHECK_MSG(j / sigma == p / sigma, "sell shape: row %d outside its window", (int)j);
+        if (p % sigma)
+          CHECK_MSG(li > lj || (li == lj && i < j),
+                    "sell shape sigma=%lld: position %d out of order", (long long)sigma, p);
+      }
+    }
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s GOLDEN_DIR\n", argv[0]);
@@ -220,5 +258,6 @@ int main(int argc, char **argv) {
   registry_agrees();
   every_format_golden(argv[1]);
   dtans_modes(argv[1]);
+  sell_shape_both();
   CHECK_DONE();
 }

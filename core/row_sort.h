@@ -1,13 +1,21 @@
-/* row_sort.c — one row's entries sorted by column (matrix building, dtANS column renumbering). */
+/* row_sort.h — keys sorted by their high 32 bits, places (low bits) kept in order: one row's
+ * entries by column (matrix building, dtANS column renumbering), SELL's windows by row length
+ * (formats/sell/sell_shape.h). Header-only C11 that also compiles as C++17: the GPU modules,
+ * which link nothing from the library, shape SELL through it too. */
+#ifndef ZS_ROW_SORT_H
+#define ZS_ROW_SORT_H
+
+#include <stdint.h>
 #include <string.h>
 
-#include "core/zs_internal.h"
-
-/* Short rows by insertion (no calls, few moves); longer ones by a least-significant-digit radix
+/* Sorts one row's keys, column << 32 | place, by column; places must start ascending, and equal
+ * columns keep that order. tmp holds n keys.
+ *
+ * Short rows by insertion (no calls, few moves); longer ones by a least-significant-digit radix
  * sort over the bytes in which the row's columns differ, so a row spanning 2^20 columns takes 3
  * passes. Radix passes are stable and the places start ascending, so equal columns keep their
  * order without comparing places. */
-void zsi_sort_row_keys(uint64_t *key, int64_t n, uint64_t *tmp) {
+static inline void zsi_sort_row_keys(uint64_t *key, int64_t n, uint64_t *tmp) {
   if (n <= 32) {
     for (int64_t k = 1; k < n; k++) {
       const uint64_t kk = key[k];
@@ -34,3 +42,5 @@ void zsi_sort_row_keys(uint64_t *key, int64_t n, uint64_t *tmp) {
   }
   if (src != key) memcpy(key, src, (size_t)n * sizeof *key);
 }
+
+#endif /* ZS_ROW_SORT_H */
