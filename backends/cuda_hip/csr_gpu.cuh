@@ -46,6 +46,9 @@ struct csr_plan {
   zs_split_span *spans;
   int64_t n_tiles, n_spans;
   void *carry, *head;
+  /* split_spans=wait: the tiles' published carries (zs_split_sync) and the last call's epoch */
+  unsigned long long *ready;
+  unsigned epoch;
 };
 
 /* Kernel choices of a CSR operator (operator options; each -1 or 0 where chosen). fused = 1
@@ -58,6 +61,7 @@ struct csr_choice {
   int fused;       /* experimental.long_rows: 1 fused, 0 kernel, -1 chosen */
   int split;       /* kernel: 1 split, 0 rows, -1 chosen */
   int stage;       /* experimental.split_stage: ZS_SPLIT_* bits, -1 chosen by the value type */
+  int wait;        /* experimental.split_spans: 1 wait, 0 kernel, -1 chosen */
 };
 
 struct gpu_op {
@@ -73,6 +77,7 @@ struct gpu_op {
   bool fused;           /* long rows finished by their last chunk (long_rows=fused) */
   bool split;           /* SpMV by the nonzero-split kernel (kernel=split) */
   int stage;            /* its staging of a tile (ZS_SPLIT_* bits; 0: one loop, in order) */
+  bool wait;            /* spanning rows finished by their last tile (split_spans=wait) */
   zs_row_stats lengths; /* of the rows (csr_row_stats); longer[k]: a block of 1 << k items */
   /* CSR: ptr/idx/val; COO: row/idx/val. Row offsets are int32 when nnz < 2^31 (offsets32).
    * A CSR matrix whose x does not fit the L2 cache is stored in column slabs (csr_slab_count):
@@ -104,7 +109,7 @@ void op_free(gpu_op *op) {
   for (void *p : ptrs) release(p);
   for (csr_plan &c : op->plan) {
     release(c.blocks), release(c.long_rows), release(c.partials), release(c.counters);
-    release(c.coords), release(c.spans), release(c.carry), release(c.head);
+    release(c.coords), release(c.spans), release(c.carry), release(c.head), release(c.ready);
   }
   if (op->t_op) op_free(op->t_op);
   free(op);
@@ -146,6 +151,10 @@ zs_status upload_split_plan(const int64_t *host_ptr, int64_t rows, int items, si
   const size_t n = (size_t)(plan.n_tiles ? plan.n_tiles : 1) * value_size;
   if (s == ZS_OK) s = check(gpuMalloc(&c->carry, n), "split carries");
   if (s == ZS_OK) s = check(gpuMalloc(&c->head, n), "split carries");
+  const size_t n_ready = (size_t)(plan.n_tiles ? plan.n_tiles : 1) * ZS_SPLIT_WORDS * 8;
+  if (s == ZS_OK) s = check(gpuMalloc((void **)&c->ready, n_ready), "split carries");
+  if (s == ZS_OK) s = check(gpuMemset(c->ready, 0, n_ready), "split carries");
+  c->epoch = 0; /* the words hold epoch 0: the first call publishes epoch 1 */
   c->n_tiles = plan.n_tiles, c->n_spans = plan.n_spans;
   zs_split_plan_free(&plan);
   return s;
@@ -313,38 +322,50 @@ void run_rows(const csr_plan &c, const I *ptr, const int32_t *idx, const T *val,
 }
 
 /* The split kernel's launch, one tile per block. */
-template <typename T, typename I, int ITEMS, bool STREAM, int STAGE>
+template <typename T, typename I, int ITEMS, bool STREAM, int STAGE, bool WAIT>
 void launch_split(const csr_plan &c, const I *ptr, const int32_t *idx, const T *val, T alpha,
                   const T *x, T beta, T *y) {
-  zs_csr_split_kernel<T, I, ITEMS, STREAM, STAGE><<<(unsigned)c.n_tiles, ZS_BLOCK_THREADS>>>(
-      c.coords, ptr, idx, val, x, y, (T *)c.carry, (T *)c.head, alpha, beta);
+  const zs_split_sync sync = {c.ready, c.epoch};
+  zs_csr_split_kernel<T, I, ITEMS, STREAM, STAGE, WAIT><<<(unsigned)c.n_tiles, ZS_BLOCK_THREADS>>>(
+      c.coords, ptr, idx, val, x, y, (T *)c.carry, (T *)c.head, sync, alpha, beta);
 }
 
 /* The staging `stage` asks for (ZS_SPLIT_* bits), where it is compiled: evict-first loads,
  * 32-bit offsets, tiles of 512 or 1024 items (the default tiles); 16-byte loads only from
  * 16-byte-aligned arrays (else the rest of `stage`). Elsewhere the plain staging. */
-template <typename T, typename I, int ITEMS, bool STREAM>
+template <typename T, typename I, int ITEMS, bool STREAM, bool WAIT>
 void launch_split_stage(const csr_plan &c, int stage, const I *ptr, const int32_t *idx,
                         const T *val, T alpha, const T *x, T beta, T *y) {
   if constexpr (STREAM && std::is_same<I, int32_t>::value && (ITEMS == 2 || ITEMS == 4)) {
     constexpr int V = ZS_SPLIT_VECTOR, E = ZS_SPLIT_EARLY;
     if (((uintptr_t)idx | (uintptr_t)val) % 16 != 0) stage &= ~V;
     if (stage == V)
-      return launch_split<T, I, ITEMS, STREAM, V>(c, ptr, idx, val, alpha, x, beta, y);
+      return launch_split<T, I, ITEMS, STREAM, V, WAIT>(c, ptr, idx, val, alpha, x, beta, y);
     if (stage == E)
-      return launch_split<T, I, ITEMS, STREAM, E>(c, ptr, idx, val, alpha, x, beta, y);
+      return launch_split<T, I, ITEMS, STREAM, E, WAIT>(c, ptr, idx, val, alpha, x, beta, y);
     if (stage == (V | E))
-      return launch_split<T, I, ITEMS, STREAM, V | E>(c, ptr, idx, val, alpha, x, beta, y);
+      return launch_split<T, I, ITEMS, STREAM, V | E, WAIT>(c, ptr, idx, val, alpha, x, beta, y);
   }
-  launch_split<T, I, ITEMS, STREAM, 0>(c, ptr, idx, val, alpha, x, beta, y);
+  launch_split<T, I, ITEMS, STREAM, 0, WAIT>(c, ptr, idx, val, alpha, x, beta, y);
 }
 
-/* One forward CSR product by the nonzero-split kernel: the tiles, then the rows spanning them. */
+/* One forward CSR product by the nonzero-split kernel: the tiles, then the rows spanning them
+ * (by a second kernel, or by the tile that ends each: `wait`, compiled where the staging
+ * variants are; elsewhere the second kernel). */
 template <typename T, typename I, int ITEMS, bool STREAM>
-void run_split(const csr_plan &c, int stage, const I *ptr, const int32_t *idx, const T *val,
+void run_split(csr_plan &c, int stage, bool wait, const I *ptr, const int32_t *idx, const T *val,
                T alpha, const T *x, T beta, T *y) {
   if (c.n_tiles == 0) return;
-  launch_split_stage<T, I, ITEMS, STREAM>(c, stage, ptr, idx, val, alpha, x, beta, y);
+  if constexpr (STREAM && std::is_same<I, int32_t>::value && (ITEMS == 2 || ITEMS == 4)) {
+    if (wait) {
+      /* calls on one operator run in stream order, each rewriting every tile's words: the
+       * words hold the last call's epoch, never this one's (wrapping included) */
+      c.epoch++;
+      return launch_split_stage<T, I, ITEMS, STREAM, true>(c, stage, ptr, idx, val, alpha, x, beta,
+                                                           y);
+    }
+  }
+  launch_split_stage<T, I, ITEMS, STREAM, false>(c, stage, ptr, idx, val, alpha, x, beta, y);
   if (c.n_spans > 0)
     zs_split_spans_kernel<T><<<(unsigned)((c.n_spans + 127) / 128), 128>>>(
         c.spans, c.n_spans, (const T *)c.carry, (const T *)c.head, y, alpha, beta);
@@ -361,7 +382,7 @@ zs_status apply_csr_typed(gpu_op *op, zs_op which, T alpha, const T *x, T beta, 
     /* slab by slab: the first applies beta, the others add */
     for (int k = 0; k < op->n_slabs; k++)
       if (op->split)
-        run_split<T, I, ITEMS, STREAM>(op->plan[k], op->stage, ptr + k * stride, op->idx,
+        run_split<T, I, ITEMS, STREAM>(op->plan[k], op->stage, op->wait, ptr + k * stride, op->idx,
                                        (const T *)op->val, alpha, x, k ? T(1) : beta, y);
       else
         run_rows<T, I, ITEMS, STREAM, THREADS>(op->plan[k], ptr + k * stride, op->idx,
@@ -486,6 +507,7 @@ csr_choice read_csr_choice(const char *options) {
             : strcmp(stage, "early") == 0        ? ZS_SPLIT_EARLY
             : strcmp(stage, "vector_early") == 0 ? VE
                                                  : -1;
+  c.wait = tri("experimental.split_spans", "wait", "kernel");
   return c;
 }
 
@@ -558,10 +580,11 @@ void csr_choose(gpu_op *op, const csr_choice *c) {
       op->lengths.longer[k] > 0 && op->lengths.longer[k] <= ZS_FUSED_MAX_LONG_ROWS;
   op->fused = c && c->fused >= 0 ? c->fused == 1 : !op->split && few_long;
   op->stage = c && c->stage >= 0 ? c->stage : split_stage_default(op->type);
+  op->wait = c && c->wait >= 0 ? c->wait == 1 : false;
   if (c)
     op->choice = *c;
   else
-    op->choice = csr_choice{0, -1, -1, -1, -1, -1};
+    op->choice = csr_choice{0, -1, -1, -1, -1, -1, -1};
 }
 
 /* The fewest columns that hold 90 % of the nonzeros: the part of x a product keeps coming back

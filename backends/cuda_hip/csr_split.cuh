@@ -2,8 +2,9 @@
  * a tile of ZS_BLOCK_THREADS x ITEMS items of the walk over rows + nonzeros (split_plan.h), every
  * thread ITEMS consecutive items, summed in registers with no shuffle per nonzero: power-law rows
  * cost the same per item as short ones, an empty row one item. Rows crossing a thread's end are
- * completed by one segmented scan per block; rows crossing a tile's end by zs_split_spans_kernel,
- * in tile order (no float atomics: the same bits every run). */
+ * completed by one segmented scan per block; rows crossing a tile's end by the tile that ends
+ * them (zs_split_span_sum), or where that is not compiled by zs_split_spans_kernel, in tile order
+ * either way (no float atomics: the same bits every run). */
 #ifndef ZS_CSR_SPLIT_CUH
 #define ZS_CSR_SPLIT_CUH
 
@@ -227,14 +228,64 @@ __device__ __forceinline__ void zs_split_stage(const zs_split_coord &c0, const z
   if (threadIdx.x == 0) ends[n_rows] = INT_MAX; /* the open row ends past the tile */
 }
 
+/* The tiles' hand-over without a second kernel (experimental.split_spans=wait): a tile
+ * publishes its carry in ZS_SPLIT_WORDS(T) words of ready[], each 32 bits of the value beside
+ * the call's epoch (new each call), so that a reader that sees the epoch in every word holds the
+ * whole value: no fence, no flag apart from the data. A tile waits only on lower tiles, which
+ * the device starts first. */
+#define ZS_SPLIT_WORDS 2 /* 64-bit words a tile's carry may need (f64: two) */
+struct zs_split_sync {
+  unsigned long long *ready; /* ZS_SPLIT_WORDS per tile */
+  unsigned epoch;
+};
+
+template <typename T>
+__device__ __forceinline__ void zs_split_publish(zs_split_sync sync, int64_t tile, T v) {
+  static_assert(sizeof(T) <= 4 * ZS_SPLIT_WORDS && sizeof(T) % 4 == 0, "carry of 32-bit words");
+  unsigned bits[sizeof(T) / 4];
+  memcpy(bits, &v, sizeof v);
+  volatile unsigned long long *w = sync.ready + tile * ZS_SPLIT_WORDS;
+#pragma unroll
+  for (int k = 0; k < (int)(sizeof(T) / 4); k++)
+    w[k] = (unsigned long long)sync.epoch << 32 | bits[k];
+}
+
+template <typename T>
+__device__ __forceinline__ T zs_split_collect(zs_split_sync sync, int64_t tile) {
+  unsigned bits[sizeof(T) / 4];
+  const volatile unsigned long long *w = sync.ready + tile * ZS_SPLIT_WORDS;
+#pragma unroll
+  for (int k = 0; k < (int)(sizeof(T) / 4); k++) {
+    unsigned long long u;
+    do {
+      u = w[k];
+    } while ((unsigned)(u >> 32) != sync.epoch);
+    bits[k] = (unsigned)u;
+  }
+  T v;
+  memcpy(&v, bits, sizeof v);
+  return v;
+}
+
+/* A spanning row's sum by the tile that ends it: the earlier tiles' carries as they are
+ * published, in tile order, then this tile's piece s (the same sums as zs_split_spans_kernel). */
+template <typename T>
+__device__ __forceinline__ T zs_split_span_sum(int64_t tile, const zs_split_coord &c0,
+                                               zs_split_sync sync, T s) {
+  T t = 0;
+  for (int64_t c = tile - (c0.flags >> ZS_SPLIT_BACK_SHIFT); c < tile; c++)
+    t += zs_split_collect<T>(sync, c);
+  return t + s;
+}
+
 /* Tile `tile` (staged in buf, a barrier passed): every thread walks its ITEMS items, the block's
  * segmented scan completes the rows crossing threads, and the rows crossing tiles leave their
  * pieces (carry, head). */
-template <typename T, int ITEMS>
+template <typename T, int ITEMS, bool WAIT>
 __device__ __forceinline__ void zs_split_reduce(int64_t tile, const zs_split_coord &c0,
                                                 const zs_split_coord &c1, const T *buf, T *y,
-                                                T *carry, T *head, int *warp_f, T *warp_v, T alpha,
-                                                T beta) {
+                                                T *carry, T *head, zs_split_sync sync, int *warp_f,
+                                                T *warp_v, T alpha, T beta) {
   const int n_rows = c1.row - c0.row, n_nnz = (int)(c1.k - c0.k), items = n_rows + n_nnz;
   const T *prod = buf;
   const int32_t *ends = (const int32_t *)(buf + zs_split_at<T>(n_nnz) + 1);
@@ -268,12 +319,22 @@ __device__ __forceinline__ void zs_split_reduce(int64_t tile, const zs_split_coo
   zs_split_scan(first_row >= 0, sum, f_ex, v_ex, v_in, warp_f, warp_v);
   if (first_row >= 0) {
     const T s = v_ex + first;
-    if (!f_ex && (c0.flags & ZS_SPLIT_HEAD_SPAN))
-      head[tile] = s; /* started in an earlier tile */
-    else
+    if (!f_ex && (c0.flags & ZS_SPLIT_HEAD_SPAN)) { /* started in an earlier tile */
+      if (WAIT)
+        zs_put_row(y, (int64_t)c0.row + first_row, zs_split_span_sum(tile, c0, sync, s), alpha,
+                   beta);
+      else
+        head[tile] = s;
+    } else {
       zs_put_row(y, (int64_t)c0.row + first_row, s, alpha, beta);
+    }
   }
-  if (threadIdx.x == ZS_BLOCK_THREADS - 1) carry[tile] = v_in;
+  if (threadIdx.x == ZS_BLOCK_THREADS - 1) {
+    if (WAIT)
+      zs_split_publish(sync, tile, v_in);
+    else
+      carry[tile] = v_in;
+  }
 }
 
 /* The shared memory of a tile: products (padded: see zs_split_at), then the row ends;
@@ -283,23 +344,26 @@ __device__ __forceinline__ void zs_split_reduce(int64_t tile, const zs_split_coo
    ZS_BLOCK_THREADS * (ITEMS) / (ZS_SPLIT_PAD_BYTES / (int)sizeof(T)) + 2)
 
 /* One tile per block. ptr: the row offsets (I: int32 or int64); coords: the tiles' first items;
- * carry[t]: the tile's sum of its last (open) row; head[t]: a spanning first row's piece (the
- * spans are finished by zs_split_spans_kernel). STAGE: ZS_SPLIT_VECTOR and ZS_SPLIT_EARLY bits
- * (0: the loads of one loop, in order). */
-template <typename T, typename I, int ITEMS, bool STREAM, int STAGE>
+ * WAIT: the spans finished here (sync: the carries published, zs_split_sync); else carry[t]: the
+ * tile's sum of its last (open) row and head[t]: a spanning first row's piece, finished by
+ * zs_split_spans_kernel. STAGE: ZS_SPLIT_VECTOR and ZS_SPLIT_EARLY bits (0: the loads of one
+ * loop, in order). */
+template <typename T, typename I, int ITEMS, bool STREAM, int STAGE, bool WAIT>
 __global__ void __launch_bounds__(ZS_BLOCK_THREADS, ZS_SPLIT_MIN_BLOCKS)
     zs_csr_split_kernel(const zs_split_coord *coords, const I *ptr, const int32_t *idx,
-                        const T *val, const T *__restrict__ x, T *y, T *carry, T *head, T alpha,
-                        T beta) {
+                        const T *val, const T *__restrict__ x, T *y, T *carry, T *head,
+                        zs_split_sync sync, T alpha, T beta) {
   __shared__ T buf[ZS_SPLIT_BUF(T, ITEMS)];
   __shared__ int warp_f[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
   __shared__ T warp_v[ZS_BLOCK_THREADS / ZS_WARP_SIZE];
-  const zs_split_coord c0 = coords[blockIdx.x], c1 = coords[blockIdx.x + 1];
+  const int64_t tile = blockIdx.x;
+  const zs_split_coord c0 = coords[tile], c1 = coords[tile + 1];
   zs_split_regs<T, I, ITEMS> r;
   zs_split_fetch<T, I, ITEMS, STREAM, STAGE>(c0, c1, ptr, idx, val, r);
   zs_split_stage<T, I, ITEMS, STREAM, STAGE>(c0, c1, ptr, idx, val, x, r, buf);
   __syncthreads();
-  zs_split_reduce<T, ITEMS>(blockIdx.x, c0, c1, buf, y, carry, head, warp_f, warp_v, alpha, beta);
+  zs_split_reduce<T, ITEMS, WAIT>(tile, c0, c1, buf, y, carry, head, sync, warp_f, warp_v, alpha,
+                                  beta);
 }
 
 /* Rows over several tiles: y[row] = alpha (carry[first] + ... + head[last]) + beta y[row], the

@@ -4,8 +4,9 @@
  * length, one per thread block, whatever the row lengths: an empty row costs one item, a row of
  * 25 000 nonzeros spans a dozen tiles. A tile starts at a coordinate (row, nonzero) found here
  * once per operator. A row that starts in an earlier tile and ends in this one is a span: its
- * pieces (each tile's carry, the last tile's head) are added in tile order by a small second
- * kernel, so the sums are the same bits every run. */
+ * pieces (each tile's carry, the last tile's head) are added in tile order, by the last tile
+ * (csr_split.cuh, zs_split_span_sum) or a small second kernel, so the sums are the same bits
+ * every run. */
 #ifndef ZS_SPLIT_PLAN_H
 #define ZS_SPLIT_PLAN_H
 
@@ -15,7 +16,8 @@
 
 /* A tile's first item: `row` rows ended before it, nonzeros before k (absolute index into the
  * matrix arrays). flags & ZS_SPLIT_HEAD_SPAN: the tile's first row started in an earlier tile and
- * ends in this one (its sum goes to the span's pieces, not to y). */
+ * ends in this one (its sum goes to the span's pieces, not to y); flags >> ZS_SPLIT_BACK_SHIFT:
+ * then how many tiles back that row started (the span's first tile). */
 typedef struct zs_split_coord {
   int64_t k;
   int32_t row;
@@ -23,6 +25,7 @@ typedef struct zs_split_coord {
 } zs_split_coord;
 
 #define ZS_SPLIT_HEAD_SPAN 1
+#define ZS_SPLIT_BACK_SHIFT 1
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define ZS_SPLIT_HD __host__ __device__
@@ -94,9 +97,9 @@ static inline int zs_split_plan_build(zs_split_plan *plan, const int64_t *ptr, i
     const int32_t r = c->row;
     /* the row started before this tile and its end item lies in it */
     if (!(ptr[r] < c->k && plan->coords[t + 1].row > r)) continue;
-    c->flags |= ZS_SPLIT_HEAD_SPAN;
     int64_t first = t - 1; /* back to the tile holding the row's first nonzero */
     while (plan->coords[first].row == r && plan->coords[first].k > ptr[r]) first--;
+    c->flags |= ZS_SPLIT_HEAD_SPAN | (int32_t)(t - first) << ZS_SPLIT_BACK_SHIFT;
     plan->spans[plan->n_spans++] = (zs_split_span){r, (int32_t)first, (int32_t)t, 0};
   }
   return 1;

@@ -4,9 +4,12 @@
 # row-block kernel (the default), our COO and cuSPARSE, in one process per matrix, after a
 # correctness run, in one call of about 100 s.
 #
-#   OUT=$OUT MODULE_DIR=DIR [SET=tiles|stage] bash bench/gpu/device-split.sh
+#   OUT=$OUT MODULE_DIR=DIR [SET=tiles|stage|spans] bash bench/gpu/device-split.sh
 #
 # SET=tiles (default): tile sizes and evict-first on skewed and regular matrices.
+# SET=spans: the rows over several tiles finished by a second kernel (the default) or by the tile
+# that ends each (experimental.split_spans=wait: no second launch), on R-MAT (f32, f64, scale
+# 14 and 19), Barabási-Albert and a 2-D stencil, into DEVICE-split-spans.csv.
 # SET=stage: the staging of a tile (experimental.split_stage): the default per value type
 # (csr@kernel=split: 16-byte loads and row ends first in f32, row ends first in f64) beside
 # plain and each forced variant on R-MAT (f32, f64, scale 14; with 24 per row and with few
@@ -66,6 +69,23 @@ if [ "${SET:-tiles}" = stage ]; then
   dev_bench_case band-set f32 \
     "gen:banded:rows=1048576,width=128,per_row=20,values=set,distinct=64,seed=42" \
     "${stages[@]:0:2}" "csr@$S,$G=vector_early"
+  log "done: $CSV ($(($(wc -l <"$CSV") - 1)) lines), bench status $DEV_STATUS, conformance $DEV_CONF"
+  dev_print_csv "$CSV"
+  [ "$DEV_CONF" = ok ] || DEV_STATUS=1
+  exit $DEV_STATUS
+fi
+if [ "${SET:-tiles}" = spans ]; then
+  CSV=$OUT/$DEVICE-split-spans.csv
+  rm -f "$CSV"
+  W="csr@$S,experimental.split_spans=wait"
+  dev_bench_case rmat f32,f64 "gen:rmat:scale=19,per_row=16,values=random,seed=42" "csr@$S" "$W"
+  dev_bench_case rmat-set f64,f32 "gen:rmat:scale=19,per_row=16,values=set,distinct=64,seed=42" \
+    "csr@$S" "$W"
+  dev_bench_case rmat-s14 f64 "gen:rmat:scale=14,per_row=8,values=random,seed=21" "csr@$S" "$W"
+  dev_bench_case rmat-s19 f32 "gen:rmat:scale=19,per_row=24,values=set,distinct=64,seed=22" \
+    "csr@$S" "$W"
+  dev_bench_case ba f64 "gen:barabasi_albert:n=100000,m=6,values=random,seed=42" "csr@$S" "$W"
+  dev_bench_case lap2d f32 "gen:stencil2d:n=1448,points=5,values=random,seed=42" "csr@$S" "$W"
   log "done: $CSV ($(($(wc -l <"$CSV") - 1)) lines), bench status $DEV_STATUS, conformance $DEV_CONF"
   dev_print_csv "$CSV"
   [ "$DEV_CONF" = ok ] || DEV_STATUS=1

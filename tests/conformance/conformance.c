@@ -265,6 +265,17 @@ static void find_variants(zs_context *ctx, const char *require) {
           {"kernel=split,block_nnz=1024,experimental.evict_first=on,"
            "experimental.split_stage=vector_early",
            "csr-split-ve"},
+          /* spanning rows finished by the tile that ends them (where compiled),
+           * and by the second kernel */
+          {"kernel=split,block_nnz=512,experimental.evict_first=on,"
+           "experimental.split_spans=wait",
+           "csr-split-wait"},
+          {"kernel=split,block_nnz=1024,experimental.evict_first=on,"
+           "experimental.split_stage=plain,experimental.split_spans=wait",
+           "csr-split-wait-plain"},
+          {"kernel=split,block_nnz=512,experimental.evict_first=on,"
+           "experimental.split_spans=kernel",
+           "csr-split-kernel"},
           /* SELL's predicated walks (blocks of 64 threads: slices cross blocks' ends), and
            * the deterministic SpMVT through Aᵀ as SELL sorted in windows (-t) */
           {"experimental.sell_tail=batch,experimental.sell_threads=64", "sell-batch8"},

@@ -54,6 +54,9 @@ int main(void) {
   accepts("hip", ZS_FORMAT_CSR, "kernel=rows", "kernel=rows");
   /* the split kernel's staging choices */
   accepts("cuda", ZS_FORMAT_CSR, "", "experimental.split_stage=auto");
+  accepts("cuda", ZS_FORMAT_CSR, "", "experimental.split_spans=auto");
+  accepts("hip", ZS_FORMAT_CSR, "kernel=split,experimental.split_spans=wait",
+          "experimental.split_spans=wait");
   static const char *const stages[] = {"plain", "vector", "early", "vector_early"};
   for (int i = 0; i < 4; i++) {
     char opt[64];
@@ -102,6 +105,7 @@ int main(void) {
   refuses("cuda", ZS_FORMAT_CSR, "kernel=merge", "is not one of");
   refuses("cuda", ZS_FORMAT_CSR, "experimental.split_stage=vector4", "is not one of");
   refuses("cuda", ZS_FORMAT_CSR, "experimental.split_stage=pipelined", "is not one of");
+  refuses("cuda", ZS_FORMAT_CSR, "experimental.split_spans=atomic", "is not one of");
   refuses("cuda", ZS_FORMAT_COO, "experimental.split_stage=vector", "does not apply to format");
   refuses("cpu", ZS_FORMAT_CSR, "experimental.split_stage=early", "has no operator option");
   refuses("cuda", ZS_FORMAT_DTANS, "experimental.packed_unroll=3", "is not one of");

@@ -29,6 +29,8 @@ static void check_coords(const zs_split_plan *p, const int64_t *ptr, int64_t row
     CHECK(sp.first < sp.last && sp.last < p->n_tiles);
     CHECK(p->coords[sp.last].row == sp.row && (p->coords[sp.last].flags & ZS_SPLIT_HEAD_SPAN));
     CHECK(p->coords[sp.first].k <= ptr[sp.row] && p->coords[sp.first + 1].k > ptr[sp.row]);
+    /* the ending tile finds the span's first tile by itself (experimental.split_spans=wait) */
+    CHECK((p->coords[sp.last].flags >> ZS_SPLIT_BACK_SHIFT) == sp.last - sp.first);
   }
   /* one span per tile whose first row started earlier, in tile order */
   int64_t s = 0;
