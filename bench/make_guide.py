@@ -319,6 +319,34 @@ def split_default(arg):
     return table(head + ["best cuSPARSE µs", "split default vs plain ×", "CSR default vs cuSPARSE ×"], rows)
 
 
+def split_spans(arg):
+    """The split kernel's spanning rows by a second kernel (its default) and by the tile that ends
+    each (split_spans=wait), with CSR's default and cuSPARSE's best of the same run: DATA
+    PREDICTION. Measured (predicted) where DATA exists, the predictions only beside a run on their
+    device; until then the predictions alone."""
+    name, pred_name = arg.split()
+    pred = {(r["matrix"], r["type"], r["kernel"]): float(r["predicted_us"]) for r in rows_of(pred_name)}
+    measured = os.path.exists(os.path.join(DATA, name))
+    if measured and name.split("-")[0] != pred_name.split("-")[0]:
+        pred = {}
+    b = Bench(name) if measured else None
+    rows = []
+    for m, t in dict.fromkeys((r["matrix"], r["type"]) for r in rows_of(pred_name)):
+        kernels = [split_kernel(""), split_kernel("split_spans=wait"), "csr"]
+        cells = [timed_cell(measured, b.zs(m, t, k) if measured else None, pred.get((m, t, k)))
+                 for k in kernels]
+        row = [m, t] + cells
+        if measured:
+            best, vendor = b.best(m, t)
+            second, wait = b.zs(m, t, kernels[0]), b.zs(m, t, kernels[1])
+            row += [f"{f1(best)} ({vendor})", x(second, wait), x(best, wait)]
+        rows.append(row)
+    head = ["matrix", "type", "second kernel µs", "wait µs", "CSR default µs"]
+    if not measured:
+        return predicted_only(table(head, rows), name).replace("SET=stage", "SET=spans")
+    return table(head + ["best cuSPARSE µs", "wait vs second kernel ×", "wait vs cuSPARSE ×"], rows)
+
+
 def kern_defaults(arg):
     """The plain kernels' defaults of two device-kern.sh runs, each beside cuSPARSE's best of its run."""
     old, new = (Bench(n) for n in arg.split())

@@ -580,7 +580,7 @@ void csr_choose(gpu_op *op, const csr_choice *c) {
       op->lengths.longer[k] > 0 && op->lengths.longer[k] <= ZS_FUSED_MAX_LONG_ROWS;
   op->fused = c && c->fused >= 0 ? c->fused == 1 : !op->split && few_long;
   op->stage = c && c->stage >= 0 ? c->stage : split_stage_default(op->type);
-  op->wait = c && c->wait >= 0 ? c->wait == 1 : false;
+  op->wait = c && c->wait >= 0 ? c->wait == 1 : true;
   if (c)
     op->choice = *c;
   else

@@ -69,7 +69,7 @@ static const option_spec specs[] = {
      "in f32, row ends first in f64)"},
     {"experimental.split_spans", "auto|kernel|wait", "auto", ON_GPU, FMT(ZS_FORMAT_CSR),
      "CSR split kernel: rows over several tiles added by a second kernel, or by the tile that "
-     "ends each, reading the earlier tiles' published sums (auto: the second kernel)"},
+     "ends each, reading the earlier tiles' published sums (auto: the tile)"},
     {"experimental.evict_first", "auto|on|off", "auto", ON_GPU,
      FMT(ZS_FORMAT_CSR) | FMT(ZS_FORMAT_SELL), "evict-first loads of the matrix data"},
     {"experimental.sell_unroll", "auto|2|4|8|16", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),

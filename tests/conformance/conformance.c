@@ -265,7 +265,7 @@ static void find_variants(zs_context *ctx, const char *require) {
           {"kernel=split,block_nnz=1024,experimental.evict_first=on,"
            "experimental.split_stage=vector_early",
            "csr-split-ve"},
-          /* spanning rows finished by the tile that ends them (where compiled),
+          /* spanning rows finished by the tile that ends them (the default where compiled),
            * and by the second kernel */
           {"kernel=split,block_nnz=512,experimental.evict_first=on,"
            "experimental.split_spans=wait",
