@@ -138,7 +138,9 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(dtans5_packed_order_ps, "packed rows in the encoder's order: more ps an entry")              \
   X(sell_pair_min_us, "SELL's one-walk pair on a GPU: its least time, us")                       \
   X(gcsb_step_ns, "GCSB on a GPU: a warp's step through its output block, ns")                   \
-  X(sell_t_pad, "SELL on a GPU: SpMVT through Aᵀ as sorted SELL where it pads this share at most")
+  X(sell_t_pad, "SELL on a GPU: SpMVT by Aᵀ as sorted SELL where that pads at most this share")  \
+  X(sell_batch_rows, "SELL on a GPU: padded rows up to which SpMV walks in batches")             \
+  X(sell_batch, "SELL's SpMV in batches: time over the loop's, less the launch")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

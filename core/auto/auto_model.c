@@ -187,7 +187,11 @@ static product sell_product(const zsi_auto_stats *st, const zsi_auto_device *d, 
   const double b = stream_us(d, read + vector_bytes(st), eff);
   const double walk = (double)st->row_max * sell_step_ns(st, d, entries) * 1e-3;
   const double one = serial(d, entries + (double)(st->rows + st->cols)); /* padded entries */
-  p.us = K(sell_launch_us) + fmax(b + g, walk) * one, p.launch_us = K(sell_launch_us);
+  /* the SpMV walks in predicated batches where its whole grid is resident at once, a thread a
+   * padded row (sell_batch_rows: the kernel's rule, backends/cuda_hip/sell_gpu.cuh) */
+  const double batched =
+      d->gpu && K(sell_batch_rows) > 0 && 32 * slices <= K(sell_batch_rows) ? K(sell_batch) : 1;
+  p.us = K(sell_launch_us) + fmax(b + g, walk) * one * batched, p.launch_us = K(sell_launch_us);
   p.walk_us = walk, p.read_us = b * one;
   p.bound = walk > b + g                ? "longest row"
             : K(sell_launch_us) > b + g ? "launch"
