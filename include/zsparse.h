@@ -310,7 +310,8 @@ ZS_API zs_status zs_vector_direction_update(double alpha, zs_vector *p, zs_vecto
  * (zs_operator_options_help lists it); ZS_ERR_INVALID_ARGUMENT for an unknown key, a key given
  * twice, a value not allowed, an option that the backend or E's format does not have (the
  * message names which backends have it), or two values that cannot meet (kernel=split with
- * experimental.long_rows=fused; the message names both). "transpose=stored", on every backend, encodes Aᵀ in
+ * the row blocks' long_rows=fused or reduce=threads, kernel=rows with the split kernel's
+ * split_stage or split_spans; the message names both). "transpose=stored", on every backend, encodes Aᵀ in
  * E's format with the encoder options E was encoded with (kept in .zsm files; the defaults for
  * an E with none) and uploads it beside A: SpMVT is then a forward product of
  * that copy (deterministic, as fast as SpMV), for the memory of a second encoded copy and the

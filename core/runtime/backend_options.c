@@ -87,7 +87,8 @@ static const option_spec specs[] = {
 #define N_SPECS (sizeof specs / sizeof *specs)
 
 /* Values of two options that cannot meet: the kernel the first forces never does what the second
- * asks, so the pair is refused rather than the second ignored without a word. */
+ * asks, so the pair is refused rather than the second ignored without a word. other_value NULL:
+ * any value of the other option but auto. */
 typedef struct option_conflict {
   const char *key, *value, *other, *other_value;
   const char *why;
@@ -95,16 +96,25 @@ typedef struct option_conflict {
 
 static const option_conflict conflicts[] = {
     {"kernel", "split", "experimental.long_rows", "fused",
-     "long_rows applies to the row blocks only; the split kernel adds the rows that span tiles by "
-     "a second kernel"},
+     "long_rows applies to the row blocks only; the split kernel finishes the rows that span "
+     "tiles itself"},
+    {"kernel", "split", "experimental.reduce", "threads",
+     "reduce applies to the row blocks only; the split kernel sums each thread's items in "
+     "registers"},
+    {"kernel", "rows", "experimental.split_stage", NULL,
+     "split_stage applies to the split kernel only"},
+    {"kernel", "rows", "experimental.split_spans", NULL,
+     "split_spans applies to the split kernel only"},
 };
 #define N_CONFLICTS (sizeof conflicts / sizeof *conflicts)
 
-/* Whether the completed options `norm` hold key=value. */
-static int holds(const char *norm, const char *key, const char *value) {
-  char v[32];
+/* Whether the completed options `norm` hold key=value (value NULL: key=anything but auto); the
+ * value found goes to found_value. */
+static int holds(const char *norm, const char *key, const char *value, char (*found_value)[32]) {
   int found;
-  return zsi_option_str(norm, key, v, sizeof v, &found) == ZS_OK && found && !strcmp(v, value);
+  if (zsi_option_str(norm, key, *found_value, sizeof *found_value, &found) != ZS_OK || !found)
+    return 0;
+  return value ? !strcmp(*found_value, value) : strcmp(*found_value, "auto") != 0;
 }
 
 static unsigned backend_bit(const char *backend) {
@@ -206,10 +216,11 @@ zs_status zsi_backend_options(const char *backend, zs_format format, const char 
   }
   for (size_t i = 0; s == ZS_OK && i < N_CONFLICTS; i++) {
     const option_conflict *c = &conflicts[i];
-    if (holds(norm, c->key, c->value) && holds(norm, c->other, c->other_value))
+    char mine[32], other[32];
+    if (holds(norm, c->key, c->value, &mine) && holds(norm, c->other, c->other_value, &other))
       s = zsi_error(ZS_ERR_INVALID_ARGUMENT,
                     "operator options %s=%s and %s=%s cannot be combined on backend '%s' (%s)",
-                    c->key, c->value, c->other, c->other_value, backend, c->why);
+                    c->key, mine, c->other, other, backend, c->why);
   }
   if (s != ZS_OK) {
     free(norm);

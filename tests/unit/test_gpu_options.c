@@ -133,6 +133,19 @@ int main(void) {
   accepts("hip", ZS_FORMAT_CSR, "kernel=auto,experimental.long_rows=fused",
           "experimental.long_rows=fused");
   accepts("cuda", ZS_FORMAT_CSR, "experimental.long_rows=fused", "kernel=auto");
+  /* the split kernel's own options with the row blocks, and the row blocks' with the split
+   * kernel: refused, the value given named; auto (or the default) is taken with either */
+  refuses("cuda", ZS_FORMAT_CSR, "kernel=split,experimental.reduce=threads",
+          "kernel=split and experimental.reduce=threads");
+  refuses("hip", ZS_FORMAT_CSR, "experimental.split_stage=early,kernel=rows",
+          "kernel=rows and experimental.split_stage=early");
+  refuses("cuda", ZS_FORMAT_CSR, "kernel=rows,experimental.split_spans=kernel",
+          "kernel=rows and experimental.split_spans=kernel");
+  accepts("cuda", ZS_FORMAT_CSR, "kernel=rows,experimental.split_stage=auto", "kernel=rows");
+  accepts("cuda", ZS_FORMAT_CSR, "kernel=rows,experimental.reduce=threads",
+          "experimental.reduce=threads");
+  accepts("hip", ZS_FORMAT_CSR, "kernel=auto,experimental.split_spans=wait",
+          "experimental.split_spans=wait");
   /* the help lists every option, the last one whole */
   const char *help = zs_operator_options_help();
   CHECK(strstr(help, "fused is refused with kernel=split") != NULL);
