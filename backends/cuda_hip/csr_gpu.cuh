@@ -330,13 +330,20 @@ void launch_split(const csr_plan &c, const I *ptr, const int32_t *idx, const T *
       c.coords, ptr, idx, val, x, y, (T *)c.carry, (T *)c.head, sync, alpha, beta);
 }
 
-/* The staging `stage` asks for (ZS_SPLIT_* bits), where it is compiled: evict-first loads,
- * 32-bit offsets, tiles of 512 or 1024 items (the default tiles); 16-byte loads only from
- * 16-byte-aligned arrays (else the rest of `stage`). Elsewhere the plain staging. */
+/* Where the split kernel's variants (its stagings and split_spans=wait) are compiled: evict-first
+ * loads, 32-bit offsets, tiles of 512 or 1024 items (the default tiles). */
+template <typename I, int ITEMS, bool STREAM>
+constexpr bool split_variants_compiled() {
+  return STREAM && std::is_same<I, int32_t>::value && (ITEMS == 2 || ITEMS == 4);
+}
+
+/* The staging `stage` asks for (ZS_SPLIT_* bits), where it is compiled (split_variants_compiled);
+ * 16-byte loads only from 16-byte-aligned arrays (else the rest of `stage`). Elsewhere the plain
+ * staging. */
 template <typename T, typename I, int ITEMS, bool STREAM, bool WAIT>
 void launch_split_stage(const csr_plan &c, int stage, const I *ptr, const int32_t *idx,
                         const T *val, T alpha, const T *x, T beta, T *y) {
-  if constexpr (STREAM && std::is_same<I, int32_t>::value && (ITEMS == 2 || ITEMS == 4)) {
+  if constexpr (split_variants_compiled<I, ITEMS, STREAM>()) {
     constexpr int V = ZS_SPLIT_VECTOR, E = ZS_SPLIT_EARLY;
     if (((uintptr_t)idx | (uintptr_t)val) % 16 != 0) stage &= ~V;
     if (stage == V)
@@ -356,7 +363,7 @@ template <typename T, typename I, int ITEMS, bool STREAM>
 void run_split(csr_plan &c, int stage, bool wait, const I *ptr, const int32_t *idx, const T *val,
                T alpha, const T *x, T beta, T *y) {
   if (c.n_tiles == 0) return;
-  if constexpr (STREAM && std::is_same<I, int32_t>::value && (ITEMS == 2 || ITEMS == 4)) {
+  if constexpr (split_variants_compiled<I, ITEMS, STREAM>()) {
     if (wait) {
       /* calls on one operator run in stream order, each rewriting every tile's words: the
        * words hold the last call's epoch, never this one's (wrapping included) */
