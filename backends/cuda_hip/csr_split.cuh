@@ -279,8 +279,8 @@ __device__ __forceinline__ T zs_split_span_sum(int64_t tile, const zs_split_coor
 }
 
 /* Tile `tile` (staged in buf, a barrier passed): every thread walks its ITEMS items, the block's
- * segmented scan completes the rows crossing threads, and the rows crossing tiles leave their
- * pieces (carry, head). */
+ * segmented scan completes the rows crossing threads, and the rows crossing tiles are finished
+ * here from the earlier tiles' published carries (WAIT) or leave their pieces (carry, head). */
 template <typename T, int ITEMS, bool WAIT>
 __device__ __forceinline__ void zs_split_reduce(int64_t tile, const zs_split_coord &c0,
                                                 const zs_split_coord &c1, const T *buf, T *y,
