@@ -76,22 +76,25 @@ static zs_status bench_init(bench *b, zs_context *ctx, const char *backend, cons
 /* One product per call, in batches that double until `until` (a zsi_now() time) is near; the
  * fastest batch's time per call in microseconds, or -1 when not even one batch fitted before
  * `deadline`. The first call (lazy set-up such as a transpose built at first use, threads
- * started) is not timed; one call is, even past `until`, while the deadline allows. */
+ * started) is not timed; one call is, even past `until`, while the deadline allows. The clock is
+ * read after every call, not only between batches: a batch sized from an earlier, faster one
+ * would otherwise carry the trial past its bound when a shared host slows down. */
 static double time_calls(bench *b, double until, double deadline, zs_status *st) {
   if ((*st = call(b)) != ZS_OK || (*st = zs_operator_sync(b->op)) != ZS_OK) return -1;
-  double best = -1, per = 0;
+  double best = -1;
   for (int64_t k = 1;;) {
     const double t0 = zsi_now(), end = best < 0 ? deadline : until;
     if (t0 >= end) break;
-    if (t0 + per * (double)k > end) {
-      k = per > 0 ? (int64_t)((end - t0) / per) : 0;
-      if (k < 1) break;
-    }
-    for (int64_t i = 0; i < k; i++)
+    int64_t done = 0;
+    while (done < k) {
       if ((*st = call(b)) != ZS_OK) return -1;
+      done++;
+      if (zsi_now() >= end) break;
+    }
     if ((*st = zs_operator_sync(b->op)) != ZS_OK) return -1;
-    per = (zsi_now() - t0) / (double)k;
+    const double per = (zsi_now() - t0) / (double)done;
     if (best < 0 || per < best) best = per;
+    if (done < k) break; /* the clock stopped this batch: the slot is spent */
     if (k < (INT64_C(1) << 20)) k *= 2;
   }
   return best < 0 ? -1 : best * 1e6;
