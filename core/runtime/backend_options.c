@@ -32,7 +32,8 @@ static const option_spec specs[] = {
      "nonzeros per thread block of the row plan"},
     {"kernel", "auto|rows|split", "auto", ON_GPU, FMT(ZS_FORMAT_CSR),
      "CSR SpMV: nonzero-balanced row blocks, or every thread an equal share of rows plus "
-     "nonzeros (power-law rows)"},
+     "nonzeros (power-law rows; auto: by the rows' lengths, or the kernel whose own options "
+     "are given)"},
     {"col_slabs", "auto|1..8", "auto", ON_GPU, FMT(ZS_FORMAT_CSR) | FMT(ZS_FORMAT_DTANS),
      "column slabs, each a pass whose part of x stays in the L2 cache"},
     {"experimental.raw_blocks", "auto|3|4", "auto", ON_GPU, FMT(ZS_FORMAT_DTANS),
@@ -115,6 +116,37 @@ static int holds(const char *norm, const char *key, const char *value, char (*fo
   if (zsi_option_str(norm, key, *found_value, sizeof *found_value, &found) != ZS_OK || !found)
     return 0;
   return value ? !strcmp(*found_value, value) : strcmp(*found_value, "auto") != 0;
+}
+
+/* kernel=auto beside an option of one CSR kernel only (one the conflicts refuse with the other
+ * kernel) takes that kernel, so that the option is obeyed rather than ignored where the module
+ * would have chosen the other; options of both kernels are refused, naming one of each. `norm`
+ * has room for "split" in place of "auto" (a key's share of it holds any value). */
+static zs_status implied_kernel(char *norm, const char *backend) {
+  char value[32], other[32], first[96] = "";
+  const char *implied = NULL;
+  if (!holds(norm, "kernel", "auto", &value)) return ZS_OK;
+  for (size_t i = 0; i < N_CONFLICTS; i++) {
+    const option_conflict *c = &conflicts[i];
+    if (strcmp(c->key, "kernel") != 0 || !holds(norm, c->other, c->other_value, &other)) continue;
+    const char *k = strcmp(c->value, "split") == 0 ? "rows" : "split";
+    if (implied && strcmp(implied, k) != 0)
+      return zsi_error(ZS_ERR_INVALID_ARGUMENT,
+                       "operator options %s and %s=%s cannot be combined on backend '%s' (the "
+                       "first applies to kernel=%s only, the second to kernel=%s only)",
+                       first, c->other, other, backend, implied, k);
+    if (!implied) snprintf(first, sizeof first, "%s=%s", c->other, other);
+    implied = k;
+  }
+  if (!implied) return ZS_OK;
+  /* "kernel=auto" as a whole entry: not the tail of experimental.kernel=... */
+  for (char *at = strstr(norm, "kernel=auto"); at; at = strstr(at + 1, "kernel=auto"))
+    if ((at == norm || at[-1] == ',') && (at[11] == ',' || at[11] == '\0')) {
+      memmove(at + 7 + strlen(implied), at + 11, strlen(at + 11) + 1);
+      memcpy(at + 7, implied, strlen(implied));
+      break;
+    }
+  return ZS_OK;
 }
 
 static unsigned backend_bit(const char *backend) {
@@ -222,6 +254,7 @@ zs_status zsi_backend_options(const char *backend, zs_format format, const char 
                     "operator options %s=%s and %s=%s cannot be combined on backend '%s' (%s)",
                     c->key, mine, c->other, other, backend, c->why);
   }
+  if (s == ZS_OK) s = implied_kernel(norm, backend);
   if (s != ZS_OK) {
     free(norm);
     return s;

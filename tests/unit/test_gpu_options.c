@@ -132,7 +132,20 @@ int main(void) {
           "experimental.long_rows=fused");
   accepts("hip", ZS_FORMAT_CSR, "kernel=auto,experimental.long_rows=fused",
           "experimental.long_rows=fused");
-  accepts("cuda", ZS_FORMAT_CSR, "experimental.long_rows=fused", "kernel=auto");
+  /* kernel=auto with one kernel's own option takes that kernel (the option is obeyed, not
+   * dropped where the module would choose the other); one option of each is refused */
+  accepts("cuda", ZS_FORMAT_CSR, "experimental.long_rows=fused", "kernel=rows,");
+  accepts("cuda", ZS_FORMAT_CSR, "experimental.reduce=threads,block_nnz=512", "kernel=rows,");
+  accepts("hip", ZS_FORMAT_CSR, "experimental.split_spans=kernel", "kernel=split,");
+  accepts("cuda", ZS_FORMAT_CSR, "kernel=auto,experimental.split_stage=early", "kernel=split,");
+  accepts("cuda", ZS_FORMAT_CSR, "experimental.long_rows=kernel", "kernel=auto,");
+  accepts("cuda", ZS_FORMAT_CSR, "experimental.split_stage=auto", "kernel=auto,");
+  refuses("cuda", ZS_FORMAT_CSR, "experimental.reduce=threads,experimental.split_spans=wait",
+          "experimental.reduce=threads and experimental.split_spans=wait cannot be combined");
+  refuses("hip", ZS_FORMAT_CSR, "experimental.split_stage=plain,experimental.long_rows=fused",
+          "the first applies to kernel=rows only");
+  /* CCI's experimental.kernel is another option: its value is left alone */
+  accepts("cuda", ZS_FORMAT_CCI, "experimental.kernel=slices", "experimental.kernel=slices");
   /* the split kernel's own options with the row blocks, and the row blocks' with the split
    * kernel: refused, the value given named; auto (or the default) is taken with either */
   refuses("cuda", ZS_FORMAT_CSR, "kernel=split,experimental.reduce=threads",
@@ -144,8 +157,7 @@ int main(void) {
   accepts("cuda", ZS_FORMAT_CSR, "kernel=rows,experimental.split_stage=auto", "kernel=rows");
   accepts("cuda", ZS_FORMAT_CSR, "kernel=rows,experimental.reduce=threads",
           "experimental.reduce=threads");
-  accepts("hip", ZS_FORMAT_CSR, "kernel=auto,experimental.split_spans=wait",
-          "experimental.split_spans=wait");
+  accepts("hip", ZS_FORMAT_CSR, "kernel=auto,experimental.split_spans=wait", "kernel=split,");
   /* the help lists every option, the last one whole */
   const char *help = zs_operator_options_help();
   CHECK(strstr(help, "fused is refused with kernel=split") != NULL);
