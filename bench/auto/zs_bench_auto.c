@@ -44,7 +44,8 @@ static const char kUsage[] =
     "  --reps N           timed samples per candidate (default 15); the median is reported\n"
     "  --warmup N         untimed products first (default 3)\n"
     "  --sample-ms T      a sample times back-to-back products for at least T ms, then\n"
-    "                     divides (default 2): launch latency is paid once per sample\n"
+    "                     divides (default 2): launch latency is paid once per sample;\n"
+    "                     one untimed product starts a sample of several\n"
     "  --seed S           seed of x and w (default 42)\n"
     "  --jobs N           encode the candidates' encoder settings on N host threads at once\n"
     "                     (default 1); operators are then created, checked and timed one\n"
@@ -523,8 +524,12 @@ static int calibrate(slot *s, const options *o) {
   return s->t ? 0 : -1;
 }
 
-/* One sample: seconds per call, or -1. */
+/* One sample: seconds per call, or -1. A sample of several calls starts with one untimed: the
+ * slot timed before this one left the caches holding its data (on a GPU, dirty L2 lines to write
+ * back), which this slot's first call would otherwise pay for; a call long enough to fill a
+ * sample alone pays little of it, and is not run twice. */
 static double sample(slot *s) {
+  if (s->batch > 1 && (s->call(s) || s->sync(s))) return -1;
   const double t0 = now_s();
   for (int k = 0; k < s->batch; k++)
     if (s->call(s)) return -1;
@@ -533,13 +538,16 @@ static double sample(slot *s) {
 }
 
 /* Every live slot timed in reps rounds, one sample each per round, so that a busy spell of the
- * machine (or drift of the GPU's clocks) falls on all candidates alike, not on a few. */
+ * machine (or drift of the GPU's clocks) falls on all candidates alike, not on a few. Round r
+ * starts at slot r mod n, so that no slot always follows the same one. */
 static void time_rounds(slot *ss, int n, const options *o) {
   for (int i = 0; i < n; i++)
     if (ss[i].live && calibrate(&ss[i], o)) fail(&ss[i], "error", "warm-up");
   for (int r = 0; r < o->reps; r++)
-    for (int i = 0; i < n; i++)
-      if (ss[i].live && (ss[i].t[r] = sample(&ss[i])) < 0) fail(&ss[i], "error", "timed product");
+    for (int k = 0; k < n; k++) {
+      slot *s = &ss[(r + k) % n];
+      if (s->live && (s->t[r] = sample(s)) < 0) fail(s, "error", "timed product");
+    }
 }
 
 /* ---- output --------------------------------------------------------------------------------- */
