@@ -769,6 +769,8 @@ def auto_row(label, rows):
     worst = max(ok, key=lambda r: float(r["auto_over_best"]), default=None)
     vend = [r for r in ok if r.get("auto_over_vendor")]
     wv = max(vend, key=lambda r: float(r["auto_over_vendor"]), default=None)
+    same = [r for r in ok if r.get("auto_over_vendor_run")]
+    ws = max(same, key=lambda r: float(r["auto_over_vendor_run"]), default=None)
     plans = [float(r["plan_s"]) for r in rows if r.get("plan_s")]
     choosers = "/".join(sorted({r["chooser"] for r in rows if r.get("chooser")}))
     within = sum(1 for x in ratios if x <= 1.10)
@@ -777,11 +779,12 @@ def auto_row(label, rows):
             "–" if not worst else f"{float(worst['auto_over_best']):.2f}× ({auto_where(worst)})",
             "–" if not ratios else f"{100 * within / len(ratios):.0f} %",
             "–" if not wv else f"{float(wv['auto_over_vendor']):.2f}× ({auto_where(wv)}, {wv['vendor_best']})",
+            "–" if not ws else f"{float(ws['auto_over_vendor_run']):.2f}× ({auto_where(ws)}, {ws['vendor_best']})",
             "–" if not plans else f"{median(plans):.2f}"]
 
 
 AUTO_HEAD = ["run", "chooser", "lines timed", "median auto / best", "worst auto / best", "within 10 %",
-             "worst auto / vendor best", "median plan s"]
+             "worst auto / vendor best", "worst auto / vendor best, one process (N)", "median plan s"]
 
 
 def auto_summary(_):

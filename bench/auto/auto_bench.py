@@ -34,7 +34,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SUMMARY = ["case", "source", "type", "op", "nnz", "backend", "chooser", "auto_choice", "auto_us", "best_candidate",
-           "best_us", "auto_over_best", "rank", "candidates", "vendor_best", "vendor_us", "auto_over_vendor", "plan_s",
+           "best_us", "auto_over_best", "rank", "candidates", "vendor_best", "vendor_us", "auto_over_vendor",
+           "vendor_run_auto_us", "auto_over_vendor_run", "plan_s",
            "plan_wall_s", "load1", "note"]
 WORKLOAD = {"N": "spmv", "P": "pair"}
 STAND_IN = "csr"
@@ -155,21 +156,32 @@ class Planner:
         if rc != 0:
             raise RuntimeError(f"zsparse plan exit {rc}: {(err or out).strip()[:300]}")
         plan = json.loads(out)
-        return spec_of_choice(plan["choice"]), "model", plan.get("plan_s"), wall
+        got = spec_of_choice(plan["choice"]), "model", plan.get("plan_s"), wall
+        if not hasattr(self, "cache"):
+            self.cache = {}
+        self.cache[(source, t, op)] = got  # asked again for the vendor's run and the timer's
+        return got
 
 
-def vendor_times(prog, source, types, reps, timeout):
+def vendor_times(prog, source, types, reps, timeout, specs=()):
     """{(type, op): (time_us, kernel)} of cuSPARSE's best formats from zs-bench-gpu: N = the best
-    SpMV; P = the best SpMV + the best Aᵀx (transposed from one copy, or a stored Aᵀ)."""
+    SpMV; P = the best SpMV + the best Aᵀx (transposed from one copy, or a stored Aᵀ). With
+    `specs` (auto's SpMV choices), each is timed in the same process, by the same clock, as
+    --format with its SpMV alone: {(type, "N", spec): time_us} is added ("csr", our default
+    operator, zs-bench-gpu times anyway)."""
     out_csv = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"auto-vendor-{os.getpid()}.csv")
-    cmd = [prog, "--no-cold", "--reps", str(reps), "--types", ",".join(types), "--csv", out_csv, source]
+    extra = sorted({s for s in specs if s != "csr"})
+    cmd = [prog, "--no-cold", "--reps", str(reps), "--types", ",".join(types), "--csv", out_csv] + \
+        (["--format-spmv-only"] if extra else []) + [x for e in extra for x in ("--format", e)] + [source]
     rc, _, err, _ = run(cmd, timeout)
     if rc not in (0, 1) or not os.path.exists(out_csv):
         raise RuntimeError(f"zs-bench-gpu exit {rc}: {err.strip()[-300:]}")
     with open(out_csv, newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["library"] == "cusparse" and r["time_warm_us"] and r["ok"] in ("1", "ok", "yes", "true")]
+        checked = [r for r in csv.DictReader(f) if r["time_warm_us"] and r["ok"] in ("1", "ok", "yes", "true")]
     os.remove(out_csv)
-    found = {}
+    rows = [r for r in checked if r["library"] == "cusparse"]
+    found = {(r["type"], "N", r["kernel"]): float(r["time_warm_us"]) for r in checked
+             if r["library"] == "zsparse" and r["op"] == "N" and r["kernel"] in set(specs)}
     for t in types:
         n = [(float(r["time_warm_us"]), r["kernel"]) for r in rows if r["type"] == t and r["op"] == "N"]
         tt = [(float(r["time_warm_us"]), r["kernel"]) for r in rows if r["type"] == t and r["op"] == "T"]
@@ -205,6 +217,10 @@ def summarise(name, source, t, op, rows, choice, vendor, load):
         line["vendor_best"], line["vendor_us"] = peer[1], f"{peer[0]:.3f}"
         if line.get("auto_us"):
             line["auto_over_vendor"] = f"{float(line['auto_us']) / peer[0]:.3f}"
+        same = vendor.get((t, op, auto_spec))
+        if same:
+            line["vendor_run_auto_us"] = f"{same:.3f}"
+            line["auto_over_vendor_run"] = f"{same / peer[0]:.3f}"
     return line
 
 
@@ -318,8 +334,14 @@ def main():
             break
         vendor = {}
         if a.vendor:
+            specs = []  # auto's SpMV choices, timed beside cuSPARSE too (plans are prefetched)
+            for t in types:
+                try:
+                    specs += [planner.choose(source, t, "N")[0]] if "N" in ops else []
+                except (RuntimeError, ValueError, KeyError):
+                    pass  # reported with the case below
             try:
-                vendor = vendor_times(a.vendor, source, types, a.reps, a.case_timeout_s)
+                vendor = vendor_times(a.vendor, source, types, a.reps, a.case_timeout_s, specs)
             except RuntimeError as e:
                 print(f"{name}: cuSPARSE not timed: {e}", file=sys.stderr)
         for t in types:

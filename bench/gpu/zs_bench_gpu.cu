@@ -57,6 +57,8 @@ const char kUsage[] =
     "                   (op P: zs_spmv_pair, y = A x and z = A^T w in one call) on an operator\n"
     "                   with transpose=atomic (csb, gcsb: a third one, SpMV deterministic);\n"
     "                   both outputs checked, bytes = the format once + four vectors\n"
+    "  --format-spmv-only  the --format operators' SpMV alone (no SpMVT, no pair): what\n"
+    "                   bench/auto times auto's choice by, beside cuSPARSE in one process\n"
     "  --no-cold        skip the cold-cache timing\n"
     "  --flush-mib N    scratch overwritten and read before each cold call (default 200)\n"
     "  --ceiling-gib N  buffer of the read probe (default 2, at least 1)\n"
@@ -83,6 +85,7 @@ struct Options {
   std::string csv, json, md;
   bool quick = false, vendor = true, cold = true, help = false, selftest = false;
   bool host_only = false;
+  bool n_only = false; /* --format's operators: their SpMV alone */
   double flush_mib = 200, ceiling_gib = 2;
   uint64_t seed = 42;
   double sell_limit_gb = 24;
@@ -578,7 +581,8 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
                            "transpose=atomic"};
     for (int o = 1; o < 3; o++)
       if (!op_opts.empty()) opts[o] += "," + op_opts;
-    for (int o = 0; o < (blocked ? 3 : 2); o++) {
+    const int n_ops = c.opt->n_only ? 1 : blocked ? 3 : 2;
+    for (int o = 0; o < n_ops; o++) {
       ZsOp op;
       St so = se;
       t0 = now_s();
@@ -598,6 +602,7 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
       if (o == 0) {
         Launch ln = make(spec.c_str(), ZS_OP_N, &op.o, fb, enc_ms, setup_ms, false);
         measure<T>(c, ln, so);
+        if (c.opt->n_only) continue;
         const std::string det = spec + "-det";
         Launch lt = make(det.c_str(), ZS_OP_T, &op.o, fb, enc_ms, setup_ms, true);
         lt.note = blocked
@@ -969,6 +974,8 @@ int parse_args(int argc, char **argv, Options &o) {
       o.vendor = false;
     } else if (a == "--no-cold") {
       o.cold = false;
+    } else if (a == "--format-spmv-only") {
+      o.n_only = true;
     } else if (a == "--format") {
       if (!(v = value("--format"))) return 2;
       o.formats.push_back(v);
