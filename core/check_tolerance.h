@@ -1,6 +1,6 @@
 /* check_tolerance.h — the error bound a computed SpMV output is checked against: one definition
- * for `zsparse spmv --check` (and demo) and the conformance tests (docs/backends.md, "How
- * products are checked"). Header-only; not part of the library's ABI. */
+ * for `zsparse spmv --check` (and demo) and the conformance tests (docs/cli.md, "spmv").
+ * Header-only; not part of the library's ABI. */
 #ifndef ZS_CHECK_TOLERANCE_H
 #define ZS_CHECK_TOLERANCE_H
 
