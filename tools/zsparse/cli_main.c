@@ -18,7 +18,7 @@ static const struct {
     {"solve", zs_cli_solve, "solve Ax = b with BiCG, BiCGSTAB or CG on any format and backend"},
     {"plan", zs_cli_plan, "the format chooser: candidates, predicted bytes and time, choice"},
     {"calibrate", zs_cli_calibrate, "time the backend; write the chooser's constants to a file"},
-    {"vans", zs_cli_vans, "MAT-VANS: ANS-coded int8 layers (encode, run, info)"},
+    {"vans", zs_cli_vans, "MAT-VANS: ANS-coded int8 layers (gen, encode, info, run)"},
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof *commands)
 

@@ -55,11 +55,12 @@ static const char help_text[] =
     "                        always printed)\n"
     "  --json                one JSON object: matrix, method, format, note (what auto chose and\n"
     "                        why, or \"\"), backend, type, rows, nnz,\n"
-    "                        encoded_bytes, precond, tol, maxit, status, stop_reason,\n"
+    "                        encoded_bytes, precond, rhs, tol, maxit, status, stop_reason,\n"
     "                        converged (the true residual met tol), iterations, rel_residual,\n"
     "                        true_rel_residual, error_vs_known (null\n"
     "                        unless --rhs known), spmv, spmvt, setup_s, solve_s,\n"
-    "                        time_per_iter_s, history (every residual)\n";
+    "                        time_per_iter_s, message (why not converged, or \"\"), history\n"
+    "                        (every residual)\n";
 
 /* Read b from a text file: n numbers, or "n 1" (a Matrix Market array size line) and n; '%'
  * starts a comment line. Numbers are read token by token, so no line is too long, and the input

@@ -53,7 +53,7 @@ static const char help_text[] =
     "                        auto chose and why, or \"\"), backend, op, type, rows, cols, nnz,\n"
     "                        encoded_bytes, bytes, bytes_per_nnz, repeat, time_median_s,\n"
     "                        time_min_s, gbps, checked, max_rel_err, tolerance, len_max, ok\n"
-    "                        (max_rel_err and tolerance are null without --check)\n";
+    "                        (max_rel_err, tolerance and len_max are null without --check)\n";
 
 int zs_cli_spmv(int argc, char **argv) {
   zs_cli_opt opts[] = {{"format", 'f', 1, NULL}, {"backend", 'b', 1, NULL},
