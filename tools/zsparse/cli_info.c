@@ -31,7 +31,7 @@ static const char help_text[] =
     "options:\n"
     "  --type f32|f64  value type the Matrix Market values are read as (default f64); distinct\n"
     "                  values and value entropy are counted after this rounding\n"
-    "  --format F[:OPTIONS]\n"
+    "  -f, --format F[:OPTIONS]\n"
     "                  Matrix Market input only: encode it in format F (csr, coo, csb, gcsb,\n"
     "                  cci, dtans, sell) with the encoder OPTIONS (key=value,...; docs/formats/)\n"
     "                  and print the same block as for a .zsm (format, parameters, arrays,\n"
