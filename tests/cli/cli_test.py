@@ -571,6 +571,29 @@ def mode_gen(tool, mdir):
     rc, _, err = run(tool, "gen", "nosuchkind:n=3", "-o", os.path.join(tmp, "x.mtx"))
     if rc != 1 or "zsparse gen: " not in err:
         fail("gen with an unknown kind: rc=%d err=%r" % (rc, err))
+    # gen:SPEC where a command reads a matrix is the matrix `gen SPEC` writes: info describes it
+    # (kind gen, no file header), convert stores it, spmv checks a product on it; a bad spec
+    # exits 1 with the generator's message, not "cannot open".
+    spec = "erdos_renyi:rows=64,per_row=5,seed=7"
+    rc, obj, err = run_json(tool, "info", "--json", "gen:" + spec)
+    rc2, ref, _ = run_json(tool, "info", "--json", a)
+    same = ("rows", "cols", "nnz", "distinct_values", "entropy_col_delta_bits", "entropy_value_bits")
+    if rc or rc2 or not obj or not ref or obj["kind"] != "gen" or obj["symmetry"] is not None or \
+            any(obj[k] != ref[k] for k in same):
+        fail("info gen:%s: rc=%d %r against the file's %r %s" % (spec, rc, obj, ref, err.strip()))
+    z = os.path.join(tmp, "from-gen.mtx")
+    rc, _, err = run(tool, "convert", "gen:" + spec, "-o", z)
+    if rc or read_written(z).entries != ea:
+        fail("convert gen:%s: rc=%d, not the matrix gen writes %s" % (spec, rc, err.strip()))
+    rc, obj, err = run_json(tool, "spmv", "gen:" + spec, "--check", "--repeat", "1", "--json",
+                            "--format", "sell")
+    if rc or not obj or obj["nnz"] != len(ea) or obj.get("ok") is not True or obj.get("checked") is not True:
+        fail("spmv gen:%s --check: rc=%d %r %s" % (spec, rc, obj, err.strip()))
+    for cmd in ("info", "spmv", "convert"):
+        extra = ["-o", os.path.join(tmp, "never.zsm")] if cmd == "convert" else []
+        rc, _, err = run(tool, cmd, "gen:rmat:scale=32", *extra)
+        if rc != 1 or "outside [1, 31]" not in err or "cannot open" in err:
+            fail("%s gen:rmat:scale=32: rc=%d err=%r" % (cmd, rc, err))
 
 
 def mode_demo(tool, mdir):

@@ -66,6 +66,9 @@ int zs_cli_is_zsm(const char *path);
 int zs_cli_ends_with(const char *path, const char *suffix);
 /* 1 when progress lines are wanted (stderr is a terminal). */
 int zs_cli_progress(void);
+/* A matrix that is not a container: "gen:SPEC" generated (docs/generators.md), anything else
+ * read as Matrix Market (a file whose name begins with gen: is reached as ./gen:...). */
+zs_status zs_cli_read_matrix(zs_matrix **A, const char *source, zs_type type);
 /* Before a large allocation: over 1 GiB, say on stderr what `what` ("the vectors") needs; when
  * that is more than the machine's memory, say so instead and return 1 (the caller fails). */
 int zs_cli_memory_check(const char *cmd, const char *what, uint64_t bytes);

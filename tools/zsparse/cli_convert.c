@@ -8,9 +8,9 @@ static const char help_text[] =
     "usage: zsparse convert IN -o OUT.zsm [-f FORMAT] [--type f32|f64] [--options K=V,...]\n"
     "       zsparse convert IN.zsm -o OUT.mtx[.gz]\n"
     "\n"
-    "IN is a Matrix Market file (.mtx/.mtx.gz) or a .zsm container (a name ending in .zsm,\n"
-    "or the magic bytes ZSPARSE). A .zsm input is loaded, validated and decoded back to CSR\n"
-    "first (bit for bit).\n"
+    "IN is a Matrix Market file (.mtx/.mtx.gz), gen:SPEC (a generated matrix: zsparse gen\n"
+    "--help) or a .zsm container (a name ending in .zsm, or the magic bytes ZSPARSE). A .zsm\n"
+    "input is loaded, validated and decoded back to CSR first (bit for bit).\n"
     "OUT ending in .zsm: the matrix is encoded in FORMAT and saved as a container.\n"
     "Otherwise OUT is written as Matrix Market `coordinate real general` (gzip-compressed when\n"
     "it ends in .gz) with enough digits to read back bit for bit; OUT '-' is standard output.\n"
@@ -100,7 +100,7 @@ int zs_cli_convert(int argc, char **argv) {
       A = B;
     }
   } else {
-    s = zs_matrix_read(&A, pos[0], type, 0, NULL, zs_cli_progress());
+    s = zs_cli_read_matrix(&A, pos[0], type);
   }
   uint64_t bytes = 0;
   if (s == ZS_OK) s = zs_cli_save(A, out, out_zsm, &format, enc_opts, &bytes);

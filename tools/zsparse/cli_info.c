@@ -6,10 +6,11 @@
 #include "cli.h"
 
 static const char help_text[] =
-    "usage: zsparse info FILE [--type f32|f64] [--format F[:OPTIONS]] [--json]\n"
+    "usage: zsparse info FILE|ZSM|gen:SPEC [--type f32|f64] [--format F[:OPTIONS]] [--json]\n"
     "\n"
     "FILE is a Matrix Market file (.mtx, or gzip-compressed .mtx.gz) or a .zsm container\n"
-    "(recognised by the name ending in .zsm or by the magic bytes \"ZSPARSE\").\n"
+    "(recognised by the name ending in .zsm or by the magic bytes \"ZSPARSE\"); gen:SPEC a\n"
+    "generated matrix (zsparse gen --help).\n"
     "\n"
     "For every input (a .zsm is loaded, validated and decoded first):\n"
     "  rows, cols, nnz        nnz after mirroring symmetric/skew-symmetric files, explicit\n"
@@ -326,7 +327,9 @@ int zs_cli_info(int argc, char **argv) {
   }
   const int json = zs_cli_get(opts, n_opts, "json") != NULL;
   const char *path = pos[0];
-  const int is_zsm = zs_cli_is_zsm(path);
+  const int is_gen = strncmp(path, "gen:", 4) == 0;
+  const int is_zsm = !is_gen && zs_cli_is_zsm(path);
+  const int is_mtx = !is_gen && !is_zsm; /* what the file itself declares is shown */
   /* --format F[:OPTIONS]: the name before the first ':', the encoder options after it. */
   const char *fmt_arg = zs_cli_get(opts, n_opts, "format");
   char fmt_name[32];
@@ -362,6 +365,8 @@ int zs_cli_info(int argc, char **argv) {
   if (is_zsm) {
     s = zs_encoded_load(&E, path);
     if (s == ZS_OK) s = zs_decode(&A, E);
+  } else if (is_gen) {
+    s = zs_cli_read_matrix(&A, path, type);
   } else {
     s = zs_matrix_read(&A, path, type, 0, &mm, zs_cli_progress());
   }
@@ -398,7 +403,7 @@ int zs_cli_info(int argc, char **argv) {
     zs_json j;
     zs_json_begin(&j, stdout);
     zs_json_str(&j, "file", path);
-    zs_json_str(&j, "kind", is_zsm ? "zsm" : "mtx");
+    zs_json_str(&j, "kind", is_zsm ? "zsm" : is_gen ? "gen" : "mtx");
     zs_json_int(&j, "rows", st.rows);
     zs_json_int(&j, "cols", st.cols);
     zs_json_int(&j, "nnz", st.nnz);
@@ -406,7 +411,7 @@ int zs_cli_info(int argc, char **argv) {
     zs_json_num(&j, "nnz_per_row_mean", st.row_mean);
     zs_json_int(&j, "nnz_per_row_max", st.row_max);
     zs_json_int(&j, "empty_rows", st.empty_rows);
-    zs_json_str(&j, "symmetry", is_zsm ? NULL : mm_symmetry_name(mm.symmetry));
+    zs_json_str(&j, "symmetry", is_mtx ? mm_symmetry_name(mm.symmetry) : NULL);
     if (st.sym_struct < 0) {
       zs_json_null(&j, "symmetric_structural");
       zs_json_null(&j, "symmetric_numerical");
@@ -417,8 +422,8 @@ int zs_cli_info(int argc, char **argv) {
       zs_json_bool(&j, "skew_symmetric_numerical", st.skew_num);
     }
     zs_json_str(&j, "symmetry_computed", computed_symmetry(&st));
-    zs_json_str(&j, "field", is_zsm ? NULL : mm_field_name(mm.field));
-    if (!is_zsm) {
+    zs_json_str(&j, "field", is_mtx ? mm_field_name(mm.field) : NULL);
+    if (is_mtx) {
       zs_json_bool(&j, "dense", mm.dense);
       zs_json_int(&j, "entries_stored", mm.entries_stored);
     }
@@ -433,16 +438,19 @@ int zs_cli_info(int argc, char **argv) {
     }
     zs_json_end(&j);
   } else {
-    printf("file:             %s (%s)\n", path, is_zsm ? "zsm container" : "Matrix Market");
+    printf("file:             %s (%s)\n", path,
+           is_zsm   ? "zsm container"
+           : is_gen ? "generated"
+                    : "Matrix Market");
     printf("rows x cols:      %lld x %lld\n", (long long)st.rows, (long long)st.cols);
     printf("nnz:              %lld\n", (long long)st.nnz);
     printf("nnz/row:          min %lld, mean %.3f, max %lld\n", (long long)st.row_min, st.row_mean,
            (long long)st.row_max);
     printf("empty rows:       %lld\n", (long long)st.empty_rows);
-    if (!is_zsm) printf("symmetry (file):  %s\n", mm_symmetry_name(mm.symmetry));
+    if (is_mtx) printf("symmetry (file):  %s\n", mm_symmetry_name(mm.symmetry));
     printf("symmetry (data):  %s (structural %s, A == A^T %s, A == -A^T %s)\n",
            computed_symmetry(&st), yes_no(st.sym_struct), yes_no(st.sym_num), yes_no(st.skew_num));
-    if (!is_zsm)
+    if (is_mtx)
       printf("field:            %s%s, %lld entries stored, read as %s\n", mm_field_name(mm.field),
              mm.dense ? " (dense array)" : "", (long long)mm.entries_stored, zs_type_name(vtype));
     else

@@ -263,14 +263,12 @@ int zs_cli_plan(int argc, char **argv) {
     return ZS_CLI_USAGE;
   }
   if (s != ZS_OK) goto fail;
-  if (strncmp(path, "gen:", 4) == 0) {
-    s = zs_matrix_generate(&A, path + 4, type, zs_cli_progress());
-  } else if (zs_cli_is_zsm(path)) {
+  if (strncmp(path, "gen:", 4) != 0 && zs_cli_is_zsm(path)) {
     zs_encoded *E = NULL;
     if ((s = zs_encoded_load(&E, path)) == ZS_OK) s = zs_decode(&A, E);
     zs_encoded_destroy(&E);
   } else {
-    s = zs_matrix_read(&A, path, type, 0, NULL, zs_cli_progress());
+    s = zs_cli_read_matrix(&A, path, type);
   }
   if (s != ZS_OK) goto fail;
   const double t0 = zs_cli_now();

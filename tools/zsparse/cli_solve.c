@@ -285,10 +285,8 @@ int zs_cli_solve(int argc, char **argv) {
     type = zs_encoded_type(E);
     if ((jacobi || margin > 0.0) && (s = zs_decode(&A, E)) != ZS_OK) goto lib_error;
     if (margin > 0.0) zs_encoded_destroy(&E);
-  } else if (is_gen) {
-    if ((s = zs_matrix_generate(&A, path + 4, type, zs_cli_progress())) != ZS_OK) goto lib_error;
-  } else {
-    if ((s = zs_matrix_read(&A, path, type, 0, NULL, zs_cli_progress())) != ZS_OK) goto lib_error;
+  } else if ((s = zs_cli_read_matrix(&A, path, type)) != ZS_OK) {
+    goto lib_error;
   }
   if (margin > 0.0) {
     if ((s = zs_matrix_make_dominant(&Ad, A, margin)) != ZS_OK) goto lib_error;

@@ -5,12 +5,13 @@
 #include "formats/format_list.h"
 
 static const char help_text[] =
-    "usage: zsparse spmv FILE|ZSM [--format F] [--backend B] [--op N|T|pair] [--type f32|f64]\n"
-    "                    [--repeat K] [--check] [--json] [--seed S] [--options K=V,...]\n"
-    "                    [--op-options K=V,...]\n"
+    "usage: zsparse spmv FILE|ZSM|gen:SPEC [--format F] [--backend B] [--op N|T|pair]\n"
+    "                    [--type f32|f64] [--repeat K] [--check] [--json] [--seed S]\n"
+    "                    [--options K=V,...] [--op-options K=V,...]\n"
     "\n"
-    "Reads a Matrix Market file and encodes it in format F (or loads a .zsm container as it\n"
-    "is), uploads it to backend B, fills x with uniform random values in [-1, 1] (seeded) and\n"
+    "Reads a Matrix Market file (or generates gen:SPEC, see zsparse gen --help) and encodes it\n"
+    "in format F (or loads a .zsm container as it is), uploads it to backend B, fills x with "
+    "uniform random values in [-1, 1] (seeded) and\n"
     "y with random values, runs one warm-up product, then times K products y = op(A) x with\n"
     "alpha = 1 and beta = 0 (y is only written), synchronising the backend around each.\n"
     "Reports the median time and GB/s = bytes / median, where bytes = the encoded arrays\n"
@@ -157,7 +158,7 @@ int zs_cli_spmv(int argc, char **argv) {
     if (m.check && (s = zs_decode(&A, E)) != ZS_OK) goto lib_error;
   } else if (format == ZS_FORMAT_AUTO) {
     /* the plan for this backend and op; its operator options unless --op-options are given */
-    if ((s = zs_matrix_read(&A, path, type, 0, NULL, zs_cli_progress())) != ZS_OK ||
+    if ((s = zs_cli_read_matrix(&A, path, type)) != ZS_OK ||
         (s = zs_cli_auto_encode(A, backend ? backend : zs_context_default_backend(ctx),
                                 m.pair            ? "pair"
                                 : m.op == ZS_OP_T ? "t"
@@ -168,7 +169,7 @@ int zs_cli_spmv(int argc, char **argv) {
     enc_opts = chosen.options;
     if (!op_opts) op_opts = chosen.op_options;
   } else {
-    if ((s = zs_matrix_read(&A, path, type, 0, NULL, zs_cli_progress())) != ZS_OK ||
+    if ((s = zs_cli_read_matrix(&A, path, type)) != ZS_OK ||
         (s = zs_encode(&E, A, format, enc_opts)) != ZS_OK)
       goto lib_error;
   }

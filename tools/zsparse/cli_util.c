@@ -46,6 +46,12 @@ int zs_cli_memory_check(const char *cmd, const char *what, uint64_t bytes) {
 
 int zs_cli_progress(void) { return isatty(STDERR_FILENO); }
 
+zs_status zs_cli_read_matrix(zs_matrix **A, const char *source, zs_type type) {
+  if (strncmp(source, "gen:", 4) == 0)
+    return zs_matrix_generate(A, source + 4, type, zs_cli_progress());
+  return zs_matrix_read(A, source, type, 0, NULL, zs_cli_progress());
+}
+
 zs_status zs_cli_save(const zs_matrix *A, const char *out, int as_zsm, zs_format *format,
                       const char *enc_opts, uint64_t *bytes) {
   *bytes = 0;
