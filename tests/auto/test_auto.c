@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/auto/auto.h"
+#include "tests/common/generated.h"
 #include "tests/unit/check.h"
 #include "zsparse_auto.h"
 
@@ -654,21 +655,13 @@ static int model_test(void) {
 
 /* ---- statistics of generated matrices ------------------------------------------------------ */
 
-static zs_matrix *gen(const char *spec) {
-  zs_matrix *A = NULL;
-  if (zs_matrix_generate(&A, spec, ZS_F64, 0) != ZS_OK) {
-    fprintf(stderr, "generate %s: %s\n", spec, zs_last_error());
-    exit(1);
-  }
-  return A;
-}
-
 /* Packed rows in the encoder's default order: R-MAT of 2^16 rows gets its rows by length and its
  * columns by count, the rows over long_rows stored apart (formats/dtans/dtans_encode.c). The
  * plan's bytes for dtans:row_kind=packed are the ordered blob's within 5 % (natural order's
  * slices would pad it to ~3x). */
 static void ordered_packed_test(void) {
-  zs_matrix *A = gen("rmat:scale=16,per_row=16,values=set,distinct=64,seed=5");
+  zs_matrix *A =
+      zs_test_generate_or_exit("rmat:scale=16,per_row=16,values=set,distinct=64,seed=5", ZS_F64);
   zsi_auto_stats st;
   CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
   CHECK(st.packed_order == (ZSI_AUTO_ORDER_ROWS | ZSI_AUTO_ORDER_COLS));
@@ -695,7 +688,7 @@ static void ordered_packed_test(void) {
   zs_plan_destroy(&p);
   zs_matrix_destroy(&A);
   /* Erdos-Renyi of 2^17 rows: rows of one length need no order, columns are not skewed */
-  A = gen("erdos_renyi:rows=131072,per_row=8,seed=5");
+  A = zs_test_generate_or_exit("erdos_renyi:rows=131072,per_row=8,seed=5", ZS_F64);
   CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
   CHECK(st.packed_order == 0 && st.packed_long_share == 0);
   zs_matrix_destroy(&A);
@@ -703,7 +696,8 @@ static void ordered_packed_test(void) {
 
 static int stats_test(void) {
   zsi_auto_stats st;
-  zs_matrix *A = gen("stencil2d:n=200,points=5,values=set,distinct=16,seed=3");
+  zs_matrix *A =
+      zs_test_generate_or_exit("stencil2d:n=200,points=5,values=set,distinct=16,seed=3", ZS_F64);
   CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
   CHECK(st.rows == 40000 && st.nnz == zs_matrix_nnz(A) && st.row_max == 5);
   CHECK(st.distinct <= 16 && st.distinct >= 8 && st.value_entropy <= 4.0 + 1e-9);
@@ -711,7 +705,7 @@ static int stats_test(void) {
   CHECK(st.delta_entropy > 1.0 && st.delta_entropy < 2.5);
   CHECK(st.far_share < 0.05 && st.bandwidth < 0.01 && st.sampled == 1.0);
   zs_matrix_destroy(&A);
-  A = gen("erdos_renyi:rows=20000,per_row=8,seed=5");
+  A = zs_test_generate_or_exit("erdos_renyi:rows=20000,per_row=8,seed=5", ZS_F64);
   CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
   CHECK(st.distinct == ZSI_AUTO_MANY_VALUES && st.value_entropy == 64.0);
   CHECK(st.far_share > 0.9 && st.delta_entropy > 10 && st.bandwidth > 0.5);
@@ -721,13 +715,13 @@ static int stats_test(void) {
    * 14-15 bits in words of 32: 16 bits a nonzero, no padding (every row holds 8) */
   CHECK(st.packed_fill == 1.0 && st.packed_col_bits >= 12 && st.packed_col_bits <= 20);
   zs_matrix_destroy(&A);
-  A = gen("banded:rows=8192,width=64,per_row=16,seed=5");
+  A = zs_test_generate_or_exit("banded:rows=8192,width=64,per_row=16,seed=5", ZS_F64);
   CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
   /* steps within a 64-wide band: fields of 4-6 bits, 16 of them in 2 or 3 words: 4-6 bits a
    * nonzero */
   CHECK(st.packed_fill == 1.0 && st.packed_col_bits > 5.0 && st.packed_col_bits <= 6.0);
   zs_matrix_destroy(&A);
-  A = gen("rmat:scale=14,per_row=8,seed=5");
+  A = zs_test_generate_or_exit("rmat:scale=14,per_row=8,seed=5", ZS_F64);
   CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
   CHECK(st.row_cv > 1.0 && st.top1_share > 0.1);
   CHECK(st.packed_fill > 2.0); /* slices padded to their longest row */
@@ -764,7 +758,8 @@ static int same_candidates(const zs_plan *a, const zs_plan *b) {
 }
 
 static int plan_test(void) {
-  zs_matrix *A = gen("banded:rows=60000,width=64,per_row=12,values=set,distinct=32,seed=9");
+  zs_matrix *A = zs_test_generate_or_exit(
+      "banded:rows=60000,width=64,per_row=12,values=set,distinct=32,seed=9", ZS_F64);
   zs_plan *p = NULL, *q = NULL;
   const char *opts = "backend=cuda,device=h100,workload=pair";
   CHECK_STATUS(zs_plan_create(&p, A, opts), ZS_OK);
@@ -814,7 +809,7 @@ static int plan_test(void) {
   CHECK_STATUS(zs_format_from_name("auto", &f), ZS_OK);
   CHECK(f == ZS_FORMAT_AUTO);
   /* A plan encodes only its own matrix. */
-  zs_matrix *other = gen("stencil2d:n=10");
+  zs_matrix *other = zs_test_generate_or_exit("stencil2d:n=10", ZS_F64);
   zs_encoded *X = NULL;
   CHECK_STATUS(zs_plan_encode(&X, q, other), ZS_ERR_INVALID_ARGUMENT);
   CHECK(X == NULL);
@@ -839,7 +834,7 @@ static void refused(const zs_matrix *A, const char *opts, zs_status want, const 
 }
 
 static int options_test(void) {
-  zs_matrix *A = gen("stencil2d:n=50");
+  zs_matrix *A = zs_test_generate_or_exit("stencil2d:n=50", ZS_F64);
   refused(A, "workload=sometimes", ZS_ERR_INVALID_ARGUMENT, "unknown workload 'sometimes'");
   refused(A, "workload=solve:0", ZS_ERR_INVALID_ARGUMENT, "solve:0");
   refused(A, "workload=solve", ZS_ERR_INVALID_ARGUMENT, "'solve'");

@@ -8,16 +8,8 @@
 #include <string.h>
 
 #include "core/auto/auto.h"
+#include "tests/common/generated.h"
 #include "tests/unit/check.h"
-
-static zs_matrix *gen(const char *spec) {
-  zs_matrix *A = NULL;
-  if (zs_matrix_generate(&A, spec, ZS_F64, 0) != ZS_OK) {
-    fprintf(stderr, "generate %s: %s\n", spec, zs_last_error());
-    exit(1);
-  }
-  return A;
-}
 
 static int64_t blob_param(const zs_encoded *E, const char *name) {
   for (int i = 0; i < E->n_params; i++)
@@ -127,13 +119,20 @@ static zs_matrix *hot_columns(int hot_rows, int extra) {
 
 int main(void) {
   const int rows = ZSI_AUTO_ORDER_ROWS, cols = ZSI_AUTO_ORDER_COLS;
-  agree("R-MAT scale 16", gen("rmat:scale=16,per_row=16,values=set,distinct=64,seed=5"),
+  agree("R-MAT scale 16",
+        zs_test_generate_or_exit("rmat:scale=16,per_row=16,values=set,distinct=64,seed=5", ZS_F64),
         rows | cols);
-  agree("R-MAT scale 17", gen("rmat:scale=17,per_row=8,values=set,distinct=64,seed=3"),
+  agree("R-MAT scale 17",
+        zs_test_generate_or_exit("rmat:scale=17,per_row=8,values=set,distinct=64,seed=3", ZS_F64),
         rows | cols);
-  agree("banded", gen("banded:rows=131072,width=64,per_row=16,values=set,distinct=16,seed=5"), 0);
-  agree("stencil 2-D", gen("stencil2d:n=300,points=5,values=set,distinct=16"), 0);
-  agree("stencil 3-D", gen("stencil3d:n=48,points=27,values=set,distinct=16"), 0);
+  agree("banded",
+        zs_test_generate_or_exit(
+            "banded:rows=131072,width=64,per_row=16,values=set,distinct=16,seed=5", ZS_F64),
+        0);
+  agree("stencil 2-D",
+        zs_test_generate_or_exit("stencil2d:n=300,points=5,values=set,distinct=16", ZS_F64), 0);
+  agree("stencil 3-D",
+        zs_test_generate_or_exit("stencil3d:n=48,points=27,values=set,distinct=16", ZS_F64), 0);
   /* either side of the rows' rule, natural lane steps 1.49 and 1.51 times the ordered ones */
   agree("wide rows 37", wide_rows(128, 37), 0);
   agree("wide rows 38", wide_rows(128, 38), rows);

@@ -8,6 +8,7 @@
 
 #include "core/zs_internal.h"
 #include "tests/common/backend_test.h"
+#include "tests/common/generated.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_matrices.h"
 #include "tests/unit/check.h"
@@ -23,12 +24,6 @@ static zs_matrix *from_coo(int64_t rows, int64_t cols, int64_t n, const int64_t 
       zs_matrix_from_coo(&A, rows, cols, n, r, c, t == ZS_F64 ? (void *)v : (void *)vf, t, 0),
       ZS_OK);
   free(v), free(vf);
-  return A;
-}
-
-static zs_matrix *generated(const char *spec, zs_type t) {
-  zs_matrix *A = NULL;
-  CHECK_STATUS(zs_matrix_generate(&A, spec, t, 0), ZS_OK);
   return A;
 }
 
@@ -94,11 +89,11 @@ static int test_roundtrip(void) {
     const zs_type t = k ? ZS_F64 : ZS_F32;
     roundtrip_all("ragged", ragged(t));
     roundtrip_all("widest", widest(t));
-    roundtrip_all("stencil3d-27", generated("stencil3d:n=12,points=27", t));
-    roundtrip_all("stencil2d", generated("stencil2d:n=40", t));
-    roundtrip_all("elasticity3d", generated("elasticity3d:n=6", t));
-    roundtrip_all("erdos_renyi", generated("erdos_renyi:rows=3000,cols=5000,per_row=9", t));
-    roundtrip_all("rmat", generated("rmat:scale=11,per_row=8", t));
+    roundtrip_all("stencil3d-27", zs_test_generate("stencil3d:n=12,points=27", t));
+    roundtrip_all("stencil2d", zs_test_generate("stencil2d:n=40", t));
+    roundtrip_all("elasticity3d", zs_test_generate("elasticity3d:n=6", t));
+    roundtrip_all("erdos_renyi", zs_test_generate("erdos_renyi:rows=3000,cols=5000,per_row=9", t));
+    roundtrip_all("rmat", zs_test_generate("rmat:scale=11,per_row=8", t));
     roundtrip_all("empty-0x5", from_coo(0, 5, 0, NULL, NULL, t));
     roundtrip_all("empty-5x0", from_coo(5, 0, 0, NULL, NULL, t));
     roundtrip_all("no-entries", from_coo(9, 4, 0, NULL, NULL, t));
@@ -106,7 +101,7 @@ static int test_roundtrip(void) {
     roundtrip_all("1x1", from_coo(1, 1, 1, &one, &one, t));
   }
   /* Options that must be refused, naming the key. */
-  zs_matrix *A = generated("stencil2d:n=8", ZS_F64);
+  zs_matrix *A = zs_test_generate("stencil2d:n=8", ZS_F64);
   zs_encoded *E = NULL;
   CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_CCI, "slices=3"), ZS_ERR_INVALID_ARGUMENT);
   CHECK(strstr(zs_last_error(), "slices") != NULL);
@@ -148,7 +143,7 @@ static int test_opcodes(void) {
   const char *const specs[] = {"stencil3d:n=16,points=27", "elasticity3d:n=8",
                                "erdos_renyi:rows=4000,per_row=12", "banded:rows=4000"};
   for (size_t m = 0; m < sizeof specs / sizeof *specs; m++) {
-    zs_matrix *A = generated(specs[m], ZS_F64);
+    zs_matrix *A = zs_test_generate(specs[m], ZS_F64);
     for (int S = 1; S <= 8; S *= 8) {
       char paper[32], opt[48];
       snprintf(paper, sizeof paper, "slices=%d", S);
@@ -160,7 +155,7 @@ static int test_opcodes(void) {
     }
     zs_matrix_destroy(&A);
   }
-  zs_matrix *A = generated("stencil2d:n=8", ZS_F32);
+  zs_matrix *A = zs_test_generate("stencil2d:n=8", ZS_F32);
   zs_encoded *E = NULL;
   CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_CCI, NULL), ZS_OK);
   const zsi_array *t = E ? zsi_encoded_array(E, "optable") : NULL;
@@ -179,7 +174,7 @@ static int test_opcodes(void) {
 
 /* ---- corrupted blobs: each one refused by validate with ZS_ERR_CORRUPT ---- */
 static zs_encoded *fresh(void) {
-  zs_matrix *A = generated("stencil3d:n=5,points=27", ZS_F64);
+  zs_matrix *A = zs_test_generate("stencil3d:n=5,points=27", ZS_F64);
   zs_encoded *E = NULL;
   CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_CCI, "slices=4"), ZS_OK);
   zs_matrix_destroy(&A);

@@ -6,6 +6,7 @@
 
 #include "core/zs_internal.h"
 #include "formats/dtans/dtans.h"
+#include "tests/common/generated.h"
 #include "tests/common/same_matrix.h"
 #include "tests/unit/check.h"
 
@@ -45,15 +46,6 @@ static zs_encoded *round_trip(const char *label, const zs_matrix *A, const char 
   return E;
 }
 
-static zs_matrix *generated(const char *spec, zs_type t) {
-  zs_matrix *A = NULL;
-  if (zs_matrix_generate(&A, spec, t, 0) != ZS_OK) {
-    fprintf(stderr, "%s: %s\n", spec, zs_last_error());
-    check_failures++;
-  }
-  return A;
-}
-
 /* Every generator that has template rows, each value mode forced and chosen, long rows apart. */
 static void round_trips(void) {
   static const struct {
@@ -77,7 +69,7 @@ static void round_trips(void) {
   };
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
     for (int ti = 0; ti < 2; ti++) {
-      zs_matrix *A = generated(cases[c].spec, ti ? ZS_F32 : ZS_F64);
+      zs_matrix *A = zs_test_generate(cases[c].spec, ti ? ZS_F32 : ZS_F64);
       if (!A) continue;
       for (size_t o = 0; o < sizeof opts / sizeof *opts; o++) {
         const int pattern = strstr(cases[c].spec, "pattern") != NULL;
@@ -105,7 +97,7 @@ static void auto_choice(void) {
                                       "erdos_renyi:rows=70000,per_row=4,values=set,distinct=8",
                                       "banded:rows=2000,width=16,per_row=5,values=random"};
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
-    zs_matrix *A = generated(specs[i], ZS_F64);
+    zs_matrix *A = zs_test_generate(specs[i], ZS_F64);
     if (!A) continue;
     zs_encoded *E = round_trip(specs[i], A, NULL), *F = round_trip(specs[i], A, "templates=off");
     zs_encoded *G = NULL;
@@ -130,9 +122,9 @@ static void auto_choice(void) {
 
 /* Options that cannot meet: refused with ZS_ERR_INVALID_ARGUMENT. */
 static void refusals(void) {
-  zs_matrix *A = generated("stencil2d:n=20,points=5,values=random", ZS_F64);
-  zs_matrix *P = generated("stencil2d:n=20,points=5,values=pattern", ZS_F64);
-  zs_matrix *R = generated("erdos_renyi:rows=70000,per_row=3,values=set,distinct=4", ZS_F64);
+  zs_matrix *A = zs_test_generate("stencil2d:n=20,points=5,values=random", ZS_F64);
+  zs_matrix *P = zs_test_generate("stencil2d:n=20,points=5,values=pattern", ZS_F64);
+  zs_matrix *R = zs_test_generate("erdos_renyi:rows=70000,per_row=3,values=set,distinct=4", ZS_F64);
   static const char *const bad[] = {
       "values=packed,templates=off",      "row_kind=packed,templates=off",
       "row_kind=packed,values=joint",     "row_kind=rows",
@@ -207,7 +199,7 @@ static zsi_param *param_ref(zs_encoded *E, const char *name) {
 
 /* One damage at a time, undone after its check. */
 static void damaged(const char *options) {
-  zs_matrix *A = generated("stencil2d:n=30,points=5,values=set,distinct=12,seed=9", ZS_F64);
+  zs_matrix *A = zs_test_generate("stencil2d:n=30,points=5,values=set,distinct=12,seed=9", ZS_F64);
   zs_encoded *E = A ? round_trip("damage", A, options) : NULL;
   if (!E) {
     zs_matrix_destroy(&A);
@@ -276,7 +268,7 @@ static void damaged(const char *options) {
 
 /* Long rows beside the templates: a row marked long that long_rows does not list, and back. */
 static void damaged_long_rows(void) {
-  zs_matrix *A = generated("stencil2d:n=30,points=9,values=random", ZS_F32);
+  zs_matrix *A = zs_test_generate("stencil2d:n=30,points=9,values=random", ZS_F32);
   zs_encoded *E = A ? round_trip("long rows", A, "templates=on,long_rows=8") : NULL;
   if (E) {
     zsi_array *lr = array_of(E, "long_rows"), *lc = array_of(E, "long_cols");
@@ -304,7 +296,7 @@ static void packed_rows(void) {
                                      "row_kind=packed,long_rows=9", "templates=on,row_kind=auto"};
   for (size_t c = 0; c < sizeof specs / sizeof *specs; c++)
     for (int ti = 0; ti < 2; ti++) {
-      zs_matrix *A = generated(specs[c], ti ? ZS_F32 : ZS_F64);
+      zs_matrix *A = zs_test_generate(specs[c], ti ? ZS_F32 : ZS_F64);
       for (size_t o = 0; A && o < sizeof opts / sizeof *opts; o++) {
         zs_encoded *E = round_trip(specs[c], A, opts[o]);
         if (!E) continue;
@@ -383,7 +375,7 @@ static void ordered_rows(void) {
       "row_kind=packed,row_order=auto,col_order=auto"};
   for (size_t c = 0; c < sizeof specs / sizeof *specs; c++)
     for (int ti = 0; ti < 2; ti++) {
-      zs_matrix *A = generated(specs[c], ti ? ZS_F32 : ZS_F64);
+      zs_matrix *A = zs_test_generate(specs[c], ti ? ZS_F32 : ZS_F64);
       zs_encoded *N = A ? round_trip(specs[c], A, "row_kind=packed") : NULL;
       for (size_t o = 0; N && o < sizeof opts / sizeof *opts; o++) {
         zs_encoded *E = round_trip(specs[c], A, opts[o]);
@@ -414,7 +406,7 @@ static void ordered_rows(void) {
       {"erdos_renyi:rows=70000,per_row=4,values=set,distinct=8,seed=2", "row_kind=packed", 0, 0},
   };
   for (size_t c = 0; c < sizeof autos / sizeof *autos; c++) {
-    zs_matrix *A = generated(autos[c].spec, ZS_F64);
+    zs_matrix *A = zs_test_generate(autos[c].spec, ZS_F64);
     zs_encoded *E = A ? round_trip(autos[c].spec, A, autos[c].options) : NULL;
     if (E) {
       CHECK((array_of(E, "row_perm") != NULL) == autos[c].rows);
@@ -423,7 +415,7 @@ static void ordered_rows(void) {
     zs_encoded_destroy(&E);
     zs_matrix_destroy(&A);
   }
-  zs_matrix *A = generated(specs[0], ZS_F64);
+  zs_matrix *A = zs_test_generate(specs[0], ZS_F64);
   zs_encoded *E =
       A ? round_trip("damage order", A, "row_kind=packed,row_order=length,col_order=frequency")
         : NULL;
@@ -447,7 +439,7 @@ static void ordered_rows(void) {
 /* Damaged packed rows, one at a time. */
 static void damaged_packed(void) {
   zs_matrix *A =
-      generated("banded:rows=200,width=40,per_row=6,values=set,distinct=9,seed=2", ZS_F64);
+      zs_test_generate("banded:rows=200,width=40,per_row=6,values=set,distinct=9,seed=2", ZS_F64);
   zs_encoded *E = A ? round_trip("damage packed", A, "row_kind=packed") : NULL;
   if (!E) {
     zs_matrix_destroy(&A);

@@ -5,34 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/common/generated.h"
 #include "tests/common/same_matrix.h"
+#include "tests/unit/check.h"
 #include "zsparse.h"
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-
-static int failures;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                              \
-    }                                                                          \
-  } while (0)
-
-/* Generate or fail the test with the library's message; NULL on failure. */
-static zs_matrix *gen(const char *spec, zs_type type) {
-  zs_matrix *A = NULL;
-  zs_status s = zs_matrix_generate(&A, spec, type, 0);
-  if (s != ZS_OK) {
-    fprintf(stderr, "generate '%s' failed: %s (%s)\n", spec, zs_status_name(s), zs_last_error());
-    failures++;
-    return NULL;
-  }
-  return A;
-}
 
 static double val(const zs_matrix *A, int64_t k) {
   const void *v;
@@ -120,7 +100,7 @@ static void test_stencil_exact(void) {
       0,  0,  0,  0,  0,  -1, 0,  -1, 4,  /* (2,2) */
   };
   for (int t = 0; t < 2; t++) {
-    zs_matrix *A = gen("stencil2d:n=3,points=5", t ? ZS_F32 : ZS_F64);
+    zs_matrix *A = zs_test_generate("stencil2d:n=3,points=5", t ? ZS_F32 : ZS_F64);
     if (!A) continue;
     CHECK(zs_matrix_nnz(A) == 33);
     CHECK(equals_dense(A, lap, 9));
@@ -137,7 +117,7 @@ static void test_stencil_exact(void) {
                {"stencil3d:nx=3,ny=2,nz=4,points=27", 3, 1, 1},
                {"elasticity3d:nx=2,ny=3,nz=2", 3, 1, 3}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-    zs_matrix *A = gen(cases[c].spec, ZS_F64);
+    zs_matrix *A = zs_test_generate(cases[c].spec, ZS_F64);
     if (!A) continue;
     int nx, ny, nz;
     if (sscanf(cases[c].spec, "stencil2d:n=%d", &nx) == 1)
@@ -173,7 +153,7 @@ static void test_stencil_exact(void) {
       }
     if (!equals_dense(A, ref, n)) {
       fprintf(stderr, "  case %s\n", cases[c].spec);
-      failures++;
+      check_failures++;
     }
     free(ref);
     zs_matrix_destroy(&A);
@@ -197,7 +177,7 @@ static void test_stencil_rows(void) {
       {"elasticity3d:n=6", 3, 1, 3, 9LL * 16 * 16 * 16},     /* 9 (3n-2)^3 */
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-    zs_matrix *A = gen(cases[c].spec, ZS_F64);
+    zs_matrix *A = zs_test_generate(cases[c].spec, ZS_F64);
     if (!A) continue;
     CHECK(canonical(A));
     CHECK(zs_matrix_nnz(A) == cases[c].nnz);
@@ -215,7 +195,7 @@ static void test_stencil_rows(void) {
             if (row_len(A, r) != expect) {
               fprintf(stderr, "  %s row %lld: %lld entries, expected %d\n", cases[c].spec,
                       (long long)r, (long long)row_len(A, r), expect);
-              failures++;
+              check_failures++;
             }
             if (x == 1 && y == 1 && (z == 1 || nz == 1)) interior = row_len(A, r);
             if (x == 0 && y == 0 && z == 0) corner = row_len(A, r);
@@ -228,11 +208,11 @@ static void test_stencil_rows(void) {
     zs_matrix_destroy(&A);
   }
   /* Non-square 2-D grid: 5 nx ny - 2 nx - 2 ny. */
-  zs_matrix *A = gen("stencil2d:nx=7,ny=4", ZS_F32);
+  zs_matrix *A = zs_test_generate("stencil2d:nx=7,ny=4", ZS_F32);
   if (A) CHECK(zs_matrix_rows(A) == 28 && zs_matrix_nnz(A) == 5 * 28 - 2 * 7 - 2 * 4);
   zs_matrix_destroy(&A);
   /* Interior rows of the Laplacians sum to zero. */
-  A = gen("stencil3d:n=5,points=27", ZS_F64);
+  A = zs_test_generate("stencil3d:n=5,points=27", ZS_F64);
   if (A) {
     const int64_t r = (2 * 5 + 2) * 5 + 2;
     const int64_t *rp;
@@ -252,7 +232,7 @@ static void test_values(void) {
                              "stencil3d:n=8,values=set,distinct=3", "rmat:scale=9,values=set"};
   const int set_d[] = {5, 3, 16};
   for (int c = 0; c < 3; c++) {
-    zs_matrix *A = gen(set_specs[c], ZS_F64);
+    zs_matrix *A = zs_test_generate(set_specs[c], ZS_F64);
     if (!A) continue;
     double seen[64];
     int nseen = 0, ok = 1;
@@ -271,7 +251,7 @@ static void test_values(void) {
   const char *pat_specs[] = {"banded:rows=300,values=pattern", "stencil2d:n=9,values=pattern",
                              "watts_strogatz:n=100,values=pattern"};
   for (int c = 0; c < 3; c++) {
-    zs_matrix *A = gen(pat_specs[c], ZS_F32);
+    zs_matrix *A = zs_test_generate(pat_specs[c], ZS_F32);
     if (!A) continue;
     int ok = 1;
     for (int64_t k = 0; k < zs_matrix_nnz(A); k++) ok &= val(A, k) == 1.0;
@@ -280,8 +260,8 @@ static void test_values(void) {
   }
   /* random: in (-1, 1), never 0, spread out; the f32 value is the f64 value's numerator cut to
    * its top 24 bits (kept odd), exactly as docs/generators.md says. */
-  zs_matrix *A = gen("erdos_renyi:rows=1000,per_row=20,seed=7", ZS_F64);
-  zs_matrix *B = gen("erdos_renyi:rows=1000,per_row=20,seed=7", ZS_F32);
+  zs_matrix *A = zs_test_generate("erdos_renyi:rows=1000,per_row=20,seed=7", ZS_F64);
+  zs_matrix *B = zs_test_generate("erdos_renyi:rows=1000,per_row=20,seed=7", ZS_F32);
   if (A && B) {
     CHECK(zs_matrix_nnz(A) == zs_matrix_nnz(B));
     int in_range = 1, relation = 1;
@@ -301,8 +281,8 @@ static void test_values(void) {
   zs_matrix_destroy(&A);
   zs_matrix_destroy(&B);
   /* Stencils with random values stay symmetric; other seeds give other values, same structure. */
-  A = gen("elasticity3d:n=3,values=random", ZS_F64);
-  B = gen("elasticity3d:n=3,values=random,seed=2", ZS_F64);
+  A = zs_test_generate("elasticity3d:n=3,values=random", ZS_F64);
+  B = zs_test_generate("elasticity3d:n=3,values=random,seed=2", ZS_F64);
   if (A && B) {
     CHECK(symmetric(A));
     CHECK(zs_matrix_nnz(A) == zs_matrix_nnz(B) && !zs_test_same_matrix(A, B));
@@ -315,7 +295,7 @@ static void test_values(void) {
 
 static void test_random_kinds(void) {
   /* erdos_renyi: exactly per_row distinct columns in range, rectangular. */
-  zs_matrix *A = gen("erdos_renyi:rows=2000,cols=300,per_row=17", ZS_F64);
+  zs_matrix *A = zs_test_generate("erdos_renyi:rows=2000,cols=300,per_row=17", ZS_F64);
   if (A) {
     CHECK(zs_matrix_rows(A) == 2000 && zs_matrix_cols(A) == 300 && zs_matrix_nnz(A) == 2000 * 17);
     CHECK(canonical(A));
@@ -331,26 +311,26 @@ static void test_random_kinds(void) {
   }
   zs_matrix_destroy(&A);
   /* per_row above the linear-scan limit (hash-set path), and per_row == cols (every column). */
-  A = gen("erdos_renyi:rows=50,cols=1000,per_row=700", ZS_F64);
+  A = zs_test_generate("erdos_renyi:rows=50,cols=1000,per_row=700", ZS_F64);
   if (A) {
     int ok = canonical(A) && zs_matrix_nnz(A) == 50 * 700;
     for (int64_t i = 0; i < 50; i++) ok &= row_len(A, i) == 700;
     CHECK(ok);
   }
   zs_matrix_destroy(&A);
-  A = gen("erdos_renyi:rows=10,cols=90,per_row=90", ZS_F64);
+  A = zs_test_generate("erdos_renyi:rows=10,cols=90,per_row=90", ZS_F64);
   if (A) CHECK(canonical(A) && zs_matrix_nnz(A) == 900);
   zs_matrix_destroy(&A);
   /* p-mode: nnz ~ Binomial(rows*cols, p): 4e6 * 0.01 = 40000, sd 199. */
-  A = gen("erdos_renyi:rows=2000,p=0.01", ZS_F64);
+  A = zs_test_generate("erdos_renyi:rows=2000,p=0.01", ZS_F64);
   if (A) CHECK(canonical(A) && fabs((double)zs_matrix_nnz(A) - 40000) < 1200);
   zs_matrix_destroy(&A);
-  A = gen("erdos_renyi:rows=20,cols=30,p=1", ZS_F64);
+  A = zs_test_generate("erdos_renyi:rows=20,cols=30,p=1", ZS_F64);
   if (A) CHECK(canonical(A) && zs_matrix_nnz(A) == 600);
   zs_matrix_destroy(&A);
 
   /* banded: min(per_row, clipped band) columns with |i - j| <= width/2. */
-  A = gen("banded:rows=1000,width=65,per_row=20", ZS_F64);
+  A = zs_test_generate("banded:rows=1000,width=65,per_row=20", ZS_F64);
   if (A) {
     CHECK(canonical(A));
     const int64_t *rp;
@@ -367,7 +347,8 @@ static void test_random_kinds(void) {
     CHECK(row_len(A, 0) == 20); /* band clipped to 33 columns, still >= 20 */
   }
   zs_matrix_destroy(&A);
-  A = gen("banded:rows=100,width=10,per_row=11", ZS_F64); /* the full band: tridiag-like */
+  A = zs_test_generate("banded:rows=100,width=10,per_row=11",
+                       ZS_F64); /* the full band: tridiag-like */
   if (A) {
     CHECK(canonical(A));
     CHECK(row_len(A, 0) == 6 && row_len(A, 50) == 11 && row_len(A, 99) == 6);
@@ -376,7 +357,7 @@ static void test_random_kinds(void) {
   zs_matrix_destroy(&A);
 
   /* watts_strogatz: p = 0 is the ring lattice exactly. */
-  A = gen("watts_strogatz:n=50,k=6,p=0", ZS_F64);
+  A = zs_test_generate("watts_strogatz:n=50,k=6,p=0", ZS_F64);
   if (A) {
     CHECK(zs_matrix_nnz(A) == 50 * 6 && canonical(A) && symmetric(A));
     int ok = 1;
@@ -388,7 +369,7 @@ static void test_random_kinds(void) {
     CHECK(ok);
   }
   zs_matrix_destroy(&A);
-  A = gen("watts_strogatz:n=2000,k=10,p=0.3", ZS_F64);
+  A = zs_test_generate("watts_strogatz:n=2000,k=10,p=0.3", ZS_F64);
   if (A) {
     CHECK(canonical(A) && symmetric(A));
     int no_self = 1, far = 0;
@@ -410,7 +391,7 @@ static void test_random_kinds(void) {
   zs_matrix_destroy(&A);
 
   /* barabasi_albert: 2 m (n - m) entries, symmetric, no loops, every degree >= m. */
-  A = gen("barabasi_albert:n=3000,m=3", ZS_F64);
+  A = zs_test_generate("barabasi_albert:n=3000,m=3", ZS_F64);
   if (A) {
     CHECK(zs_matrix_nnz(A) == 2 * 3 * (3000 - 3) && canonical(A) && symmetric(A));
     int ok = 1;
@@ -425,7 +406,7 @@ static void test_random_kinds(void) {
   zs_matrix_destroy(&A);
 
   /* rmat: 2^scale square, duplicates merged, skewed toward row 0. */
-  A = gen("rmat:scale=12,per_row=8", ZS_F64);
+  A = zs_test_generate("rmat:scale=12,per_row=8", ZS_F64);
   if (A) {
     CHECK(zs_matrix_rows(A) == 4096 && zs_matrix_cols(A) == 4096);
     CHECK(canonical(A)); /* strictly ascending: no duplicates */
@@ -433,14 +414,15 @@ static void test_random_kinds(void) {
     CHECK(row_len(A, 0) > 8 * 8);
   }
   zs_matrix_destroy(&A);
-  A = gen("rmat:scale=10,per_row=4,a=1,b=0,c=0", ZS_F64); /* every edge is (0, 0) */
+  A = zs_test_generate("rmat:scale=10,per_row=4,a=1,b=0,c=0", ZS_F64); /* every edge is (0, 0) */
   if (A) CHECK(zs_matrix_nnz(A) == 1 && find(A, 0, 0) == 0);
   zs_matrix_destroy(&A);
-  A = gen("rmat:scale=5,per_row=4,a=0,b=0,c=0", ZS_F64); /* d = 1: every edge is (31, 31) */
+  A = zs_test_generate("rmat:scale=5,per_row=4,a=0,b=0,c=0",
+                       ZS_F64); /* d = 1: every edge is (31, 31) */
   if (A) CHECK(zs_matrix_nnz(A) == 1 && find(A, 31, 31) == 0);
   zs_matrix_destroy(&A);
   /* Uniform quadrants: 4 * 2^14 draws from 2^28 cells, a handful of collisions at most. */
-  A = gen("rmat:scale=14,per_row=4,a=0.25,b=0.25,c=0.25", ZS_F64);
+  A = zs_test_generate("rmat:scale=14,per_row=4,a=0.25,b=0.25,c=0.25", ZS_F64);
   if (A) CHECK(zs_matrix_nnz(A) > 4 * 16384 - 20 && row_len(A, 0) < 15);
   zs_matrix_destroy(&A);
 }
@@ -467,20 +449,20 @@ static void test_determinism(void) {
                                 "rmat:scale=14,per_row=8"};
   for (size_t c = 0; c < sizeof specs / sizeof specs[0]; c++) {
     set_threads(1);
-    zs_matrix *A = gen(specs[c], ZS_F64);
-    zs_matrix *B = gen(specs[c], ZS_F64);
+    zs_matrix *A = zs_test_generate(specs[c], ZS_F64);
+    zs_matrix *B = zs_test_generate(specs[c], ZS_F64);
     set_threads(2);
-    zs_matrix *C = gen(specs[c], ZS_F64);
-    zs_matrix *D = gen(specs[c], ZS_F32);
+    zs_matrix *C = zs_test_generate(specs[c], ZS_F64);
+    zs_matrix *D = zs_test_generate(specs[c], ZS_F32);
     set_threads(1);
-    zs_matrix *E = gen(specs[c], ZS_F32);
+    zs_matrix *E = zs_test_generate(specs[c], ZS_F32);
     if (!zs_test_same_matrix(A, B) || !zs_test_same_matrix(A, C) || !zs_test_same_matrix(D, E)) {
       fprintf(stderr, "  %s differs between runs or thread counts\n", specs[c]);
-      failures++;
+      check_failures++;
     }
     if (A && !canonical(A)) {
       fprintf(stderr, "  %s is not canonical\n", specs[c]);
-      failures++;
+      check_failures++;
     }
     zs_matrix_destroy(&A), zs_matrix_destroy(&B), zs_matrix_destroy(&C);
     zs_matrix_destroy(&D), zs_matrix_destroy(&E);
@@ -549,7 +531,7 @@ static void test_pinned(void) {
                  {3, 2, -0.7523525849817536},
                  {3, 3, 0.6153262479457091}}}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-    zs_matrix *A = gen(cases[c].spec, ZS_F64);
+    zs_matrix *A = zs_test_generate(cases[c].spec, ZS_F64);
     if (!A) continue;
     int ok = zs_matrix_nnz(A) == cases[c].n;
     for (int k = 0; k < cases[c].n && ok; k++) {
@@ -558,7 +540,7 @@ static void test_pinned(void) {
     }
     if (!ok) {
       fprintf(stderr, "  %s differs from the documented scheme\n", cases[c].spec);
-      failures++;
+      check_failures++;
     }
     zs_matrix_destroy(&A);
   }
@@ -567,12 +549,12 @@ static void test_pinned(void) {
 /* ---- errors -------------------------------------------------------------------------------- */
 
 static void expect_error(const char *spec, zs_status want, const char *needle) {
-  zs_matrix *A = (zs_matrix *)&failures; /* must stay untouched */
+  zs_matrix *A = (zs_matrix *)&check_failures; /* must stay untouched */
   const zs_status s = zs_matrix_generate(&A, spec, ZS_F64, 0);
-  if (s != want || A != (zs_matrix *)&failures || !strstr(zs_last_error(), needle)) {
+  if (s != want || A != (zs_matrix *)&check_failures || !strstr(zs_last_error(), needle)) {
     fprintf(stderr, "  '%s': got %s '%s', expected %s mentioning '%s'\n", spec, zs_status_name(s),
             zs_last_error(), zs_status_name(want), needle);
-    failures++;
+    check_failures++;
   }
 }
 
@@ -615,7 +597,7 @@ static void test_errors(void) {
   const char *defaults[] = {"stencil2d",      "stencil3d",       "elasticity3d", "erdos_renyi",
                             "watts_strogatz", "barabasi_albert", "rmat",         "banded"};
   for (int c = 0; c < 8; c++) {
-    A = gen(defaults[c], ZS_F32);
+    A = zs_test_generate(defaults[c], ZS_F32);
     if (A) CHECK(canonical(A) && zs_matrix_nnz(A) > 0);
     zs_matrix_destroy(&A);
   }
@@ -639,6 +621,5 @@ int main(int argc, char **argv) {
     fprintf(stderr, "unknown test group '%s'\n", argv[1]);
     return 2;
   }
-  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-  return failures ? 1 : 0;
+  CHECK_DONE();
 }

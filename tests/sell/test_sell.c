@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/zs_internal.h"
+#include "tests/common/generated.h"
 #include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
 #include "tests/unit/check.h"
@@ -23,12 +24,6 @@ static zs_matrix *from_coo(int64_t rows, int64_t cols, int64_t n, const int64_t 
   zs_matrix *A = NULL;
   CHECK_STATUS(zs_matrix_from_coo(&A, rows, cols, n, r, c, v, t, 0), ZS_OK);
   free(v);
-  return A;
-}
-
-static zs_matrix *generated(const char *spec, zs_type t) {
-  zs_matrix *A = NULL;
-  CHECK_STATUS(zs_matrix_generate(&A, spec, t, 0), ZS_OK);
   return A;
 }
 
@@ -175,10 +170,10 @@ static int test_roundtrip(void) {
   for (int k = 0; k < 2; k++) {
     const zs_type t = k ? ZS_F64 : ZS_F32;
     roundtrip_all("small", from_coo(5, 6, 8, small_r, small_c, t));
-    roundtrip_all("stencil2d", generated("stencil2d:n=40", t));
-    roundtrip_all("stencil3d-27", generated("stencil3d:n=10,points=27", t));
-    roundtrip_all("erdos_renyi", generated("erdos_renyi:rows=3000,cols=5000,per_row=9", t));
-    roundtrip_all("rmat", generated("rmat:scale=11,per_row=8", t));
+    roundtrip_all("stencil2d", zs_test_generate("stencil2d:n=40", t));
+    roundtrip_all("stencil3d-27", zs_test_generate("stencil3d:n=10,points=27", t));
+    roundtrip_all("erdos_renyi", zs_test_generate("erdos_renyi:rows=3000,cols=5000,per_row=9", t));
+    roundtrip_all("rmat", zs_test_generate("rmat:scale=11,per_row=8", t));
     roundtrip_all("empty-0x5", from_coo(0, 5, 0, NULL, NULL, t));
     roundtrip_all("empty-5x0", from_coo(5, 0, 0, NULL, NULL, t));
     roundtrip_all("no-entries", from_coo(9, 4, 0, NULL, NULL, t));
@@ -190,7 +185,7 @@ static int test_roundtrip(void) {
   CHECK_STATUS(zs_matrix_from_coo(&A, 3, 2, 3, r, c, v, ZS_F64, 0), ZS_OK);
   roundtrip_all("zeros", A);
 
-  A = generated("stencil2d:n=8", ZS_F64);
+  A = zs_test_generate("stencil2d:n=8", ZS_F64);
   zs_encoded *E = NULL;
   const char *bad[] = {"c=3", "c=512", "c=0", "sigma=0", "c=4,sigma=6", "sigma=16", "slices=4"};
   const char *names[] = {"'c'", "c", "c", "sigma", "'sigma'", "'sigma'", "slices"};
@@ -342,7 +337,7 @@ static int test_csr_bits(void) {
   const char *specs[] = {"stencil2d:n=300", "erdos_renyi:rows=20000,cols=15000,per_row=11",
                          "rmat:scale=14,per_row=9", "banded:rows=50000,width=40,per_row=7"};
   for (size_t i = 0; ctx && i < sizeof specs / sizeof *specs; i++) {
-    zs_matrix *A = generated(specs[i], ZS_F64);
+    zs_matrix *A = zs_test_generate(specs[i], ZS_F64);
     if (!A) continue;
     const int64_t m = zs_matrix_rows(A), n = zs_matrix_cols(A), len = 2 * (m + n);
     double *x = malloc((size_t)n * 8), *w = malloc((size_t)m * 8);

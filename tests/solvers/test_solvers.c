@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../common/generated.h"
 #include "../common/test_matrices.h"
 #include "../unit/check.h"
 #include "zsparse.h"
@@ -223,7 +224,7 @@ static void all_formats(zs_context *ctx, const char *label, const zs_matrix *A, 
 
 static zs_matrix *generated(const char *spec, zs_type t, double dominant) {
   zs_matrix *A = NULL, *D = NULL;
-  CHECK_STATUS(zs_matrix_generate(&A, spec, t, 0), ZS_OK);
+  A = zs_test_generate(spec, t);
   if (A && dominant > 0) {
     CHECK_STATUS(zs_matrix_make_dominant(&D, A, dominant), ZS_OK);
     zs_matrix_destroy(&A);
