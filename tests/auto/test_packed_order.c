@@ -8,14 +8,9 @@
 #include <string.h>
 
 #include "core/auto/auto.h"
+#include "tests/common/blob_parts.h"
 #include "tests/common/generated.h"
 #include "tests/unit/check.h"
-
-static int64_t blob_param(const zs_encoded *E, const char *name) {
-  for (int i = 0; i < E->n_params; i++)
-    if (!strcmp(E->params[i].name, name)) return E->params[i].value;
-  return -1;
-}
 
 /* Lane steps of slices of 32 rows taken in `order`, each as wide as its longest row of at most
  * long_min nonzeros: counted here row by row, apart from the library's histogram. */
@@ -50,7 +45,7 @@ static void agree(const char *name, zs_matrix *A, int want) {
   CHECK(st.packed_order == blob);
   CHECK(blob == want);
   /* the long rows: the blob's threshold gives the chooser's share and longest other row */
-  const int64_t long_min = blob_param(E, "long_min");
+  const int64_t long_min = zs_test_param(E, "long_min");
   int64_t long_nnz = 0, longest = 0;
   for (int64_t i = 0; i < A->rows; i++) {
     const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];

@@ -8,6 +8,7 @@
 
 #include "core/zs_internal.h"
 #include "tests/common/backend_test.h"
+#include "tests/common/blob_parts.h"
 #include "tests/common/generated.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_matrices.h"
@@ -181,10 +182,6 @@ static zs_encoded *fresh(void) {
   return E;
 }
 
-static zsi_array *arr(zs_encoded *E, const char *name) {
-  return (zsi_array *)zsi_encoded_array(E, name);
-}
-
 static void expect_corrupt(const char *what, zs_encoded *E, const char *mention) {
   const zsi_format_ops *f = zsi_format_lookup(ZS_FORMAT_CCI);
   const zs_status s = f->validate(E);
@@ -202,25 +199,25 @@ static void expect_corrupt(const char *what, zs_encoded *E, const char *mention)
 
 static int test_corrupt(void) {
   zs_encoded *E;
-  E = fresh(), ((uint32_t *)arr(E, "optable")->data)[3] = 0x000105;
+  E = fresh(), ((uint32_t *)zs_test_array(E, "optable")->data)[3] = 0x000105;
   expect_corrupt("optable count", E, "optable");
-  E = fresh(), ((uint32_t *)arr(E, "optable")->data)[3] = 0x210324;
+  E = fresh(), ((uint32_t *)zs_test_array(E, "optable")->data)[3] = 0x210324;
   expect_corrupt("optable width 33", E, "optable");
-  E = fresh(), ((uint32_t *)arr(E, "optable")->data)[2] = 0x050308;
+  E = fresh(), ((uint32_t *)zs_test_array(E, "optable")->data)[2] = 0x050308;
   expect_corrupt("optable don't-care fill", E, "optable");
-  E = fresh(), ((uint32_t *)arr(E, "optable")->data)[0] = 0x000004;
+  E = fresh(), ((uint32_t *)zs_test_array(E, "optable")->data)[0] = 0x000004;
   expect_corrupt("optable opcode length 4", E, "optable");
-  E = fresh(), ((uint32_t *)arr(E, "cstart")->data)[5] += 1000;
+  E = fresh(), ((uint32_t *)zs_test_array(E, "cstart")->data)[5] += 1000;
   expect_corrupt("cstart decreasing", E, "cstart");
-  E = fresh(), ((uint32_t *)arr(E, "cstart")->data)[0] = 1;
+  E = fresh(), ((uint32_t *)zs_test_array(E, "cstart")->data)[0] = 1;
   expect_corrupt("cstart[0]", E, "cstart");
-  E = fresh(), arr(E, "cstart")->count--;
+  E = fresh(), zs_test_array(E, "cstart")->count--;
   expect_corrupt("cstart count", E, "cstart");
-  E = fresh(), arr(E, "codes")->count--;
+  E = fresh(), zs_test_array(E, "codes")->count--;
   expect_corrupt("codes count", E, "codes");
-  E = fresh(), ((int64_t *)arr(E, "row_ptr")->data)[3] = -1;
+  E = fresh(), ((int64_t *)zs_test_array(E, "row_ptr")->data)[3] = -1;
   expect_corrupt("row_ptr", E, "row_ptr");
-  E = fresh(), arr(E, "values")->elem_size = 4;
+  E = fresh(), zs_test_array(E, "values")->elem_size = 4;
   expect_corrupt("values element size", E, "values");
   E = fresh(), E->params[0].value = 3;
   expect_corrupt("slices=3", E, "slices");
@@ -229,22 +226,23 @@ static int test_corrupt(void) {
   E = fresh();
   {
     /* a bit past the stream end */
-    zsi_array *c = arr(E, "codes");
+    zsi_array *c = zs_test_array(E, "codes");
     ((uint64_t *)c->data)[c->count - 1] = 1;
     expect_corrupt("padding bits", E, "past the stream end");
   }
   E = fresh();
   {
     /* a stream one bit longer than its codes: its successor starts a bit later */
-    uint32_t *cs = arr(E, "cstart")->data;
+    uint32_t *cs = zs_test_array(E, "cstart")->data;
     cs[1] += 1;
     expect_corrupt("stream with unused bits", E, NULL);
   }
   /* Every single-bit flip of the codes is refused or decodes to a canonical matrix (never a
    * crash or an out-of-range column: the decoder checks, the sanitizer build watches). */
   zs_encoded *G = fresh();
-  zsi_array *c = arr(G, "codes");
-  const uint64_t bits = ((uint32_t *)arr(G, "cstart")->data)[arr(G, "cstart")->count - 1];
+  zsi_array *c = zs_test_array(G, "codes");
+  const uint64_t bits =
+      ((uint32_t *)zs_test_array(G, "cstart")->data)[zs_test_array(G, "cstart")->count - 1];
   int refused = 0;
   for (uint64_t b = 0; b < bits; b++) {
     ((uint64_t *)c->data)[b / 64] ^= UINT64_C(1) << (b % 64);

@@ -8,6 +8,7 @@
 
 #include "core/zs_internal.h"
 #include "tests/common/backend_test.h"
+#include "tests/common/blob_parts.h"
 #include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_matrices.h"
@@ -282,15 +283,11 @@ static void *arr(zs_encoded *E, const char *name) {
   const zsi_array *a = zsi_encoded_array(E, name);
   return a ? a->data : NULL;
 }
-static void set_param(zs_encoded *E, const char *name, int64_t v) {
-  for (int i = 0; i < E->n_params; i++)
-    if (!strcmp(E->params[i].name, name)) E->params[i].value = v;
-}
 
-static void m_beta_odd(zs_encoded *E) { set_param(E, "beta", 12); }
-static void m_beta_big(zs_encoded *E) { set_param(E, "beta", 1 << 20); }
+static void m_beta_odd(zs_encoded *E) { zs_test_set_param(E, "beta", 12); }
+static void m_beta_big(zs_encoded *E) { zs_test_set_param(E, "beta", 1 << 20); }
 static void m_no_beta(zs_encoded *E) { strcpy(E->params[0].name, "bet"); }
-static void m_group0(zs_encoded *E) { set_param(E, "group_size", 0); }
+static void m_group0(zs_encoded *E) { zs_test_set_param(E, "group_size", 0); }
 static void m_idx_range(zs_encoded *E) { ((uint16_t *)arr(E, "local_idx"))[0] = 0xffff; }
 static void m_idx_swap(zs_encoded *E) {
   uint16_t *li = arr(E, "local_idx");

@@ -8,6 +8,7 @@
 #include "core/zs_internal.h"
 #include "formats/dtans/dtans.h"
 #include "tests/common/backend_test.h"
+#include "tests/common/blob_parts.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_matrices.h"
 #include "tests/unit/check.h"
@@ -385,13 +386,6 @@ static void row_length_widths(void) {
   }
 }
 
-/* The `guided` parameter the blob records (-1 when missing: equal slices). */
-static int64_t guided_param(const zs_encoded *E) {
-  for (int i = 0; i < E->n_params; i++)
-    if (!strcmp(E->params[i].name, "guided")) return E->params[i].value;
-  return -1;
-}
-
 /* guided=start: P is the equal cut's count of slices, so slices shrink from the first one, on
  * random values too (which default to equal slices); the blob records P. */
 static void guided_from_start(void) {
@@ -408,7 +402,8 @@ static void guided_from_start(void) {
                     *gr = zsi_encoded_array(G, "slice_rows");
     const int64_t *e = er->data, *g = gr->data, n = (int64_t)er->count - 1;
     const int64_t m = (int64_t)gr->count - 1;
-    CHECK(guided_param(E) == -1 && guided_param(G) == n);
+    /* the blob records no `guided` where slices are equal (-1: missing) */
+    CHECK(zs_test_param(E, "guided") == -1 && zs_test_param(G, "guided") == n);
     /* P (1 + ln 3) slices: they shrink from a full one to a third */
     CHECK(m > 2 * n - n / 4 && m < 2 * n + n / 4);
     int64_t least = g[1] - g[0];
@@ -418,7 +413,7 @@ static void guided_from_start(void) {
     /* rows_per_lane keeps uniform slices, so the blob records none */
     zs_encoded_destroy(&G);
     CHECK(zs_encode(&G, A, ZS_FORMAT_DTANS, "rows_per_lane=2,guided=start") == ZS_OK &&
-          guided_param(G) == -1);
+          zs_test_param(G, "guided") == -1);
   }
   zs_encoded_destroy(&E), zs_encoded_destroy(&G);
   zs_matrix_destroy(&A);

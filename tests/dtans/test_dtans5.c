@@ -6,21 +6,10 @@
 
 #include "core/zs_internal.h"
 #include "formats/dtans/dtans.h"
+#include "tests/common/blob_parts.h"
 #include "tests/common/generated.h"
 #include "tests/common/same_matrix.h"
 #include "tests/unit/check.h"
-
-static int64_t param_of(const zs_encoded *E, const char *name) {
-  for (int i = 0; i < E->n_params; i++)
-    if (!strcmp(E->params[i].name, name)) return E->params[i].value;
-  return -1;
-}
-
-static uint64_t blob_bytes(const zs_encoded *E) {
-  uint64_t b = 0;
-  for (int i = 0; i < E->n_arrays; i++) b += E->arrays[i].count * E->arrays[i].elem_size;
-  return b;
-}
 
 /* Encode with options, validate, decode and compare; the blob (NULL on failure). */
 static zs_encoded *round_trip(const char *label, const zs_matrix *A, const char *options) {
@@ -76,12 +65,12 @@ static void round_trips(void) {
         if (pattern && opts[o].mode == DTANS5_VALUES_PACKED) continue; /* one value */
         zs_encoded *E = round_trip(cases[c].spec, A, opts[o].options);
         if (!E) continue;
-        CHECK(param_of(E, "version") == DTANS_VERSION_TEMPLATES);
-        const int64_t mode = param_of(E, "value_mode");
+        CHECK(zs_test_param(E, "version") == DTANS_VERSION_TEMPLATES);
+        const int64_t mode = zs_test_param(E, "value_mode");
         if (opts[o].mode) CHECK(mode == opts[o].mode);
         if (!opts[o].mode && pattern) CHECK(mode == DTANS5_VALUES_CONSTANT);
         if (!strstr(opts[o].options, "long_rows"))
-          CHECK(param_of(E, "templates") == cases[c].templates);
+          CHECK(zs_test_param(E, "templates") == cases[c].templates);
         zs_encoded_destroy(&E);
       }
       zs_matrix_destroy(&A);
@@ -104,16 +93,17 @@ static void auto_choice(void) {
     const zs_status s = zs_encode(&G, A, ZS_FORMAT_DTANS, "templates=on");
     CHECK_STATUS(s, ZS_OK);
     if (E && F && G) {
-      const uint64_t five = param_of(G, "version") == 5 ? blob_bytes(G) : UINT64_MAX;
-      const uint64_t want = five <= blob_bytes(F) ? five : blob_bytes(F);
+      const uint64_t five = zs_test_param(G, "version") == 5 ? zs_test_array_bytes(G) : UINT64_MAX;
+      const uint64_t want = five <= zs_test_array_bytes(F) ? five : zs_test_array_bytes(F);
       printf("%-56s v5 %" PRIu64 " B, v2-4 %" PRIu64 " B, auto %" PRIu64 " B (version %" PRId64
              ")\n",
-             specs[i], five == UINT64_MAX ? 0 : five, blob_bytes(F), blob_bytes(E),
-             param_of(E, "version"));
-      CHECK(blob_bytes(E) == want);
-      CHECK(param_of(F, "version") < DTANS_VERSION_TEMPLATES);
-      if (strstr(specs[i], "stencil")) CHECK(param_of(E, "version") == DTANS_VERSION_TEMPLATES);
-      if (strstr(specs[i], "erdos")) CHECK(param_of(G, "version") < DTANS_VERSION_TEMPLATES);
+             specs[i], five == UINT64_MAX ? 0 : five, zs_test_array_bytes(F),
+             zs_test_array_bytes(E), zs_test_param(E, "version"));
+      CHECK(zs_test_array_bytes(E) == want);
+      CHECK(zs_test_param(F, "version") < DTANS_VERSION_TEMPLATES);
+      if (strstr(specs[i], "stencil"))
+        CHECK(zs_test_param(E, "version") == DTANS_VERSION_TEMPLATES);
+      if (strstr(specs[i], "erdos")) CHECK(zs_test_param(G, "version") < DTANS_VERSION_TEMPLATES);
     }
     zs_encoded_destroy(&E), zs_encoded_destroy(&F), zs_encoded_destroy(&G);
     zs_matrix_destroy(&A);
@@ -167,7 +157,7 @@ static void edges(void) {
                                     cases[i].c, v, ZS_F64, 0),
                  ZS_OK);
     zs_encoded *E = A ? round_trip("edge", A, cases[i].options) : NULL;
-    if (E) CHECK(param_of(E, "version") == DTANS_VERSION_TEMPLATES);
+    if (E) CHECK(zs_test_param(E, "version") == DTANS_VERSION_TEMPLATES);
     zs_encoded_destroy(&E);
     zs_matrix_destroy(&A);
   }
@@ -187,16 +177,6 @@ static void refused(const zs_encoded *E, const char *what, const char *name) {
   }
 }
 
-static zsi_array *array_of(zs_encoded *E, const char *name) {
-  return (zsi_array *)zsi_encoded_array(E, name);
-}
-
-static zsi_param *param_ref(zs_encoded *E, const char *name) {
-  for (int i = 0; i < E->n_params; i++)
-    if (!strcmp(E->params[i].name, name)) return &E->params[i];
-  return NULL;
-}
-
 /* One damage at a time, undone after its check. */
 static void damaged(const char *options) {
   zs_matrix *A = zs_test_generate("stencil2d:n=30,points=5,values=set,distinct=12,seed=9", ZS_F64);
@@ -206,7 +186,7 @@ static void damaged(const char *options) {
     return;
   }
   CHECK_STATUS(validate(E), ZS_OK);
-  const int raw = param_of(E, "value_mode") == DTANS5_VALUES_RAW;
+  const int raw = zs_test_param(E, "value_mode") == DTANS5_VALUES_RAW;
   /* truncation of every array by one element */
   for (int i = 0; i < E->n_arrays; i++) {
     zsi_array *a = &E->arrays[i];
@@ -215,8 +195,8 @@ static void damaged(const char *options) {
     refused(E, "truncated array", a->name);
     a->count++;
   }
-  zsi_array *tp = array_of(E, "template_ptr"), *to = array_of(E, "template_offsets");
-  zsi_array *rt = array_of(E, "row_template"), *lr = array_of(E, "long_rows");
+  zsi_array *tp = zs_test_array(E, "template_ptr"), *to = zs_test_array(E, "template_offsets");
+  zsi_array *rt = zs_test_array(E, "row_template"), *lr = zs_test_array(E, "long_rows");
   int64_t *ptr = tp->data;
   int32_t *off = to->data;
   const int64_t p1 = ptr[1];
@@ -231,33 +211,33 @@ static void damaged(const char *options) {
   uint8_t *ids = rt->data; /* 9 templates: one byte a row */
   CHECK(rt->elem_size == 1);
   const uint8_t id0 = ids[0];
-  ids[0] = (uint8_t)param_of(E, "templates"), refused(E, "template id", "row_template");
+  ids[0] = (uint8_t)zs_test_param(E, "templates"), refused(E, "template id", "row_template");
   ids[0] = UINT8_MAX, refused(E, "long mark without long row", "long");
   ids[0] = id0;
   CHECK(lr->count == 0);
-  zsi_param *pm = param_ref(E, "value_mode");
+  zsi_param *pm = zs_test_param_ref(E, "value_mode");
   const int64_t mode = pm->value;
   pm->value = 3, refused(E, "value_mode 3", "value_mode"), pm->value = 0;
   refused(E, "value_mode 0", "value_mode"), pm->value = mode;
-  zsi_param *ps = param_ref(E, "slices");
+  zsi_param *ps = zs_test_param_ref(E, "slices");
   ps->value++, refused(E, "slices", "slices"), ps->value--;
-  zsi_param *pt = param_ref(E, "templates");
+  zsi_param *pt = zs_test_param_ref(E, "templates");
   pt->value--, refused(E, "templates", "template_ptr"), pt->value++;
-  zsi_array *so = array_of(E, raw ? "slice_values" : "slice_value_words");
+  zsi_array *so = zs_test_array(E, raw ? "slice_values" : "slice_value_words");
   int64_t *sv = so->data;
   sv[1]++, refused(E, "slice offset", so->name), sv[1]--;
   if (raw) {
     /* row 0 has 3 nonzeros (a corner), so its entry 4 is padding */
-    double *v = array_of(E, "values")->data;
+    double *v = zs_test_array(E, "values")->data;
     v[4 * 32] = 1, refused(E, "raw padding", "padding"), v[4 * 32] = 0;
   } else {
-    uint32_t *w = array_of(E, "value_words")->data;
-    const int bits = dtans5_id_bits(param_of(E, "value_real"));
+    uint32_t *w = zs_test_array(E, "value_words")->data;
+    const int bits = dtans5_id_bits(zs_test_param(E, "value_real"));
     const uint32_t w0 = w[0];
     w[0] = w0 | ((1u << bits) - 1u); /* id 15 of 12 values */
     refused(E, "packed id", "value_real");
     w[0] = w0 | (1u << 31), refused(E, "packed padding bits", "padding"), w[0] = w0;
-    zsi_param *pr = param_ref(E, "value_real");
+    zsi_param *pr = zs_test_param_ref(E, "value_real");
     const int64_t real = pr->value;
     pr->value = 1, refused(E, "value_real 1", "value_real"), pr->value = real;
   }
@@ -271,7 +251,7 @@ static void damaged_long_rows(void) {
   zs_matrix *A = zs_test_generate("stencil2d:n=30,points=9,values=random", ZS_F32);
   zs_encoded *E = A ? round_trip("long rows", A, "templates=on,long_rows=8") : NULL;
   if (E) {
-    zsi_array *lr = array_of(E, "long_rows"), *lc = array_of(E, "long_cols");
+    zsi_array *lr = zs_test_array(E, "long_rows"), *lc = zs_test_array(E, "long_cols");
     CHECK(lr->count > 0);
     int32_t *rows = lr->data, *cols = lc->data;
     const int32_t r0 = rows[0], c0 = cols[0];
@@ -300,15 +280,16 @@ static void packed_rows(void) {
       for (size_t o = 0; A && o < sizeof opts / sizeof *opts; o++) {
         zs_encoded *E = round_trip(specs[c], A, opts[o]);
         if (!E) continue;
-        CHECK(param_of(E, "version") == DTANS_VERSION_TEMPLATES);
+        CHECK(zs_test_param(E, "version") == DTANS_VERSION_TEMPLATES);
         const int auto_kind = strstr(opts[o], "auto") != NULL;
         /* auto packs rows only when the templates overflow: never on these small matrices */
-        const int64_t packed = param_of(E, "packed_rows"); /* -1: absent, none */
-        CHECK(auto_kind ? packed == -1
-                        : (uint64_t)(packed < 0 ? 0 : packed) + array_of(E, "long_rows")->count ==
-                              (uint64_t)zs_matrix_rows(A));
-        if (!auto_kind) CHECK(param_of(E, "templates") == 0);
-        const zsi_array *bits = array_of(E, "slice_col_bits");
+        const int64_t packed = zs_test_param(E, "packed_rows"); /* -1: absent, none */
+        CHECK(auto_kind
+                  ? packed == -1
+                  : (uint64_t)(packed < 0 ? 0 : packed) + zs_test_array(E, "long_rows")->count ==
+                        (uint64_t)zs_matrix_rows(A));
+        if (!auto_kind) CHECK(zs_test_param(E, "templates") == 0);
+        const zsi_array *bits = zs_test_array(E, "slice_col_bits");
         if (!strstr(specs[c], "stencil") && bits && !auto_kind) {
           /* banded steps stay below 2^7, Erdős–Rényi's first columns reach past 2^14 */
           const uint8_t b = ((const uint8_t *)bits->data)[1];
@@ -338,13 +319,13 @@ static void mixed_rows(void) {
   CHECK_STATUS(zs_matrix_from_coo(&A, rows, cols, n, r, c, v, ZS_F64, 0), ZS_OK);
   zs_encoded *E = A ? round_trip("mixed", A, "row_kind=auto,templates=on") : NULL;
   if (E) {
-    CHECK(param_of(E, "version") == DTANS_VERSION_TEMPLATES);
-    CHECK(param_of(E, "templates") == 1); /* the tridiagonal rows' (row 0's is its own) */
-    CHECK(param_of(E, "packed_rows") == own + 1);
-    CHECK(array_of(E, "row_template")->elem_size == 1);
+    CHECK(zs_test_param(E, "version") == DTANS_VERSION_TEMPLATES);
+    CHECK(zs_test_param(E, "templates") == 1); /* the tridiagonal rows' (row 0's is its own) */
+    CHECK(zs_test_param(E, "packed_rows") == own + 1);
+    CHECK(zs_test_array(E, "row_template")->elem_size == 1);
   }
   zs_encoded *F = A ? round_trip("mixed", A, "templates=on") : NULL;
-  CHECK(F && param_of(F, "version") < DTANS_VERSION_TEMPLATES); /* templates alone: too many */
+  CHECK(F && zs_test_param(F, "version") < DTANS_VERSION_TEMPLATES); /* templates alone: too many */
   zs_encoded_destroy(&E), zs_encoded_destroy(&F);
   zs_matrix_destroy(&A);
   free(r), free(c), free(v);
@@ -352,7 +333,7 @@ static void mixed_rows(void) {
 
 /* Words of col_words in a blob (0 without packed rows). */
 static uint64_t col_words_of(zs_encoded *E) {
-  const zsi_array *a = array_of(E, "col_words");
+  const zsi_array *a = zs_test_array(E, "col_words");
   return a ? a->count : 0;
 }
 
@@ -380,11 +361,11 @@ static void ordered_rows(void) {
       for (size_t o = 0; N && o < sizeof opts / sizeof *opts; o++) {
         zs_encoded *E = round_trip(specs[c], A, opts[o]);
         if (!E) continue;
-        CHECK(param_of(E, "version") == DTANS_VERSION_TEMPLATES);
+        CHECK(zs_test_param(E, "version") == DTANS_VERSION_TEMPLATES);
         const int rows = strstr(opts[o], "=length") != NULL;
         const int cols = strstr(opts[o], "=frequency") != NULL; /* auto: the order kept */
-        CHECK((array_of(E, "row_perm") != NULL) == rows);
-        CHECK((array_of(E, "col_perm") != NULL) == cols);
+        CHECK((zs_test_array(E, "row_perm") != NULL) == rows);
+        CHECK((zs_test_array(E, "col_perm") != NULL) == cols);
         /* R-MAT's rows by length: a slice's lanes of like lengths, far fewer padded words */
         if (rows && c == 0 && !strstr(opts[o], "auto"))
           CHECK(2 * col_words_of(E) < col_words_of(N));
@@ -409,8 +390,8 @@ static void ordered_rows(void) {
     zs_matrix *A = zs_test_generate(autos[c].spec, ZS_F64);
     zs_encoded *E = A ? round_trip(autos[c].spec, A, autos[c].options) : NULL;
     if (E) {
-      CHECK((array_of(E, "row_perm") != NULL) == autos[c].rows);
-      CHECK((array_of(E, "col_perm") != NULL) == autos[c].cols);
+      CHECK((zs_test_array(E, "row_perm") != NULL) == autos[c].rows);
+      CHECK((zs_test_array(E, "col_perm") != NULL) == autos[c].cols);
     }
     zs_encoded_destroy(&E);
     zs_matrix_destroy(&A);
@@ -422,7 +403,7 @@ static void ordered_rows(void) {
   if (E) {
     static const char *const names[] = {"row_perm", "col_perm"};
     for (int k = 0; k < 2; k++) {
-      zsi_array *a = array_of(E, names[k]);
+      zsi_array *a = zs_test_array(E, names[k]);
       int32_t *p = a->data;
       const int32_t p0 = p[0], p1 = p[1];
       p[1] = p0, refused(E, "repeated index", names[k]), p[1] = p1;
@@ -454,11 +435,11 @@ static void damaged_packed(void) {
     refused(E, "truncated array", a->name);
     a->count++;
   }
-  uint8_t *bits = array_of(E, "slice_col_bits")->data;
-  int32_t *base = array_of(E, "slice_col_base")->data;
-  uint32_t *w = array_of(E, "col_words")->data;
-  int64_t *off = array_of(E, "slice_col_words")->data;
-  uint8_t *rt = array_of(E, "row_template")->data;
+  uint8_t *bits = zs_test_array(E, "slice_col_bits")->data;
+  int32_t *base = zs_test_array(E, "slice_col_base")->data;
+  uint32_t *w = zs_test_array(E, "col_words")->data;
+  int64_t *off = zs_test_array(E, "slice_col_words")->data;
+  uint8_t *rt = zs_test_array(E, "row_template")->data;
   const uint8_t b0 = bits[0];
   bits[0] = 0, refused(E, "no field bits", "slice_col_bits");
   bits[0] = 33, refused(E, "33 field bits", "slice_col_bits");
@@ -472,7 +453,7 @@ static void damaged_packed(void) {
   w[0] = w0 | 1u << 31, refused(E, "bits past the fields", "past the fields"), w[0] = w0;
   const uint8_t r0 = rt[0];
   rt[0] = (uint8_t)(r0 + 1), refused(E, "longer packed row", "nonzeros"), rt[0] = r0;
-  zsi_param *pp = param_ref(E, "packed_rows");
+  zsi_param *pp = zs_test_param_ref(E, "packed_rows");
   const int64_t packed = pp->value;
   pp->value--, refused(E, "packed_rows", "packed_rows"), pp->value = packed;
   pp->value = 0, refused(E, "packed_rows 0", "row_template"), pp->value = packed;

@@ -8,21 +8,10 @@
 
 #include "core/zs_internal.h"
 #include "formats/dtans/dtans.h"
+#include "tests/common/blob_parts.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_matrices.h"
 #include "tests/unit/check.h"
-
-static int64_t version_of(const zs_encoded *E) {
-  for (int i = 0; i < E->n_params; i++)
-    if (!strcmp(E->params[i].name, "version")) return E->params[i].value;
-  return -1;
-}
-
-static uint64_t bytes_of(const zs_encoded *E) {
-  uint64_t b = 0;
-  for (int i = 0; i < E->n_arrays; i++) b += E->arrays[i].count * E->arrays[i].elem_size;
-  return b;
-}
 
 /* E and F hold the same parameters, and the same bytes in arrays of the same names. */
 static int same_blob(const zs_encoded *E, const zs_encoded *F) {
@@ -54,19 +43,21 @@ static void check_choice(const char *label, const zs_matrix *A, const char *extr
   CHECK_STATUS(zs_encode(&off, A, ZS_FORMAT_DTANS, opt_off), ZS_OK);
   if (D && on && off) {
     /* templates=on keeps versions 2-4 where the rows need too many templates */
-    const int five =
-        version_of(on) == DTANS_VERSION_TEMPLATES && 100 * bytes_of(on) <= 103 * bytes_of(off);
+    const int five = zs_test_param(on, "version") == DTANS_VERSION_TEMPLATES &&
+                     100 * zs_test_array_bytes(on) <= 103 * zs_test_array_bytes(off);
     const zs_encoded *want = five ? on : off;
     if (!same_blob(D, want)) {
       fprintf(stderr,
               "%s [%s]: default gave version %" PRId64 ", %" PRIu64 " B; templates=on %" PRIu64
               " B (version %" PRId64 "), templates=off %" PRIu64 " B: want version %" PRId64 "\n",
-              label, extra, version_of(D), bytes_of(D), bytes_of(on), version_of(on), bytes_of(off),
-              version_of(want));
+              label, extra, zs_test_param(D, "version"), zs_test_array_bytes(D),
+              zs_test_array_bytes(on), zs_test_param(on, "version"), zs_test_array_bytes(off),
+              zs_test_param(want, "version"));
       check_failures++;
     }
-    CHECK(100 * bytes_of(D) <= 103 * bytes_of(off)); /* the size rule itself */
-    CHECK(version_of(off) < DTANS_VERSION_TEMPLATES);
+    /* the size rule itself */
+    CHECK(100 * zs_test_array_bytes(D) <= 103 * zs_test_array_bytes(off));
+    CHECK(zs_test_param(off, "version") < DTANS_VERSION_TEMPLATES);
     CHECK_STATUS(zs_decode(&B, D), ZS_OK);
     if (B && !zs_test_same_matrix(A, B)) {
       fprintf(stderr, "%s [%s]: the default's blob decodes to another matrix\n", label, extra);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/zs_internal.h"
+#include "tests/common/blob_parts.h"
 #include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
 #include "tests/unit/check.h"
@@ -247,12 +248,6 @@ static void same_blob(const char *label, const zs_encoded *want, const zs_encode
   }
 }
 
-static int64_t param(const zs_encoded *E, const char *name) {
-  for (int i = 0; i < E->n_params; i++)
-    if (!strcmp(E->params[i].name, name)) return E->params[i].value;
-  return -1;
-}
-
 static void golden_cases(const char *dir, int write) {
   for (size_t w = 0; w < sizeof goldens / sizeof *goldens; w++) {
     const golden *g = &goldens[w];
@@ -265,9 +260,9 @@ static void golden_cases(const char *dir, int write) {
       zs_matrix_destroy(&A);
       continue;
     }
-    if (param(E, "value_mode") != g->value_mode) {
+    if (zs_test_param(E, "value_mode") != g->value_mode) {
       fprintf(stderr, "%s: value mode %lld, the golden case wants %d\n", g->file,
-              (long long)param(E, "value_mode"), g->value_mode);
+              (long long)zs_test_param(E, "value_mode"), g->value_mode);
       check_failures++;
     }
     const zsi_array *lr = zsi_encoded_array(E, "long_rows");

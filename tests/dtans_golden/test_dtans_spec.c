@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/zs_internal.h"
+#include "tests/common/blob_parts.h"
 #include "tests/unit/check.h"
 
 static const zsi_array *array(const zs_encoded *E, const char *name) {
@@ -20,12 +21,6 @@ static const zsi_array *optional_array(const zs_encoded *E, const char *name) {
   for (int i = 0; i < E->n_arrays; i++)
     if (!strcmp(E->arrays[i].name, name)) return &E->arrays[i];
   return NULL;
-}
-
-static int64_t param(const zs_encoded *E, const char *name) {
-  for (int i = 0; i < E->n_params; i++)
-    if (!strcmp(E->params[i].name, name)) return E->params[i].value;
-  return -1;
 }
 
 /* row_nnz of a row stored apart as plain CSR (long_rows, long_ptr, long_cols, long_values). */
@@ -75,7 +70,7 @@ static void slice_bounds(const zs_encoded *E, int64_t *slices, int64_t **bounds)
     memcpy(*bounds, sr->data, sr->count * 8);
     return;
   }
-  const int64_t R = param(E, "rows_per_lane");
+  const int64_t R = zs_test_param(E, "rows_per_lane");
   *slices = (E->rows + 32 * R - 1) / (32 * R);
   *bounds = malloc((size_t)(*slices + 1) * 8);
   for (int64_t s = 0; s <= *slices; s++) (*bounds)[s] = s * 32 * R < E->rows ? s * 32 * R : E->rows;
@@ -132,7 +127,7 @@ static void spec_orders(const zs_encoded *E, int64_t rows, size_t es, csr *out) 
 
 /* Decode E following the page; returns 0, or -1 when the stream does not end where it should. */
 static int spec_decode(const zs_encoded *E, csr *out) {
-  const int64_t rows = E->rows, mode = param(E, "value_mode");
+  const int64_t rows = E->rows, mode = zs_test_param(E, "value_mode");
   const size_t es = E->type == ZS_F64 ? 8 : 4;
   const int coded = mode == 0, joint = mode == 3;
   const zsi_array *lengths = array(E, "row_nnz");
@@ -140,7 +135,7 @@ static int spec_decode(const zs_encoded *E, csr *out) {
   const int64_t *slice_words = array(E, "slice_words")->data;
   const int64_t *slice_desc = array(E, "slice_delta_escapes")->data;
   const int32_t *dsym = array(E, "delta_symbols")->data, *desc = array(E, "delta_escapes")->data;
-  const unsigned dreal = (unsigned)param(E, "delta_real");
+  const unsigned dreal = (unsigned)zs_test_param(E, "delta_real");
   static entry dt[4096], vt[4096];
   build_table(array(E, "delta_counts"), dt);
   const int64_t *slice_vesc = coded ? array(E, "slice_value_escapes")->data : NULL;
@@ -149,8 +144,8 @@ static int spec_decode(const zs_encoded *E, csr *out) {
   const uint16_t *pair_values = joint ? array(E, "pair_values")->data : NULL;
   const unsigned char *raw = mode == 2 ? array(E, "values")->data : NULL;
   /* "column_mode 1: each coded nonzero's column is read from `columns`, laid out as raw values" */
-  const int32_t *columns = param(E, "column_mode") == 1 ? array(E, "columns")->data : NULL;
-  const unsigned vreal = coded ? (unsigned)param(E, "value_real") : 0;
+  const int32_t *columns = zs_test_param(E, "column_mode") == 1 ? array(E, "columns")->data : NULL;
+  const unsigned vreal = coded ? (unsigned)zs_test_param(E, "value_real") : 0;
   if (coded) build_table(array(E, "value_counts"), vt);
   const zsi_array *long_rows = optional_array(E, "long_rows");
   const int32_t *lrows = long_rows ? long_rows->data : NULL;
@@ -296,7 +291,7 @@ static zs_encoded *encoded(int64_t rows, int64_t cols, int64_t n, const int64_t 
  * q mod 32 of word q / 32): column_0 = i + slice_col_base[s] + f_0, column_k = column_(k−1) + 1 +
  * f_k. */
 static int spec5_decode(const zs_encoded *E, csr *out) {
-  const int64_t rows = E->rows, mode = param(E, "value_mode");
+  const int64_t rows = E->rows, mode = zs_test_param(E, "value_mode");
   const size_t es = E->type == ZS_F64 ? 8 : 4;
   const zsi_array *ids = array(E, "row_template");
   const int64_t *tptr = array(E, "template_ptr")->data;
@@ -310,12 +305,13 @@ static int spec5_decode(const zs_encoded *E, csr *out) {
   const unsigned char *raw = mode == 2 ? array(E, "values")->data : NULL;
   const uint32_t *words = mode == 4 ? array(E, "value_words")->data : NULL;
   const unsigned char *dict = mode != 2 ? array(E, "value_symbols")->data : NULL;
-  const int64_t templates = param(E, "templates"), packed = param(E, "packed_rows") > 0;
+  const int64_t templates = zs_test_param(E, "templates"),
+                packed = zs_test_param(E, "packed_rows") > 0;
   const int64_t *cat = packed ? array(E, "slice_col_words")->data : NULL;
   const uint32_t *cwords = packed ? array(E, "col_words")->data : NULL;
   const uint8_t *cbits = packed ? array(E, "slice_col_bits")->data : NULL;
   const int32_t *cbase = packed ? array(E, "slice_col_base")->data : NULL;
-  const int64_t real = mode == 4 ? param(E, "value_real") : 1;
+  const int64_t real = mode == 4 ? zs_test_param(E, "value_real") : 1;
   int b = 0;
   while ((INT64_C(1) << b) < real) b++;
   const int p = b ? 32 / b : 0;
@@ -399,16 +395,16 @@ static void version5_cases(void) {
     zs_matrix *A = NULL, *B = NULL;
     zs_encoded *E =
         encoded(rows, cols, n, r, c, v, trial % 3 == 1 ? ZS_F32 : ZS_F64, opts[o], &A, &B);
-    if (E && param(E, "version") != 5) {
+    if (E && zs_test_param(E, "version") != 5) {
       fprintf(stderr, "version 5 trial %d (%s): version %lld\n", trial, opts[o],
-              (long long)param(E, "version"));
+              (long long)zs_test_param(E, "version"));
       check_failures++;
     } else if (B) {
-      const int64_t mode = param(E, "value_mode");
+      const int64_t mode = zs_test_param(E, "value_mode");
       seen[mode == 1 ? 0 : mode == 2 ? 1 : 2] = 1;
       seen[3] |= array(E, "long_rows")->count > 0;
       seen[4] |= rows > 32;
-      seen[5] |= param(E, "packed_rows") > 0;
+      seen[5] |= zs_test_param(E, "packed_rows") > 0;
       seen[6] |= optional_array(E, "row_perm") && optional_array(E, "col_perm");
       csr got = {NULL, NULL, NULL};
       spec5_decode(E, &got);
@@ -506,8 +502,8 @@ static void random_cases(void) {
     const zs_type type = trial % 4 == 1 ? ZS_F32 : ZS_F64;
     zs_matrix *A = NULL, *B = NULL;
     zs_encoded *E = encoded(rows, cols, n, r, c, v, type, opts[o], &A, &B);
-    if (E && param(E, "version") != 5) { /* what the stream versions' trials cover */
-      const int64_t mode = param(E, "value_mode");
+    if (E && zs_test_param(E, "version") != 5) { /* what the stream versions' trials cover */
+      const int64_t mode = zs_test_param(E, "value_mode");
       int64_t slices, *bounds;
       slice_bounds(E, &slices, &bounds);
       seen[mode == 3 ? 9 : mode] = 1;
@@ -521,15 +517,16 @@ static void random_cases(void) {
       free(bounds);
       seen[7] |= optional_array(E, "long_rows") && optional_array(E, "long_rows")->count > 0;
       seen[11] |= optional_array(E, "row_perm") != NULL;
-      seen[12] |= param(E, "column_mode") == 1;
-      seen[13] |= param(E, "column_mode") == 1 && array(E, "value_escapes")->count > 0;
+      seen[12] |= zs_test_param(E, "column_mode") == 1;
+      seen[13] |= zs_test_param(E, "column_mode") == 1 && array(E, "value_escapes")->count > 0;
       const uint32_t width = array(E, "row_nnz")->elem_size;
       seen[width == 1 ? 14 : width == 2 ? 15 : 16] = 1;
       seen[17] |= optional_array(E, "col_perm") != NULL;
     }
     csr got = {NULL, NULL, NULL};
     /* defaults may take version 5 where it is smaller: its own part of the page */
-    if (B && (param(E, "version") == 5 ? spec5_decode(E, &got) : spec_decode(E, &got)) != 0) {
+    if (B &&
+        (zs_test_param(E, "version") == 5 ? spec5_decode(E, &got) : spec_decode(E, &got)) != 0) {
       fprintf(stderr, "trial %d (%s): the spec decoder does not end the streams where they end\n",
               trial, opts[o] ? opts[o] : "defaults");
       check_failures++;

@@ -12,18 +12,9 @@
 #include <unistd.h>
 
 #include "core/zs_internal.h"
+#include "tests/common/blob_parts.h"
 #include "tests/common/same_matrix.h"
 #include "tests/unit/check.h"
-
-/* A parameter of E by name, or -1 where E has none of that name. */
-static int64_t param(const zs_encoded *E, const char *name) {
-  for (int i = 0; i < zs_encoded_param_count(E); i++) {
-    const char *n;
-    int64_t v;
-    if (zs_encoded_param_info(E, i, &n, &v) == ZS_OK && strcmp(n, name) == 0) return v;
-  }
-  return -1;
-}
 
 /* E saved to a .zsm file and loaded again (E is replaced). */
 static void through_file(zs_encoded **E) {
@@ -56,7 +47,8 @@ static void check_format(const zs_matrix *A, const zs_matrix *At, zs_format f, c
   if (!E || !want || !plain) goto done;
   CHECK_STATUS(zsi_encode_transpose(E, &T), ZS_OK);
   if (!T) goto done;
-  const int64_t got = param(T, key), expect = param(want, key), dflt = param(plain, key);
+  const int64_t got = zs_test_param(T, key), expect = zs_test_param(want, key),
+                dflt = zs_test_param(plain, key);
   if (got != expect || (must_differ && got == dflt)) {
     fprintf(stderr,
             "%s:%s%s: stored transpose has %s=%lld, Aᵀ encoded with the options %lld, "
@@ -154,7 +146,7 @@ int main(void) {
     free(E->options);
     E->options = NULL;
     CHECK_STATUS(zsi_encode_transpose(E, &T), ZS_OK);
-    CHECK(T && param(T, "sigma") == param(plain, "sigma"));
+    CHECK(T && zs_test_param(T, "sigma") == zs_test_param(plain, "sigma"));
   }
   zs_encoded_destroy(&E), zs_encoded_destroy(&T), zs_encoded_destroy(&plain);
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/zs_internal.h"
+#include "tests/common/blob_parts.h"
 #include "tests/common/generated.h"
 #include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
@@ -25,16 +26,6 @@ static zs_matrix *from_coo(int64_t rows, int64_t cols, int64_t n, const int64_t 
   CHECK_STATUS(zs_matrix_from_coo(&A, rows, cols, n, r, c, v, t, 0), ZS_OK);
   free(v);
   return A;
-}
-
-static zsi_array *arr(zs_encoded *E, const char *name) {
-  return (zsi_array *)zsi_encoded_array(E, name);
-}
-
-static int64_t param(const zs_encoded *E, const char *name) {
-  for (int i = 0; i < E->n_params; i++)
-    if (strcmp(E->params[i].name, name) == 0) return E->params[i].value;
-  return -1;
 }
 
 /* Array `name` of E holds exactly `n` elements equal to want[] (read as int64, int32 or uint8). */
@@ -69,13 +60,14 @@ static int test_layout(void) {
    * repeats the row's last column (0 for an empty row) with value +0. */
   CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_SELL, "c=2"), ZS_OK);
   if (E) {
-    CHECK(param(E, "c") == 2 && param(E, "sigma") == 1 && !zsi_encoded_array(E, "perm"));
+    CHECK(zs_test_param(E, "c") == 2 && zs_test_param(E, "sigma") == 1 &&
+          !zsi_encoded_array(E, "perm"));
     expect_ints(E, "slice_ptr", (const int64_t[]){0, 4, 12, 14}, 4);
     expect_ints(E, "row_len", (const int64_t[]){2, 0, 4, 1, 1}, 5);
-    CHECK(arr(E, "row_len")->elem_size == 1);
+    CHECK(zs_test_array(E, "row_len")->elem_size == 1);
     expect_ints(E, "col_idx", (const int64_t[]){0, 0, 2, 0, 1, 5, 3, 5, 4, 5, 5, 5, 0, 0}, 14);
     const double want[] = {1, 0, 2, 0, 3, 7, 4, 0, 5, 0, 6, 0, 8, 0};
-    const zsi_array *v = arr(E, "values");
+    const zsi_array *v = zs_test_array(E, "values");
     CHECK(v && v->count == 14 && memcmp(v->data, want, sizeof want) == 0);
   }
   zs_encoded_destroy(&E);
@@ -112,7 +104,7 @@ static int test_layout(void) {
   A = from_coo(40, 300, n, r, c, ZS_F32);
   CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_SELL, NULL), ZS_OK);
   if (E) {
-    CHECK(arr(E, "row_len")->elem_size == 2);
+    CHECK(zs_test_array(E, "row_len")->elem_size == 2);
     expect_ints(E, "slice_ptr", (const int64_t[]){0, 32 * 300, 32 * 300 + 32}, 3);
   }
   zs_encoded_destroy(&E);
@@ -229,7 +221,7 @@ static void expect_corrupt(const char *what, zs_encoded *E, const char *mention)
 
 /* Element k of array `name` (1, 2, 4 or 8-byte integers, or f64 values) set to v. */
 static void poke(zs_encoded *E, const char *name, uint64_t k, double v) {
-  zsi_array *a = arr(E, name);
+  zsi_array *a = zs_test_array(E, name);
   if (strcmp(name, "values") == 0)
     ((double *)a->data)[k] = v;
   else if (a->elem_size == 8)
@@ -238,11 +230,6 @@ static void poke(zs_encoded *E, const char *name, uint64_t k, double v) {
     ((int32_t *)a->data)[k] = (int32_t)v;
   else
     ((uint8_t *)a->data)[k] = (uint8_t)v;
-}
-
-static void set_param(zs_encoded *E, const char *name, int64_t v) {
-  for (int i = 0; i < E->n_params; i++)
-    if (strcmp(E->params[i].name, name) == 0) E->params[i].value = v;
 }
 
 /* One damage: elements changed (up to four; name NULL ends them), or a parameter. */
@@ -293,12 +280,12 @@ static int test_corrupt(void) {
     zs_encoded *E = fresh(d->opts);
     if (!E) continue;
     for (int j = 0; j < 4 && d->e[j].name; j++) poke(E, d->e[j].name, d->e[j].k, d->e[j].v);
-    if (d->param) set_param(E, d->param, d->pv);
+    if (d->param) zs_test_set_param(E, d->param, d->pv);
     expect_corrupt(d->what, E, d->mention);
   }
   /* row_len of 2-byte elements where 1 byte holds every width */
   zs_encoded *E = fresh("c=2");
-  if (E) arr(E, "row_len")->elem_size = 2, arr(E, "row_len")->count = 2;
+  if (E) zs_test_array(E, "row_len")->elem_size = 2, zs_test_array(E, "row_len")->count = 2;
   if (E) expect_corrupt("row_len elements", E, "row_len");
   CHECK_DONE();
 }
