@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/le_bytes.h"
 #include "../unit/check.h"
 #include "formats/vans/vans.h"
 #include "zsparse_vans.h"
@@ -156,13 +157,6 @@ static void expect_corrupt(const uint8_t *d, size_t n, const char *needle) {
   zs_vans_destroy(&V);
 }
 
-static uint32_t rd32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static void wr32(uint8_t *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* Every single bit flip of container d (n bytes) is refused with ZS_ERR_CORRUPT or read; only
  * bytes marked in may_pass (bits that no check can pin down) may be read. */
 static void check_bit_flips(const uint8_t *d, size_t n, const uint8_t *may_pass) {
@@ -202,17 +196,17 @@ static void check_corruption(void) {
     stmt;                         \
     expect_corrupt(m, n, needle); \
   } while (0)
-  MUT(wr32(m, 0), "K = 0");
-  MUT(wr32(m, 5000), "K = 5000");
-  MUT(wr32(m + 4, rd32(m + 4) + 1), "S_max");
-  MUT(wr32(m + 8, 0), "N_0");
-  MUT(wr32(m + L0 + 4, 44), "N_k (cols)");
-  MUT(wr32(m + L0, 0), "N_{k+1}");
-  MUT(wr32(m + L0 + 8, 0x7fc00000u), "delta");
-  MUT(wr32(m + L0 + 8, 0xbf800000u), "delta");
-  MUT(wr32(m + cur, 1), "cursors[0]");
-  MUT(wr32(m + cur + 4 * 7, rd32(m + ps) + 5), "cursors[7]");
-  MUT(wr32(m + cur + 4 * 7, rd32(m + cur + 4 * 7) + 1), "row");
+  MUT(zs_test_wr32(m, 0), "K = 0");
+  MUT(zs_test_wr32(m, 5000), "K = 5000");
+  MUT(zs_test_wr32(m + 4, zs_test_rd32(m + 4) + 1), "S_max");
+  MUT(zs_test_wr32(m + 8, 0), "N_0");
+  MUT(zs_test_wr32(m + L0 + 4, 44), "N_k (cols)");
+  MUT(zs_test_wr32(m + L0, 0), "N_{k+1}");
+  MUT(zs_test_wr32(m + L0 + 8, 0x7fc00000u), "delta");
+  MUT(zs_test_wr32(m + L0 + 8, 0xbf800000u), "delta");
+  MUT(zs_test_wr32(m + cur, 1), "cursors[0]");
+  MUT(zs_test_wr32(m + cur + 4 * 7, zs_test_rd32(m + ps) + 5), "cursors[7]");
+  MUT(zs_test_wr32(m + cur + 4 * 7, zs_test_rd32(m + cur + 4 * 7) + 1), "row");
   MUT(m[wmin] = 125, "w_min");
   MUT(m[g] = 1, "|G| = 1");
   MUT(m[cdf + 1] = 0, "cdf[1]");
@@ -287,15 +281,15 @@ static void check_pairs_corruption(void) {
   const size_t pay = tab + 4 * pairs;
   CHECK(pairs >= 2 && pairs <= 121);
   MUT(m[8] |= 2, "two layouts");
-  MUT(wr32(m + 12, 0), "lanes = 0");
+  MUT(zs_test_wr32(m + 12, 0), "lanes = 0");
   MUT((m[np] = 1, m[np + 1] = 0), "1 pairs");
   MUT((m[np] = 0x01, m[np + 1] = 0x10), "4097 pairs");
   MUT(m[tab + 2] ^= 1, "/4096");
   MUT((m[tab + 2] = 0, m[tab + 3] = 0), "zero");
   MUT(memcpy(m + tab, d + tab + 4, 2), "code order");
-  MUT(wr32(m + ps, rd32(m + ps) + 1), "odd");
-  MUT(wr32(m + cur + 4 * 7, rd32(m + cur + 4 * 7) + 1), "row 6");
-  MUT(wr32(m + cur + 4 * 7, rd32(m + cur + 4 * 7) + 2), "row 6");
+  MUT(zs_test_wr32(m + ps, zs_test_rd32(m + ps) + 1), "odd");
+  MUT(zs_test_wr32(m + cur + 4 * 7, zs_test_rd32(m + cur + 4 * 7) + 1), "row 6");
+  MUT(zs_test_wr32(m + cur + 4 * 7, zs_test_rd32(m + cur + 4 * 7) + 2), "row 6");
   MUT(memset(m + pay, 0, 4), "initial state");
   MUT(m[pay + 300] ^= 0x10, "payload");
   /* v0, delta, the pairs' weights and the payloads may still decode to something */

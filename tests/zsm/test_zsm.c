@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "core/zs_internal.h"
+#include "tests/common/le_bytes.h"
 
 static int failures;
 static char dir[512]; /* scratch directory, removed at exit */
@@ -67,21 +68,8 @@ static int exists(const char *path) {
   return stat(path, &st) == 0;
 }
 
-static uint32_t rd32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint64_t rd64(const unsigned char *p) {
-  return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-static void wr32(unsigned char *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> 8 * i);
-}
-static void wr64(unsigned char *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> 8 * i);
-}
-
-static size_t n_params(const bytes *b) { return rd32(b->p + 20); }
-static size_t n_arrays(const bytes *b) { return rd32(b->p + 24); }
+static size_t n_params(const bytes *b) { return zs_test_rd32(b->p + 20); }
+static size_t n_arrays(const bytes *b) { return zs_test_rd32(b->p + 24); }
 static size_t hdr_size(const bytes *b) { return 64 + 40 * n_params(b) + 64 * n_arrays(b) + 4; }
 static unsigned char *param_entry(bytes *b, size_t i) { return b->p + 64 + 40 * i; }
 static unsigned char *array_entry(bytes *b, size_t i) {
@@ -96,11 +84,12 @@ static size_t array_index(bytes *b, const char *name) {
 /* Recompute the header CRC after an edit, so the check behind it is reached. */
 static void refix_header(bytes *b) {
   const size_t at = hdr_size(b) - 4;
-  wr32(b->p + at, (uint32_t)crc32(0L, b->p, (uInt)at));
+  zs_test_wr32(b->p + at, (uint32_t)crc32(0L, b->p, (uInt)at));
 }
 static void refix_array(bytes *b, size_t i) {
   unsigned char *e = array_entry(b, i);
-  wr32(e + 36, (uint32_t)crc32(0L, b->p + rd64(e + 48), (uInt)rd64(e + 56)));
+  zs_test_wr32(e + 36,
+               (uint32_t)crc32(0L, b->p + zs_test_rd64(e + 48), (uInt)zs_test_rd64(e + 56)));
   refix_header(b);
 }
 
@@ -221,10 +210,11 @@ static void roundtrip(const zs_matrix *A, zs_format f, const char *label, int ad
     CHECK(zs_encoded_save(L, path2) == ZS_OK, "%s: resave: %s", label, zs_last_error());
     bytes a = read_all(path), b = read_all(path2);
     CHECK(a.n == b.n && memcmp(a.p, b.p, a.n) == 0, "%s: resaved bytes differ", label);
-    CHECK(a.n == rd64(a.p + 56), "%s: recorded length %" PRIu64 " vs %zu", label, rd64(a.p + 56),
-          a.n);
+    CHECK(a.n == zs_test_rd64(a.p + 56), "%s: recorded length %" PRIu64 " vs %zu", label,
+          zs_test_rd64(a.p + 56), a.n);
     for (size_t i = 0; i < n_arrays(&a); i++)
-      CHECK(rd64(array_entry(&a, i) + 48) % 64 == 0, "%s: array %zu offset unaligned", label, i);
+      CHECK(zs_test_rd64(array_entry(&a, i) + 48) % 64 == 0, "%s: array %zu offset unaligned",
+            label, i);
     free(a.p), free(b.p);
     CHECK(zs_encoded_load(&L2, path2) == ZS_OK, "%s: reload", label);
   }
@@ -324,26 +314,29 @@ static void check_golden_layout(bytes *b, int which) {
       {1, 2, 0, 3, 5, 5, 7}, {2, 1, 2, 3, 4, 6, 4}, {8, 2, 2, 6, 6, 4, 9}};
   const uint64_t *w = want[which];
   CHECK(memcmp(b->p, "ZSPARSE\0", 8) == 0, "golden %d magic", which);
-  CHECK(rd32(b->p + 8) == 1, "golden %d version", which);
-  CHECK(rd32(b->p + 12) == w[0], "golden %d format", which);
-  CHECK(rd32(b->p + 16) == w[1], "golden %d type", which);
+  CHECK(zs_test_rd32(b->p + 8) == 1, "golden %d version", which);
+  CHECK(zs_test_rd32(b->p + 12) == w[0], "golden %d format", which);
+  CHECK(zs_test_rd32(b->p + 16) == w[1], "golden %d type", which);
   CHECK(n_params(b) == w[2] && n_arrays(b) == w[3], "golden %d counts", which);
-  CHECK(rd32(b->p + 28) == 0, "golden %d reserved", which);
-  CHECK(rd64(b->p + 32) == w[4] && rd64(b->p + 40) == w[5] && rd64(b->p + 48) == w[6],
+  CHECK(zs_test_rd32(b->p + 28) == 0, "golden %d reserved", which);
+  CHECK(zs_test_rd64(b->p + 32) == w[4] && zs_test_rd64(b->p + 40) == w[5] &&
+            zs_test_rd64(b->p + 48) == w[6],
         "golden %d sizes", which);
-  CHECK(rd64(b->p + 56) == b->n, "golden %d file length", which);
+  CHECK(zs_test_rd64(b->p + 56) == b->n, "golden %d file length", which);
   const size_t h = hdr_size(b);
-  CHECK(rd32(b->p + h - 4) == (uint32_t)crc32(0L, b->p, (uInt)(h - 4)), "golden %d header CRC",
-        which);
+  CHECK(zs_test_rd32(b->p + h - 4) == (uint32_t)crc32(0L, b->p, (uInt)(h - 4)),
+        "golden %d header CRC", which);
   uint64_t expect_off = (h + 63) / 64 * 64;
   for (size_t i = 0; i < n_arrays(b) && i < w[3]; i++) {
     const unsigned char *e = array_entry(b, i);
-    CHECK(rd64(e + 48) == expect_off, "golden %d array %zu offset %" PRIu64, which, i,
-          rd64(e + 48));
-    CHECK(rd64(e + 56) == rd64(e + 40) * rd32(e + 32), "golden %d array %zu length", which, i);
-    CHECK(rd32(e + 36) == (uint32_t)crc32(0L, b->p + rd64(e + 48), (uInt)rd64(e + 56)),
+    CHECK(zs_test_rd64(e + 48) == expect_off, "golden %d array %zu offset %" PRIu64, which, i,
+          zs_test_rd64(e + 48));
+    CHECK(zs_test_rd64(e + 56) == zs_test_rd64(e + 40) * zs_test_rd32(e + 32),
+          "golden %d array %zu length", which, i);
+    CHECK(zs_test_rd32(e + 36) ==
+              (uint32_t)crc32(0L, b->p + zs_test_rd64(e + 48), (uInt)zs_test_rd64(e + 56)),
           "golden %d array %zu CRC", which, i);
-    expect_off = (rd64(e + 48) + rd64(e + 56) + 63) / 64 * 64;
+    expect_off = (zs_test_rd64(e + 48) + zs_test_rd64(e + 56) + 63) / 64 * 64;
   }
   if (which == 0) {
     static const char *const names[] = {"row_ptr", "col_idx", "values"};
@@ -351,41 +344,46 @@ static void check_golden_layout(bytes *b, int which) {
     static const uint32_t col_idx[] = {0, 3, 1, 0, 4, 2, 4};
     for (int i = 0; i < 3; i++)
       CHECK(strcmp((const char *)array_entry(b, (size_t)i), names[i]) == 0, "golden csr name");
-    const unsigned char *rp = b->p + rd64(array_entry(b, 0) + 48);
-    const unsigned char *ci = b->p + rd64(array_entry(b, 1) + 48);
-    const unsigned char *v = b->p + rd64(array_entry(b, 2) + 48);
-    for (int i = 0; i < 6; i++) CHECK(rd64(rp + 8 * i) == row_ptr[i], "golden row_ptr[%d]", i);
-    for (int i = 0; i < 7; i++) CHECK(rd32(ci + 4 * i) == col_idx[i], "golden col_idx[%d]", i);
+    const unsigned char *rp = b->p + zs_test_rd64(array_entry(b, 0) + 48);
+    const unsigned char *ci = b->p + zs_test_rd64(array_entry(b, 1) + 48);
+    const unsigned char *v = b->p + zs_test_rd64(array_entry(b, 2) + 48);
+    for (int i = 0; i < 6; i++)
+      CHECK(zs_test_rd64(rp + 8 * i) == row_ptr[i], "golden row_ptr[%d]", i);
+    for (int i = 0; i < 7; i++)
+      CHECK(zs_test_rd32(ci + 4 * i) == col_idx[i], "golden col_idx[%d]", i);
     /* 4.0 = 0x4010000000000000, -0.5 = 0xBFE0000000000000 as little-endian IEEE doubles. */
-    CHECK(rd64(v) == UINT64_C(0x4010000000000000), "golden values[0]");
-    CHECK(rd64(v + 48) == UINT64_C(0xBFE0000000000000), "golden values[6]");
+    CHECK(zs_test_rd64(v) == UINT64_C(0x4010000000000000), "golden values[0]");
+    CHECK(zs_test_rd64(v + 48) == UINT64_C(0xBFE0000000000000), "golden values[6]");
   } else if (which == 2) {
     /* The options record, last: u32 record version 1, u32 text length, the text. */
     const unsigned char *e = array_entry(b, n_arrays(b) - 1);
     const size_t n = strlen(GOLDEN_OPTIONS);
-    CHECK(
-        strcmp((const char *)e, "meta.options") == 0 && rd32(e + 32) == 1 && rd64(e + 40) == 8 + n,
-        "golden options entry");
-    const unsigned char *r = b->p + rd64(e + 48);
-    CHECK(rd32(r) == 1 && rd32(r + 4) == n && memcmp(r + 8, GOLDEN_OPTIONS, n) == 0,
+    CHECK(strcmp((const char *)e, "meta.options") == 0 && zs_test_rd32(e + 32) == 1 &&
+              zs_test_rd64(e + 40) == 8 + n,
+          "golden options entry");
+    const unsigned char *r = b->p + zs_test_rd64(e + 48);
+    CHECK(zs_test_rd32(r) == 1 && zs_test_rd32(r + 4) == n && memcmp(r + 8, GOLDEN_OPTIONS, n) == 0,
           "golden options record");
-    CHECK(strcmp((const char *)param_entry(b, 0), "c") == 0 && rd64(param_entry(b, 0) + 32) == 2 &&
+    CHECK(strcmp((const char *)param_entry(b, 0), "c") == 0 &&
+              zs_test_rd64(param_entry(b, 0) + 32) == 2 &&
               strcmp((const char *)param_entry(b, 1), "sigma") == 0 &&
-              rd64(param_entry(b, 1) + 32) == 4,
+              zs_test_rd64(param_entry(b, 1) + 32) == 4,
           "golden sell parameters");
   } else {
     CHECK(strcmp((const char *)param_entry(b, 0), "alpha") == 0 &&
-              (int64_t)rd64(param_entry(b, 0) + 32) == -5,
+              (int64_t)zs_test_rd64(param_entry(b, 0) + 32) == -5,
           "golden param alpha");
     CHECK(strcmp((const char *)param_entry(b, 1), "big") == 0 &&
-              rd64(param_entry(b, 1) + 32) == UINT64_C(1) << 40,
+              zs_test_rd64(param_entry(b, 1) + 32) == UINT64_C(1) << 40,
           "golden param big");
-    const unsigned char *ri = b->p + rd64(array_entry(b, array_index(b, "row_idx")) + 48);
-    const unsigned char *v = b->p + rd64(array_entry(b, array_index(b, "values")) + 48);
-    CHECK(rd32(ri) == 0 && rd32(ri + 4) == 1 && rd32(ri + 8) == 1 && rd32(ri + 12) == 3,
+    const unsigned char *ri = b->p + zs_test_rd64(array_entry(b, array_index(b, "row_idx")) + 48);
+    const unsigned char *v = b->p + zs_test_rd64(array_entry(b, array_index(b, "values")) + 48);
+    CHECK(zs_test_rd32(ri) == 0 && zs_test_rd32(ri + 4) == 1 && zs_test_rd32(ri + 8) == 1 &&
+              zs_test_rd32(ri + 12) == 3,
           "golden row_idx");
     /* 1.5f = 0x3FC00000, 8.0f = 0x41000000. */
-    CHECK(rd32(v) == 0x3FC00000u && rd32(v + 12) == 0x41000000u, "golden f32 values");
+    CHECK(zs_test_rd32(v) == 0x3FC00000u && zs_test_rd32(v + 12) == 0x41000000u,
+          "golden f32 values");
   }
 }
 
@@ -537,25 +535,27 @@ static void crafted(bytes base, const char *label, edit_fn edit, const char *wan
 
 /* Each edit makes one field wrong and re-fixes the CRCs so that field's own check fires. */
 static void e_magic(bytes *b) { b->p[0] = 'X'; }
-static void e_version2(bytes *b) { wr32(b->p + 8, 2), refix_header(b); }
-static void e_version0(bytes *b) { wr32(b->p + 8, 0), refix_header(b); }
-static void e_format99(bytes *b) { wr32(b->p + 12, 99), refix_header(b); }
+static void e_version2(bytes *b) { zs_test_wr32(b->p + 8, 2), refix_header(b); }
+static void e_version0(bytes *b) { zs_test_wr32(b->p + 8, 0), refix_header(b); }
+static void e_format99(bytes *b) { zs_test_wr32(b->p + 12, 99), refix_header(b); }
 /* MAT-VANS layers have their own container, never a .zsm. */
-static void e_format_vans(bytes *b) { wr32(b->p + 12, ZS_FORMAT_VANS), refix_header(b); }
-static void e_format_huge(bytes *b) { wr32(b->p + 12, 0x80000001u), refix_header(b); }
-static void e_type(bytes *b) { wr32(b->p + 16, 3), refix_header(b); }
-static void e_reserved(bytes *b) { wr32(b->p + 28, 1), refix_header(b); }
-static void e_rows(bytes *b) { wr64(b->p + 32, UINT64_C(1) << 31), refix_header(b); }
-static void e_cols_neg(bytes *b) { wr64(b->p + 40, (uint64_t)-1), refix_header(b); }
-static void e_nnz(bytes *b) { wr64(b->p + 48, (UINT64_C(1) << 62) + 1), refix_header(b); }
-static void e_nparams(bytes *b) { wr32(b->p + 20, 1000000); }
-static void e_narrays(bytes *b) { wr32(b->p + 24, 0xFFFFFFFFu); }
-static void e_narrays64(bytes *b) { wr32(b->p + 24, 64); }
-static void e_length_field(bytes *b) { wr64(b->p + 56, rd64(b->p + 56) + 64), refix_header(b); }
+static void e_format_vans(bytes *b) { zs_test_wr32(b->p + 12, ZS_FORMAT_VANS), refix_header(b); }
+static void e_format_huge(bytes *b) { zs_test_wr32(b->p + 12, 0x80000001u), refix_header(b); }
+static void e_type(bytes *b) { zs_test_wr32(b->p + 16, 3), refix_header(b); }
+static void e_reserved(bytes *b) { zs_test_wr32(b->p + 28, 1), refix_header(b); }
+static void e_rows(bytes *b) { zs_test_wr64(b->p + 32, UINT64_C(1) << 31), refix_header(b); }
+static void e_cols_neg(bytes *b) { zs_test_wr64(b->p + 40, (uint64_t)-1), refix_header(b); }
+static void e_nnz(bytes *b) { zs_test_wr64(b->p + 48, (UINT64_C(1) << 62) + 1), refix_header(b); }
+static void e_nparams(bytes *b) { zs_test_wr32(b->p + 20, 1000000); }
+static void e_narrays(bytes *b) { zs_test_wr32(b->p + 24, 0xFFFFFFFFu); }
+static void e_narrays64(bytes *b) { zs_test_wr32(b->p + 24, 64); }
+static void e_length_field(bytes *b) {
+  zs_test_wr64(b->p + 56, zs_test_rd64(b->p + 56) + 64), refix_header(b);
+}
 static void e_trailing(bytes *b) {
   memset(b->p + b->n, 0, 64);
   b->n += 64;
-  wr64(b->p + 56, b->n);
+  zs_test_wr64(b->p + 56, b->n);
   refix_header(b);
 }
 static void e_header_crc(bytes *b) { b->p[hdr_size(b) - 2] ^= 0x10; }
@@ -570,63 +570,64 @@ static void e_name_dup(bytes *b) {
   memcpy(array_entry(b, 1), array_entry(b, 0), 32);
   refix_header(b);
 }
-static void e_elem3(bytes *b) { wr32(array_entry(b, 1) + 32, 3), refix_header(b); }
+static void e_elem3(bytes *b) { zs_test_wr32(array_entry(b, 1) + 32, 3), refix_header(b); }
 static void e_count_overflow(bytes *b) {
-  wr64(array_entry(b, 0) + 40, UINT64_C(1) << 62);
+  zs_test_wr64(array_entry(b, 0) + 40, UINT64_C(1) << 62);
   refix_header(b);
 }
 static void e_count_huge(bytes *b) {
   unsigned char *e = array_entry(b, 2); /* consistent count and length, far beyond the file */
-  wr64(e + 40, UINT64_C(1) << 40);
-  wr64(e + 56, (UINT64_C(1) << 40) * rd32(e + 32));
+  zs_test_wr64(e + 40, UINT64_C(1) << 40);
+  zs_test_wr64(e + 56, (UINT64_C(1) << 40) * zs_test_rd32(e + 32));
   refix_header(b);
 }
 static void e_length_mismatch(bytes *b) {
-  wr64(array_entry(b, 1) + 56, rd64(array_entry(b, 1) + 56) + 4);
+  zs_test_wr64(array_entry(b, 1) + 56, zs_test_rd64(array_entry(b, 1) + 56) + 4);
   refix_header(b);
 }
 static void e_unaligned(bytes *b) {
-  wr64(array_entry(b, 1) + 48, rd64(array_entry(b, 1) + 48) + 8);
+  zs_test_wr64(array_entry(b, 1) + 48, zs_test_rd64(array_entry(b, 1) + 48) + 8);
   refix_header(b);
 }
 static void e_overlap(bytes *b) {
-  wr64(array_entry(b, 1) + 48, rd64(array_entry(b, 0) + 48));
+  zs_test_wr64(array_entry(b, 1) + 48, zs_test_rd64(array_entry(b, 0) + 48));
   refix_header(b);
 }
 static void e_descending(bytes *b) {
-  wr64(array_entry(b, 2) + 48, rd64(array_entry(b, 0) + 48));
+  zs_test_wr64(array_entry(b, 2) + 48, zs_test_rd64(array_entry(b, 0) + 48));
   refix_header(b);
 }
-static void e_in_header(bytes *b) { wr64(array_entry(b, 0) + 48, 0), refix_header(b); }
+static void e_in_header(bytes *b) { zs_test_wr64(array_entry(b, 0) + 48, 0), refix_header(b); }
 static void e_outside(bytes *b) {
-  wr64(array_entry(b, 2) + 48, (b->n + 63) / 64 * 64 + 128);
+  zs_test_wr64(array_entry(b, 2) + 48, (b->n + 63) / 64 * 64 + 128);
   refix_header(b);
 }
 static void e_offset_wrap(bytes *b) {
-  wr64(array_entry(b, 2) + 48, UINT64_MAX - 63);
+  zs_test_wr64(array_entry(b, 2) + 48, UINT64_MAX - 63);
   refix_header(b);
 }
 static void e_pad_after_header(bytes *b) { b->p[hdr_size(b)] = 0x01; }
 static void e_pad_between(bytes *b) {
   const unsigned char *e = array_entry(b, 0);
-  b->p[rd64(e + 48) + rd64(e + 56)] = 0x80; /* row_ptr (48 bytes) ends inside a 64-byte line */
+  b->p[zs_test_rd64(e + 48) + zs_test_rd64(e + 56)] =
+      0x80; /* row_ptr (48 bytes) ends inside a 64-byte line */
 }
-static void e_data_flip(bytes *b) { b->p[rd64(array_entry(b, 1) + 48) + 2] ^= 0x04; }
+static void e_data_flip(bytes *b) { b->p[zs_test_rd64(array_entry(b, 1) + 48) + 2] ^= 0x04; }
 static void e_csr_col_range(bytes *b) {
   const size_t i = array_index(b, "col_idx");
-  wr32(b->p + rd64(array_entry(b, i) + 48), 5); /* cols is 5 */
+  zs_test_wr32(b->p + zs_test_rd64(array_entry(b, i) + 48), 5); /* cols is 5 */
   refix_array(b, i);
 }
 static void e_csr_row_ptr(bytes *b) {
   const size_t i = array_index(b, "row_ptr");
-  wr64(b->p + rd64(array_entry(b, i) + 48) + 8, 9);
+  zs_test_wr64(b->p + zs_test_rd64(array_entry(b, i) + 48) + 8, 9);
   refix_array(b, i);
 }
 static void e_csr_missing(bytes *b) {
   memcpy(array_entry(b, array_index(b, "values")), "valuez", 6);
   refix_header(b);
 }
-static void e_csr_nnz(bytes *b) { wr64(b->p + 48, 6), refix_header(b); }
+static void e_csr_nnz(bytes *b) { zs_test_wr64(b->p + 48, 6), refix_header(b); }
 static void e_param_dup(bytes *b) {
   memcpy(param_entry(b, 1), param_entry(b, 0), 32);
   refix_header(b);
@@ -634,7 +635,7 @@ static void e_param_dup(bytes *b) {
 static void e_param_name(bytes *b) { param_entry(b, 0)[1] = ' ', refix_header(b); }
 static void e_coo_row_range(bytes *b) {
   const size_t i = array_index(b, "row_idx");
-  wr32(b->p + rd64(array_entry(b, i) + 48), 4); /* rows is 4 */
+  zs_test_wr32(b->p + zs_test_rd64(array_entry(b, i) + 48), 4); /* rows is 4 */
   refix_array(b, i);
 }
 
@@ -720,14 +721,14 @@ static void test_corruption(void) {
 
 static size_t options_record(bytes *b) { return array_index(b, "meta.options"); }
 static unsigned char *options_bytes(bytes *b) {
-  return b->p + rd64(array_entry(b, options_record(b)) + 48);
+  return b->p + zs_test_rd64(array_entry(b, options_record(b)) + 48);
 }
 /* Edit the record's bytes in place (same length) and re-fix the CRCs. */
 static void e_opt_version0(bytes *b) {
-  wr32(options_bytes(b), 0), refix_array(b, options_record(b));
+  zs_test_wr32(options_bytes(b), 0), refix_array(b, options_record(b));
 }
 static void e_opt_length(bytes *b) {
-  wr32(options_bytes(b) + 4, 10), refix_array(b, options_record(b));
+  zs_test_wr32(options_bytes(b) + 4, 10), refix_array(b, options_record(b));
 }
 static void e_opt_space(bytes *b) { options_bytes(b)[9] = ' ', refix_array(b, options_record(b)); }
 static void e_opt_no_equals(bytes *b) {
@@ -760,8 +761,9 @@ static void odd_record(uint32_t elem_size, uint64_t count, const char *label) {
 static void test_options(void) {
   zs_encoded *E = golden_encoded(2);
   bytes g = saved_bytes(E);
-  CHECK(strlen(GOLDEN_OPTIONS) == 11 && rd64(array_entry(&g, options_record(&g)) + 40) == 19,
-        "the edits below assume an 11-byte text");
+  CHECK(
+      strlen(GOLDEN_OPTIONS) == 11 && zs_test_rd64(array_entry(&g, options_record(&g)) + 40) == 19,
+      "the edits below assume an 11-byte text");
   /* Every byte of the record is covered: truncations and flips are refused. */
   sweep(g, "sell with options");
   static const crafted_case cases[] = {
@@ -773,7 +775,7 @@ static void test_options(void) {
       {"key twice", e_opt_dup, "a key appears twice"},
       {"key character", e_opt_bad_key, "not key=value"},
   };
-  const uint64_t at = rd64(array_entry(&g, options_record(&g)) + 48);
+  const uint64_t at = zs_test_rd64(array_entry(&g, options_record(&g)) + 48);
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     crafted(g, cases[i].label, cases[i].edit, "record 'meta.options' at offset");
     crafted(g, cases[i].label, cases[i].edit, cases[i].want);
@@ -792,7 +794,7 @@ static void test_options(void) {
 
   /* A record of a later version is skipped: the matrix loads, without options. */
   bytes b = dup_bytes(g);
-  wr32(options_bytes(&b), 2), wr32(options_bytes(&b) + 4, 0xFFFFFFFFu);
+  zs_test_wr32(options_bytes(&b), 2), zs_test_wr32(options_bytes(&b) + 4, 0xFFFFFFFFu);
   refix_array(&b, options_record(&b));
   write_all(case_path(), b.p, b.n);
   zs_encoded *L = NULL;
