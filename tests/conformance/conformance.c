@@ -9,19 +9,15 @@
 
 #include "core/check_tolerance.h"
 #include "tests/common/test_matrices.h"
+#include "tests/common/test_random.h"
 #include "zsparse.h"
 
 static int failures, cases;
 
 /* ---- deterministic random numbers (splitmix64) ---- */
-static uint64_t rng_next(uint64_t *s) {
-  uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-  return z ^ (z >> 31);
+static int64_t rng_below(uint64_t *s, int64_t n) {
+  return (int64_t)(zs_test_splitmix64(s) % (uint64_t)n);
 }
-static double rng_unit(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1p-53 * 2.0 - 1.0; }
-static int64_t rng_below(uint64_t *s, int64_t n) { return (int64_t)(rng_next(s) % (uint64_t)n); }
 static uint64_t hash_str(const char *p, uint64_t h) {
   while (*p) h = (h ^ (unsigned char)*p++) * UINT64_C(0x100000001b3);
   return h;
@@ -49,7 +45,7 @@ static void tset(zs_type t, void *v, int64_t i, double x) {
 }
 static void *random_vector(zs_type t, int64_t n, uint64_t seed) {
   void *v = xmalloc((size_t)n * tsize(t));
-  for (int64_t i = 0; i < n; i++) tset(t, v, i, rng_unit(&seed));
+  for (int64_t i = 0; i < n; i++) tset(t, v, i, zs_test_unit(&seed));
   return v;
 }
 static double type_eps(zs_type t) { return t == ZS_F32 ? FLT_EPSILON : DBL_EPSILON; }
@@ -702,41 +698,44 @@ static void random_cases(zs_context *ctx) {
   triplets T;
 #define BEGIN(R, C) (T = (triplets){.rows = (R), .cols = (C)})
   BEGIN(50, 40);
-  for (int k = 0; k < 300; k++) add(&T, rng_below(&s, 50), rng_below(&s, 40), rng_unit(&s));
+  for (int k = 0; k < 300; k++) add(&T, rng_below(&s, 50), rng_below(&s, 40), zs_test_unit(&s));
   run_triplets(ctx, "small-50x40", &T);
 
   BEGIN(3000, 2500); /* a few explicit zeros: they are structure */
   for (int k = 0; k < 40000; k++)
-    add(&T, rng_below(&s, 3000), rng_below(&s, 2500), k % 97 ? rng_unit(&s) : 0.0);
+    add(&T, rng_below(&s, 3000), rng_below(&s, 2500), k % 97 ? zs_test_unit(&s) : 0.0);
   run_triplets(ctx, "medium-3000x2500", &T);
 
   BEGIN(2000, 2000); /* only every third row, none in the first and last 50 */
   for (int k = 0; k < 12000; k++) {
     const int64_t r = 50 + 3 * rng_below(&s, 633) + 1;
-    add(&T, r, rng_below(&s, 2000), rng_unit(&s));
+    add(&T, r, rng_below(&s, 2000), zs_test_unit(&s));
   }
   run_triplets(ctx, "empty-rows", &T);
 
   BEGIN(1500, 1800); /* only even columns below 1000 */
-  for (int k = 0; k < 9000; k++) add(&T, rng_below(&s, 1500), 2 * rng_below(&s, 500), rng_unit(&s));
+  for (int k = 0; k < 9000; k++)
+    add(&T, rng_below(&s, 1500), 2 * rng_below(&s, 500), zs_test_unit(&s));
   run_triplets(ctx, "empty-cols", &T);
 
   BEGIN(3000, 25000); /* row 1234 holds 20000 of the entries: it spans several chunks */
-  for (int64_t j = 0; j < 20000; j++) add(&T, 1234, j * 25000 / 20000, rng_unit(&s));
+  for (int64_t j = 0; j < 20000; j++) add(&T, 1234, j * 25000 / 20000, zs_test_unit(&s));
   for (int64_t r = 0; r < 3000; r++)
-    for (int k = 0; r != 1234 && k < 3; k++) add(&T, r, rng_below(&s, 25000), rng_unit(&s));
+    for (int k = 0; r != 1234 && k < 3; k++) add(&T, r, rng_below(&s, 25000), zs_test_unit(&s));
   run_triplets(ctx, "huge-row", &T);
 
   BEGIN(1000, 1000); /* one full row, nothing else: every chunk lies inside it */
-  for (int64_t j = 0; j < 1000; j++) add(&T, 500, j, rng_unit(&s));
+  for (int64_t j = 0; j < 1000; j++) add(&T, 500, j, zs_test_unit(&s));
   run_triplets(ctx, "single-row", &T);
 
   BEGIN(20000, 300);
-  for (int k = 0; k < 80000; k++) add(&T, rng_below(&s, 20000), rng_below(&s, 300), rng_unit(&s));
+  for (int k = 0; k < 80000; k++)
+    add(&T, rng_below(&s, 20000), rng_below(&s, 300), zs_test_unit(&s));
   run_triplets(ctx, "tall-20000x300", &T);
 
   BEGIN(300, 20000);
-  for (int k = 0; k < 30000; k++) add(&T, rng_below(&s, 300), rng_below(&s, 20000), rng_unit(&s));
+  for (int k = 0; k < 30000; k++)
+    add(&T, rng_below(&s, 300), rng_below(&s, 20000), zs_test_unit(&s));
   run_triplets(ctx, "wide-300x20000", &T);
 
   BEGIN(30000, 30010); /* banded: most columns belong to one thread's rows (cpu SpMVT writes
@@ -744,7 +743,7 @@ static void random_cases(zs_context *ctx) {
   for (int64_t r = 0; r < 30000; r++)
     for (int k = 0; k < 5; k++) {
       const int64_t c = r - 20 + rng_below(&s, 41);
-      if (c >= 0 && c < 30000) add(&T, r, c, rng_unit(&s));
+      if (c >= 0 && c < 30000) add(&T, r, c, zs_test_unit(&s));
     }
   run_triplets(ctx, "banded-30000", &T);
 
@@ -765,13 +764,13 @@ static void random_cases(zs_context *ctx) {
 
   BEGIN(64, 64);
   for (int64_t r = 0; r < 64; r++)
-    for (int64_t c = 0; c < 64; c++) add(&T, r, c, rng_unit(&s));
+    for (int64_t c = 0; c < 64; c++) add(&T, r, c, zs_test_unit(&s));
   run_triplets(ctx, "dense-64x64", &T);
 
   BEGIN(500, 500); /* every entry given two or three times: from_coo sums them */
   for (int k = 0; k < 3000; k++) {
     const int64_t r = rng_below(&s, 500), c = rng_below(&s, 500);
-    for (int d = 0; d < 2 + k % 2; d++) add(&T, r, c, rng_unit(&s));
+    for (int d = 0; d < 2 + k % 2; d++) add(&T, r, c, zs_test_unit(&s));
   }
   run_triplets(ctx, "duplicates", &T);
 
@@ -780,7 +779,7 @@ static void random_cases(zs_context *ctx) {
   for (int k = 0; k < 3000; k++) {
     const int64_t r = rng_below(&s, 300);
     const double scale = r < 100 ? 0x1p-140 : r < 200 ? 0x1p-1060 : k % 2 ? 1.0 : 0x1p-135;
-    add(&T, r, rng_below(&s, 200), rng_unit(&s) * scale);
+    add(&T, r, rng_below(&s, 200), zs_test_unit(&s) * scale);
   }
   run_triplets(ctx, "subnormal", &T);
 

@@ -12,6 +12,7 @@
 #include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_matrices.h"
+#include "tests/common/test_random.h"
 #include "tests/unit/check.h"
 
 static zs_matrix *from_triplets(zs_type t, int64_t rows, int64_t cols, int64_t n, const int64_t *r,
@@ -26,18 +27,14 @@ static zs_matrix *from_triplets(zs_type t, int64_t rows, int64_t cols, int64_t n
   return A;
 }
 
-static uint64_t rng(uint64_t *s) {
-  *s = *s * 6364136223846793005u + 1442695040888963407u;
-  return *s >> 17;
-}
-
 /* Random entries with a few explicit zeros (structure that must survive). */
 static zs_matrix *random_matrix(zs_type t, int64_t rows, int64_t cols, int64_t n, uint64_t seed) {
   int64_t *r = malloc((size_t)(n ? n : 1) * 8), *c = malloc((size_t)(n ? n : 1) * 8);
   double *v = malloc((size_t)(n ? n : 1) * 8);
   for (int64_t k = 0; k < n; k++) {
-    r[k] = (int64_t)(rng(&seed) % (uint64_t)rows), c[k] = (int64_t)(rng(&seed) % (uint64_t)cols);
-    v[k] = k % 23 ? (double)(int64_t)(rng(&seed) % 2001 - 1000) / 64 : 0.0;
+    r[k] = (int64_t)(zs_test_lcg(&seed, 17) % (uint64_t)rows),
+    c[k] = (int64_t)(zs_test_lcg(&seed, 17) % (uint64_t)cols);
+    v[k] = k % 23 ? (double)(int64_t)(zs_test_lcg(&seed, 17) % 2001 - 1000) / 64 : 0.0;
   }
   zs_matrix *A = from_triplets(t, rows, cols, n, r, c, v);
   free(r), free(c), free(v);
@@ -213,8 +210,8 @@ static void generated_cases(void) {
     double v[600];
     uint64_t seed = 5;
     for (int i = 0; i < 600; i++)
-      r[i] = 3 + 7 * (int64_t)(rng(&seed) % 60), c[i] = 2 * (int64_t)(rng(&seed) % 150),
-      v[i] = i + 1;
+      r[i] = 3 + 7 * (int64_t)(zs_test_lcg(&seed, 17) % 60),
+      c[i] = 2 * (int64_t)(zs_test_lcg(&seed, 17) % 150), v[i] = i + 1;
     A = from_triplets(t, 430, 333, 600, r, c, v);
     roundtrip_all("empty-rows-cols", A);
     zs_matrix_destroy(&A);
@@ -561,8 +558,9 @@ static void thread_cases(void) {
       double *yt = malloc((size_t)(rows > cols ? rows : cols) * 8);
       double *yn = malloc((size_t)rows * 8), *py = malloc((size_t)rows * 8); /* SpMV, pair's y */
       uint64_t seed = 77;
+      /* 47 random bits: sums round */
       for (int64_t i = 0; i < (rows > cols ? rows : cols); i++)
-        hx[i] = (double)rng(&seed) / 140737488355328.0 - 0.5; /* 47 random bits: sums round */
+        hx[i] = (double)zs_test_lcg(&seed, 17) / 140737488355328.0 - 0.5;
       for (int f = 0; f < 2; f++) {
         zs_encoded *E = NULL;
         CHECK_STATUS(zs_encode(&E, A, f ? ZS_FORMAT_GCSB : ZS_FORMAT_CSB, NULL), ZS_OK);

@@ -8,6 +8,7 @@
 #include "tests/common/blob_parts.h"
 #include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
+#include "tests/common/test_random.h"
 #include "tests/unit/check.h"
 
 /* Each golden matrix is rebuilt from triplets made here (exact dyadic values, so f32 and f64
@@ -25,11 +26,6 @@ static void put(triplets *t, int64_t r, int64_t c, double v) {
     t->v = realloc(t->v, (size_t)t->cap * 8);
   }
   t->r[t->n] = r, t->c[t->n] = c, t->v[t->n] = v, t->n++;
-}
-
-static uint64_t lcg(uint64_t *s) {
-  *s = *s * 6364136223846793005u + 1442695040888963407u;
-  return *s >> 33;
 }
 
 typedef struct golden {
@@ -70,9 +66,10 @@ static void fill_constant(triplets *t) {
 static void fill_raw(triplets *t) {
   uint64_t s = 7;
   for (int64_t i = 0; i < 100; i++) {
-    const int64_t len = (int64_t)(lcg(&s) % 12);
+    const int64_t len = (int64_t)(zs_test_lcg(&s, 33) % 12);
     for (int64_t k = 0; k < len; k++)
-      put(t, i, (int64_t)(lcg(&s) % 150), ((double)(lcg(&s) % 4001) - 2000) / 64);
+      put(t, i, (int64_t)(zs_test_lcg(&s, 33) % 150),
+          ((double)(zs_test_lcg(&s, 33) % 4001) - 2000) / 64);
   }
 }
 
@@ -81,8 +78,10 @@ static void fill_raw(triplets *t) {
 static void fill_raw_steps(triplets *t) {
   uint64_t s = 5;
   for (int64_t i = 0; i < 70; i++) {
-    const int64_t len = 16 + (int64_t)(lcg(&s) % 8), start = (int64_t)(lcg(&s) % 120);
-    for (int64_t k = 0; k < len; k++) put(t, i, start + k, ((double)(lcg(&s) % 4001) - 2000) / 64);
+    const int64_t len = 16 + (int64_t)(zs_test_lcg(&s, 33) % 8),
+                  start = (int64_t)(zs_test_lcg(&s, 33) % 120);
+    for (int64_t k = 0; k < len; k++)
+      put(t, i, start + k, ((double)(zs_test_lcg(&s, 33) % 4001) - 2000) / 64);
   }
 }
 
@@ -165,10 +164,12 @@ static const golden goldens[] = {
 static void fill_escapes_f32(triplets *t) {
   uint64_t s = 11;
   for (int64_t i = 0; i < 100; i++) {
-    const int64_t len = (int64_t)(lcg(&s) % 6);
+    const int64_t len = (int64_t)(zs_test_lcg(&s, 33) % 6);
     for (int64_t k = 0; k < len; k++) {
-      const int64_t c = (int64_t)(lcg(&s) % 400);
-      put(t, i, c, lcg(&s) % 4 ? (double)(lcg(&s) % 3) : (double)(lcg(&s) % 100000));
+      const int64_t c = (int64_t)(zs_test_lcg(&s, 33) % 400);
+      put(t, i, c,
+          zs_test_lcg(&s, 33) % 4 ? (double)(zs_test_lcg(&s, 33) % 3)
+                                  : (double)(zs_test_lcg(&s, 33) % 100000));
     }
   }
 }
@@ -194,7 +195,8 @@ static void fill_dense_sparse(triplets *t) {
 static void fill_many_values(triplets *t) {
   uint64_t s = 5;
   for (int64_t i = 0; i < 900; i++)
-    for (int64_t k = 0; k < 5; k++) put(t, i, (i + 60 * k) % 300, (double)(lcg(&s) % 100000) / 8);
+    for (int64_t k = 0; k < 5; k++)
+      put(t, i, (i + 60 * k) % 300, (double)(zs_test_lcg(&s, 33) % 100000) / 8);
 }
 
 static const golden corpus[] = {

@@ -10,31 +10,25 @@
 
 #include "mtx_test_util.h"
 #include "tests/common/same_matrix.h"
+#include "tests/common/test_random.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-static uint64_t rng(void) {
-  /* splitmix64 */
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
 
 /* A finite value of `type`: random bit patterns (subnormals, huge, tiny, -0), small integers,
  * short decimals and zeros, so both the fast and the strtod paths are exercised. */
 static void random_value(zs_type t, void *dst, int64_t k) {
-  uint64_t r = rng();
+  uint64_t r = zs_test_splitmix64(&rng_state);
   int kind = (int)(r % 5);
   double d;
   if (kind == 0) {
     d = 0.0;
   } else if (kind == 1) {
-    d = (double)((int64_t)(rng() % 2001) - 1000);
+    d = (double)((int64_t)(zs_test_splitmix64(&rng_state) % 2001) - 1000);
   } else if (kind == 2) {
-    d = (double)((int64_t)(rng() % 200001) - 100000) / 1000.0;
+    d = (double)((int64_t)(zs_test_splitmix64(&rng_state) % 200001) - 100000) / 1000.0;
   } else {
     for (;;) {
-      uint64_t bits = rng();
+      uint64_t bits = zs_test_splitmix64(&rng_state);
       if (t == ZS_F64) {
         memcpy(&d, &bits, sizeof d);
       } else {
@@ -58,8 +52,8 @@ static zs_matrix *random_matrix(zs_type t, int64_t rows, int64_t cols, int64_t n
   void *v = malloc(zs_type_size(t) * (size_t)(nnz + 1));
   for (int64_t k = 0; k < nnz; k++) {
     /* Only even rows get entries: half the rows stay empty. */
-    ri[k] = (int64_t)(rng() % (uint64_t)((rows + 1) / 2)) * 2;
-    ci[k] = (int64_t)(rng() % (uint64_t)cols);
+    ri[k] = (int64_t)(zs_test_splitmix64(&rng_state) % (uint64_t)((rows + 1) / 2)) * 2;
+    ci[k] = (int64_t)(zs_test_splitmix64(&rng_state) % (uint64_t)cols);
     random_value(t, v, k);
   }
   zs_matrix *A = NULL;
@@ -115,8 +109,9 @@ int main(void) {
   int trips = 0;
   for (int rep = 0; rep < 12; rep++) {
     zs_type t = rep % 2 ? ZS_F32 : ZS_F64;
-    int64_t rows = 1 + (int64_t)(rng() % 300), cols = 1 + (int64_t)(rng() % 300);
-    int64_t nnz = (int64_t)(rng() % (uint64_t)(rows * cols / 3 + 1));
+    int64_t rows = 1 + (int64_t)(zs_test_splitmix64(&rng_state) % 300),
+            cols = 1 + (int64_t)(zs_test_splitmix64(&rng_state) % 300);
+    int64_t nnz = (int64_t)(zs_test_splitmix64(&rng_state) % (uint64_t)(rows * cols / 3 + 1));
     zs_matrix *A = random_matrix(t, rows, cols, nnz);
     char name[64];
     snprintf(name, sizeof name, "r%d.mtx%s", rep, rep % 3 == 0 ? ".gz" : "");

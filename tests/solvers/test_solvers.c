@@ -8,6 +8,7 @@
 
 #include "../common/generated.h"
 #include "../common/test_matrices.h"
+#include "../common/test_random.h"
 #include "../unit/check.h"
 #include "zsparse.h"
 #include "zsparse_solvers.h"
@@ -41,12 +42,7 @@ static int add_format(const char *arg) {
 /* ---- deterministic x* in [-1, 1] (splitmix64) ---- */
 static double *random_x(int64_t n, uint64_t s) {
   double *x = malloc((size_t)(n ? n : 1) * sizeof *x);
-  for (int64_t i = 0; i < n; i++) {
-    uint64_t z = (s += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    x[i] = (double)((z ^ (z >> 31)) >> 11) * 0x1p-53 * 2.0 - 1.0;
-  }
+  for (int64_t i = 0; i < n; i++) x[i] = zs_test_unit(&s);
   return x;
 }
 

@@ -6,15 +6,11 @@
 
 #include "check.h"
 #include "core/zs_internal.h"
+#include "tests/common/test_random.h"
 
 static int by_whole_key(const void *a, const void *b) {
   const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return (x > y) - (x < y);
-}
-
-static uint64_t next(uint64_t *s) {
-  *s = *s * 6364136223846793005u + 1442695040888963407u;
-  return *s >> 17;
 }
 
 /* n keys with columns in [base, base + span), some repeated; places 0 … n-1 as the callers make
@@ -24,8 +20,9 @@ static void check_row(int64_t n, uint32_t base, uint64_t span, int repeats, uint
            *want = malloc((size_t)(n ? n : 1) * sizeof *want),
            *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
   for (int64_t k = 0; k < n; k++) {
-    const uint64_t c = repeats && k > 0 && next(seed) % 3 == 0 ? key[next(seed) % (uint64_t)k] >> 32
-                                                               : base + next(seed) % span;
+    const uint64_t c = repeats && k > 0 && zs_test_lcg(seed, 17) % 3 == 0
+                           ? key[zs_test_lcg(seed, 17) % (uint64_t)k] >> 32
+                           : base + zs_test_lcg(seed, 17) % span;
     key[k] = c << 32 | (uint64_t)k;
   }
   memcpy(want, key, (size_t)n * sizeof *key);

@@ -5,23 +5,18 @@
 #include <unistd.h>
 
 #include "../common/le_bytes.h"
+#include "../common/test_random.h"
 #include "../unit/check.h"
 #include "formats/vans/vans.h"
 #include "zsparse_vans.h"
 
 static uint64_t rng_state = 12345;
-static uint64_t rnd(void) {
-  uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
-  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-  return z ^ (z >> 31);
-}
 
 /* Weights peaked around zero, like quantised Gaussians, spanning `span` values. */
 static void random_weights(int8_t *w, int64_t n, int span) {
   for (int64_t i = 0; i < n; i++) {
-    int v = (int)(rnd() % (uint64_t)span) - span / 2;
-    if (rnd() % 4) v /= 4;
+    int v = (int)(zs_test_splitmix64(&rng_state) % (uint64_t)span) - span / 2;
+    if (zs_test_splitmix64(&rng_state) % 4) v /= 4;
     w[i] = (int8_t)v;
   }
 }
@@ -64,7 +59,8 @@ static zs_vans *build(unsigned flags, int K, const int64_t *dims, int8_t **w, in
     w[k] = malloc((size_t)(dims[k + 1] * dims[k]));
     random_weights(w[k], dims[k + 1] * dims[k], span);
     float *sc = malloc((size_t)dims[k + 1] * sizeof(float));
-    for (int64_t i = 0; i < dims[k + 1]; i++) sc[i] = 0.001f * (float)(1 + rnd() % 50);
+    for (int64_t i = 0; i < dims[k + 1]; i++)
+      sc[i] = 0.001f * (float)(1 + zs_test_splitmix64(&rng_state) % 50);
     CHECK_STATUS(zs_vans_add_layer_int8(V, dims[k + 1], w[k], sc), ZS_OK);
     free(sc);
   }
@@ -141,7 +137,8 @@ static void check_chain_dims(zs_context *ctx, unsigned flags, const char *gpu, i
 /* K = 20 layers of random sizes (odd ones on purpose) from `least` to least + 159. */
 static void check_chain(zs_context *ctx, unsigned flags, const char *gpu, int64_t least) {
   int64_t dims[CHAIN_MAX + 1];
-  for (int k = 0; k <= CHAIN_MAX; k++) dims[k] = least + (int64_t)(rnd() % 160);
+  for (int k = 0; k <= CHAIN_MAX; k++)
+    dims[k] = least + (int64_t)(zs_test_splitmix64(&rng_state) % 160);
   check_chain_dims(ctx, flags, gpu, CHAIN_MAX, dims);
 }
 

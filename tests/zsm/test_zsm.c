@@ -14,6 +14,7 @@
 
 #include "core/zs_internal.h"
 #include "tests/common/le_bytes.h"
+#include "tests/common/test_random.h"
 
 static int failures;
 static char dir[512]; /* scratch directory, removed at exit */
@@ -96,10 +97,6 @@ static void refix_array(bytes *b, size_t i) {
 /* ---- matrices ---- */
 
 static uint64_t rng_state;
-static uint64_t rng(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return rng_state >> 33;
-}
 
 /* Random entries (duplicates possible, summed by the builder); every third row left empty. */
 static zs_matrix *random_matrix(int64_t rows, int64_t cols, int64_t n, zs_type type,
@@ -110,10 +107,11 @@ static zs_matrix *random_matrix(int64_t rows, int64_t cols, int64_t n, zs_type t
   float *vf = malloc(sizeof *vf * (size_t)(n + 1));
   int64_t k = 0;
   for (int64_t t = 0; t < n && rows > 0 && cols > 0; t++) {
-    int64_t r = (int64_t)(rng() % (uint64_t)rows);
+    int64_t r = (int64_t)(zs_test_lcg(&rng_state, 33) % (uint64_t)rows);
     if (rows > 2 && r % 3 == 1) r = (r + 1) % rows;
-    ri[k] = r, ci[k] = (int64_t)(rng() % (uint64_t)cols);
-    vd[k] = ((double)(rng() % 2000001) - 1000000.0) / 1024.0 + 1e-7 * (double)(rng() % 977);
+    ri[k] = r, ci[k] = (int64_t)(zs_test_lcg(&rng_state, 33) % (uint64_t)cols);
+    vd[k] = ((double)(zs_test_lcg(&rng_state, 33) % 2000001) - 1000000.0) / 1024.0 +
+            1e-7 * (double)(zs_test_lcg(&rng_state, 33) % 977);
     vf[k] = (float)vd[k];
     k++;
   }
