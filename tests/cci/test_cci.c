@@ -12,6 +12,7 @@
 #include "tests/common/generated.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_matrices.h"
+#include "tests/common/typed_element.h"
 #include "tests/unit/check.h"
 
 /* ---- matrices ---- */

@@ -1,5 +1,5 @@
 /* backend_test.h — helpers for tests that run on one named backend (GPU tests skip with exit 77
- * where it is not usable) and read typed host vectors. */
+ * where it is not usable). */
 #ifndef ZS_TEST_BACKEND_TEST_H
 #define ZS_TEST_BACKEND_TEST_H
 
@@ -27,11 +27,6 @@ static inline int zs_test_context_for(const char *name, zs_context **ctx) {
   printf("SKIP: backend '%s' is not usable here\n", name);
   zs_context_destroy(ctx);
   return 77;
-}
-
-/* Element i of a host vector of type t, as a double. */
-static inline double zs_test_element(const void *v, zs_type t, int64_t i) {
-  return t == ZS_F64 ? ((const double *)v)[i] : (double)((const float *)v)[i];
 }
 
 #endif

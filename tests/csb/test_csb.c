@@ -7,12 +7,12 @@
 #include <string.h>
 
 #include "core/zs_internal.h"
-#include "tests/common/backend_test.h"
 #include "tests/common/blob_parts.h"
 #include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_matrices.h"
 #include "tests/common/test_random.h"
+#include "tests/common/typed_element.h"
 #include "tests/unit/check.h"
 
 static zs_matrix *from_triplets(zs_type t, int64_t rows, int64_t cols, int64_t n, const int64_t *r,

@@ -7,6 +7,7 @@
 
 #include "tests/common/generated.h"
 #include "tests/common/same_matrix.h"
+#include "tests/common/typed_element.h"
 #include "tests/unit/check.h"
 #include "zsparse.h"
 
@@ -17,7 +18,7 @@
 static double val(const zs_matrix *A, int64_t k) {
   const void *v;
   zs_matrix_csr(A, NULL, NULL, &v);
-  return zs_matrix_type(A) == ZS_F64 ? ((const double *)v)[k] : (double)((const float *)v)[k];
+  return zs_test_element(v, zs_matrix_type(A), k);
 }
 
 /* Columns strictly ascending and inside the matrix. */

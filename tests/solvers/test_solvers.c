@@ -9,6 +9,7 @@
 #include "../common/generated.h"
 #include "../common/test_matrices.h"
 #include "../common/test_random.h"
+#include "../common/typed_element.h"
 #include "../unit/check.h"
 #include "zsparse.h"
 #include "zsparse_solvers.h"
@@ -46,10 +47,6 @@ static double *random_x(int64_t n, uint64_t s) {
   return x;
 }
 
-static double value_at(const zs_matrix *A, const void *v, int64_t k) {
-  return zs_matrix_type(A) == ZS_F32 ? (double)((const float *)v)[k] : ((const double *)v)[k];
-}
-
 /* y = A x in long double, rounded once: every backend gets the same b. */
 static void host_spmv(const zs_matrix *A, const double *x, double *y) {
   const int64_t *rp;
@@ -58,7 +55,8 @@ static void host_spmv(const zs_matrix *A, const double *x, double *y) {
   zs_matrix_csr(A, &rp, &ci, &v);
   for (int64_t i = 0; i < zs_matrix_rows(A); i++) {
     long double s = 0;
-    for (int64_t k = rp[i]; k < rp[i + 1]; k++) s += (long double)value_at(A, v, k) * x[ci[k]];
+    for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+      s += (long double)zs_test_element(v, zs_matrix_type(A), k) * x[ci[k]];
     y[i] = (double)s;
   }
 }
