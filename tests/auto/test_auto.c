@@ -9,6 +9,7 @@
 
 #include "core/auto/auto.h"
 #include "tests/common/generated.h"
+#include "tests/common/through_file.h"
 #include "tests/unit/check.h"
 #include "zsparse_auto.h"
 
@@ -787,18 +788,12 @@ static int plan_test(void) {
   CHECK_STATUS(zs_encode(&E, A, ZS_FORMAT_AUTO, cpu_opts), ZS_OK);
   CHECK(E && zs_encoded_format(E) == c.format);
   CHECK(E && strstr(zs_encoded_note(E), "reason=") && strstr(zs_encoded_note(E), "backend=cpu"));
-  char path[] = "/tmp/zs-auto-XXXXXX";
-  const int fd = mkstemp(path);
-  CHECK(fd >= 0);
-  if (fd >= 0) close(fd);
-  CHECK_STATUS(zs_encoded_save(E, path), ZS_OK);
-  CHECK_STATUS(zs_encoded_load(&L, path), ZS_OK);
+  L = zs_test_through_file(E, "zs-auto");
   CHECK(L && !strcmp(zs_encoded_note(L), zs_encoded_note(E)));
   CHECK(L && zs_encoded_array_count(L) == zs_encoded_array_count(E));
   CHECK(L && zs_encoded_bytes(L) == zs_encoded_bytes(E));
   CHECK_STATUS(zs_decode(&B, L), ZS_OK);
   CHECK(B && zs_matrix_nnz(B) == zs_matrix_nnz(A));
-  remove(path);
   /* Without a choice there is no note. */
   zs_encoded *P = NULL;
   CHECK_STATUS(zs_encode(&P, A, ZS_FORMAT_CSR, NULL), ZS_OK);

@@ -12,6 +12,7 @@
 #include "tests/common/generated.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_matrices.h"
+#include "tests/common/through_file.h"
 #include "tests/common/typed_element.h"
 #include "tests/unit/check.h"
 
@@ -63,14 +64,7 @@ static void roundtrip_one(const char *what, const zs_matrix *A, const char *opts
   }
   const zsi_format_ops *f = zsi_format_lookup(ZS_FORMAT_CCI);
   CHECK_STATUS(f->validate(E), ZS_OK);
-  if (via_file) {
-    char path[] = "/tmp/test-cci-XXXXXX";
-    const int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    CHECK_STATUS(zs_encoded_save(E, path), ZS_OK);
-    CHECK_STATUS(zs_encoded_load(&L, path), ZS_OK); /* load runs validate */
-    remove(path);
-  }
+  if (via_file) L = zs_test_through_file(E, "test-cci"); /* load runs validate */
   CHECK_STATUS(zs_decode(&B, L ? L : E), ZS_OK);
   if (!zs_test_same_matrix(A, B)) {
     fprintf(stderr, "%s [%s]: decoded matrix differs\n", what, opts ? opts : "");

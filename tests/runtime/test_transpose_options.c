@@ -9,26 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/zs_internal.h"
 #include "tests/common/blob_parts.h"
 #include "tests/common/same_matrix.h"
+#include "tests/common/through_file.h"
 #include "tests/unit/check.h"
 
 /* E saved to a .zsm file and loaded again (E is replaced). */
 static void through_file(zs_encoded **E) {
-  const char *tmp = getenv("TMPDIR");
-  char path[512];
-  snprintf(path, sizeof path, "%s/zs-transpose-options-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  const int fd = mkstemp(path);
-  CHECK(fd >= 0);
-  if (fd < 0) return;
-  close(fd);
-  zs_encoded *L = NULL;
-  CHECK_STATUS(zs_encoded_save(*E, path), ZS_OK);
-  CHECK_STATUS(zs_encoded_load(&L, path), ZS_OK);
-  unlink(path);
+  zs_encoded *L = zs_test_through_file(*E, "zs-transpose-options");
   CHECK(L && ((*E)->options ? L->options && strcmp(L->options, (*E)->options) == 0 : !L->options));
   zs_encoded_destroy(E);
   *E = L;

@@ -4,13 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/zs_internal.h"
 #include "tests/common/blob_parts.h"
 #include "tests/common/generated.h"
 #include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
+#include "tests/common/through_file.h"
 #include "tests/unit/check.h"
 
 /* Values 1, 2, 3, ... in the order of the triplets (rows ascending, columns ascending). */
@@ -139,13 +139,7 @@ static void roundtrip_all(const char *what, zs_matrix *A) {
       check_failures++;
       continue;
     }
-    char path[] = "/tmp/test-sell-XXXXXX";
-    const int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd >= 0) close(fd);
-    CHECK_STATUS(zs_encoded_save(E, path), ZS_OK);
-    CHECK_STATUS(zs_encoded_load(&L, path), ZS_OK); /* load runs validate */
-    remove(path);
+    L = zs_test_through_file(E, "test-sell"); /* load runs validate */
     CHECK_STATUS(zs_decode(&B, L ? L : E), ZS_OK);
     if (!zs_test_same_matrix(A, B)) {
       fprintf(stderr, "%s [%s]: decoded matrix differs\n", what, options[o]);
