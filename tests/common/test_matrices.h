@@ -21,6 +21,15 @@ static inline int zst_has_manifest(const char *dir) {
   return f != NULL;
 }
 
+/* The tab-separated fields of a MANIFEST.tsv line, split in place into fields[] (at most 12): how
+ * many there are. Its columns: file, name, source_repo, source_path, source_commit, rows, cols,
+ * nnz_stored, symmetry, field, kind, bytes; the first line names them. */
+static inline int zst_manifest_fields(char *line, char *fields[12]) {
+  int n = 0;
+  for (char *p = strtok(line, "\t\n"); p && n < 12; p = strtok(NULL, "\t\n")) fields[n++] = p;
+  return n;
+}
+
 /* The folder to read, or no return: exit 77 when there is none, 1 when ZS_TEST_MATRICES is
  * wrong. `fallback` is the folder passed by meson (may be NULL). */
 static inline const char *zst_matrices_dir(const char *fallback) {

@@ -808,8 +808,7 @@ static void shared_cases(zs_context *ctx, const char *dir) {
   int n = 0;
   while (fgets(line, sizeof line, f)) {
     char *fields[12];
-    int nf = 0;
-    for (char *p = strtok(line, "\t\n"); p && nf < 12; p = strtok(NULL, "\t\n")) fields[nf++] = p;
+    const int nf = zst_manifest_fields(line, fields);
     if (nf < 10 || strcmp(fields[0], "file") == 0) continue;
     const char *file = fields[0], *field = fields[9];
     const int64_t rows = atoll(fields[5]), cols = atoll(fields[6]);

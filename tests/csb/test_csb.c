@@ -253,8 +253,7 @@ static void shared_cases(const char *dir) {
   int n = 0;
   while (fgets(line, sizeof line, f)) {
     char *fields[12];
-    int nf = 0;
-    for (char *p = strtok(line, "\t\n"); p && nf < 12; p = strtok(NULL, "\t\n")) fields[nf++] = p;
+    const int nf = zst_manifest_fields(line, fields);
     if (nf < 10 || !strcmp(fields[0], "file") || !strcmp(fields[9], "complex")) continue;
     snprintf(path, sizeof path, "%s/%s", dir, fields[0]);
     for (int k = 0; k < 2; k++) {

@@ -128,8 +128,7 @@ int main(int argc, char **argv) {
   if (!fgets(line, sizeof line, mf)) return 1; /* column names */
   while (fgets(line, sizeof line, mf)) {
     char *col[12];
-    int nc = 0;
-    for (char *s = strtok(line, "\t\n"); s && nc < 12; s = strtok(NULL, "\t\n")) col[nc++] = s;
+    const int nc = zst_manifest_fields(line, col);
     if (nc < 10) continue;
     const char *file = col[0], *symmetry = col[8], *field = col[9];
     long rows = atol(col[5]), cols = atol(col[6]), stored = atol(col[7]);
