@@ -8,6 +8,7 @@
 
 #include "core/zs_internal.h"
 #include "tests/common/blob_parts.h"
+#include "tests/common/generated.h"
 #include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_matrices.h"
@@ -238,7 +239,7 @@ static void generated_cases(void) {
     A = from_triplets(t, 1, 1, 1, (const int64_t[]){0}, (const int64_t[]){0}, (const double[]){2});
     roundtrip_all("1x1", A);
     zs_matrix_destroy(&A);
-    if (zs_matrix_generate(&A, "stencil2d:n=40", t, 0) == ZS_OK) roundtrip_all("stencil2d", A);
+    if ((A = zs_test_generate("stencil2d:n=40", t))) roundtrip_all("stencil2d", A);
     zs_matrix_destroy(&A);
   }
 }

@@ -9,6 +9,7 @@
 #include "formats/dtans/dtans.h"
 #include "tests/common/backend_test.h"
 #include "tests/common/blob_parts.h"
+#include "tests/common/generated.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_matrices.h"
 #include "tests/common/typed_element.h"
@@ -151,8 +152,8 @@ static void edge_cases(void) {
       zs_matrix_destroy(&A);
     }
     /* A single distinct value: the constant mode, and coded as a one-symbol table. */
-    zs_matrix *P = NULL;
-    if (zs_matrix_generate(&P, "erdos_renyi:rows=3000,per_row=9,values=pattern", t, 0) == ZS_OK) {
+    zs_matrix *P = zs_test_generate("erdos_renyi:rows=3000,per_row=9,values=pattern", t);
+    if (P) {
       if (round_trip("pattern", P, NULL, NULL) != DTANS_VALUES_CONSTANT) {
         fprintf(stderr, "pattern (%s): not the constant mode\n", zs_type_name(t));
         check_failures++;
