@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/common/temp_name.h"
 #include "zsparse.h"
 #include "zsparse_solvers.h"
 #include "zsparse_vans.h"
@@ -216,7 +217,7 @@ static void walk(const char *what, zs_status (*op)(void)) {
 }
 
 static int setup(void) {
-  snprintf(fx.dir, sizeof fx.dir, "/tmp/zs-api-oom-XXXXXX");
+  zs_test_temp_name(fx.dir, sizeof fx.dir, "zs-api-oom");
   if (!mkdtemp(fx.dir)) return 0;
   snprintf(fx.mtx, sizeof fx.mtx, "%s/a.mtx", fx.dir);
   if (zs_context_create(&fx.ctx) || zs_matrix_generate(&fx.A, "stencil2d:n=8", ZS_F64, 0) ||

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/common/temp_name.h"
 #include "tests/unit/check.h"
 #include "zsparse.h"
 #include "zsparse_auto.h"
@@ -803,7 +804,7 @@ static int setup(void) {
   const double v[] = {4, 1, 1, 4, 1, 4};
   const int64_t r2[] = {0, 1}, c2[] = {2, 0};
   const double one[3] = {1, 1, 1};
-  snprintf(fx.dir, sizeof fx.dir, "/tmp/zs-api-walk-XXXXXX");
+  zs_test_temp_name(fx.dir, sizeof fx.dir, "zs-api-walk");
   if (!mkdtemp(fx.dir)) return 0;
   snprintf(fx.mtx, sizeof fx.mtx, "%s/a.mtx", fx.dir);
   snprintf(fx.zsm, sizeof fx.zsm, "%s/a.zsm", fx.dir);

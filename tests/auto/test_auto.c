@@ -9,6 +9,7 @@
 
 #include "core/auto/auto.h"
 #include "tests/common/generated.h"
+#include "tests/common/temp_name.h"
 #include "tests/common/through_file.h"
 #include "tests/unit/check.h"
 #include "zsparse_auto.h"
@@ -217,7 +218,8 @@ static void sell_test(void) {
  * c and *n get the candidates. */
 static int model_with(const zsi_auto_stats *st, const char *backend, const char *line,
                       const char *work, zsi_auto_candidate *c, int *n) {
-  char path[] = "/tmp/zs-auto-cal-XXXXXX";
+  char path[4096];
+  zs_test_temp_name(path, sizeof path, "zs-auto-cal");
   const int fd = mkstemp(path);
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   zsi_auto_device d;
@@ -842,14 +844,15 @@ static int options_test(void) {
   refused(A, "read_gbs=0", ZS_ERR_INVALID_ARGUMENT, "read_gbs");
   refused(A, "cache_mib=-1", ZS_ERR_INVALID_ARGUMENT, "cache_mib");
   refused(A, "calibration=/nonexistent/zs.cal", ZS_ERR_IO, "/nonexistent/zs.cal");
-  char path[] = "/tmp/zs-auto-cal-XXXXXX";
+  char path[4096];
+  zs_test_temp_name(path, sizeof path, "zs-auto-cal");
   const int fd = mkstemp(path);
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   CHECK(f != NULL);
   if (!f) CHECK_DONE();
   fputs("# measured\nread_gbs 1000\nno_such_constant 3\n", f);
   fclose(f);
-  char opts[128];
+  char opts[4200];
   snprintf(opts, sizeof opts, "backend=cuda,calibration=%s", path);
   refused(A, opts, ZS_ERR_PARSE, "line 3: unknown constant 'no_such_constant'");
   f = fopen(path, "w");

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "tests/common/temp_name.h"
 #include "tests/unit/check.h"
 #include "zsparse.h"
 
@@ -14,9 +15,8 @@
  * file removed: the loaded blob (the caller destroys it), or NULL after a line on stderr and one
  * more in check_failures when a step fails. */
 static inline zs_encoded *zs_test_through_file(const zs_encoded *E, const char *stem) {
-  const char *td = getenv("TMPDIR");
   char path[4096];
-  snprintf(path, sizeof path, "%s/%s-XXXXXX", td && *td ? td : "/tmp", stem);
+  zs_test_temp_name(path, sizeof path, stem);
   const int fd = mkstemp(path);
   if (fd < 0) {
     perror(path);

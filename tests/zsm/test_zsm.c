@@ -14,6 +14,7 @@
 
 #include "core/zs_internal.h"
 #include "tests/common/le_bytes.h"
+#include "tests/common/temp_name.h"
 #include "tests/common/test_random.h"
 
 static int failures;
@@ -924,8 +925,7 @@ int main(int argc, char **argv) {
             "       test-zsm --write-golden DIR\n");
     return 2;
   }
-  const char *t = getenv("TMPDIR");
-  snprintf(dir, sizeof dir, "%s/zsm-test-XXXXXX", t && *t ? t : "/tmp");
+  zs_test_temp_name(dir, sizeof dir, "zsm-test");
   if (!mkdtemp(dir)) {
     fprintf(stderr, "mkdtemp %s: %s\n", dir, strerror(errno));
     return 1;
