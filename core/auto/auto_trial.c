@@ -73,31 +73,19 @@ static zs_status bench_init(bench *b, zs_context *ctx, const char *backend, cons
   return s;
 }
 
-/* One product per call, in batches that double until `until` (a zsi_now() time) is near; the
- * fastest batch's time per call in microseconds, or -1 when not even one batch fitted before
- * `deadline`. The first call (lazy set-up such as a transpose built at first use, threads
- * started) is not timed; one call is, even past `until`, while the deadline allows. The clock is
- * read after every call, not only between batches: a batch sized from an earlier, faster one
- * would otherwise carry the trial past its bound when a shared host slows down. */
-static double time_calls(bench *b, double until, double deadline, zs_status *st) {
-  if ((*st = call(b)) != ZS_OK || (*st = zs_operator_sync(b->op)) != ZS_OK) return -1;
-  double best = -1;
-  for (int64_t k = 1;;) {
-    const double t0 = zsi_now(), end = best < 0 ? deadline : until;
-    if (t0 >= end) break;
-    int64_t done = 0;
-    while (done < k) {
-      if ((*st = call(b)) != ZS_OK) return -1;
-      done++;
-      if (zsi_now() >= end) break;
-    }
-    if ((*st = zs_operator_sync(b->op)) != ZS_OK) return -1;
-    const double per = (zsi_now() - t0) / (double)done;
-    if (best < 0 || per < best) best = per;
-    if (done < k) break; /* the clock stopped this batch: the slot is spent */
-    if (k < (INT64_C(1) << 20)) k *= 2;
+/* Time one batch of up to k products of b, stopping at `end` (a zsi_now() time; the clock is
+ * read after every product, so a host that slows down does not carry a batch past it): seconds
+ * per product, or -1 on an error (*st says which). */
+static double batch(bench *b, int64_t k, double end, zs_status *st) {
+  const double t0 = zsi_now();
+  int64_t done = 0;
+  while (done < k) {
+    if ((*st = call(b)) != ZS_OK) return -1;
+    done++;
+    if (zsi_now() >= end) break;
   }
-  return best < 0 ? -1 : best * 1e6;
+  if ((*st = zs_operator_sync(b->op)) != ZS_OK) return -1;
+  return (zsi_now() - t0) / (double)done;
 }
 
 /* Up to t->top candidates: the model's choice, then the others by predicted time. */
@@ -155,33 +143,56 @@ zs_status zsi_auto_trial_run(const zs_matrix *A, const char *backend, const zsi_
     share = t->band_share;
   }
   const zs_matrix *M = band ? band : A;
+  /* Set-ups first, the model's choice first: each encoded, its operator and vectors made and one
+   * product run untimed (a transpose built at first use, threads started). A set-up is started
+   * only where it is expected to end before the last quarter of the bound, kept for timing. */
+  bench b[ZSI_AUTO_MAX_CANDIDATES] = {{0}};
+  int live[ZSI_AUTO_MAX_CANDIDATES], n_live = 0, stopped = 0;
   double slow = 1; /* how much slower than the model's set-up this host was so far */
-  int stopped = 0;
+  const double setup_end = deadline - 0.25 * bound;
   for (int i = 0; i < k && s == ZS_OK; i++) {
     zsi_auto_candidate *x = &c[order[i]];
-    double later = 0; /* what the remaining set-ups are expected to take */
-    for (int j = i + 1; j < k; j++) later += slow * share * setup_s(&c[order[j]]);
     const double ahead = slow * share * setup_s(x);
-    if (zsi_now() + ahead > deadline) {
+    if (zsi_now() + ahead > setup_end) {
       stopped = 1;
       break;
     }
-    bench b = {0};
     const double s0 = zsi_now();
-    zs_status bs = bench_init(&b, ctx, backend, M, x, w->kind);
+    zs_status bs = bench_init(&b[i], ctx, backend, M, x, w->kind);
     const double took = zsi_now() - s0;
     if (ahead > 0 && took > ahead) slow *= took / ahead;
-    if (bs == ZS_OK) {
-      /* this candidate's share of what is left once the later set-ups are put aside, and at
-       * least half an equal share: what is built is timed before what may not fit */
-      const double left = deadline - zsi_now(), n_left = (double)(k - i);
-      const double slot = fmax((left - later) / n_left, 0.5 * left / n_left);
-      x->measured_us = time_calls(&b, zsi_now() + fmax(slot, 0), deadline, &bs);
-      t->timed += x->measured_us > 0;
-    }
-    bench_free(&b);
+    if (bs == ZS_OK && (bs = call(&b[i])) == ZS_OK) bs = zs_operator_sync(b[i].op);
+    if (bs == ZS_OK) live[n_live++] = i;
     /* a format without kernels on this backend is skipped; any other failure is the trial's */
     if (bs != ZS_OK && bs != ZS_ERR_UNSUPPORTED) s = bs;
+  }
+  /* Then rounds until the bound, each a batch of every candidate set up, sized to an equal share
+   * of the time left (rounds still to come counted, 32 at least), round r starting with
+   * candidate r: a busy spell of the host falls on all of them alike, not on the one timed
+   * during it. Each keeps its fastest batch. A first batch is one product, timed even past its
+   * share while the bound allows. */
+  double per[ZSI_AUTO_MAX_CANDIDATES], fastest[ZSI_AUTO_MAX_CANDIDATES];
+  for (int i = 0; i < k; i++) per[i] = 0, fastest[i] = -1;
+  enum { ROUNDS = 32 };
+  for (int r = 0; s == ZS_OK && n_live > 0 && zsi_now() < deadline; r++) {
+    for (int q = 0; q < n_live && s == ZS_OK; q++) {
+      const int i = live[(r + q) % n_live];
+      const double now = zsi_now();
+      if (now >= deadline) break;
+      const double rounds_left = r < ROUNDS ? ROUNDS - r : 1;
+      const double slot = (deadline - now) / (rounds_left * (double)(n_live - q));
+      const int64_t n = per[i] > 0 ? (int64_t)fmin(fmax(slot / per[i], 1), 1 << 20) : 1;
+      const double t = batch(&b[i], n, per[i] > 0 ? fmin(now + slot, deadline) : deadline, &s);
+      if (t < 0) break;
+      per[i] = t;
+      if (fastest[i] < 0 || t < fastest[i]) fastest[i] = t;
+    }
+  }
+  for (int i = 0; i < k; i++) {
+    zsi_auto_candidate *x = &c[order[i]];
+    x->measured_us = fastest[i] > 0 ? fastest[i] * 1e6 : -1;
+    t->timed += x->measured_us > 0;
+    bench_free(&b[i]);
   }
   zs_matrix_destroy(&band);
   zs_context_destroy(&ctx);
