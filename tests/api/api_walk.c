@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/common/check.h"
 #include "tests/common/temp_name.h"
-#include "tests/unit/check.h"
 #include "zsparse.h"
 #include "zsparse_auto.h"
 #include "zsparse_solvers.h"

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "core/auto/auto.h"
+#include "tests/common/check.h"
 #include "tests/common/generated.h"
 #include "tests/common/temp_name.h"
 #include "tests/common/through_file.h"
-#include "tests/unit/check.h"
 #include "zsparse_auto.h"
 
 /* ---- synthetic statistics shaped like the suite's matrices --------------------------------- */

@@ -9,8 +9,8 @@
 
 #include "core/auto/auto.h"
 #include "tests/common/blob_parts.h"
+#include "tests/common/check.h"
 #include "tests/common/generated.h"
-#include "tests/unit/check.h"
 
 /* Lane steps of slices of 32 rows taken in `order`, each as wide as its longest row of at most
  * long_min nonzeros: counted here row by row, apart from the library's histogram. */

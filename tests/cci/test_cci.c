@@ -9,12 +9,12 @@
 #include "core/zs_internal.h"
 #include "tests/common/backend_test.h"
 #include "tests/common/blob_parts.h"
+#include "tests/common/check.h"
 #include "tests/common/generated.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_matrices.h"
 #include "tests/common/through_file.h"
 #include "tests/common/typed_element.h"
-#include "tests/unit/check.h"
 
 /* ---- matrices ---- */
 static zs_matrix *from_coo(int64_t rows, int64_t cols, int64_t n, const int64_t *r,

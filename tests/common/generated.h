@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tests/unit/check.h"
+#include "tests/common/check.h"
 #include "zsparse.h"
 
 /* The matrix of `spec` in type t (the caller destroys it); NULL when it cannot be made, after a

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "tests/common/check.h"
 #include "tests/common/temp_name.h"
-#include "tests/unit/check.h"
 #include "zsparse.h"
 
 /* E saved to a new file "$TMPDIR/<stem>-XXXXXX" (/tmp without TMPDIR), loaded again, and the

@@ -8,13 +8,13 @@
 
 #include "core/zs_internal.h"
 #include "tests/common/blob_parts.h"
+#include "tests/common/check.h"
 #include "tests/common/generated.h"
 #include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_matrices.h"
 #include "tests/common/test_random.h"
 #include "tests/common/typed_element.h"
-#include "tests/unit/check.h"
 
 static zs_matrix *from_triplets(zs_type t, int64_t rows, int64_t cols, int64_t n, const int64_t *r,
                                 const int64_t *c, const double *v) {

@@ -9,11 +9,11 @@
 #include "formats/dtans/dtans.h"
 #include "tests/common/backend_test.h"
 #include "tests/common/blob_parts.h"
+#include "tests/common/check.h"
 #include "tests/common/generated.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_matrices.h"
 #include "tests/common/typed_element.h"
-#include "tests/unit/check.h"
 
 static uint64_t rng = 0x243f6a8885a308d3u;
 static uint64_t next(void) {

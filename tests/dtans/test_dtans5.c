@@ -7,9 +7,9 @@
 #include "core/zs_internal.h"
 #include "formats/dtans/dtans.h"
 #include "tests/common/blob_parts.h"
+#include "tests/common/check.h"
 #include "tests/common/generated.h"
 #include "tests/common/same_matrix.h"
-#include "tests/unit/check.h"
 
 /* Encode with options, validate, decode and compare; the blob (NULL on failure). */
 static zs_encoded *round_trip(const char *label, const zs_matrix *A, const char *options) {

@@ -9,9 +9,9 @@
 #include "core/zs_internal.h"
 #include "formats/dtans/dtans.h"
 #include "tests/common/blob_parts.h"
+#include "tests/common/check.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_matrices.h"
-#include "tests/unit/check.h"
 
 /* E and F hold the same parameters, and the same bytes in arrays of the same names. */
 static int same_blob(const zs_encoded *E, const zs_encoded *F) {

@@ -6,10 +6,10 @@
 
 #include "core/zs_internal.h"
 #include "tests/common/blob_parts.h"
+#include "tests/common/check.h"
 #include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/test_random.h"
-#include "tests/unit/check.h"
 
 /* Each golden matrix is rebuilt from triplets made here (exact dyadic values, so f32 and f64
  * agree with the recorded files on every platform). */

@@ -7,7 +7,7 @@
 
 #include "core/zs_internal.h"
 #include "tests/common/blob_parts.h"
-#include "tests/unit/check.h"
+#include "tests/common/check.h"
 
 static const zsi_array *array(const zs_encoded *E, const char *name) {
   for (int i = 0; i < E->n_arrays; i++)

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/common/check.h"
 #include "tests/common/generated.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/typed_element.h"
-#include "tests/unit/check.h"
 #include "zsparse.h"
 
 #ifdef _OPENMP

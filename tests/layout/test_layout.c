@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/check.h"
+#include "../common/check.h"
 #include "backends/format_kernels.h"
 #include "core/zs_internal.h"
 #include "formats/cci/cci_layout.h"

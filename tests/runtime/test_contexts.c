@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "tests/common/backend_test.h"
-#include "tests/unit/check.h"
+#include "tests/common/check.h"
 #include "zsparse_solvers.h"
 
 #define N_THREADS 4

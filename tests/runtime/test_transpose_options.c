@@ -12,9 +12,9 @@
 
 #include "core/zs_internal.h"
 #include "tests/common/blob_parts.h"
+#include "tests/common/check.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/through_file.h"
-#include "tests/unit/check.h"
 
 /* E saved to a .zsm file and loaded again (E is replaced). */
 static void through_file(zs_encoded **E) {

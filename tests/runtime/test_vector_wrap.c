@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "tests/common/backend_test.h"
-#include "tests/unit/check.h"
+#include "tests/common/check.h"
 
 #define ROWS 37
 #define COLS 53

@@ -7,11 +7,11 @@
 
 #include "core/zs_internal.h"
 #include "tests/common/blob_parts.h"
+#include "tests/common/check.h"
 #include "tests/common/generated.h"
 #include "tests/common/same_file.h"
 #include "tests/common/same_matrix.h"
 #include "tests/common/through_file.h"
-#include "tests/unit/check.h"
 
 /* Values 1, 2, 3, ... in the order of the triplets (rows ascending, columns ascending). */
 static zs_matrix *from_coo(int64_t rows, int64_t cols, int64_t n, const int64_t *r,

@@ -6,11 +6,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../common/check.h"
 #include "../common/generated.h"
 #include "../common/test_matrices.h"
 #include "../common/test_random.h"
 #include "../common/typed_element.h"
-#include "../unit/check.h"
 #include "zsparse.h"
 #include "zsparse_solvers.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "tests/common/check.h"
 #include "tests/common/same_matrix.h"
 #include "zsparse.h"
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
 #include "core/runtime/runtime.h"
+#include "tests/common/check.h"
 
 /* The completed option string for backend/format, or NULL when refused. */
 static char *complete(const char *backend, zs_format f, const char *user) {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "tests/common/check.h"
 #include "zsparse.h"
 
 static void test_coo_canonical(void) {

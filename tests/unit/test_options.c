@@ -1,8 +1,8 @@
 /* test_options.c — the "key=value,..." option parser used by encoders and backends. */
 #include <string.h>
 
-#include "check.h"
 #include "core/zs_internal.h"
+#include "tests/common/check.h"
 #include "zsparse_vans.h"
 
 int main(void) {

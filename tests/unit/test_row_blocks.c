@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "backends/cuda_hip/row_blocks.h"
-#include "check.h"
+#include "tests/common/check.h"
 
 static void check_plan(const int64_t *ptr, int64_t rows, int64_t block_nnz) {
   zs_row_plan plan;

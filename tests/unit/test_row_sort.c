@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
 #include "core/zs_internal.h"
+#include "tests/common/check.h"
 #include "tests/common/test_random.h"
 
 static int by_whole_key(const void *a, const void *b) {

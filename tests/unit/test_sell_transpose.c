@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "backends/cuda_hip/sell_transpose.h"
-#include "check.h"
+#include "tests/common/check.h"
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next_u(void) {

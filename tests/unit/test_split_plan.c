@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "backends/cuda_hip/split_plan.h"
-#include "check.h"
+#include "tests/common/check.h"
 
 #define THREADS 8 /* per tile in the replay: small, so that rows cross threads and tiles */
 

@@ -4,9 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/check.h"
 #include "../common/le_bytes.h"
 #include "../common/test_random.h"
-#include "../unit/check.h"
 #include "formats/vans/vans.h"
 #include "zsparse_vans.h"
 
