@@ -29,7 +29,9 @@ static void init_slot(const zs_context *ctx, zsi_backend_slot *b, const zsb_back
   }
   const zsb_init_args args = {zsi_backend_error, ctx->topo.threads};
   b->ops = ops;
-  b->usable = ops->init(&b->self, &args, b->detail, sizeof b->detail) == ZS_OK;
+  const zs_status s = ops->init(&b->self, &args, b->detail, sizeof b->detail);
+  b->usable = s == ZS_OK;
+  b->out_of_memory = s == ZS_ERR_OUT_OF_MEMORY;
 }
 
 /* dlopen libzsparse-<name>.so from $ZS_MODULE_DIR, the build tree, then the install dir. */
@@ -117,6 +119,16 @@ zs_status zs_context_create(zs_context **out) {
       snprintf(b->detail, sizeof b->detail, "no %s GPU found (hwloc PCI vendor 0x%04x)",
                gpu[i].vendor, gpu[i].pci_id);
   }
+  /* A backend that could not make its state for want of memory is an allocation failure of
+   * this call, not a backend missing from the machine: the caller may try again. */
+  for (int i = 0; i < ctx->n_backends; i++)
+    if (ctx->backends[i].out_of_memory) {
+      char name[sizeof ctx->backends[i].name], why[ZSI_DETAIL_LEN];
+      snprintf(name, sizeof name, "%s", ctx->backends[i].name);
+      snprintf(why, sizeof why, "%s", ctx->backends[i].detail);
+      zs_context_destroy(&ctx);
+      return zsi_error(ZS_ERR_OUT_OF_MEMORY, "zs_context_create: backend '%s': %s", name, why);
+    }
   *out = ctx;
   return ZS_OK;
 }

@@ -16,6 +16,8 @@ typedef struct zsi_backend_slot {
   void *self;             /* the state ops->init made for this context */
   char name[16];
   int usable;
+  int out_of_memory; /* init failed for want of memory: the context is not made (not a backend
+                        that is absent, which stays listed, unusable) */
   char detail[ZSI_DETAIL_LEN];
   void *module; /* dlopen handle, or NULL for built-in backends */
 } zsi_backend_slot;

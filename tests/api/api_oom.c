@@ -12,6 +12,7 @@
 
 #include "tests/common/temp_name.h"
 #include "zsparse.h"
+#include "zsparse_auto.h"
 #include "zsparse_solvers.h"
 #include "zsparse_vans.h"
 
@@ -159,6 +160,23 @@ static zs_status op_solve(void) {
   zs_vector_destroy(&b), zs_vector_destroy(&x), zs_operator_destroy(&M), zs_operator_destroy(&op);
   return s == ZS_INFO_NOT_CONVERGED ? ZS_OK : s;
 }
+/* A context: its own memory and each built-in backend's state (a GPU module that cannot start
+ * leaves its backend listed, unusable; memory the library cannot get fails the call). */
+static zs_status op_context(void) {
+  zs_context *c = NULL;
+  zs_status s = ARMED(zs_context_create(&c));
+  zs_context_destroy(&c);
+  return s;
+}
+/* The chooser's plan, by the model alone or with a trial on the cpu (a candidate that cannot be
+ * set up for memory is skipped, the plan then made from the others). */
+static const char *plan_options;
+static zs_status op_plan(void) {
+  zs_plan *p = NULL;
+  zs_status s = ARMED(zs_plan_create(&p, fx.A, plan_options));
+  zs_plan_destroy(&p);
+  return s;
+}
 static zs_status op_vans_generate(void) {
   zs_vans *V = NULL;
   zs_status s = ARMED(zs_vans_generate(&V, "n=48,k=2,seed=3", fi % 2 ? ZS_VANS_PAIRS : 0));
@@ -256,6 +274,9 @@ int main(void) {
   }
   walk("zs_vector_wrap", op_wrap);
   walk("zs_solve", op_solve);
+  walk("zs_context_create", op_context);
+  plan_options = "backend=cpu", walk("zs_plan_create", op_plan);
+  plan_options = "backend=cpu,tune=trial:20", walk("zs_plan_create trial", op_plan);
   for (fi = 0; fi < 2; fi++)
     walk(fi ? "zs_vans_generate pairs" : "zs_vans_generate", op_vans_generate);
   walk("zs_vans_write_memory", op_vans_write);
