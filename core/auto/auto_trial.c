@@ -147,7 +147,7 @@ zs_status zsi_auto_trial_run(const zs_matrix *A, const char *backend, const zsi_
    * product run untimed (a transpose built at first use, threads started). A set-up is started
    * only where it is expected to end before the last quarter of the bound, kept for timing. */
   bench b[ZSI_AUTO_MAX_CANDIDATES] = {{0}};
-  int live[ZSI_AUTO_MAX_CANDIDATES], n_live = 0, stopped = 0;
+  int live[ZSI_AUTO_MAX_CANDIDATES], n_live = 0, stopped = 0, no_memory = 0;
   double slow = 1; /* how much slower than the model's set-up this host was so far */
   const double setup_end = deadline - 0.25 * bound;
   for (int i = 0; i < k && s == ZS_OK; i++) {
@@ -163,8 +163,11 @@ zs_status zsi_auto_trial_run(const zs_matrix *A, const char *backend, const zsi_
     if (ahead > 0 && took > ahead) slow *= took / ahead;
     if (bs == ZS_OK && (bs = call(&b[i])) == ZS_OK) bs = zs_operator_sync(b[i].op);
     if (bs == ZS_OK) live[n_live++] = i;
-    /* a format without kernels on this backend is skipped; any other failure is the trial's */
-    if (bs != ZS_OK && bs != ZS_ERR_UNSUPPORTED) s = bs;
+    /* a format without kernels on this backend is skipped, and so is one that does not fit the
+     * memory beside the candidates set up before it (its part freed at once); any other failure
+     * is the trial's */
+    if (bs == ZS_ERR_OUT_OF_MEMORY) no_memory++, bench_free(&b[i]);
+    if (bs != ZS_OK && bs != ZS_ERR_UNSUPPORTED && bs != ZS_ERR_OUT_OF_MEMORY) s = bs;
   }
   /* Then rounds until the bound, each a batch of every candidate set up, sized to an equal share
    * of the time left (rounds still to come counted, 32 at least), round r starting with
@@ -234,6 +237,9 @@ zs_status zsi_auto_trial_run(const zs_matrix *A, const char *backend, const zsi_
                     (long long)t->band_lo, (long long)t->band_hi, 100 * t->band_share);
   if (len < (int)sizeof t->note && stopped)
     len += snprintf(t->note + len, sizeof t->note - (size_t)len, "; the bound stopped it");
+  if (len < (int)sizeof t->note && no_memory)
+    len += snprintf(t->note + len, sizeof t->note - (size_t)len,
+                    "; %d not set up: out of memory beside the others", no_memory);
   if (len < (int)sizeof t->note)
     snprintf(t->note + len, sizeof t->note - (size_t)len, "; %s",
              !t->timed       ? "nothing timed: the model's choice stays"
