@@ -170,13 +170,15 @@ static zs_status sell_validate(const zs_encoded *E) {
   }
   int64_t nnz = 0, max_width = 0;
   for (int64_t sl = 0; sl < L.n_slices; sl++) {
-    const int64_t off = sp[sl], size = sp[sl + 1] - off;
-    if (size < 0 || size % c || sp[sl + 1] > L.entries)
+    /* compared before subtracting: a corrupt offset far below the last must not overflow */
+    const int64_t off = sp[sl], end = sp[sl + 1];
+    if (end < off || end > L.entries || (end - off) % c)
       return zsi_error(ZS_ERR_CORRUPT,
-                       "sell: slice_ptr[%" PRId64 "] = %" PRId64
-                       " is out of order or not a multiple of c = %" PRId64 " after the last",
-                       sl + 1, sp[sl + 1], c);
-    const int64_t w = size / c;
+                       "sell: slice_ptr[%" PRId64 "] = %" PRId64 " is not slice_ptr[%" PRId64
+                       "] = %" PRId64 " plus a multiple of c = %" PRId64
+                       ", up to the last offset %" PRId64,
+                       sl + 1, end, sl, off, c, L.entries);
+    const int64_t w = (end - off) / c;
     int64_t widest = 0;
     max_width = w > max_width ? w : max_width;
     for (int64_t lane = 0; lane < c; lane++) {

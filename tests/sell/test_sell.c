@@ -246,6 +246,8 @@ static const damage damages[] = {
     {"slice_ptr[0]", "c=2", "slice_ptr[0]", .e = {{"slice_ptr", 0, 2}}},
     {"odd slice", "c=2", "slice_ptr[1]", .e = {{"slice_ptr", 1, 3}}},
     {"slices out of order", "c=2", "slice_ptr[2]", .e = {{"slice_ptr", 2, 2}}},
+    /* INT64_MIN - slice_ptr[1] would overflow: compared, never subtracted */
+    {"slice at INT64_MIN", "c=2", "slice_ptr[2]", .e = {{"slice_ptr", 2, -0x1p63}}},
     {"entries past col_idx", "c=2", "col_idx", .e = {{"slice_ptr", 3, 16}}},
     {"row longer than its slice", "c=2", "row_len[2]", .e = {{"row_len", 2, 5}}},
     {"row_len shifted", "c=2", "padding", .e = {{"row_len", 2, 3}, {"row_len", 3, 2}}},
