@@ -10,6 +10,7 @@
 
 #include "backends/cpu/cpu_kernels.h"
 #include "core/zs_internal.h"
+#include "formats/dtans/dtans_layout.h"
 #include "fuzz/fuzz_container.h"
 
 static int64_t param(const zs_encoded *E, const char *name) {
@@ -158,7 +159,10 @@ static void check_loaded(const zs_encoded *E) {
   const int64_t mode = param(E, "value_mode"), R = param(E, "rows_per_lane");
   const int64_t long_min = param(E, "long_min");
   char rpl[40] = "", lng[40] = "", opts[160];
-  if (R >= 1) snprintf(rpl, sizeof rpl, ",rows_per_lane=%lld", (long long)R);
+  /* no decoder reads a parameter rows_per_lane, so a mutated blob may carry any value there: only
+   * the encoder's range is passed on (an option outside it is refused, rightly) */
+  if (R >= 1 && R <= DTANS_MAX_ROWS_PER_LANE)
+    snprintf(rpl, sizeof rpl, ",rows_per_lane=%lld", (long long)R);
   if (long_min >= 0) snprintf(lng, sizeof lng, ",long_rows=%lld", (long long)long_min);
   snprintf(opts, sizeof opts, "values=%s%s%s",
            (mode == 1 && A->nnz == 0) || mode < 0 || mode > 4 ? "auto" : modes[mode], rpl, lng);
