@@ -60,7 +60,8 @@ int zs_cli_parse_type(const char *s, zs_type *out);
 int zs_cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 
 /* ---- inputs (cli_util.c) ---- */
-/* 1 when the name ends in ".zsm" or the file begins with the container magic "ZSPARSE". */
+/* 1 when the name ends in ".zsm" or the file begins with the container magic "ZSPARSE"; 0 for
+ * gen:SPEC. */
 int zs_cli_is_zsm(const char *path);
 /* 1 when path ends with suffix. */
 int zs_cli_ends_with(const char *path, const char *suffix);

@@ -328,7 +328,7 @@ int zs_cli_info(int argc, char **argv) {
   const int json = zs_cli_get(opts, n_opts, "json") != NULL;
   const char *path = pos[0];
   const int is_gen = strncmp(path, "gen:", 4) == 0;
-  const int is_zsm = !is_gen && zs_cli_is_zsm(path);
+  const int is_zsm = zs_cli_is_zsm(path);
   const int is_mtx = !is_gen && !is_zsm; /* what the file itself declares is shown */
   /* --format F[:OPTIONS]: the name before the first ':', the encoder options after it. */
   const char *fmt_arg = zs_cli_get(opts, n_opts, "format");

@@ -263,7 +263,7 @@ int zs_cli_plan(int argc, char **argv) {
     return ZS_CLI_USAGE;
   }
   if (s != ZS_OK) goto fail;
-  if (strncmp(path, "gen:", 4) != 0 && zs_cli_is_zsm(path)) {
+  if (zs_cli_is_zsm(path)) {
     zs_encoded *E = NULL;
     if ((s = zs_encoded_load(&E, path)) == ZS_OK) s = zs_decode(&A, E);
     zs_encoded_destroy(&E);

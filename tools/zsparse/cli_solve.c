@@ -260,7 +260,6 @@ int zs_cli_solve(int argc, char **argv) {
   if (!rhs_s) rhs_s = "ones";
 
   const char *path = pos[0];
-  const int is_gen = strncmp(path, "gen:", 4) == 0;
   zs_context *ctx = NULL;
   zs_matrix *A = NULL, *Ad = NULL;
   zs_encoded *E = NULL;
@@ -271,7 +270,7 @@ int zs_cli_solve(int argc, char **argv) {
   const double t_setup = zs_cli_now();
   zs_status s = zs_context_create(&ctx);
   if (s != ZS_OK) goto lib_error;
-  if (!is_gen && zs_cli_is_zsm(path)) {
+  if (zs_cli_is_zsm(path)) {
     if ((s = zs_encoded_load(&E, path)) != ZS_OK) goto lib_error;
     if ((fmt_s && format != ZS_FORMAT_AUTO && format != zs_encoded_format(E)) ||
         (type_s && type != zs_encoded_type(E)) || enc_opts) {

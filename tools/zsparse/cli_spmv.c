@@ -10,12 +10,12 @@ static const char help_text[] =
     "                    [--options K=V,...] [--op-options K=V,...]\n"
     "\n"
     "Reads a Matrix Market file (or generates gen:SPEC, see zsparse gen --help) and encodes it\n"
-    "in format F (or loads a .zsm container as it is), uploads it to backend B, fills x with "
-    "uniform random values in [-1, 1] (seeded) and\n"
-    "y with random values, runs one warm-up product, then times K products y = op(A) x with\n"
-    "alpha = 1 and beta = 0 (y is only written), synchronising the backend around each.\n"
-    "Reports the median time and GB/s = bytes / median, where bytes = the encoded arrays\n"
-    "(zs_encoded_bytes) + x + y, each counted once.\n"
+    "in format F (or loads a .zsm container as it is), uploads it to backend B, fills x with\n"
+    "uniform random values in [-1, 1] (seeded) and y with random values, runs one warm-up\n"
+    "product, then times K products y = op(A) x with alpha = 1 and beta = 0 (y is only\n"
+    "written), synchronising the backend around each. Reports the median time and GB/s =\n"
+    "bytes / median, where bytes = the encoded arrays (zs_encoded_bytes) + x + y, each counted\n"
+    "once.\n"
     "\n"
     "--check compares two products with a long double reference computed on the host from the\n"
     "CSR of the same matrix (same value type, same x): y = op(A) x with beta = 0 over a y\n"
@@ -156,10 +156,11 @@ int zs_cli_spmv(int argc, char **argv) {
     format = zs_encoded_format(E);
     type = zs_encoded_type(E);
     if (m.check && (s = zs_decode(&A, E)) != ZS_OK) goto lib_error;
+  } else if ((s = zs_cli_read_matrix(&A, path, type)) != ZS_OK) {
+    goto lib_error;
   } else if (format == ZS_FORMAT_AUTO) {
     /* the plan for this backend and op; its operator options unless --op-options are given */
-    if ((s = zs_cli_read_matrix(&A, path, type)) != ZS_OK ||
-        (s = zs_cli_auto_encode(A, backend ? backend : zs_context_default_backend(ctx),
+    if ((s = zs_cli_auto_encode(A, backend ? backend : zs_context_default_backend(ctx),
                                 m.pair            ? "pair"
                                 : m.op == ZS_OP_T ? "t"
                                                   : "spmv",
@@ -168,10 +169,8 @@ int zs_cli_spmv(int argc, char **argv) {
     format = zs_encoded_format(E);
     enc_opts = chosen.options;
     if (!op_opts) op_opts = chosen.op_options;
-  } else {
-    if ((s = zs_cli_read_matrix(&A, path, type)) != ZS_OK ||
-        (s = zs_encode(&E, A, format, enc_opts)) != ZS_OK)
-      goto lib_error;
+  } else if ((s = zs_encode(&E, A, format, enc_opts)) != ZS_OK) {
+    goto lib_error;
   }
   if ((s = zs_operator_create(&op, ctx, E, backend, op_opts)) != ZS_OK) goto lib_error;
   if (zs_cli_measure_run("spmv", ctx, op, E, A, &m) != ZS_OK) goto done;

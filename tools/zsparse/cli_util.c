@@ -14,10 +14,12 @@ int zs_cli_ends_with(const char *path, const char *suffix) {
 }
 
 int zs_cli_is_zsm(const char *path) {
-  /* A .zsm name goes to the container loader even when damaged, so its message is the one the
-   * user sees; other names are containers when they begin with the magic. Only a regular file
-   * is peeked at: reading a pipe would consume what the Matrix Market reader needs (a pipe
-   * holding a container is named as such by that reader). */
+  /* gen:SPEC is a generator's spec, whatever it ends with (zs_cli_read_matrix). A .zsm name goes
+   * to the container loader even when damaged, so its message is the one the user sees; other
+   * names are containers when they begin with the magic. Only a regular file is peeked at:
+   * reading a pipe would consume what the Matrix Market reader needs (a pipe holding a container
+   * is named as such by that reader). */
+  if (strncmp(path, "gen:", 4) == 0) return 0;
   if (zs_cli_ends_with(path, ".zsm")) return 1;
   struct stat st;
   if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
