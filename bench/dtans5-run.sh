@@ -37,6 +37,9 @@
 # (experimental.packed_dict=shfl) against the shared-memory copies: R-MAT with rows by length and
 # columns by count (64 values f64, beside version 4 and cuSPARSE; then f32), the banded matrix and
 # Erdős–Rényi (64 values f64, packed rows in natural order, no cuSPARSE).
+# SET=random: the default's conformance as above, then the random-valued 3-D 27-point stencil,
+# 2-D 5-point stencil and banded matrix of the suite in f32 and f64 with the default dtans (what
+# a user gets), version 4 (templates=off) and packed rows with raw values beside cuSPARSE.
 # Output in $OUT: conformance.txt, bench-*.csv/.md/.log/.err, run.log.
 set -uo pipefail
 
@@ -88,6 +91,18 @@ bench() { # NAME, then zs-bench-gpu arguments; stopped when the budget is spent
   log "bench $name: rc $?; $(left) s left" | tee -a "$OUT/run.log"
 }
 
+if [ "${SET:-}" = random ]; then
+  st27=gen:stencil3d:n=160,points=27 lap2d=gen:stencil2d:n=4096,points=5
+  band=gen:banded:rows=8388608,width=128,per_row=20
+  rnd=(--format dtans --format dtans:templates=off --format "dtans:row_kind=packed,values=raw"
+    --reps 10 --warmup 2)
+  bench random-f32 "${rnd[@]}" --types f32 "$st27,values=random,seed=42" \
+    "$band,values=random,seed=42" "$lap2d,values=random,seed=42"
+  bench random-f64 "${rnd[@]}" --types f64 "$st27,values=random,seed=42" \
+    "$band,values=random,seed=42" "$lap2d,values=random,seed=42"
+  log "done in $((SECONDS - DEV_START)) s" | tee -a "$OUT/run.log"
+  exit 0
+fi
 if [ "${SET:-}" = perm2 ]; then
   set64=values=set,distinct=64,seed=42
   rmat=gen:rmat:scale=22,per_row=16,$set64
@@ -104,7 +119,7 @@ if [ "${SET:-}" = perm2 ]; then
 fi
 if [ "${SET:-}" = perm ]; then
   perm=(--format dtans:templates=off --format "dtans:$ordered"
-    --format dtans:row_kind=packed,row_order=length --reps 10 --warmup 2)
+    --format "dtans:row_kind=packed,row_order=length" --reps 10 --warmup 2)
   rmat=gen:rmat:scale=22,per_row=16
   bench perm-set "${perm[@]}" --types f64 "$rmat,values=set,distinct=64,seed=42"
   bench perm-f32 "${perm[@]}" --types f32 "$rmat,values=set,distinct=64,seed=42"
