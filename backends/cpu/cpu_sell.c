@@ -34,6 +34,15 @@ typedef struct sell_op {
   int nslots;
   int64_t *slot, *col_lo, *col_hi, *buf_off, tbuf_len;
   void *tbuf;
+  /* Sorted rows (perm) on several threads: a window of sigma rows that two threads share has its
+   * rows' y scattered between them, so writing y[perm[p]] from the slices makes the threads
+   * share y's cache lines (on a matrix of one or two windows the product ran no faster on two
+   * threads than on one). Where such windows can hold more than an eighth of the rows
+   * (sell_sums_pay), the slices write their sums in position order to sums instead, and a
+   * second pass writes y in row order through pos_of (perm's inverse); elsewhere that pass
+   * costs more than it saves. NULL otherwise. */
+  void *sums;
+  int32_t *pos_of;
 } sell_op;
 
 /* Which product a call makes. */
@@ -48,8 +57,8 @@ SELL_INLINE int64_t sell_row_at(const sell_op *A, int64_t p) { return A->perm ? 
 static void cpu_sell_destroy(void *state) {
   sell_op *A = state;
   if (!A) return;
-  void *arrays[] = {A->slice_ptr, A->row_len, A->perm,   A->col_idx, A->values, A->chunk,
-                    A->slot,      A->col_lo,  A->col_hi, A->buf_off, A->tbuf};
+  void *arrays[] = {A->slice_ptr, A->row_len, A->perm,    A->col_idx, A->values, A->chunk, A->slot,
+                    A->col_lo,    A->col_hi,  A->buf_off, A->tbuf,    A->sums,   A->pos_of};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) zsi_free(arrays[i]);
   zsi_free(A);
 }
@@ -74,6 +83,14 @@ static void sell_slot_columns(sell_op *A) {
     if (lo <= hi) off += hi - lo + 1;
   }
   A->tbuf_len = off;
+}
+
+/* Whether sorted rows take the position-order sums (sell_op's sums): the windows that the
+ * threads' boundaries cut, at most (threads - 1) of sigma rows, can hold over an eighth of the
+ * rows. */
+static int sell_sums_pay(const sell_op *A, int64_t sigma) {
+  return A->perm && A->parallel && A->threads > 1 &&
+         (int64_t)(A->threads - 1) * sigma * 8 > A->rows;
 }
 
 /* The view has passed the format's validate (at encode or load): its layout is trusted here. */
@@ -116,6 +133,15 @@ static zs_status cpu_sell_create(void **state, const zsb_encoded_view *enc, cons
     pos_ptr[p + 1] = pos_ptr[p] + A->row_len[p];
   }
   zsi_cpu_split_rows(pos_ptr, L.rows, A->nslots, A->slot);
+  if (sell_sums_pay(A, L.sigma)) {
+    if (!(A->sums = zsi_alloc_array(rows, L.value_bytes)) ||
+        !(A->pos_of = zsi_alloc_array(rows, 4))) {
+      zsi_free(pos_ptr);
+      cpu_sell_destroy(A);
+      return sell_no_memory("position-order sums");
+    }
+    for (int64_t p = 0; p < L.rows; p++) A->pos_of[A->perm[p]] = (int32_t)p;
+  }
   zsi_free(pos_ptr);
   sell_slot_columns(A);
   *state = A;
