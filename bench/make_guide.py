@@ -479,11 +479,12 @@ def dtans5_kernels(arg):
     """Every zsparse SpMV kernel of a version 5 run (v4, packed rows and their experimental
     variants) with its warm time, the prediction written before the run in brackets (the second
     file named, default h100-dtans5-packed2-prediction.csv), and against the best cuSPARSE format
-    of the cell."""
+    of the cell. A second argument of - names no prediction."""
     name, *rest = arg.split()
     b = Bench(name)
     pfile = rest[0] if rest else "h100-dtans5-packed2-prediction.csv"
-    pred = {(r["matrix"], r["type"], r["kernel"]): r["predicted_us"] for r in rows_of(pfile)}
+    # "-": a run of kernels already measured, with no prediction of its own
+    pred = {} if pfile == "-" else {(r["matrix"], r["type"], r["kernel"]): r["predicted_us"] for r in rows_of(pfile)}
     matrices = list(dict.fromkeys(r["matrix"] for r in b.rows))
     rows = []
     for m, t in b.cells(matrices):
