@@ -163,15 +163,18 @@ class Planner:
         return got
 
 
-def vendor_times(prog, source, types, reps, timeout, specs=()):
+def vendor_times(prog, source, types, reps, timeout, specs=(), batch=1):
     """{(type, op): (time_us, kernel)} of cuSPARSE's best formats from zs-bench-gpu: N = the best
     SpMV; P = the best SpMV + the best Aᵀx (transposed from one copy, or a stored Aᵀ). With
     `specs` (auto's SpMV choices), each is timed in the same process, by the same clock, as
     --format with its SpMV alone: {(type, "N", spec): time_us} is added ("csr", our default
-    operator, zs-bench-gpu times anyway)."""
+    operator, zs-bench-gpu times anyway). batch > 1: each warm sample is that many back-to-back
+    calls between one pair of events (zs-bench-gpu --batch), as zs-bench-auto times ours: a product
+    of a few us is otherwise timed with the host's time to issue it."""
     out_csv = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"auto-vendor-{os.getpid()}.csv")
     extra = sorted({s for s in specs if s != "csr"})
     cmd = [prog, "--no-cold", "--reps", str(reps), "--types", ",".join(types), "--csv", out_csv] + \
+        (["--batch", str(batch)] if batch > 1 else []) + \
         (["--format-spmv-only"] if extra else []) + [x for e in extra for x in ("--format", e)] + [source]
     rc, _, err, _ = run(cmd, timeout)
     if rc not in (0, 1) or not os.path.exists(out_csv):
@@ -290,6 +293,9 @@ def main():
     p.add_argument("--device", required=True, help="the files' prefix, e.g. h100 or cpu")
     p.add_argument("--zsparse", help="the zsparse tool whose plan chooses (default: BUILD's)")
     p.add_argument("--vendor", help="zs-bench-gpu: cuSPARSE's formats beside (cuda)")
+    p.add_argument("--vendor-batch", type=int, default=16,
+                   help="zs-bench-gpu --batch: calls per warm sample of the vendor's run (default 16; "
+                        "1: each call between its own events, which adds the host's issue time)")
     p.add_argument("--rsb", action="store_true", help="librsb beside (cpu)")
     p.add_argument("--plan-device", help="zsparse plan's --device (h100, h200, gpu, cpu): the constants' device class")
     p.add_argument("--reps", type=int, default=15)
@@ -305,6 +311,8 @@ def main():
     a = p.parse_args()
     if a.reps < 1:
         p.error("--reps must be at least 1")
+    if a.vendor_batch < 1:
+        p.error("--vendor-batch must be at least 1")
     zsparse = a.zsparse or os.path.join(a.build, "tools", "zsparse", "zsparse")
     timer = os.path.join(a.build, "bench", "auto", "zs-bench-auto")
     for prog in [zsparse, timer] + ([a.vendor] if a.vendor else []):
@@ -341,7 +349,8 @@ def main():
                 except (RuntimeError, ValueError, KeyError):
                     pass  # reported with the case below
             try:
-                vendor = vendor_times(a.vendor, source, types, a.reps, a.case_timeout_s, specs)
+                vendor = vendor_times(a.vendor, source, types, a.reps, a.case_timeout_s, specs,
+                                      a.vendor_batch)
             except RuntimeError as e:
                 print(f"{name}: cuSPARSE not timed: {e}", file=sys.stderr)
         for t in types:

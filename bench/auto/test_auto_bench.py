@@ -150,9 +150,10 @@ with tempfile.TemporaryDirectory() as d:
                 "matrix,rows,cols,nnz,type,library,kernel,op,bytes,time_warm_us,time_cold_us,gbps,frac_ceiling,max_rel_err,ok\n"
                 "m,1,1,1,f64,cusparse,csr-alg1,N,1,10.0,,,,,1\nm,1,1,1,f64,zsparse,csr,N,1,9.0,,,,,1\n"
                 "m,1,1,1,f64,zsparse,sell:sigma=4096,N,1,7.5,,,,,1\nm,1,1,1,f64,zsparse,dtans,N,1,1.0,,,,,0\nX\n")
-    v = auto_bench.vendor_times(fake, "gen:x", ["f64"], 3, 30, ["csr", "sell:sigma=4096", "dtans", "csr"])
+    v = auto_bench.vendor_times(fake, "gen:x", ["f64"], 3, 30, ["csr", "sell:sigma=4096", "dtans", "csr"], 16)
     with open(fake + ".args") as f:
         args = f.read().split()
+    expect("--batch" in args and args[args.index("--batch") + 1] == "16", f"the vendor's batch: {args}")
     expect(v == {("f64", "N"): (10.0, "csr-alg1"), ("f64", "N", "csr"): 9.0, ("f64", "N", "sell:sigma=4096"): 7.5},
            f"auto's choices beside cuSPARSE: {v}")
     expect("--format-spmv-only" in args and args.count("--format") == 2 and "sell:sigma=4096" in args

@@ -43,6 +43,10 @@ const char kUsage[] =
     "  --types LIST     f64,f32 (default both)\n"
     "  --reps N         timed calls per kernel and cache state (default 30; 10 with --quick)\n"
     "  --warmup N       untimed calls first (default 3)\n"
+    "  --batch N        warm timing: N back-to-back calls between one pair of events, the time\n"
+    "                   divided by N (default 1: each call between its own events). Products of\n"
+    "                   a few us are issued by the host no faster than they run: a batch times\n"
+    "                   their throughput, as a solver's loop sees it\n"
     "  --csv FILE       one line per (matrix, type, kernel): warm and cold medians, bytes, GB/s,\n"
     "                   fraction of the ceiling, check result (rewritten after each matrix)\n"
     "  --json FILE      the same lines plus device, cuSPARSE version and the ceiling\n"
@@ -67,9 +71,10 @@ const char kUsage[] =
     "  --host-only      only the host preparation (load, Aᵀ, SELL, references), timed; no GPU\n"
     "  --help\n"
     "\n"
-    "Timing: CUDA events around each call on the legacy default stream; warm = median of --reps\n"
-    "back-to-back calls; cold = median of --reps calls each after overwriting and reading the\n"
-    "scratch buffer (larger than the 50 MiB L2 of an H100). host_mean_us is wall time per call\n"
+    "Timing: CUDA events around each call (each --batch of calls) on the legacy default stream;\n"
+    "warm = median of --reps back-to-back calls (batches); cold = median of --reps calls each\n"
+    "after overwriting and reading the scratch buffer (larger than the 50 MiB L2 of an H100).\n"
+    "host_mean_us is wall time per call\n"
     "over a synchronised batch: a cross-check of the events.\n"
     "Bytes: the format's arrays (zs_encoded_bytes for zsparse; int32 offsets and indices for\n"
     "cuSPARSE; SELL with its padding) + x + y, each once.\n"
@@ -82,6 +87,7 @@ const char kUsage[] =
 struct Options {
   std::vector<zs_type> types{ZS_F64, ZS_F32};
   int reps = -1, warmup = 3;
+  int batch = 1; /* warm timing: calls between one pair of events */
   std::string csv, json, md;
   bool quick = false, vendor = true, cold = true, help = false, selftest = false;
   bool host_only = false;
@@ -395,14 +401,17 @@ void measure(const MatrixCtx &c, Launch &L, const St &setup) {
   }
   for (int w = 0; w < c.opt->warmup; w++)
     if ((s = L.call()).code) return fail(s, "warm-up");
-  /* reps calls between events, each after an L2 flush when flush is set: their median in us */
+  /* reps calls between events, each after an L2 flush when flush is set: their median in us;
+   * without flush, reps batches of --batch calls, each batch's time over its calls */
   std::vector<double> ts;
   const auto timed = [&](bool flush, double *median_us) -> bool {
     ts.clear();
+    const int batch = flush ? 1 : c.opt->batch;
     for (int i = 0; i < reps; i++) {
       if (flush) g.do_flush();
       CUDA_CHECK(cudaEventRecord(g.ev0[i]));
-      if ((s = L.call()).code) return false;
+      for (int b = 0; b < batch; b++)
+        if ((s = L.call()).code) return false;
       CUDA_CHECK(cudaEventRecord(g.ev1[i]));
     }
     CUDA_CHECK(cudaGetLastError());
@@ -410,7 +419,7 @@ void measure(const MatrixCtx &c, Launch &L, const St &setup) {
     for (int i = 0; i < reps; i++) {
       float ms = 0;
       CUDA_CHECK(cudaEventElapsedTime(&ms, g.ev0[i], g.ev1[i]));
-      ts.push_back(1e3 * ms);
+      ts.push_back(1e3 * ms / batch);
     }
     *median_us = median(ts);
     return true;
@@ -998,10 +1007,10 @@ int parse_args(int argc, char **argv, Options &o) {
         p = q + 1;
       }
     } else if (a == "--reps" || a == "--warmup" || a == "--flush-mib" || a == "--ceiling-gib" ||
-               a == "--seed") {
+               a == "--seed" || a == "--batch") {
       if (!(v = value(a.c_str()))) return 2;
-      const double lo = a == "--ceiling-gib" ? 1 : a == "--reps" ? 1 : 0;
-      const double hi = a == "--seed" ? 9e15 : a == "--reps" ? 10000 : 1e5;
+      const double lo = a == "--ceiling-gib" || a == "--reps" || a == "--batch" ? 1 : 0;
+      const double hi = a == "--seed" ? 9e15 : a == "--reps" || a == "--batch" ? 10000 : 1e5;
       if (!parse_num(v, lo, hi, &d)) {
         fprintf(stderr, "zs-bench-gpu: %s: '%s' is not a number in [%g, %g]\n", a.c_str(), v, lo,
                 hi);
@@ -1009,6 +1018,8 @@ int parse_args(int argc, char **argv, Options &o) {
       }
       if (a == "--reps")
         o.reps = (int)d;
+      else if (a == "--batch")
+        o.batch = (int)d;
       else if (a == "--warmup")
         o.warmup = (int)d;
       else if (a == "--flush-mib")
