@@ -91,9 +91,11 @@ bench() { # NAME, then zs-bench-gpu arguments; stopped when the budget is spent
   log "bench $name: rc $?; $(left) s left" | tee -a "$OUT/run.log"
 }
 
+# the suite's matrices at full size, as generator specs (values added per bench)
+st27=gen:stencil3d:n=160,points=27 lap2d=gen:stencil2d:n=4096,points=5
+band=gen:banded:rows=8388608,width=128,per_row=20 er=gen:erdos_renyi:rows=4194304,per_row=16
+
 if [ "${SET:-}" = random ]; then
-  st27=gen:stencil3d:n=160,points=27 lap2d=gen:stencil2d:n=4096,points=5
-  band=gen:banded:rows=8388608,width=128,per_row=20
   rnd=(--format dtans --format dtans:templates=off --format "dtans:row_kind=packed,values=raw"
     --reps 10 --warmup 2)
   bench random-f32 "${rnd[@]}" --types f32 "$st27,values=random,seed=42" \
@@ -112,7 +114,7 @@ if [ "${SET:-}" = perm2 ]; then
   natural=(--no-vendor --format dtans:row_kind=packed
     --format dtans:row_kind=packed@experimental.packed_dict=shfl --reps 10 --warmup 2)
   bench shfl-band-er "${natural[@]}" --types f64 \
-    "gen:banded:rows=8388608,width=128,per_row=20,$set64" "gen:erdos_renyi:rows=4194304,per_row=16,$set64"
+    "$band,$set64" "$er,$set64"
   bench shfl-rmat-f32 "${shfl[@]}" --types f32 "$rmat"
   log "done in $((SECONDS - DEV_START)) s" | tee -a "$OUT/run.log"
   exit 0
@@ -131,7 +133,6 @@ if [ "${SET:-}" = perm ]; then
 fi
 if [ "${SET:-}" = packed ]; then
   v4p=(--format dtans:templates=off --format dtans:row_kind=packed --reps 10 --warmup 2)
-  band=gen:banded:rows=8388608,width=128,per_row=20 er=gen:erdos_renyi:rows=4194304,per_row=16
   set64=values=set,distinct=64,seed=42
   unroll=(--format dtans:row_kind=packed@experimental.packed_unroll=2
     --format dtans:row_kind=packed@experimental.packed_unroll=4)
@@ -148,18 +149,16 @@ if [ "${SET:-}" = packed ]; then
   exit 0
 fi
 v45=(--format dtans:templates=off --format dtans:templates=on --reps 10 --warmup 2)
-st27=stencil3d:n=160,points=27 lap2d=stencil2d:n=4096,points=5
-bench stencils-set "${v45[@]}" "gen:$st27,values=set,distinct=64,seed=42" \
-  "gen:$lap2d,values=set,distinct=64,seed=42"
-bench stencils-random "${v45[@]}" --types f64 "gen:$st27,values=random,seed=42" \
-  "gen:$lap2d,values=random,seed=42"
+bench stencils-set "${v45[@]}" "$st27,values=set,distinct=64,seed=42" \
+  "$lap2d,values=set,distinct=64,seed=42"
+bench stencils-random "${v45[@]}" --types f64 "$st27,values=random,seed=42" \
+  "$lap2d,values=random,seed=42"
 bench stencils-other "${v45[@]}" --types f64 \
   gen:stencil3d:n=100,points=27,values=set,distinct=64,seed=7 \
   gen:stencil3d:n=200,points=7,values=set,distinct=64,seed=3 \
   gen:stencil2d:n=2048,points=9,values=set,distinct=64,seed=5 \
   gen:stencil3d:n=120,points=27,values=set,distinct=16,seed=9
 bench others --format dtans --reps 10 --warmup 2 --types f64 \
-  gen:banded:rows=8388608,width=128,per_row=20,values=set,distinct=64,seed=42 \
-  gen:erdos_renyi:rows=4194304,per_row=16,values=set,distinct=64,seed=42 \
+  "$band,values=set,distinct=64,seed=42" "$er,values=set,distinct=64,seed=42" \
   gen:rmat:scale=22,per_row=16,values=set,distinct=64,seed=42
 log "done in $((SECONDS - DEV_START)) s" | tee -a "$OUT/run.log"
