@@ -381,6 +381,41 @@ def sell(name):
                   "best cuSPARSE µs", "vs best ×", "bytes / CSR's"], rows)
 
 
+def sell_lanes(name):
+    """SELL SpMV by threads a row (experimental.sell_lanes; natural order and sorted windows)
+    beside cuSPARSE's SELL-32, one zs-bench-gpu process per matrix (.ab/callL: FILE)."""
+    b = Bench(name)
+    nat, srt = "sell", "sell:sigma=4096"
+    rows = []
+    for m, t in b.cells(sorted({r["matrix"] for r in b.rows}, key=lambda m: b.nnz(m))):
+        one = b.zs(m, t, nat)
+        cells = [b.zs(m, t, nat if k == 1 else f"{nat}@experimental.sell_lanes={k}") for k in (1, 2, 4)]
+        sorted1, sorted2 = b.zs(m, t, srt), b.zs(m, t, f"{srt}@experimental.sell_lanes=2")
+        sell32 = b.us(m, t, "cusparse", "sell32", "N")
+        best = min(v for v in cells if v is not None)
+        rows.append([m, t, f"{b.nnz(m) / 1e6:.2f}"] + [f1(v) for v in cells] + [x(one, cells[2]), f1(sorted1),
+                    f1(sorted2), f1(b.zs(m, t, "csr")), f1(sell32), x(sell32, best)])
+    return table(["matrix", "type", "nnz M", "1 thread µs", "2 µs", "4 µs", "4 vs 1 ×", "sorted, 1 µs",
+                  "sorted, 2 µs", "our CSR µs", "cuSPARSE SELL-32 µs", "best of 1/2/4: speed-up over SELL-32"], rows)
+
+
+def sell_lanes_default(name):
+    """SELL SpMV with the default threads a row against one thread forced, natural order and
+    sorted windows, beside our CSR and cuSPARSE's SELL-32 (one process per matrix)."""
+    b = Bench(name)
+    nat, srt = "sell", "sell:sigma=4096"
+    rows = []
+    for m, t in b.cells(sorted({r["matrix"] for r in b.rows}, key=lambda m: b.nnz(m))):
+        n1, nd = b.zs(m, t, f"{nat}@experimental.sell_lanes=1"), b.zs(m, t, nat)
+        s1, sd = b.zs(m, t, f"{srt}@experimental.sell_lanes=1"), b.zs(m, t, srt)
+        sell32 = b.us(m, t, "cusparse", "sell32", "N")
+        rows.append([m, t, f1(n1), f1(nd), x(n1, nd), f1(s1), f1(sd), x(s1, sd), f1(b.zs(m, t, "csr")), f1(sell32),
+                     x(sell32, min(nd, sd))])
+    return table(["matrix", "type", "natural, 1 thread µs", "natural, default µs", "default vs 1 ×", "sorted, 1 µs",
+                  "sorted, default µs", "default vs 1 ×", "our CSR µs", "cuSPARSE SELL-32 µs",
+                  "our best SELL: speed-up over SELL-32"], rows)
+
+
 def gaps_vendor(b, m, t, op):
     """cuSPARSE's best of the run for op N, T (one copy of A or a stored Aᵀ) or the pair (both)."""
     n = b.best(m, t, "N")[0]

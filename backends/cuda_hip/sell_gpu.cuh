@@ -129,6 +129,49 @@ __global__ void __launch_bounds__(ZS_SELL_THREADS)
     y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];
 }
 
+/* SpMV with R threads a position (R = 2 or 4): a warp holds 32 / R positions, lane i of its
+ * r-th part walking entries k = r, r + R, r + 2R, ... of position first + i in predicated
+ * batches of UNROLL, so each thread's chain of load -> gather steps is R times shorter; the R
+ * parts of a warp read lines of R neighbouring columns k of the same rows. The R partial sums
+ * are added by xor shuffles (each in column order, then in a fixed tree: the same bits every
+ * call, other bits than R = 1). For grids so small that every warp is resident and the time is
+ * each thread's chain (experimental.sell_lanes). */
+template <typename T, bool STREAM, int UNROLL, int R>
+__global__ void __launch_bounds__(ZS_SELL_THREADS)
+    zs_sell_lanes_kernel(int64_t positions, int64_t rows, int lc,
+                         const int64_t *__restrict__ slice_ptr, const int32_t *__restrict__ perm,
+                         const int32_t *__restrict__ col, const T *__restrict__ val,
+                         const T *__restrict__ x, T *__restrict__ y, T alpha, T beta) {
+  constexpr int PW = ZS_WARP_SIZE / R; /* positions a warp */
+  const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int lane = (int)(t % ZS_WARP_SIZE), r = lane / PW;
+  const int64_t p = t / ZS_WARP_SIZE * PW + lane % PW;
+  const int64_t c = INT64_C(1) << lc;
+  int64_t begin = 0, width = 0; /* past the last position: nothing to walk, but the shuffles */
+  if (p < positions) begin = slice_ptr[p >> lc], width = (slice_ptr[(p >> lc) + 1] - begin) >> lc;
+  const int64_t mine = width > r ? (width - r + R - 1) / R : 0, step = R * c;
+  const int32_t *cp = col + begin + r * c + (p & (c - 1));
+  const T *vp = val + begin + r * c + (p & (c - 1));
+  T sum = 0;
+  for (int64_t m = 0; m < mine; m += UNROLL, cp += UNROLL * step, vp += UNROLL * step) {
+    const int64_t left = mine - m;
+    int32_t j[UNROLL];
+    T a[UNROLL], g[UNROLL];
+    zs_sell_load<T, STREAM, UNROLL>(cp, vp, step, left, j, a);
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) g[u] = u < left ? x[j[u]] : T(0);
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++)
+      if (u < left) sum += a[u] * g[u];
+  }
+#pragma unroll
+  for (int o = PW; o < ZS_WARP_SIZE; o <<= 1) sum += zs_shfl_xor(sum, o);
+  if (r == 0 && p < rows) {
+    const int64_t row = perm ? (int64_t)perm[p] : p;
+    y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];
+  }
+}
+
 /* dst[e] = src[at[e]], or +0 where at[e] < 0 (padding): Aᵀ's SELL values from A's. */
 template <typename T>
 __global__ void zs_sell_gather_kernel(int64_t n, const int32_t *__restrict__ at,
@@ -141,7 +184,8 @@ __global__ void zs_sell_gather_kernel(int64_t n, const int32_t *__restrict__ at,
 /* A SELL matrix on the device: A itself, or Aᵀ built for the deterministic SpMVT. */
 struct sell_dev {
   int64_t rows, n_slices;
-  int lc; /* log2 c */
+  int lc;    /* log2 c */
+  int lanes; /* SpMV threads a position by default (sell_auto_lanes) */
   int64_t *slice_ptr;
   int32_t *perm, *col; /* perm NULL: natural order */
   void *val;
@@ -156,6 +200,7 @@ struct sell_gpu_op {
   int unroll;    /* entries a thread loads before it adds: 2, 4, 8 or 16 */
   int tail;      /* ZS_SELL_LOOP, _BATCH or _AHEAD (SpMV; the atomic walks loop); -1 chosen */
   int threads;   /* threads per block: 64, 128 or 256 */
+  int lanes;     /* SpMV threads a position: 1, 2 or 4; 0: the matrix's own (sell_dev) */
   int t_sell; /* deterministic SpMVT through Aᵀ as SELL 1, our CSR 0, -1: chosen on first use */
   sell_dev a; /* A */
   /* Host copies for the deterministic SpMVT's Aᵀ (small: offsets and lengths), built on first
@@ -189,8 +234,34 @@ void sell_read_walk(sell_gpu_op *op, const char *options) {
                                           : -1;
   const int threads = atoi(zsb_option(options, "experimental.sell_threads", buf, sizeof buf));
   op->threads = threads ? threads : ZS_SELL_THREADS;
+  op->lanes = atoi(zsb_option(options, "experimental.sell_lanes", buf, sizeof buf)); /* auto: 0 */
   const char *t = zsb_option(options, "experimental.sell_transpose", buf, sizeof buf);
   op->t_sell = strcmp(t, "sell") == 0 ? 1 : strcmp(t, "csr") == 0 ? 0 : -1;
+}
+
+/* SpMV threads a position by default, from the slices' widths (host offsets, c = 2^lc): 4 where
+ * the time is the longest chain of a few threads, not the walk of all: a grid of at most
+ * ZS_SELL_LANES_WARPS_PER_SM warps a multiprocessor whose slices are ZS_SELL_LANES_MIN_WIDTH wide
+ * or more on average, or a slice whose batches of 8 outnumber a multiprocessor's share of all
+ * slices' batches (power-law rows); else 1. On the H100 (zs-bench-gpu, SpMV f64, natural order,
+ * 1 -> 4 threads): bayer10 4.96 -> 3.44 us, netscience 4.79 -> 3.46, elasticity 16^3 8.12 ->
+ * 5.20, Barabasi-Albert 91.7 -> 38.3; 4 lose where every slice is short or the grid is large:
+ * Watts-Strogatz 5.23 -> 7.24, 7-point stencil 4.21 -> 7.56, banded 5.46 -> 11.73. */
+#define ZS_SELL_LANES_WARPS_PER_SM 4
+#define ZS_SELL_LANES_MIN_WIDTH 12
+int sell_auto_lanes(const gpu_device *dev, const int64_t *slice_ptr, int64_t n_slices, int lc) {
+  const int64_t sms = dev && dev->sm_count > 0 ? dev->sm_count : 0, c = INT64_C(1) << lc;
+  if (sms == 0 || n_slices == 0) return 1;
+  int64_t max_w = 0, batches = 0; /* batches of 8 entries, summed over the warps' threads */
+  for (int64_t s = 0; s < n_slices; s++) {
+    const int64_t w = (slice_ptr[s + 1] - slice_ptr[s]) >> lc;
+    max_w = w > max_w ? w : max_w, batches += (w + 7) / 8 * c;
+  }
+  const int64_t positions = n_slices * c, warps = (positions + ZS_WARP_SIZE - 1) / ZS_WARP_SIZE;
+  const bool few = warps <= sms * ZS_SELL_LANES_WARPS_PER_SM &&
+                   slice_ptr[n_slices] >= ZS_SELL_LANES_MIN_WIDTH * positions;
+  const bool skewed = (max_w + 7) / 8 * ZS_WARP_SIZE * sms > batches;
+  return few || skewed ? 4 : 1;
 }
 
 zs_status sell_gpu_create(const gpu_device *dev, void **out, const zsb_encoded_view *v,
@@ -205,6 +276,7 @@ zs_status sell_gpu_create(const gpu_device *dev, void **out, const zsb_encoded_v
   op->rows = L.rows, op->cols = L.cols, op->nnz = L.nnz, op->entries = L.entries;
   op->a.rows = L.rows, op->a.n_slices = L.n_slices;
   while ((INT64_C(1) << op->a.lc) < L.c) op->a.lc++;
+  op->a.lanes = sell_auto_lanes(dev, L.slice_ptr, L.n_slices, op->a.lc);
   op->atomic_t = zsb_option_is(options, "transpose", "atomic");
   char buf[16];
   const char *evict = zsb_option(options, "experimental.evict_first", buf, sizeof buf);
@@ -310,6 +382,7 @@ zs_status sell_build_t_sell(sell_gpu_op *op, const zs_sell_a *a, const int64_t *
   int32_t *d_at = NULL;
   sell_dev &t = op->t;
   t.rows = h->rows, t.n_slices = h->n_slices, t.lc = h->lc;
+  t.lanes = sell_auto_lanes(op->dev, h->slice_ptr, h->n_slices, h->lc);
   const size_t ne = (size_t)(h->entries ? h->entries : 1);
   zs_status s = upload_array(&t.col, h->col, (uint64_t)h->entries, "transpose columns");
   if (s == ZS_OK) s = upload_array(&t.perm, h->perm, (uint64_t)h->rows, "transpose positions");
@@ -372,7 +445,8 @@ inline int sell_auto_tail(const gpu_device *dev, int64_t positions) {
 }
 
 /* One launch of the walk MODE over d: the tail and entries ahead the operator chose, mapped to
- * the combinations compiled (LOOP 2, 4, 8; BATCH 4, 8, 16; AHEAD 4, 8; the atomic walks LOOP). */
+ * the combinations compiled (LOOP 2, 4, 8; BATCH 4, 8, 16; AHEAD 4, 8; the atomic walks LOOP;
+ * SpMV with 2 or 4 threads a position: 4, 8). */
 template <typename T, int MODE>
 void sell_launch(const sell_gpu_op *op, const sell_dev &d, T alpha, const T *x, T beta, T *y,
                  const T *w, T *z, T alpha_t) {
@@ -392,6 +466,20 @@ void sell_launch(const sell_gpu_op *op, const sell_dev &d, T alpha, const T *x, 
   using I16 = std::integral_constant<int, 16>;
   const auto by_walk = [&](auto stream) {
     if constexpr (MODE == ZS_SELL_SPMV) {
+      const int lanes = op->lanes ? op->lanes : d.lanes;
+      if (lanes > 1) {
+        const auto split = [&](auto unroll, auto r) {
+          const int64_t n = positions * decltype(r)::value;
+          zs_sell_lanes_kernel<T, decltype(stream)::value, decltype(unroll)::value,
+                               decltype(r)::value>
+              <<<(unsigned)((n + threads - 1) / threads), threads>>>(
+                  positions, d.rows, d.lc, d.slice_ptr, d.perm, d.col, val, x, y, alpha, beta);
+        };
+        using R2 = std::integral_constant<int, 2>;
+        using R4 = std::integral_constant<int, 4>;
+        if (lanes == 4) return op->unroll >= 8 ? split(I8(), R4()) : split(I4(), R4());
+        return op->unroll >= 8 ? split(I8(), R2()) : split(I4(), R2());
+      }
       const int tail = op->tail >= 0 ? op->tail : sell_auto_tail(op->dev, positions);
       const auto batch = std::integral_constant<int, ZS_SELL_BATCH>();
       const auto ahead = std::integral_constant<int, ZS_SELL_AHEAD>();
@@ -445,12 +533,13 @@ zs_status sell_gpu_apply(void *state, zs_op which, double alpha, const void *x, 
                                  (float *)y);
 }
 
-/* zs_spmv_pair in one walk where SpMVT is atomic anyway (transpose=atomic); ZS_ERR_UNSUPPORTED
- * otherwise (the library makes the two products, the SpMVT deterministic). */
+/* zs_spmv_pair in one walk where SpMVT is atomic anyway (transpose=atomic) and the SpMV walks a
+ * thread a position (the pair's walk does: y keeps the SpMV's bits); ZS_ERR_UNSUPPORTED otherwise
+ * (the library makes the two products). */
 zs_status sell_gpu_pair(void *state, double alpha, const void *x, double beta, void *y,
                         double alpha_t, const void *w, double beta_t, void *z) {
   sell_gpu_op *op = (sell_gpu_op *)state;
-  if (!op->atomic_t) return ZS_ERR_UNSUPPORTED;
+  if (!op->atomic_t || (op->lanes ? op->lanes : op->a.lanes) > 1) return ZS_ERR_UNSUPPORTED;
   if (op->type == ZS_F64) {
     zs_scale_kernel<double><<<grid_for(op->cols, 256), 256>>>(op->cols, beta_t, (double *)z);
     sell_launch<double, ZS_SELL_PAIR>(op, op->a, alpha, (const double *)x, beta, (double *)y,

@@ -81,6 +81,10 @@ static const option_spec specs[] = {
      "where the whole grid is resident at once)"},
     {"experimental.sell_threads", "auto|64|128|256", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),
      "SELL threads per block"},
+    {"experimental.sell_lanes", "auto|1|2|4", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),
+     "SELL SpMV threads a position, each walking every second or fourth entry in predicated "
+     "batches, the partial sums added across the warp (auto: four where the grid is small and "
+     "its slices wide, or one slice's walk outlasts the rest; else one)"},
     {"experimental.sell_transpose", "auto|csr|sell", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),
      "SELL deterministic SpMVT through Aᵀ as our CSR, or as SELL-32 sorted in windows of 4096 "
      "rows (auto: SELL where it pads at most 10 %)"},
@@ -264,7 +268,7 @@ zs_status zsi_backend_options(const char *backend, zs_format format, const char 
 }
 
 const char *zs_operator_options_help(void) {
-  static _Thread_local char text[4096]; /* made from the table on each call: no shared state */
+  static _Thread_local char text[8192]; /* made from the table on each call: no shared state */
   text[0] = '\0';
   for (size_t i = 0; i < N_SPECS; i++) {
     const option_spec *o = &specs[i];

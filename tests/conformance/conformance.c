@@ -283,6 +283,10 @@ static void find_variants(zs_context *ctx, const char *require) {
           {"experimental.sell_tail=ahead,experimental.sell_unroll=4,"
            "experimental.sell_transpose=sell",
            "sell-ahead4-t"},
+          /* SpMV with 2 and 4 threads a position (through Aᵀ as SELL too) */
+          {"experimental.sell_lanes=2,experimental.sell_threads=64", "sell-lanes2"},
+          {"experimental.sell_lanes=4,experimental.sell_unroll=4,experimental.sell_transpose=sell",
+           "sell-lanes4-t"},
       };
       for (size_t c = 0; c < sizeof kernel_choices / sizeof *kernel_choices; c++) {
         const int sell = strncmp(kernel_choices[c][1], "sell", 4) == 0;

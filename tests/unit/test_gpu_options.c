@@ -74,6 +74,9 @@ int main(void) {
           "experimental.sell_threads=128");
   accepts("cuda", ZS_FORMAT_SELL, "experimental.sell_transpose=sell",
           "experimental.sell_transpose=sell");
+  accepts("cuda", ZS_FORMAT_SELL, "", "experimental.sell_lanes=auto");
+  accepts("hip", ZS_FORMAT_SELL, "experimental.sell_lanes=4,experimental.sell_unroll=4",
+          "experimental.sell_lanes=4");
   /* dtANS version 5's packed-row kernel choices */
   accepts("cuda", ZS_FORMAT_DTANS, "", "experimental.packed_unroll=auto");
   accepts("cuda", ZS_FORMAT_DTANS, "", "experimental.packed_split=auto");
@@ -97,6 +100,7 @@ int main(void) {
   refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_unroll=3", "is not one of");
   refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_unroll=32", "is not one of");
   refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_tail=split", "is not one of");
+  refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_lanes=8", "is not one of");
   refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_threads=512", "is not one of");
   refuses("cuda", ZS_FORMAT_SELL, "experimental.sell_transpose=coo", "is not one of");
   refuses("cuda", ZS_FORMAT_CSR, "experimental.sell_tail=batch", "does not apply to format");
