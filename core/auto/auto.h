@@ -140,7 +140,8 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(gcsb_step_ns, "GCSB on a GPU: a warp's step through its output block, ns")                   \
   X(sell_t_pad, "SELL on a GPU: SpMVT by Aᵀ as sorted SELL where that pads at most this share")  \
   X(sell_batch_rows, "SELL on a GPU: padded rows up to which SpMV walks in batches")             \
-  X(sell_batch, "SELL's SpMV in batches: time over the loop's, less the launch")
+  X(sell_batch, "SELL's SpMV in batches: time over the loop's, less the launch")                \
+  X(sell_lanes_sms, "SELL on a GPU: multiprocessors of the rule for 4 threads a row (0: one)")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

@@ -99,6 +99,7 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_sell_t_pad] = 0.10,
     [ZSI_AUTO_K_sell_batch_rows] = 135168,
     [ZSI_AUTO_K_sell_batch] = 0.75,
+    [ZSI_AUTO_K_sell_lanes_sms] = 132,
 };
 
 /* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */

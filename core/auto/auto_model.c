@@ -14,6 +14,7 @@ typedef struct product {
   double bytes, us;
   double launch_us;        /* the fixed part of us, which a fused pair pays once */
   double walk_us, read_us; /* SELL: the longest row's chain of loads (GPU), the bytes' time */
+  double lanes;            /* SELL: threads a row of its SpMV (GPU; 0 read as 1) */
   const char *bound;
 } product;
 
@@ -168,6 +169,19 @@ static double sell_step_ns(const zsi_auto_stats *st, const zsi_auto_device *d, d
   return near + (far - near) * share;
 }
 
+/* Threads a padded row of SELL's SpMV on a GPU: the kernel's rule (sell_auto_lanes in
+ * backends/cuda_hip/sell_gpu.cuh) on sell_lanes_sms multiprocessors: 4 where at most 4 warps a
+ * multiprocessor hold slices 12 entries wide or more on average, or where the longest row's
+ * batches of 8 outnumber a multiprocessor's share of all batches; else 1. */
+static double sell_lanes(const zsi_auto_stats *st, const zsi_auto_device *d, double entries,
+                         double slices) {
+  const double sms = d->gpu ? K(sell_lanes_sms) : 0;
+  if (sms <= 0 || slices <= 0) return 1;
+  const int few = slices <= 4 * sms && entries >= 12 * 32 * slices;
+  const int skewed = ceil((double)st->row_max / 8) * 32 * sms > entries / 8 + 16 * slices;
+  return few || skewed ? 4 : 1;
+}
+
 /* SELL-C-sigma with c = 32 (docs/formats/sell.md), in natural order (sell_fill) or sorted by
  * length in windows of 4096 rows (sorted: sell_fill_sorted): every slice of 32 rows padded to its
  * longest row, columns and values of every entry, a slice offset per 32 rows; the kernels do not
@@ -185,14 +199,16 @@ static product sell_product(const zsi_auto_stats *st, const zsi_auto_device *d, 
   const double eff = st->type == ZS_F32 ? K(sell_eff_f32) : K(sell_eff);
   const double g = x_gather_us(st, d);
   const double b = stream_us(d, read + vector_bytes(st), eff);
-  const double walk = (double)st->row_max * sell_step_ns(st, d, entries) * 1e-3;
+  /* the longest row's chain of steps, shared by the threads of its row */
+  const double lanes = sell_lanes(st, d, entries, slices);
+  const double walk = (double)st->row_max * sell_step_ns(st, d, entries) * 1e-3 / lanes;
   const double one = serial(d, entries + (double)(st->rows + st->cols)); /* padded entries */
   /* the SpMV walks in predicated batches where its whole grid is resident at once, a thread a
    * padded row (sell_batch_rows: the kernel's rule, backends/cuda_hip/sell_gpu.cuh) */
   const double batched =
       d->gpu && K(sell_batch_rows) > 0 && 32 * slices <= K(sell_batch_rows) ? K(sell_batch) : 1;
   p.us = K(sell_launch_us) + fmax(b + g, walk) * one * batched, p.launch_us = K(sell_launch_us);
-  p.walk_us = walk, p.read_us = b * one;
+  p.walk_us = walk, p.read_us = b * one, p.lanes = lanes;
   p.bound = walk > b + g                ? "longest row"
             : K(sell_launch_us) > b + g ? "launch"
                                         : larger(b, g, "bytes", "gathers");
@@ -512,8 +528,12 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
        * different columns of the band, not on consecutive ones (band f64: 204.5 us, 1.98x the
        * SpMV, against 1.3-1.6x on the stencils) */
       const double adds = adds_apart_us(st, d), once = p->launch_us;
-      *pair_us = fmax(K(sell_pair_min_us),
-                      once + fmax(K(sell_pair) * p->read_us + g, p->walk_us) + atomics + adds);
+      const double lanes = fmax(p->lanes, 1); /* the pair's walk: a thread a row */
+      const double walks = fmax(K(sell_pair) * p->read_us + g, lanes * p->walk_us);
+      const double fused = fmax(K(sell_pair_min_us), once + walks + atomics + adds);
+      /* where the SpMV takes 4 threads a row the walks are not fused (y keeps the SpMV's bits):
+       * the SpMV, then the atomic SpMVT, priced as the fused walk */
+      *pair_us = lanes > 1 ? p->us + fused : fused;
     } else {
       *pair_us = K(sell_pair) * stream + g + atomics;
     }

@@ -509,9 +509,11 @@ static void ordered_packed_model_test(void) {
  * (13436 rows up to 27, fill 2.54: 2.4e5 entries) ran its SpMV in 11.2 us with the loop walk and
  * its one-walk pair in 11.7, behind CSR's pair (8.5); netscience (1589 rows up to 34, 1.8e4
  * entries) its SpMV in 5.6. With one step of 150 ns both SpMVs were priced ~7 us, which chose
- * SELL's pair on bayer10. Both grids are resident at once, so the SpMV now walks in batches
- * (sell_batch): 6.3 and 4.6 us (h100-auto-recheck2-runs.csv); the loop's times still hold for a
- * module without them (sell_batch_rows 0). */
+ * SELL's pair on bayer10. Both grids are resident at once, so the SpMV walks in batches
+ * (sell_batch): 6.3 and 4.6 us (h100-auto-recheck2-runs.csv); and both grids are small (at most
+ * 4 warps a multiprocessor), bayer10's slices wide and netscience's longest row long, so 4
+ * threads share each row (sell_lanes_sms): 3.44 and 3.46 us (h100-sell-lanes2.csv). The older
+ * walks' times still hold for modules without them (sell_lanes_sms 0, sell_batch_rows 0). */
 static void sell_step_test(void) {
   zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
   int n;
@@ -520,21 +522,26 @@ static void sell_step_test(void) {
   const struct {
     const shape *s;
     int64_t row_max;
-    double sell_us, loop_us;
+    double lanes_us, batch_us, loop_us;
     zs_format pair;
-  } cases[] = {{&bayer10, 27, 6.3, 11.2, ZS_FORMAT_CSR}, {&netsci, 34, 4.6, 5.6, ZS_FORMAT_CSR}};
+  } cases[] = {{&bayer10, 27, 3.44, 6.3, 11.2, ZS_FORMAT_CSR},
+               {&netsci, 34, 3.46, 4.6, 5.6, ZS_FORMAT_CSR}};
+  const char *const walks[] = {NULL, "sell_lanes_sms 0", "sell_lanes_sms 0\nsell_batch_rows 0"};
   for (int i = 0; i < 2; i++) {
     zsi_auto_stats st = stats_of(cases[i].s);
     st.row_max = st.col_max = cases[i].row_max, st.hot_cols = 0.6 * (double)st.rows;
     st.templates = (double)st.rows, st.bandwidth = 1.0;
-    model_with(&st, "cuda", NULL, "spmv", c, &n);
-    const int sell = listed(c, n, ZS_FORMAT_SELL, "", "");
-    CHECK(sell > 0 && fabs(c[sell].us / cases[i].sell_us - 1) < 0.35);
-    const double batched = c[sell].us;
-    model_with(&st, "cuda", "sell_batch_rows 0", "spmv", c, &n);
-    const int loop = listed(c, n, ZS_FORMAT_SELL, "", "");
-    CHECK(loop > 0 && fabs(c[loop].us / cases[i].loop_us - 1) < 0.35);
-    CHECK(batched < 0.9 * c[loop].us); /* the grid is resident at once: batches */
+    const double measured[] = {cases[i].lanes_us, cases[i].batch_us, cases[i].loop_us};
+    double us[3];
+    for (int w = 0; w < 3; w++) {
+      model_with(&st, "cuda", walks[w], "spmv", c, &n);
+      const int sell = listed(c, n, ZS_FORMAT_SELL, "", "");
+      CHECK(sell > 0 && fabs(c[sell].us / measured[w] - 1) < 0.35);
+      us[w] = sell > 0 ? c[sell].us : 0;
+    }
+    printf("%s sell %.2f %.2f %.2f us\n", cases[i].s->name, us[0], us[1], us[2]);
+    CHECK(us[0] < 0.9 * us[1]); /* 4 threads a row: a quarter of the walk */
+    CHECK(us[1] < 0.9 * us[2]); /* the grid is resident at once: batches */
     const int k = model_with(&st, "cuda", NULL, "pair", c, &n);
     CHECK(c[k].format == cases[i].pair);
   }
