@@ -387,7 +387,7 @@ def sell_lanes(name):
     b = Bench(name)
     nat, srt = "sell", "sell:sigma=4096"
     rows = []
-    for m, t in b.cells(sorted({r["matrix"] for r in b.rows}, key=lambda m: b.nnz(m))):
+    for m, t in b.cells(sorted({r["matrix"] for r in b.rows}, key=lambda m: (b.nnz(m), m))):
         one = b.zs(m, t, nat)
         cells = [b.zs(m, t, nat if k == 1 else f"{nat}@experimental.sell_lanes={k}") for k in (1, 2, 4)]
         sorted1, sorted2 = b.zs(m, t, srt), b.zs(m, t, f"{srt}@experimental.sell_lanes=2")
@@ -405,7 +405,7 @@ def sell_lanes_default(name):
     b = Bench(name)
     nat, srt = "sell", "sell:sigma=4096"
     rows = []
-    for m, t in b.cells(sorted({r["matrix"] for r in b.rows}, key=lambda m: b.nnz(m))):
+    for m, t in b.cells(sorted({r["matrix"] for r in b.rows}, key=lambda m: (b.nnz(m), m))):
         n1, nd = b.zs(m, t, f"{nat}@experimental.sell_lanes=1"), b.zs(m, t, nat)
         s1, sd = b.zs(m, t, f"{srt}@experimental.sell_lanes=1"), b.zs(m, t, srt)
         sell32 = b.us(m, t, "cusparse", "sell32", "N")
@@ -414,6 +414,27 @@ def sell_lanes_default(name):
     return table(["matrix", "type", "natural, 1 thread µs", "natural, default µs", "default vs 1 ×", "sorted, 1 µs",
                   "sorted, default µs", "default vs 1 ×", "our CSR µs", "cuSPARSE SELL-32 µs",
                   "our best SELL: speed-up over SELL-32"], rows)
+
+
+def evict_l2(name):
+    """Evict-first against plain matrix loads (experimental.evict_first) for CSR and SELL, timed
+    by zs-bench-auto beside the others of each line's set (rows: case, the set after the dash)."""
+    t = {(r["case"], r["candidate"]): float(r["time_us"]) for r in rows_of(name) if r["op"] == "N" and r["ok"] == "1"}
+    nnz = {r["case"]: int(r["nnz"]) for r in rows_of(name)}
+    byte = {(r["case"], r["candidate"]): int(r["bytes"]) for r in rows_of(name)}
+    off = "@experimental.evict_first=off"
+    rows = []
+    for case in dict.fromkeys(k[0] for k in t):
+        m, _, which = case.partition("-")
+        cells = []
+        for c in ("csr", "sell", "sell:sigma=4096"):
+            on_, off_ = t.get((case, c)), t.get((case, c + off))
+            cells += [f1(on_), f1(off_), x(on_, off_)]
+        rows.append([m, "6 candidates" if which == "six" else "6 + the device list", f"{nnz[case] / 1e6:.1f}",
+                     f"{byte.get((case, 'csr'), 0) / 1e6:.0f}"] + cells)
+    return table(["matrix", "operators in the process", "nnz M", "CSR MB", "CSR evict-first µs", "CSR plain µs",
+                  "plain ×", "SELL evict-first µs", "SELL plain µs", "plain ×", "sorted SELL evict-first µs",
+                  "sorted plain µs", "plain ×"], rows)
 
 
 def gaps_vendor(b, m, t, op):

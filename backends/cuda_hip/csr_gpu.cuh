@@ -72,7 +72,7 @@ struct gpu_op {
   bool atomic_transpose;
   int items;            /* nonzeros per thread of a row block: 1, 2, 4 or 8 */
   bool scattered;       /* rows gather x at random */
-  bool stream;          /* evict-first loads of the matrix data (by default where scattered) */
+  bool stream;          /* evict-first loads of the matrix data (by default past the L2) */
   bool threads;         /* blocks of short rows reduce thread by thread (reduce=threads) */
   bool fused;           /* long rows finished by their last chunk (long_rows=fused) */
   bool split;           /* SpMV by the nonzero-split kernel (kernel=split) */
@@ -557,8 +557,9 @@ int split_stage_default(zs_type type) {
 
 /* A CSR operator's kernel choices (rows, nnz, type, scattered, row statistics and dev set):
  * forced ones, else the defaults. Row blocks of 1024 nonzeros where rows gather x at random,
- * else 2048, smaller for small matrices; evict-first matrix loads (measured faster for f32 too:
- * lap2d 55.0 -> 44.6 us, band 84.4 -> 69.1 on the H100); lanes per row; long rows by a second
+ * else 2048, smaller for small matrices; evict-first matrix loads where the matrix exceeds half
+ * the L2 (stream_matrix; faster for f32 too: lap2d 55.0 -> 44.6 us, band 84.4 -> 69.1 on the
+ * H100), plain loads where it stays there between products; lanes per row; long rows by a second
  * kernel, or by their last chunk where they are few (ZS_FUSED_MAX_LONG_ROWS; reduce=threads and
  * long_rows=fused on many long rows measured slower on R-MAT: docs/backends.md). On
  * skewed rows of a matrix too large for smaller blocks, the nonzero-split kernel in tiles of
@@ -579,7 +580,9 @@ void csr_choose(gpu_op *op, const csr_choice *c) {
            op->lengths.longest > items * ZS_BLOCK_THREADS)
       items *= 2;
   op->items = c && c->items ? c->items : items;
-  op->stream = c && c->evict_first >= 0 ? c->evict_first == 1 : true;
+  const double bytes =
+      (double)op->nnz * (4.0 + (double)type_size(op->type)) + 8.0 * (double)op->rows;
+  op->stream = c && c->evict_first >= 0 ? c->evict_first == 1 : stream_matrix(op->dev, bytes);
   op->threads = c && c->threads >= 0 ? c->threads == 1 : false;
   int k = 0;
   while (k < 3 && (1 << k) < op->items) k++;

@@ -63,6 +63,18 @@ inline unsigned grid_for(int64_t n, int threads) {
 
 inline size_t type_size(zs_type t) { return t == ZS_F64 ? 8 : 4; }
 
+/* Evict-first loads of a matrix's arrays by default: only where they cannot stay in the L2
+ * between products (over half of it). Where they fit, plain loads keep them there: evict-first
+ * lines are the first victims of any other line, stale ones included, so an L2-sized matrix
+ * read evict-first is read from memory again on every call once the L2 holds other data. On the
+ * H100 (zs-bench-auto beside operators read with plain loads; evict-first -> plain): Watts-
+ * Strogatz f64 (12.8 MB as CSR) CSR 7.98 -> 6.49 us, SELL 7.65 -> 5.29, elasticity 16^3
+ * (10.6 MB) CSR 8.54 -> 6.67, SELL 7.81 -> 5.11; past the L2 evict-first stays ahead (banded
+ * f64, 250 MB: CSR 96.4 against 106.1, SELL 85.6 against 94.4) or even (lap2d, Erdos-Renyi). */
+inline bool stream_matrix(const gpu_device *dev, double matrix_bytes) {
+  return !dev || dev->l2_bytes == 0 || matrix_bytes > 0.5 * (double)dev->l2_bytes;
+}
+
 /* `pad` zeroed elements follow the copy, for kernels that read a little past an array's end. */
 template <typename V>
 zs_status upload_array(V **dst, const void *src, uint64_t count, const char *what,

@@ -72,7 +72,8 @@ static const option_spec specs[] = {
      "CSR split kernel: rows over several tiles added by a second kernel, or by the tile that "
      "ends each, reading the earlier tiles' published sums (auto: the tile)"},
     {"experimental.evict_first", "auto|on|off", "auto", ON_GPU,
-     FMT(ZS_FORMAT_CSR) | FMT(ZS_FORMAT_SELL), "evict-first loads of the matrix data"},
+     FMT(ZS_FORMAT_CSR) | FMT(ZS_FORMAT_SELL),
+     "evict-first loads of the matrix data (auto: where its arrays exceed half the L2 cache)"},
     {"experimental.sell_unroll", "auto|2|4|8|16", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),
      "SELL entries a thread loads before it adds (16: in predicated batches)"},
     {"experimental.sell_tail", "auto|loop|batch|ahead", "auto", ON_GPU, FMT(ZS_FORMAT_SELL),
