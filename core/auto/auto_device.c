@@ -100,6 +100,9 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_sell_batch_rows] = 135168,
     [ZSI_AUTO_K_sell_batch] = 0.75,
     [ZSI_AUTO_K_sell_lanes_sms] = 132,
+    [ZSI_AUTO_K_plain_l2] = 1,
+    [ZSI_AUTO_K_sell_l2_gbs] = 9500,
+    [ZSI_AUTO_K_sell_sorted_row_ps] = 8,
 };
 
 /* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */

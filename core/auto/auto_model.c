@@ -88,6 +88,34 @@ static int csr_split(const zsi_auto_stats *st, const zsi_auto_device *d) {
   return d->gpu && K(csr_split_cv) > 0 && st->row_cv >= K(csr_split_cv) && !csr_shrunk(st, d);
 }
 
+/* Kernels that load the matrix without an evict-first hint (version 5's template and packed rows,
+ * GCSB; CSR and SELL where it fits half the L2, plain_l2): where it and the vectors fit
+ * l2_resident_mib, products repeated on it read it from the
+ * L2 at l2_gbs (H100: st7's template rows, 8 MB, 4.5 us against 6.1 priced from the ceiling;
+ * band-narrow's packed rows, 17 MB, 6.5 against 9.3), elsewhere at eff of the read ceiling. */
+static double resident_stream_us(const zsi_auto_device *d, double bytes, double eff) {
+  if (K(l2_resident_mib) > 0 && bytes <= K(l2_resident_mib) * 1048576.0 && K(l2_gbs) > 0)
+    return bytes / (K(l2_gbs) * 1e3);
+  return stream_us(d, bytes, eff);
+}
+
+/* CSR's and SELL's matrix streams: plain loads on a GPU where the matrix fits half the L2
+ * (plain_l2: stream_matrix, backends/cuda_hip/gpu_common.cuh), so repeated products read it from
+ * there; evict-first loads elsewhere, and in modules before that rule (plain_l2 0). */
+static double csr_sell_stream_us(const zsi_auto_device *d, double bytes, double eff) {
+  return d->gpu && K(plain_l2) > 0 ? resident_stream_us(d, bytes, eff) : stream_us(d, bytes, eff);
+}
+
+/* SELL's stream: as CSR's, but from the L2 at sell_l2_gbs where set (its coalesced column-major
+ * loads stream the L2 faster than CSR's staged row blocks: H100, Watts-Strogatz f64 16.3 MB and
+ * the narrow band 22.7 MB, each about 9.5 TB/s past a 3 us launch, CSR's 5.5-6) */
+static double sell_stream_us(const zsi_auto_device *d, double bytes, double eff) {
+  if (!d->gpu || K(plain_l2) <= 0 || K(sell_l2_gbs) <= 0) return csr_sell_stream_us(d, bytes, eff);
+  zsi_auto_device l2 = *d;
+  l2.k[ZSI_AUTO_K_l2_gbs] = K(sell_l2_gbs);
+  return resident_stream_us(&l2, bytes, eff);
+}
+
 /* no_slabs: col_slabs=1, where the kernel would otherwise cut x into slabs; small: block_nnz=1024
  * (blocks of 1024 nonzeros: more blocks for a small matrix, a shorter fixed cost). */
 static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d, int no_slabs,
@@ -106,7 +134,7 @@ static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
   const double split = csr_split(st, d) ? K(csr_split_gathers) : 1.0;
   const double g = split * gather_us(st, d, near ? K(gather_ps) : K(gather_far_ps));
   const double eff = st->type == ZS_F32 ? K(csr_eff_f32) : K(csr_eff);
-  const double b = stream_us(d, p.bytes + extra + vector_bytes(st), eff);
+  const double b = csr_sell_stream_us(d, p.bytes + extra + vector_bytes(st), eff);
   /* the kernel's default blocks (and the split kernel's tiles) are 1024 nonzeros on rows that
    * gather at random and shrink below csr_small_nnz (132 SMs x 2048 nonzeros on the H100): the
    * fixed cost is then small blocks' */
@@ -126,16 +154,6 @@ static product coo_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
   p.us = K(coo_launch_us) + (b + g) * serial(d, work_of(st)), p.launch_us = K(coo_launch_us);
   p.bound = larger(b, g, "bytes", "gathers");
   return p;
-}
-
-/* Kernels that load the matrix without an evict-first hint (version 5's template and packed rows,
- * GCSB): where it and the vectors fit l2_resident_mib, products repeated on it read it from the
- * L2 at l2_gbs (H100: st7's template rows, 8 MB, 4.5 us against 6.1 priced from the ceiling;
- * band-narrow's packed rows, 17 MB, 6.5 against 9.3), elsewhere at eff of the read ceiling. */
-static double resident_stream_us(const zsi_auto_device *d, double bytes, double eff) {
-  if (K(l2_resident_mib) > 0 && bytes <= K(l2_resident_mib) * 1048576.0 && K(l2_gbs) > 0)
-    return bytes / (K(l2_gbs) * 1e3);
-  return stream_us(d, bytes, eff);
 }
 
 static product gcsb_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
@@ -192,13 +210,20 @@ static product sell_product(const zsi_auto_stats *st, const zsi_auto_device *d, 
   const double fill = fmax(1.0, sorted ? st->sell_fill_sorted : st->sell_fill); /* >= 1 */
   const double entries = (double)st->nnz * fill, slices = ceil((double)st->rows / 32);
   const double rl = st->row_max < 256 ? 1 : st->row_max < 65536 ? 2 : 4;
-  /* sorted: the row order too (4 bytes a row), read to place each row's sum */
+  /* sorted: the row order too (4 bytes a row), read to place each row's sum; where the sort
+   * moves rows (their lengths differ) a warp's 32 sums land on 32 sectors of y, not on 32
+   * neighbouring values, and their rows' gathers of x no longer share lines: sell_sorted_row_ps
+   * a row (H100, Watts-Strogatz f64, rows of 10 +- 2, plain loads: 6.1 us sorted against 5.3
+   * in natural order, though 17 % smaller) */
+  const double scatter = sorted && st->row_cv > 0 ? (32.0 - vs) * (double)st->rows : 0;
+  const double moved =
+      sorted && st->row_cv > 0 ? (double)st->rows * K(sell_sorted_row_ps) * 1e-6 : 0;
   const double read = (4.0 + vs) * entries + 8.0 * (slices + 1) + (sorted ? 4.0 * st->rows : 0);
   product p = {0};
   p.bytes = read + rl * (double)st->rows;
   const double eff = st->type == ZS_F32 ? K(sell_eff_f32) : K(sell_eff);
   const double g = x_gather_us(st, d);
-  const double b = stream_us(d, read + vector_bytes(st), eff);
+  const double b = sell_stream_us(d, read + scatter + vector_bytes(st), eff);
   /* the longest row's chain of steps, shared by the threads of its row */
   const double lanes = sell_lanes(st, d, entries, slices);
   const double walk = (double)st->row_max * sell_step_ns(st, d, entries) * 1e-3 / lanes;
@@ -207,8 +232,11 @@ static product sell_product(const zsi_auto_stats *st, const zsi_auto_device *d, 
    * padded row (sell_batch_rows: the kernel's rule, backends/cuda_hip/sell_gpu.cuh) */
   const double batched =
       d->gpu && K(sell_batch_rows) > 0 && 32 * slices <= K(sell_batch_rows) ? K(sell_batch) : 1;
-  p.us = K(sell_launch_us) + fmax(b + g, walk) * one * batched, p.launch_us = K(sell_launch_us);
-  p.walk_us = walk, p.read_us = b * one, p.lanes = lanes;
+  p.us = K(sell_launch_us) + fmax(b + g, walk) * one * batched + moved;
+  p.launch_us = K(sell_launch_us);
+  /* the fused pair's walk (read_us) reads the matrix as evict-first loads did: its atomics into z
+   * keep the L2 busy (H100, Watts-Strogatz: 15.1 us with plain loads, 16.7 evict-first) */
+  p.walk_us = walk, p.read_us = stream_us(d, read + vector_bytes(st), eff) * one, p.lanes = lanes;
   p.bound = walk > b + g                ? "longest row"
             : K(sell_launch_us) > b + g ? "launch"
                                         : larger(b, g, "bytes", "gathers");
@@ -463,6 +491,18 @@ static double stored_t_us(const spec *s, const product *p, const zsi_auto_stats 
 static void transposed(const spec *s, tmode m, const product *p, const product *csr,
                        const zsi_auto_stats *st, const zsi_auto_device *d, double *t_us,
                        double *pair_us) {
+  /* A and an Aᵀ beside it (stored, or built on first use) that fit the L2 apart but not together
+   * (over 1.5 l2_resident_mib for both) each read from memory, CSR's and SELL's plain loads
+   * included (H100: the narrow band, 20.8 MB a copy, SELL's deterministic pair 25.1 us where its
+   * SpMV alone takes 5.4; Watts-Strogatz, 14.7 MB, its stored pair 10.8 against 5.3) */
+  if (d->gpu && K(plain_l2) > 0 && K(l2_resident_mib) > 0 && m != T_ATOMIC &&
+      2.0 * (p->bytes + vector_bytes(st)) > 1.5 * K(l2_resident_mib) * 1048576.0) {
+    zsi_auto_device apart = *d;
+    apart.k[ZSI_AUTO_K_l2_resident_mib] = 0;
+    const product q = product_of(s, st, &apart), c = csr_product(st, &apart, 0, 0);
+    transposed(s, m, &q, &c, st, &apart, t_us, pair_us);
+    return;
+  }
   /* One-copy SpMVT adds into z at the columns: along diagonals the adds of a warp meet in a few
    * lines, at random each is a sector of its own (atomic_ps per scattered nonzero). */
   const double atomics = st->far_share * (double)st->nnz * K(atomic_ps) * 1e-6;
