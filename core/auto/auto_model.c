@@ -140,8 +140,17 @@ static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
    * fixed cost is then small blocks' */
   const int shrunk = csr_shrunk(st, d) || (d->gpu && st->far_share >= 0.5);
   const double launch = small || shrunk ? K(csr_small_launch_us) : K(csr_launch_us);
-  p.us = launch + (b + g) * serial(d, work_of(st)), p.launch_us = launch;
-  p.bound = launch > b + g ? "launch" : larger(b, g, "bytes", "gathers");
+  /* a row that fits a block (1024 nonzeros with block_nnz=1024, else up to 2048: small matrices'
+   * blocks grow to hold their longest row) is summed by at most 32 lanes of it, a dependent step
+   * per 32 nonzeros; a longer row is cut into chunks of a block each. On a small matrix that
+   * chain is the time (H100, plain loads: rajat01, a row of 1442, 7.2 us, 5.3 with blocks of
+   * 1024; adder_dcop_05, 1310: 6.2 and 5.0; rmat-s14, 1540: 8.2 and 7.1; rows under 100: 3.1-3.5) */
+  const double chunk = fmin((double)st->row_max, small ? 1024 : 2048);
+  const double walk = d->gpu ? ceil(chunk / 32) * K(csr_row_step_ns) * 1e-3 : 0;
+  p.us = launch + fmax((b + g) * serial(d, work_of(st)), walk), p.launch_us = launch;
+  p.bound = walk > b + g     ? "longest row"
+            : launch > b + g ? "launch"
+                             : larger(b, g, "bytes", "gathers");
   return p;
 }
 
@@ -605,8 +614,13 @@ static int specs_for(const zsi_auto_device *d, const zsi_auto_stats *st, spec *o
   /* blocks of 1024 nonzeros where the default keeps 2048 (rows that do not gather at random, from
    * csr_small_nnz to 2e6 nonzeros: 1.0-1.3 us faster on the H100); below csr_small_nnz the
    * default's own blocks are as small or smaller, and on scattered rows they are 1024 already */
-  if (d->gpu && (double)st->nnz >= K(csr_small_nnz) && st->nnz < 2000000 && st->far_share < 0.5 &&
-      !csr_split(st, d)) /* the split kernel's tiles are 1024 items already */
+  /* and on small matrices whose longest row passes 1024: the default's blocks grow to hold it,
+   * blocks of 1024 cut it (rajat01, 1442: 5.3 us against 7.2) */
+  const int long_small =
+      d->gpu && (double)st->nnz < K(csr_small_nnz) && st->row_max > 1024 && st->row_max <= 2048;
+  if ((d->gpu && (double)st->nnz >= K(csr_small_nnz) && st->nnz < 2000000 && st->far_share < 0.5 &&
+       !csr_split(st, d)) || /* the split kernel's tiles are 1024 items already */
+      long_small)
     out[n++] = (spec){ZS_FORMAT_CSR, "", 0, 0, 1};
   if (!d->gpu) out[n++] = (spec){ZS_FORMAT_COO, "", 0, 0, 0};
   out[n++] = (spec){ZS_FORMAT_SELL, "", 0, 0, 0};

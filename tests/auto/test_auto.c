@@ -265,6 +265,20 @@ static void small_test(void) {
   k = choose(&mid, "cuda", "h100", "pair", c, &n);
   const int small = listed(c, n, ZS_FORMAT_CSR, "", "block_nnz=1024");
   CHECK(small >= 0 && c[small].us < c[0].us && c[small].us > c[0].us - 2 * 5.0);
+  /* a small matrix whose longest row passes 1024 (rajat01: 43 K nonzeros, a row of 1442):
+   * the default's blocks grow to hold it and 32 lanes walk it (7.2 us on the H100), blocks of
+   * 1024 cut it (5.3): listed, and preferred to the default (zsparse plan chooses it on the
+   * matrix itself); a row of 900 fits either, not listed */
+  const shape rajat = {"rajat01", 6833, 43250, 6.0, 0.2, 0.05, MANY, ZS_F64, 0};
+  zsi_auto_stats st = stats_of(&rajat);
+  st.row_max = st.col_max = 1442, st.row_cv = 4.3;
+  k = model_with(&st, "cuda", NULL, "spmv", c, &n);
+  const int cut = listed(c, n, ZS_FORMAT_CSR, "", "block_nnz=1024");
+  CHECK(cut > 0 && fabs(c[cut].us / 5.3 - 1) < 0.2 && fabs(c[0].us / 7.2 - 1) < 0.2);
+  CHECK(cut > 0 && c[k].us <= c[cut].us && c[cut].us < 0.9 * c[0].us);
+  st.row_max = st.col_max = 900;
+  model_with(&st, "cuda", NULL, "spmv", c, &n);
+  CHECK(listed(c, n, ZS_FORMAT_CSR, "", "block_nnz=1024") < 0);
   k = choose(&tiny, "cuda", "h100", "pair", c, &n);
   const int walk = listed(c, n, ZS_FORMAT_SELL, "", "transpose=atomic");
   CHECK(c[k].format == ZS_FORMAT_CSR && walk > 0 && fabs(c[walk].us / 8.4 - 1) < 0.05);
