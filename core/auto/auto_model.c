@@ -619,8 +619,10 @@ static int specs_for(const zsi_auto_device *d, const zsi_auto_stats *st, spec *o
    * blocks of 1024 cut it (rajat01, 1442: 5.3 us against 7.2) */
   const int long_small =
       d->gpu && (double)st->nnz < K(csr_small_nnz) && st->row_max > 1024 && st->row_max <= 2048;
+  /* (not where rows average 64 nonzeros or more, which the kernel gives blocks of their own:
+   * elasticity 16^3, 71 a row, 7.2 us against the default's 6.7; er-dense f32, 205, 6.9 and 6.1) */
   if ((d->gpu && (double)st->nnz >= K(csr_small_nnz) && st->nnz < 2000000 && st->far_share < 0.5 &&
-       !csr_split(st, d)) || /* the split kernel's tiles are 1024 items already */
+       st->row_mean < 64 && !csr_split(st, d)) || /* the split kernel's tiles are 1024 already */
       long_small)
     out[n++] = (spec){ZS_FORMAT_CSR, "", 0, 0, 1};
   if (!d->gpu) out[n++] = (spec){ZS_FORMAT_COO, "", 0, 0, 0};
