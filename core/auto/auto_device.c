@@ -104,6 +104,7 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_sell_l2_gbs] = 9500,
     [ZSI_AUTO_K_sell_sorted_row_ps] = 8,
     [ZSI_AUTO_K_csr_row_step_ns] = 70,
+    [ZSI_AUTO_K_csr_fused_long] = 1,
 };
 
 /* The 2-core development machine: bench/data/cpu-lap2d.csv and cpu-dtans.csv. */

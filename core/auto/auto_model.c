@@ -617,8 +617,8 @@ static int specs_for(const zsi_auto_device *d, const zsi_auto_stats *st, spec *o
    * default's own blocks are as small or smaller, and on scattered rows they are 1024 already */
   /* and on small matrices whose longest row passes 1024: the default's blocks grow to hold it,
    * blocks of 1024 cut it (rajat01, 1442: 5.3 us against 7.2) */
-  const int long_small =
-      d->gpu && (double)st->nnz < K(csr_small_nnz) && st->row_max > 1024 && st->row_max <= 2048;
+  const int long_small = d->gpu && K(csr_fused_long) > 0 && (double)st->nnz < K(csr_small_nnz) &&
+                         st->row_max > 1024 && st->row_max <= 2048;
   /* (not where rows average 64 nonzeros or more, which the kernel gives blocks of their own:
    * elasticity 16^3, 71 a row, 7.2 us against the default's 6.7; er-dense f32, 205, 6.9 and 6.1) */
   if ((d->gpu && (double)st->nnz >= K(csr_small_nnz) && st->nnz < 2000000 && st->far_share < 0.5 &&
