@@ -6,6 +6,7 @@
 
 #include "backends/cuda_hip/csr_kernels.cuh"
 #include "backends/cuda_hip/gpu_common.cuh"
+#include "backends/cuda_hip/sell_lanes.h"
 #include "backends/cuda_hip/sell_transpose.h"
 #include "formats/sell/sell_layout.h"
 
@@ -239,29 +240,10 @@ void sell_read_walk(sell_gpu_op *op, const char *options) {
   op->t_sell = strcmp(t, "sell") == 0 ? 1 : strcmp(t, "csr") == 0 ? 0 : -1;
 }
 
-/* SpMV threads a position by default, from the slices' widths (host offsets, c = 2^lc): 4 where
- * the time is the longest chain of a few threads, not the walk of all: a grid of at most
- * ZS_SELL_LANES_WARPS_PER_SM warps a multiprocessor whose slices are ZS_SELL_LANES_MIN_WIDTH wide
- * or more on average, or a slice whose batches of 8 outnumber a multiprocessor's share of all
- * slices' batches (power-law rows); else 1. On the H100 (zs-bench-gpu, SpMV f64, natural order,
- * 1 -> 4 threads): bayer10 4.96 -> 3.44 us, netscience 4.79 -> 3.46, elasticity 16^3 8.12 ->
- * 5.20, Barabasi-Albert 91.7 -> 38.3; 4 lose where every slice is short or the grid is large:
- * Watts-Strogatz 5.23 -> 7.24, 7-point stencil 4.21 -> 7.56, banded 5.46 -> 11.73. */
-#define ZS_SELL_LANES_WARPS_PER_SM 4
-#define ZS_SELL_LANES_MIN_WIDTH 12
+/* SpMV threads a position by default (sell_lanes.h: the rule, and why). */
 int sell_auto_lanes(const gpu_device *dev, const int64_t *slice_ptr, int64_t n_slices, int lc) {
-  const int64_t sms = dev && dev->sm_count > 0 ? dev->sm_count : 0, c = INT64_C(1) << lc;
-  if (sms == 0 || n_slices == 0) return 1;
-  int64_t max_w = 0, batches = 0; /* batches of 8 entries, summed over the warps' threads */
-  for (int64_t s = 0; s < n_slices; s++) {
-    const int64_t w = (slice_ptr[s + 1] - slice_ptr[s]) >> lc;
-    max_w = w > max_w ? w : max_w, batches += (w + 7) / 8 * c;
-  }
-  const int64_t positions = n_slices * c, warps = (positions + ZS_WARP_SIZE - 1) / ZS_WARP_SIZE;
-  const bool few = warps <= sms * ZS_SELL_LANES_WARPS_PER_SM &&
-                   slice_ptr[n_slices] >= ZS_SELL_LANES_MIN_WIDTH * positions;
-  const bool skewed = (max_w + 7) / 8 * ZS_WARP_SIZE * sms > batches;
-  return few || skewed ? 4 : 1;
+  const int64_t sms = dev && dev->sm_count > 0 ? dev->sm_count : 0;
+  return zs_sell_lanes_rule(sms, ZS_WARP_SIZE, slice_ptr, n_slices, lc);
 }
 
 zs_status sell_gpu_create(const gpu_device *dev, void **out, const zsb_encoded_view *v,

@@ -196,8 +196,8 @@ static double sell_step_ns(const zsi_auto_stats *st, const zsi_auto_device *d, d
   return near + (far - near) * share;
 }
 
-/* Threads a padded row of SELL's SpMV on a GPU: the kernel's rule (sell_auto_lanes in
- * backends/cuda_hip/sell_gpu.cuh) on sell_lanes_sms multiprocessors: 4 where at most 4 warps a
+/* Threads a padded row of SELL's SpMV on a GPU: the kernel's rule (zs_sell_lanes_rule in
+ * backends/cuda_hip/sell_lanes.h) on sell_lanes_sms multiprocessors: 4 where at most 4 warps a
  * multiprocessor hold slices 12 entries wide or more on average, or where the longest row's
  * batches of 8 outnumber a multiprocessor's share of all batches; else 1. */
 static double sell_lanes(const zsi_auto_stats *st, const zsi_auto_device *d, double entries,
