@@ -70,6 +70,10 @@ class Bench:
     def nnz(self, m):
         return next(int(r["nnz"]) for r in self.rows if r["matrix"] == m)
 
+    def by_size(self):
+        """The file's matrices, fewest nonzeros first (equal sizes by name)."""
+        return sorted({r["matrix"] for r in self.rows}, key=lambda m: (self.nnz(m), m))
+
 
 def rows_of(name):
     with open(os.path.join(DATA, name), newline="") as f:
@@ -387,7 +391,7 @@ def sell_lanes(name):
     b = Bench(name)
     nat, srt = "sell", "sell:sigma=4096"
     rows = []
-    for m, t in b.cells(sorted({r["matrix"] for r in b.rows}, key=lambda m: (b.nnz(m), m))):
+    for m, t in b.cells(b.by_size()):
         one = b.zs(m, t, nat)
         cells = [b.zs(m, t, nat if k == 1 else f"{nat}@experimental.sell_lanes={k}") for k in (1, 2, 4)]
         sorted1, sorted2 = b.zs(m, t, srt), b.zs(m, t, f"{srt}@experimental.sell_lanes=2")
@@ -405,7 +409,7 @@ def sell_lanes_default(name):
     b = Bench(name)
     nat, srt = "sell", "sell:sigma=4096"
     rows = []
-    for m, t in b.cells(sorted({r["matrix"] for r in b.rows}, key=lambda m: (b.nnz(m), m))):
+    for m, t in b.cells(b.by_size()):
         n1, nd = b.zs(m, t, f"{nat}@experimental.sell_lanes=1"), b.zs(m, t, nat)
         s1, sd = b.zs(m, t, f"{srt}@experimental.sell_lanes=1"), b.zs(m, t, srt)
         sell32 = b.us(m, t, "cusparse", "sell32", "N")
@@ -419,9 +423,10 @@ def sell_lanes_default(name):
 def evict_l2(name):
     """Evict-first against plain matrix loads (experimental.evict_first) for CSR and SELL, timed
     by zs-bench-auto beside the others of each line's set (rows: case, the set after the dash)."""
-    t = {(r["case"], r["candidate"]): float(r["time_us"]) for r in rows_of(name) if r["op"] == "N" and r["ok"] == "1"}
-    nnz = {r["case"]: int(r["nnz"]) for r in rows_of(name)}
-    byte = {(r["case"], r["candidate"]): int(r["bytes"]) for r in rows_of(name)}
+    rows_in = rows_of(name)
+    t = {(r["case"], r["candidate"]): float(r["time_us"]) for r in rows_in if r["op"] == "N" and r["ok"] == "1"}
+    nnz = {r["case"]: int(r["nnz"]) for r in rows_in}
+    byte = {(r["case"], r["candidate"]): int(r["bytes"]) for r in rows_in}
     off = "@experimental.evict_first=off"
     rows = []
     for case in dict.fromkeys(k[0] for k in t):
