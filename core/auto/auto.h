@@ -146,7 +146,9 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(sell_l2_gbs, "SELL on a GPU: its stream from the L2 in GB/s (0: l2_gbs)")                    \
   X(sell_sorted_row_ps, "SELL sorted in windows: ps a row where the sort moves rows")            \
   X(csr_row_step_ns, "CSR on a GPU: a block's step through its longest row, 32 nonzeros, ns")    \
-  X(csr_fused_long, "CSR on a GPU: rows longer than a block finished by their last chunk (1)")
+  X(csr_fused_long, "CSR on a GPU: rows longer than a block finished by their last chunk (1)")   \
+  X(sell_lanes_step_entries, "SELL with 4 threads a row: entries from which a step is full")     \
+  X(gather_l1_ps, "a scattered gather from an x that fits gather_window_kib whole, ps (GPU)")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

@@ -104,6 +104,8 @@ static const double h100[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_sell_l2_gbs] = 9500,
     [ZSI_AUTO_K_sell_sorted_row_ps] = 8,
     [ZSI_AUTO_K_csr_row_step_ns] = 70,
+    [ZSI_AUTO_K_sell_lanes_step_entries] = 6.4e6,
+    [ZSI_AUTO_K_gather_l1_ps] = 2.7,
     [ZSI_AUTO_K_csr_fused_long] = 1,
 };
 

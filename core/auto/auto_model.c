@@ -34,8 +34,14 @@ static double vector_bytes(const zsi_auto_stats *st) {
  * band 2048 wide at 2e7 nonzeros f32: CSR 65.1 us and SELL 63.0, their bytes alone 59 and 57,
  * where 68 % scattered gathers at gather_ps would add 78). */
 static double gather_us(const zsi_auto_stats *st, const zsi_auto_device *d, double ps) {
-  const double window = 2.0 * st->bandwidth * (double)st->cols * (double)zs_type_size(st->type);
+  const double x_bytes = (double)st->cols * (double)zs_type_size(st->type);
+  const double window = 2.0 * st->bandwidth * x_bytes;
   if (d->gpu && st->bandwidth < 0.25 && window <= K(gather_window_kib) * 1024.0) return 0;
+  /* an x that fits the window whole is gathered from the L1 at gather_l1_ps (H100, Erdos-Renyi
+   * of 4096 columns, 205 a row, f32: CSR 6.1 us, 1.7 over its bytes and launch for 6.4 x 10^5
+   * scattered gathers, where gather_ps priced them at 3.6) */
+  if (d->gpu && K(gather_l1_ps) > 0 && x_bytes <= K(gather_window_kib) * 1024.0)
+    ps = K(gather_l1_ps);
   return st->far_share * (double)st->nnz * ps * 1e-6;
 }
 
@@ -189,10 +195,17 @@ static product gcsb_product(const zsi_auto_stats *st, const zsi_auto_device *d) 
  * 76-94 ns on the shared matrices under 10^5 entries, 237-305 on bcsstk16, bayer10 and elast16
  * at 2.4-9.3 x 10^5, 227-232 on wiki-Vote, ba and R-MAT; f32: 150-155 on R-MAT and er-dense):
  * from sell_step_near_ns to the value type's step over sell_step_entries entries. */
-static double sell_step_ns(const zsi_auto_stats *st, const zsi_auto_device *d, double entries) {
+static double sell_step_ns(const zsi_auto_stats *st, const zsi_auto_device *d, double entries,
+                           double lanes) {
   const double far = st->type == ZS_F32 ? K(sell_step_f32_ns) : K(sell_step_ns);
   const double near = fmin(K(sell_step_near_ns), far);
-  const double share = K(sell_step_entries) > 0 ? fmin(1.0, entries / K(sell_step_entries)) : 1;
+  /* four threads a row walk in predicated batches, whose steps stay near the short one over
+   * far more entries (H100, (time - launch) over a quarter of the longest row: 74-87 ns on
+   * wiki-Vote, rmat-s14, memplus, rajat01 and adder_dcop_05 at 0.06-1.1 x 10^6 entries; 107 on
+   * elasticity 16^3, 0.9 x 10^6; 122 on Barabasi-Albert, 2 x 10^6; 178-189 on R-MAT, 6 x 10^7) */
+  const double full = lanes > 1 && K(sell_lanes_step_entries) > 0 ? K(sell_lanes_step_entries)
+                                                                  : K(sell_step_entries);
+  const double share = full > 0 ? fmin(1.0, entries / full) : 1;
   return near + (far - near) * share;
 }
 
@@ -235,7 +248,7 @@ static product sell_product(const zsi_auto_stats *st, const zsi_auto_device *d, 
   const double b = sell_stream_us(d, read + scatter + vector_bytes(st), eff);
   /* the longest row's chain of steps, shared by the threads of its row */
   const double lanes = sell_lanes(st, d, entries, slices);
-  const double walk = (double)st->row_max * sell_step_ns(st, d, entries) * 1e-3 / lanes;
+  const double walk = (double)st->row_max * sell_step_ns(st, d, entries, lanes) * 1e-3 / lanes;
   const double one = serial(d, entries + (double)(st->rows + st->cols)); /* padded entries */
   /* the SpMV walks in predicated batches where its whole grid is resident at once, a thread a
    * padded row (sell_batch_rows: the kernel's rule, backends/cuda_hip/sell_gpu.cuh) */
@@ -497,16 +510,27 @@ static double stored_t_us(const spec *s, const product *p, const zsi_auto_stats 
   return product_of(s, &t, d).us;
 }
 
+/* The bytes of the copy of Aᵀ a candidate keeps beside A: A's own format where stored, else
+ * the Aᵀ its deterministic SpMVT builds on first use (CSR's size; SELL's sorted Aᵀ is about as
+ * large); none for one-copy SpMVT (atomic, and GCSB's, which walks A's own blocks). */
+static double second_copy_bytes(const spec *s, tmode m, const product *p, const product *csr) {
+  if (m == T_ATOMIC) return 0;
+  if (m == T_STORED) return p->bytes;
+  return s->format == ZS_FORMAT_GCSB || s->format == ZS_FORMAT_COO ? 0 : csr->bytes;
+}
+
 /* SpMVT time and pair time of a candidate from its SpMV time p. */
 static void transposed(const spec *s, tmode m, const product *p, const product *csr,
                        const zsi_auto_stats *st, const zsi_auto_device *d, double *t_us,
                        double *pair_us) {
-  /* A and an Aᵀ beside it (stored, or built on first use) that fit the L2 apart but not together
-   * (over 1.5 l2_resident_mib for both) each read from memory, CSR's and SELL's plain loads
-   * included (H100: the narrow band, 20.8 MB a copy, SELL's deterministic pair 25.1 us where its
-   * SpMV alone takes 5.4; Watts-Strogatz, 14.7 MB, its stored pair 10.8 against 5.3) */
-  if (d->gpu && K(plain_l2) > 0 && K(l2_resident_mib) > 0 && m != T_ATOMIC &&
-      2.0 * (p->bytes + vector_bytes(st)) > 1.5 * K(l2_resident_mib) * 1048576.0) {
+  /* A and the copy of Aᵀ beside it that fit the L2 apart but not together (over 1.5
+   * l2_resident_mib for both and the vectors) each read from memory, CSR's and SELL's plain
+   * loads included (H100: the narrow band, 20.8 MB a copy, SELL's deterministic pair 25.1 us
+   * where its SpMV alone takes 5.4; version 5's packed rows, 17 MB, 6.5 us for the SpMV and 23.0
+   * for the stored pair; Watts-Strogatz's stored pair, 31 MB for both, fits as measured) */
+  const double second = second_copy_bytes(s, m, p, csr);
+  if (d->gpu && K(l2_resident_mib) > 0 && second > 0 &&
+      p->bytes + second + 2.0 * vector_bytes(st) > 1.3 * K(l2_resident_mib) * 1048576.0) {
     zsi_auto_device apart = *d;
     apart.k[ZSI_AUTO_K_l2_resident_mib] = 0;
     const product q = product_of(s, st, &apart), c = csr_product(st, &apart, 0, 0);
@@ -532,15 +556,6 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
      * stay in the cache that holds one (pair / SpMV 1.7-2.2 up to 1.6 MB a copy, 2.2-5.0 past) */
     const double both = 2.0 * p->bytes + 2.0 * vector_bytes(st);
     const int fit = !d->gpu && both <= K(pair_cache_mib) * 1048576.0;
-    if (d->gpu && both > K(l2_resident_mib) * 1048576.0 && K(l2_resident_mib) > 0) {
-      /* a version 5 copy that fits the L2 alone does not with its twin (band-narrow's packed
-       * rows: 6.5 us for the SpMV, 23.0 for the stored pair) */
-      zsi_auto_device apart = *d;
-      apart.k[ZSI_AUTO_K_l2_resident_mib] = 0;
-      const product q = product_of(s, st, &apart);
-      *t_us = stored_t_us(s, &q, st, &apart), *pair_us = K(stored_pair) * (q.us + *t_us);
-      return;
-    }
     *t_us = stored_t_us(s, p, st, d), *pair_us = (fit ? 1.0 : K(stored_pair)) * (p->us + *t_us);
     return;
   }
@@ -551,9 +566,18 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
     *t_us = K(gcsb_t) * p->us;
     if (m == T_ATOMIC) {
       const double f = st->type == ZS_F32 ? K(gcsb_pair_f32) : K(gcsb_pair);
+      /* the fused walk reads the matrix from memory even where it fits the L2, as SELL's does:
+       * its atomics into z keep the L2 busy (H100, the narrow band f64, 16.8 MB: 19.2-19.8 us
+       * against 17.5 for the SpMV and the deterministic SpMVT) */
+      double streamed = stream;
+      if (d->gpu && K(l2_resident_mib) > 0) {
+        zsi_auto_device apart = *d;
+        apart.k[ZSI_AUTO_K_l2_resident_mib] = 0;
+        streamed = fmax(gcsb_product(st, &apart).us - g, 0);
+      }
       /* f32 pays for adds off their neighbours' columns too (band f32: 185 us, f64 172) */
       *pair_us =
-          f * stream + g + atomics + (st->type == ZS_F32 && d->gpu ? adds_apart_us(st, d) : 0);
+          f * streamed + g + atomics + (st->type == ZS_F32 && d->gpu ? adds_apart_us(st, d) : 0);
     } else {
       *pair_us = p->us + *t_us;
     }

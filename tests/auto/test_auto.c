@@ -532,7 +532,9 @@ static void ordered_packed_model_test(void) {
  * (sell_batch): 6.3 and 4.6 us (h100-auto-recheck2-runs.csv); and both grids are small (at most
  * 4 warps a multiprocessor), bayer10's slices wide and netscience's longest row long, so 4
  * threads share each row (sell_lanes_sms): 3.44 and 3.46 us (h100-sell-lanes2.csv). The older
- * walks' times still hold for modules without them (sell_lanes_sms 0, sell_batch_rows 0). */
+ * walks' times still hold for modules without them (sell_lanes_sms 0, sell_batch_rows 0). With
+ * four threads, bayer10's pair goes to SELL with a stored transpose (6.8 us against CSR's 7.9,
+ * h100-plain-l2-auto-runs.csv); netscience's stays with CSR (6.8, SELL's 6.8-7.1). */
 static void sell_step_test(void) {
   zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
   int n;
@@ -543,7 +545,7 @@ static void sell_step_test(void) {
     int64_t row_max;
     double lanes_us, batch_us, loop_us;
     zs_format pair;
-  } cases[] = {{&bayer10, 27, 3.44, 6.3, 11.2, ZS_FORMAT_CSR},
+  } cases[] = {{&bayer10, 27, 3.44, 6.3, 11.2, ZS_FORMAT_SELL},
                {&netsci, 34, 3.46, 4.6, 5.6, ZS_FORMAT_CSR}};
   const char *const walks[] = {NULL, "sell_lanes_sms 0", "sell_lanes_sms 0\nsell_batch_rows 0"};
   for (int i = 0; i < 2; i++) {
@@ -592,8 +594,36 @@ static void gcsb_test(void) {
   zsi_auto_stats st = stats_of(&band); /* as the statistics read it */
   st.block_row_max = 320, st.bandwidth = 6.1e-5, st.templates = (double)st.rows;
   st.packed_col_bits = 6.4, st.sell_fill_t = 1.64, st.col_max = 52, st.hot_cols = 870140;
-  const int k = model_with(&st, "cuda", NULL, "pair", c, &n);
+  int k = model_with(&st, "cuda", NULL, "pair", c, &n);
   CHECK(c[k].format == ZS_FORMAT_GCSB && !strcmp(c[k].op_options, "transpose=atomic"));
+  /* band-narrow's GCSB (16.8 MB) fits the L2: its deterministic SpMVT walks the same blocks, no
+   * second copy (pair 17.5 us), while the fused pair's atomics keep the L2 busy and its walk
+   * reads from memory (19.2-19.8 us; h100-plain-l2-auto-runs.csv and two earlier calls) */
+  st = stats_of(&band_narrow);
+  st.block_row_max = 128, st.bandwidth = 4e-5, st.sell_fill_t = 1.53, st.col_max = 17;
+  k = model_with(&st, "cuda", NULL, "pair", c, &n);
+  const int det = listed(c, n, ZS_FORMAT_GCSB, "", "");
+  const int fused = listed(c, n, ZS_FORMAT_GCSB, "", "transpose=atomic");
+  CHECK(det > 0 && fused > 0 && c[det].us < c[fused].us);
+  CHECK(det > 0 && fabs(c[det].us / 17.5 - 1) < 0.15);
+  CHECK(c[k].format == ZS_FORMAT_GCSB && c[k].op_options[0] == 0);
+}
+
+/* An x that fits the L1 whole is gathered from there, however the columns jump: Erdos-Renyi of
+ * 4096 columns, 205 a row, f32 (16 KiB of x), ran CSR's SpMV in 6.1 us on the H100, SELL's in
+ * 7.9; 76 % scattered gathers at gather_ps had priced CSR at 8.1 and chosen SELL. */
+static void small_x_test(void) {
+  zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
+  int n;
+  const shape er_dense = {"er-dense", 4096, 840500, 5.8, 0.76, 0.019, MANY, ZS_F32, 1.14};
+  zsi_auto_stats st = stats_of(&er_dense);
+  st.row_max = st.col_max = 252;
+  const int k = model_with(&st, "cuda", NULL, "spmv", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_CSR && fabs(c[k].us / 6.1 - 1) < 0.15);
+  const double near = c[0].us; /* plain CSR is the first candidate */
+  st.cols = 1 << 20; /* the same rows over an x of 4 MiB: its gathers cost the L2's rate */
+  model_with(&st, "cuda", NULL, "spmv", c, &n);
+  CHECK(c[0].format == ZS_FORMAT_CSR && c[0].us > near + 1.5);
 }
 
 /* SELL's deterministic SpMVT on a GPU runs Aᵀ as SELL-32 sorted in windows of 4096 rows where
@@ -642,6 +672,7 @@ static int model_test(void) {
   ordered_packed_model_test();
   sell_step_test();
   gcsb_test();
+  small_x_test();
   sell_transpose_test();
   /* The cpu: SELL-32's loop over a slice's rows beats CSR's on short regular rows (0.62-0.95x
    * CSR in cpu-auto-runs.csv); the decoders, version 5 included, do not (1.5-2x CSR). */
