@@ -6,8 +6,8 @@
 
 #include "backends/cuda_hip/csr_kernels.cuh"
 #include "backends/cuda_hip/gpu_common.cuh"
-#include "backends/cuda_hip/sell_lanes.h"
 #include "backends/cuda_hip/sell_transpose.h"
+#include "formats/sell/sell_lanes.h"
 #include "formats/sell/sell_layout.h"
 
 namespace zs_gpu {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/auto/auto.h"
+#include "formats/sell/sell_lanes.h"
 
 #define K(name) (d->k[ZSI_AUTO_K_##name])
 
@@ -210,14 +211,15 @@ static double sell_step_ns(const zsi_auto_stats *st, const zsi_auto_device *d, d
 }
 
 /* Threads a padded row of SELL's SpMV on a GPU: the kernel's rule (zs_sell_lanes_rule in
- * backends/cuda_hip/sell_lanes.h) on sell_lanes_sms multiprocessors: 4 where at most 4 warps a
+ * formats/sell/sell_lanes.h) on sell_lanes_sms multiprocessors: 4 where at most 4 warps a
  * multiprocessor hold slices 12 entries wide or more on average, or where the longest row's
  * batches of 8 outnumber a multiprocessor's share of all batches; else 1. */
 static double sell_lanes(const zsi_auto_stats *st, const zsi_auto_device *d, double entries,
                          double slices) {
   const double sms = d->gpu ? K(sell_lanes_sms) : 0;
   if (sms <= 0 || slices <= 0) return 1;
-  const int few = slices <= 4 * sms && entries >= 12 * 32 * slices;
+  const int few = slices <= ZS_SELL_LANES_WARPS_PER_SM * sms &&
+                  entries >= ZS_SELL_LANES_MIN_WIDTH * 32 * slices;
   const int skewed = ceil((double)st->row_max / 8) * 32 * sms > entries / 8 + 16 * slices;
   return few || skewed ? 4 : 1;
 }

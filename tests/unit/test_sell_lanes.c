@@ -1,11 +1,11 @@
 /* test_sell_lanes.c — the default count of threads a position of SELL's GPU SpMV
- * (backends/cuda_hip/sell_lanes.h), on slice widths shaped like the matrices it was measured on:
+ * (formats/sell/sell_lanes.h), on slice widths shaped like the matrices it was measured on:
  * four where a small grid's slices are wide or one slice's walk outlasts the rest, one where
  * every slice is short or the grid is large; a warp of 64 counts half the warps. */
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "backends/cuda_hip/sell_lanes.h"
+#include "formats/sell/sell_lanes.h"
 #include "tests/common/check.h"
 
 /* n slices of c = 2^lc rows, each `width` wide but slice `wide_at` (if >= 0) `wide` wide. */

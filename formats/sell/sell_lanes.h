@@ -1,6 +1,7 @@
 /* sell_lanes.h — how many threads SELL's GPU SpMV gives a position by default
  * (backends/cuda_hip/sell_gpu.cuh), from the slice offsets alone: plain C, so that the rule is
- * checked on a host without a GPU (tests/unit/test_sell_lanes.c). docs/formats/sell.md. */
+ * checked on a host without a GPU (tests/unit/test_sell_lanes.c) and the auto model prices it
+ * with the same constants (core/auto/auto_model.c). docs/formats/sell.md. */
 #ifndef ZS_SELL_LANES_H
 #define ZS_SELL_LANES_H
 
