@@ -442,6 +442,23 @@ def evict_l2(name):
                   "sorted plain µs", "plain ×"], rows)
 
 
+def dtans5_evict(name):
+    """CSR-dtANS version 5's words read evict-first (main's module) or plainly (the same module
+    with DTANS5_WORD a plain load), zs-bench-gpu, best of the rounds in the `round` column."""
+    t = {}
+    for r in rows_of(name):
+        if r["op"] == "N" and r["ok"] == "1" and r["kernel"].startswith("dtans"):
+            k = (r["matrix"], r["type"], r["kernel"], r["module"])
+            t[k] = min(t.get(k, float("inf")), float(r["time_warm_us"]))
+    rows = []
+    for m, ty, kern in dict.fromkeys(k[:3] for k in t):
+        ef, plain = t.get((m, ty, kern, "ef")), t.get((m, ty, kern, "dt5plain"))
+        if kern != "dtans:row_kind=packed" and m != "st7":  # st7's default: version 5 templates
+            continue
+        rows.append([m, ty, kern, f1(ef), f1(plain), x(ef, plain)])
+    return table(["matrix", "type", "format", "evict-first µs", "plain µs", "plain ×"], rows)
+
+
 def gaps_vendor(b, m, t, op):
     """cuSPARSE's best of the run for op N, T (one copy of A or a stored Aᵀ) or the pair (both)."""
     n = b.best(m, t, "N")[0]
