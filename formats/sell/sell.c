@@ -68,19 +68,14 @@ static zs_status sell_encode(const zs_matrix *A, const char *options, zs_encoded
     zsi_free(order);
     return zsi_oom("zs_encode sell: slice offsets", 8 * ((uint64_t)n_slices + 1));
   }
-  ptr[0] = 0;
-  for (int64_t sl = 0; sl < n_slices; sl++) {
-    const int64_t w = sell_slice_width(rp, order, rows, c, sl);
-    max_width = w > max_width ? w : max_width;
-    if (w > (SELL_ENTRIES_MAX - ptr[sl]) / c) {
-      zsi_free(order), zsi_free(ptr);
-      return zsi_error(ZS_ERR_UNSUPPORTED,
-                       "sell: slice %" PRId64
-                       " takes the stored entries past 2^62 (padding of "
-                       "rows of very different lengths; try a larger sigma, or csr)",
-                       sl);
-    }
-    ptr[sl + 1] = ptr[sl] + c * w;
+  const int64_t past = sell_slice_offsets(rp, order, rows, c, SELL_ENTRIES_MAX, ptr, &max_width);
+  if (past >= 0) {
+    zsi_free(order), zsi_free(ptr);
+    return zsi_error(ZS_ERR_UNSUPPORTED,
+                     "sell: slice %" PRId64
+                     " takes the stored entries past 2^62 (padding of "
+                     "rows of very different lengths; try a larger sigma, or csr)",
+                     past);
   }
   const int64_t entries = ptr[n_slices];
   const uint32_t lb = len_bytes_for(max_width);

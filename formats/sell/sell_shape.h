@@ -40,6 +40,25 @@ static inline int64_t sell_slice_width(const int64_t *ptr, const int32_t *order,
   return w;
 }
 
+/* The slices' offsets into the stored entries: slice_ptr[0] = 0, slice_ptr[s + 1] = slice_ptr[s]
+ * + c x the width of slice s (n_slices + 1 values), and *max_width the widest slice. Returns -1,
+ * or the first slice that would take the entries past max_entries (slice_ptr then holds the
+ * offsets up to it). */
+static inline int64_t sell_slice_offsets(const int64_t *ptr, const int32_t *order, int64_t rows,
+                                         int64_t c, int64_t max_entries, int64_t *slice_ptr,
+                                         int64_t *max_width) {
+  const int64_t n_slices = (rows + c - 1) / c;
+  *max_width = 0;
+  slice_ptr[0] = 0;
+  for (int64_t s = 0; s < n_slices; s++) {
+    const int64_t w = sell_slice_width(ptr, order, rows, c, s);
+    if (w > (max_entries - slice_ptr[s]) / c) return s;
+    *max_width = w > *max_width ? w : *max_width;
+    slice_ptr[s + 1] = slice_ptr[s] + c * w;
+  }
+  return -1;
+}
+
 /* The column a padding entry of a row holds: the row's last column, so a kernel reads a line of x
  * it has just read; column 0 for an empty row. Its value is +0. */
 static inline int32_t sell_pad_column(const int32_t *cols_of_row, int64_t len) {
