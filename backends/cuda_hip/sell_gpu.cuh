@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(ZS_SELL_THREADS)
       for (int u = 0; u < UNROLL; u++)
         if (u < left) sum += b[u] * g[u]; /* in column order */
     }
-    if (live) y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];
+    if (live) zs_put_row(y, row, sum, alpha, beta);
     return;
   }
   /* SCATTER: alpha x_i per entry; PAIR: alpha_t w_i; padding adds 0 (skipped: no atomic) */
@@ -126,8 +126,7 @@ __global__ void __launch_bounds__(ZS_SELL_THREADS)
     if (MODE != ZS_SELL_SCATTER) sum += a * x[j];
     if (MODE != ZS_SELL_SPMV && a != T(0)) atomicAdd(&out[j], a * t);
   }
-  if (MODE != ZS_SELL_SCATTER && live)
-    y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];
+  if (MODE != ZS_SELL_SCATTER && live) zs_put_row(y, row, sum, alpha, beta);
 }
 
 /* SpMV with R threads a position (R = 2 or 4): a warp holds 32 / R positions, lane i of its
@@ -169,7 +168,7 @@ __global__ void __launch_bounds__(ZS_SELL_THREADS)
   for (int o = PW; o < ZS_WARP_SIZE; o <<= 1) sum += zs_shfl_xor(sum, o);
   if (r == 0 && p < rows) {
     const int64_t row = perm ? (int64_t)perm[p] : p;
-    y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];
+    zs_put_row(y, row, sum, alpha, beta);
   }
 }
 
