@@ -512,6 +512,13 @@ static double stored_t_us(const spec *s, const product *p, const zsi_auto_stats 
   return product_of(s, &t, d).us;
 }
 
+/* d with nothing kept in the L2 between products: every stream priced from memory. */
+static zsi_auto_device from_memory(const zsi_auto_device *d) {
+  zsi_auto_device m = *d;
+  m.k[ZSI_AUTO_K_l2_resident_mib] = 0;
+  return m;
+}
+
 /* The bytes of the copy of Aᵀ a candidate keeps beside A: A's own format where stored, else
  * the Aᵀ its deterministic SpMVT builds on first use (CSR's size; SELL's sorted Aᵀ is about as
  * large); none for one-copy SpMVT (atomic, and GCSB's, which walks A's own blocks). */
@@ -525,16 +532,15 @@ static double second_copy_bytes(const spec *s, tmode m, const product *p, const 
 static void transposed(const spec *s, tmode m, const product *p, const product *csr,
                        const zsi_auto_stats *st, const zsi_auto_device *d, double *t_us,
                        double *pair_us) {
-  /* A and the copy of Aᵀ beside it that fit the L2 apart but not together (over 1.5
+  /* A and the copy of Aᵀ beside it that fit the L2 apart but not together (over 1.3
    * l2_resident_mib for both and the vectors) each read from memory, CSR's and SELL's plain
    * loads included (H100: the narrow band, 20.8 MB a copy, SELL's deterministic pair 25.1 us
-   * where its SpMV alone takes 5.4; version 5's packed rows, 17 MB, 6.5 us for the SpMV and 23.0
-   * for the stored pair; Watts-Strogatz's stored pair, 31 MB for both, fits as measured) */
+   * where its SpMV alone takes 5.4; its packed rows stored, 34.4 MB with the vectors, 6.5 us for
+   * the SpMV and 19.5-23.0 for the pair; Watts-Strogatz's SELL stored, 32.5 MB, fits: 10.7) */
   const double second = second_copy_bytes(s, m, p, csr);
   if (d->gpu && K(l2_resident_mib) > 0 && second > 0 &&
       p->bytes + second + 2.0 * vector_bytes(st) > 1.3 * K(l2_resident_mib) * 1048576.0) {
-    zsi_auto_device apart = *d;
-    apart.k[ZSI_AUTO_K_l2_resident_mib] = 0;
+    const zsi_auto_device apart = from_memory(d);
     const product q = product_of(s, st, &apart), c = csr_product(st, &apart, 0, 0);
     transposed(s, m, &q, &c, st, &apart, t_us, pair_us);
     return;
@@ -573,8 +579,7 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
        * against 17.5 for the SpMV and the deterministic SpMVT) */
       double streamed = stream;
       if (d->gpu && K(l2_resident_mib) > 0) {
-        zsi_auto_device apart = *d;
-        apart.k[ZSI_AUTO_K_l2_resident_mib] = 0;
+        const zsi_auto_device apart = from_memory(d);
         streamed = fmax(gcsb_product(st, &apart).us - g, 0);
       }
       /* f32 pays for adds off their neighbours' columns too (band f32: 185 us, f64 172) */

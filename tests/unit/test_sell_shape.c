@@ -17,7 +17,7 @@ int main(void) {
   const int32_t order[] = {2, 0, 4, 1, 3};
   CHECK(sell_slice_offsets(ptr, order, 5, 2, SELL_ENTRIES_MAX, sp, &wmax) == -1);
   CHECK(sp[1] == 14 && sp[2] == 18 && sp[3] == 20 && wmax == 7);
-  /* a cap of 20 entries: the last slice passes it */
+  /* a cap of 19 entries: the last slice, ending at 20, passes it */
   CHECK(sell_slice_offsets(ptr, order, 5, 2, 19, sp, &wmax) == 2 && sp[2] == 18);
 
   /* 64 rows in slices of 32: a row of 2^57 in the first fills 2^62 exactly, which is allowed;
