@@ -362,7 +362,8 @@ struct dtans5_gpu_op {
   bool atomic, tsm;
   bool shfl; /* packed rows' SpMV: the dictionary by warp shuffles (zs_dtans5_shfl_kernel) */
   size_t smem;
-  dt5_args a; /* device pointers of the arrays below */
+  occupancy_memo occupancy; /* of the kernels it has launched */
+  dt5_args a;               /* device pointers of the arrays below */
   void *row_template, *values;
   int2 *tdesc;
   int32_t *toff, *long_rows, *long_cols;
@@ -391,16 +392,12 @@ void dt5_free(dtans5_gpu_op *op) {
 }
 
 /* Grid of a row kernel: the device filled (blocks per multiprocessor from the occupancy), no
- * more blocks than rows need. */
+ * more blocks than rows need; carveout as blocks_per_sm's. */
 template <typename K>
-unsigned dt5_grid(const dtans5_gpu_op *op, K kernel, size_t smem) {
+unsigned dt5_grid(dtans5_gpu_op *op, K kernel, size_t smem, int carveout = -1) {
   int per_sm = 1;
-  if (gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, ZS_DT5_THREADS, smem) !=
-          gpuSuccess ||
-      per_sm < 1) {
-    (void)gpuGetLastError();
-    per_sm = 1;
-  }
+  if (blocks_per_sm(&op->occupancy, kernel, ZS_DT5_THREADS, smem, &per_sm, carveout) != gpuSuccess)
+    (void)gpuGetLastError(); /* one block a multiprocessor: slower, never wrong */
   const int64_t want = (op->rows + ZS_DT5_THREADS - 1) / ZS_DT5_THREADS;
   const int64_t fill = (int64_t)per_sm * op->dev->sm_count;
   const int64_t g = want < fill ? want : fill;
@@ -413,10 +410,8 @@ zs_status dt5_launch(dtans5_gpu_op *op, const T *x, T *y, T alpha, T beta) {
 #if !defined(__HIPCC__)
   if constexpr (OP == DT5_SPMV && VM == DTANS5_VALUES_PACKED) {
     if (op->shfl) {
-      auto kernel = zs_dtans5_shfl_kernel<T>;
-      static bool l1_first = false; /* no shared memory: the SM's storage to L1, for x */
-      if (!l1_first) gpuFuncPreferSharedPercent(kernel, 0), l1_first = true;
-      kernel<<<dt5_grid(op, kernel, 0), ZS_DT5_THREADS>>>(op->a, x, y, alpha, beta);
+      auto kernel = zs_dtans5_shfl_kernel<T>; /* no shared memory: the SM's storage to L1, for x */
+      kernel<<<dt5_grid(op, kernel, 0, 0), ZS_DT5_THREADS>>>(op->a, x, y, alpha, beta);
       return check_launch("dtans version 5 kernel (dictionary by shuffles)");
     }
   }

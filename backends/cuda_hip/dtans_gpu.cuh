@@ -509,6 +509,7 @@ struct dtans_gpu_op {
   int64_t *long_ptr;
   void *long_values;
   size_t smem;
+  occupancy_memo occupancy; /* of the kernels it has launched */
   int64_t *host_row_ptr; /* kept for the deterministic SpMVT's CSR (NULL with transpose=atomic) */
   unsigned long long *tickets; /* the kernel's slice-group counter (zs_dt_args) */
   unsigned long long ticket_base;
@@ -783,14 +784,15 @@ zs_status dtans_gpu_create(const gpu_device *dev, void **state, const zsb_encode
   return ZS_OK;
 }
 
-/* Blocks of a kernel that fit a multiprocessor with op's shared memory (at least 1). */
+/* Blocks of a kernel that fit a multiprocessor with op's shared memory (at least 1). The limit on
+ * shared memory is the kernel's, for every operator: it is set on every call, since another
+ * operator may have set it lower since. */
 template <typename K>
-zs_status dtans_occupancy(const dtans_gpu_op *op, K kernel, int *per_sm) {
+zs_status dtans_occupancy(dtans_gpu_op *op, K kernel, int *per_sm) {
   zs_status s = check(gpuFuncSetMaxDynamicShared(kernel, (int)op->smem), "dtans shared memory");
   if (s == ZS_OK)
-    s = check(gpuOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, ZS_DT_THREADS, op->smem),
+    s = check(blocks_per_sm(&op->occupancy, kernel, ZS_DT_THREADS, op->smem, per_sm),
               "dtans occupancy");
-  if (*per_sm < 1) *per_sm = 1;
   return s;
 }
 

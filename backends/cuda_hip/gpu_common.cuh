@@ -63,6 +63,38 @@ inline unsigned grid_for(int64_t n, int threads) {
 
 inline size_t type_size(zs_type t) { return t == ZS_F64 ? 8 : 4; }
 
+/* An operator's answers to the occupancy query, one per kernel and dynamic shared size it
+ * launches (each kernel with one block size and one carve-out). The query costs host time of
+ * the order of a launch: a product of a few microseconds asks it once, not on every call. */
+struct occupancy_memo {
+  static const int slots = 8; /* kernels an operator runs; more are asked every time */
+  const void *kernel[slots];
+  size_t smem[slots];
+  int per_sm[slots];
+  int n;
+};
+
+/* Thread blocks of `kernel` one multiprocessor holds at `threads` threads and `smem` dynamic
+ * shared bytes (at least 1), from the memo or asked of the runtime; asked, it first gives the
+ * kernel `carveout` (percent of the SM's storage it prefers as shared memory) unless < 0. */
+template <typename K>
+gpuError_t blocks_per_sm(occupancy_memo *memo, K kernel, int threads, size_t smem, int *per_sm,
+                         int carveout = -1) {
+  const void *k = (const void *)kernel;
+  for (int i = 0; i < memo->n; i++)
+    if (memo->kernel[i] == k && memo->smem[i] == smem) {
+      *per_sm = memo->per_sm[i];
+      return gpuSuccess;
+    }
+  if (carveout >= 0) gpuFuncPreferSharedPercent(kernel, carveout);
+  *per_sm = 1;
+  const gpuError_t e = gpuOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, threads, smem);
+  if (*per_sm < 1) *per_sm = 1;
+  if (e == gpuSuccess && memo->n < occupancy_memo::slots)
+    memo->kernel[memo->n] = k, memo->smem[memo->n] = smem, memo->per_sm[memo->n++] = *per_sm;
+  return e;
+}
+
 /* Evict-first loads of a matrix's arrays by default: only where they cannot stay in the L2
  * between products (over half of it). Where they fit, plain loads keep them there: evict-first
  * lines are the first victims of any other line, stale ones included, so an L2-sized matrix
