@@ -403,10 +403,14 @@ zs_status sell_ensure_transpose(sell_gpu_op *op) {
   zs_sell_t h = {};
   if (s == ZS_OK && op->t_sell != 0) {
     t_ptr = zs_sell_t_offsets(&a);
-    if (!t_ptr || !zs_sell_t_plan(&h, t_ptr, op->cols, ZS_SELL_T_LC, ZS_SELL_T_SIGMA))
+    const int planned =
+        t_ptr ? zs_sell_t_plan(&h, t_ptr, op->cols, ZS_SELL_T_LC, ZS_SELL_T_SIGMA) : 0;
+    if (planned == 0)
       s = fail(ZS_ERR_OUT_OF_MEMORY, "SELL transpose (%lld columns)", (long long)op->cols);
+    else if (planned < 0 && op->t_sell == 1)
+      s = fail(ZS_ERR_OVERFLOW, "SELL transpose: A^T's padded slices pass 2^62 entries");
     else if (op->t_sell < 0)
-      op->t_sell = zs_sell_t_pads_at_most(&h, op->nnz, ZS_SELL_T_PAD_PCT) ? 1 : 0;
+      op->t_sell = planned > 0 && zs_sell_t_pads_at_most(&h, op->nnz, ZS_SELL_T_PAD_PCT) ? 1 : 0;
   }
   if (s == ZS_OK)
     s = op->t_sell == 1 ? sell_build_t_sell(op, &a, t_ptr, &h) : sell_build_t_csr(op, &a);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/sell/sell_layout.h"
 #include "formats/sell/sell_shape.h"
 
 typedef struct zs_sell_t {
@@ -57,8 +58,8 @@ static inline int64_t *zs_sell_t_offsets(const zs_sell_a *a) {
 
 /* Aᵀ's shape from its row offsets alone (t_ptr, rows + 1): slices of 2^lc rows, windows of
  * sigma >= 1 rows; positions (perm), slice offsets and so the entries, padding included, before
- * any entry is built (col and at stay NULL). Returns 0 when out of memory (t then holds
- * nothing). */
+ * any entry is built (col and at stay NULL). Returns 1, 0 when out of memory, -1 when the
+ * entries would pass SELL_ENTRIES_MAX (t then holds nothing). */
 static inline int zs_sell_t_plan(zs_sell_t *t, const int64_t *t_ptr, int64_t rows, int lc,
                                  int64_t sigma) {
   memset(t, 0, sizeof *t);
@@ -76,9 +77,11 @@ static inline int zs_sell_t_plan(zs_sell_t *t, const int64_t *t_ptr, int64_t row
   /* positions and widths as the encoder lays a matrix out (formats/sell/sell_shape.h) */
   sell_sort_windows(t_ptr, rows, sigma, t->perm, key, key + n);
   free(key);
-  t->slice_ptr[0] = 0;
-  for (int64_t s = 0; s < n_slices; s++)
-    t->slice_ptr[s + 1] = t->slice_ptr[s] + sell_slice_width(t_ptr, t->perm, rows, c, s) * c;
+  int64_t widest;
+  if (sell_slice_offsets(t_ptr, t->perm, rows, c, SELL_ENTRIES_MAX, t->slice_ptr, &widest) >= 0) {
+    zs_sell_t_free(t);
+    return -1;
+  }
   t->rows = rows, t->n_slices = n_slices, t->entries = t->slice_ptr[n_slices], t->lc = lc;
   return 1;
 }
@@ -128,12 +131,13 @@ static inline int zs_sell_t_fill(zs_sell_t *t, const zs_sell_a *a, const int64_t
 }
 
 /* Build Aᵀ (slices of 2^lc rows, windows of sigma >= 1 rows): offsets, plan, entries. Returns 0
- * when out of memory (t then holds nothing). A's entries must fit int32 (the caller checks). */
+ * when out of memory or past SELL_ENTRIES_MAX (t then holds nothing). A's entries must fit int32
+ * (the caller checks). */
 static inline int zs_sell_t_build(zs_sell_t *t, const zs_sell_a *a, int lc, int64_t sigma) {
   memset(t, 0, sizeof *t);
   int64_t *t_ptr = zs_sell_t_offsets(a);
   const int ok =
-      t_ptr && zs_sell_t_plan(t, t_ptr, a->cols, lc, sigma) && zs_sell_t_fill(t, a, t_ptr);
+      t_ptr && zs_sell_t_plan(t, t_ptr, a->cols, lc, sigma) > 0 && zs_sell_t_fill(t, a, t_ptr);
   free(t_ptr);
   return ok;
 }

@@ -184,8 +184,20 @@ static void check_pad_rule(void) {
   CHECK(zs_sell_t_pads_at_most(&t, big, 10) && !zs_sell_t_pads_at_most(&t, big, 9));
 }
 
+/* A plan whose padded slices would pass SELL_ENTRIES_MAX is refused (-1), one exactly at it is
+ * not: two rows of Aᵀ in slices of one, from offsets alone (no entry is built). */
+static void check_entries_limit(void) {
+  const int64_t half = SELL_ENTRIES_MAX / 2;
+  const int64_t at_limit[3] = {0, half, 2 * half}, past[3] = {0, half, 2 * half + 1};
+  zs_sell_t t;
+  CHECK(zs_sell_t_plan(&t, at_limit, 2, 0, 1) == 1 && t.entries == SELL_ENTRIES_MAX);
+  zs_sell_t_free(&t);
+  CHECK(zs_sell_t_plan(&t, past, 2, 0, 1) == -1 && t.slice_ptr == NULL && t.perm == NULL);
+}
+
 int main(void) {
   check_pad_rule();
+  check_entries_limit();
   static const struct {
     int64_t rows, cols;
     int lc_a, max_len, permute, lc;
