@@ -459,6 +459,27 @@ def dtans5_evict(name):
     return table(["matrix", "type", "format", "evict-first µs", "plain µs", "plain ×"], rows)
 
 
+def dtans5_evict_auto(name):
+    """The same two modules timed by zs-bench-auto beside the device list's other operators
+    (cases NAME-MODULE-ROUND): best of the rounds, the module's SELL beside as the control."""
+    t = {}
+    for r in rows_of(name):
+        if r["op"] == "N" and r["ok"] == "1":
+            m, module, _ = r["case"].rsplit("-", 2)
+            k = (m, r["type"], r["candidate"], module)
+            t[k] = min(t.get(k, float("inf")), float(r["time_us"]))
+    rows = []
+    for m, ty in dict.fromkeys(k[:2] for k in t):
+        for kern in ("dtans", "dtans:row_kind=packed"):
+            ef, plain = t.get((m, ty, kern, "ef")), t.get((m, ty, kern, "dt5plain"))
+            if ef is None or ef > 100:  # versions 2-4 (ws's default): not version 5's words
+                continue
+            s_ef, s_plain = t.get((m, ty, "sell", "ef")), t.get((m, ty, "sell", "dt5plain"))
+            rows.append([m, ty, kern, f1(ef), f1(plain), x(ef, plain), f1(s_ef), f1(s_plain), x(s_ef, s_plain)])
+    return table(["matrix", "type", "format", "evict-first µs", "plain µs", "plain ×", "SELL µs (module ef)",
+                  "SELL µs (module dt5plain)", "×"], rows)
+
+
 def gaps_vendor(b, m, t, op):
     """cuSPARSE's best of the run for op N, T (one copy of A or a stored Aᵀ) or the pair (both)."""
     n = b.best(m, t, "N")[0]
