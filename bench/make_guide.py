@@ -480,6 +480,49 @@ def dtans5_evict_auto(name):
                   "SELL µs (module dt5plain)", "×"], rows)
 
 
+def small_calls(name):
+    """Products of a few µs in one zs-bench-gpu process (--batch 16): each kernel's time between
+    events and the host's wall time a call (host_mean_us), against the run's launch floor."""
+    b = Bench(name)
+    floor = next((float(r["launch_floor_us"]) for r in b.rows if r.get("launch_floor_us")), None)
+    rows = []
+    for m in b.by_size():
+        for t in ("f64", "f32"):
+            vt, vk = b.best(m, t)
+            if vt is None:
+                continue
+            vh = float(b.row(m, t, "cusparse", next(k for k in VENDOR if VENDOR[k] == vk), "N")["host_mean_us"])
+            cells = [m.split(",seed")[0], t, f"{b.nnz(m):,}"]
+            for k in ("csr", "sell", "dtans"):
+                r = b.row(m, t, "zsparse", k, "N")
+                cells.append(f"{float(r['time_warm_us']):.2f} / {float(r['host_mean_us']):.2f}" if r else "–")
+            cells += [f"{vt:.2f} / {vh:.2f} ({vk})", x(vt, min(b.zs(m, t, k) or 1e30 for k in ("csr", "sell", "dtans")))]
+            rows.append(cells)
+    head = ["matrix", "type", "nnz", "CSR µs / host", "SELL µs / host", "CSR-dtANS µs / host",
+            "cuSPARSE's best µs / host", "its time ÷ our best"]
+    note = f"Launch floor of the run: {floor:.2f} µs a call.\n\n" if floor else ""
+    return note + table(head, rows)
+
+
+def split_carveout(name):
+    """The split kernel's carve-out hint (experimental.split_carveout, a trial option) on R-MAT, best
+    of the rounds; the default only where it ran before any hint was set (the hint is the
+    kernel's, process-wide)."""
+    t = {}
+    for r in rows_of(name):
+        if r["op"] == "N" and r["ok"] == "1":
+            k = (r["matrix"], r["type"], r["library"], r["kernel"])
+            t[k] = min(t.get(k, float("inf")), float(r["time_warm_us"]))
+    carve = ("0", "25", "50", "75", "100")
+    rows = []
+    for m, ty in dict.fromkeys(k[:2] for k in t):
+        vt, vk = min((t[k], VENDOR[k[3]]) for k in t if k[:3] == (m, ty, "cusparse") and k[3] in VENDOR)
+        cells = [m.split(",values")[0], ty, f1(t.get((m, ty, "zsparse", "csr")))]
+        cells += [f1(t.get((m, ty, "zsparse", f"csr@experimental.split_carveout={c}"))) for c in carve]
+        rows.append(cells + [f"{vt:.1f} ({vk})"])
+    return table(["matrix", "type", "default µs"] + [f"{c} % µs" for c in carve] + ["cuSPARSE's best µs"], rows)
+
+
 def gaps_vendor(b, m, t, op):
     """cuSPARSE's best of the run for op N, T (one copy of A or a stored Aᵀ) or the pair (both)."""
     n = b.best(m, t, "N")[0]

@@ -344,24 +344,25 @@ static bool close_tmp(FILE *f, const std::string &path) {
   return ok;
 }
 
-bool write_csv(const std::string &path, const std::vector<Result> &rs) {
+bool write_csv(const std::string &path, const RunInfo &info, const std::vector<Result> &rs) {
   FILE *f = open_tmp(path);
   if (!f) return false;
   fprintf(f,
           "matrix,rows,cols,nnz,type,library,kernel,op,bytes,time_warm_us,time_cold_us,gbps,"
           "frac_ceiling,max_rel_err,ok,status,gbps_cold,frac_ceiling_cold,host_mean_us,"
-          "tolerance,setup_ms,encode_ms,first_call_ms,note\n");
+          "tolerance,setup_ms,encode_ms,first_call_ms,note,launch_floor_us\n");
   for (const Result &r : rs)
     fprintf(f,
             "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%s,%s,%s,%s,%" PRIu64
-            ",%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+            ",%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
             csv_field(r.matrix).c_str(), r.rows, r.cols, r.nnz, r.type.c_str(), r.library.c_str(),
             csv_field(r.kernel).c_str(), r.op.c_str(), r.bytes, num(r.time_warm_us).c_str(),
             num(r.time_cold_us).c_str(), num(r.gbps).c_str(), num(r.frac_ceiling, "%.4f").c_str(),
             num(r.max_rel_err, "%.3e").c_str(), ok_field(r), r.status.c_str(),
             num(r.gbps_cold).c_str(), num(r.frac_ceiling_cold, "%.4f").c_str(),
             num(r.host_mean_us).c_str(), num(r.tolerance, "%.3e").c_str(), num(r.setup_ms).c_str(),
-            num(r.encode_ms).c_str(), num(r.first_call_ms).c_str(), csv_field(r.note).c_str());
+            num(r.encode_ms).c_str(), num(r.first_call_ms).c_str(), csv_field(r.note).c_str(),
+            num(info.launch_floor_us, "%.3f").c_str());
   return close_tmp(f, path);
 }
 
@@ -371,12 +372,13 @@ bool write_json(const std::string &path, const RunInfo &info, const std::vector<
   fprintf(f,
           "{\n  \"device\": %s,\n  \"vendor\": %s,\n  \"vendor_version\": %s,\n"
           "  \"runtime\": %s,\n"
-          "  \"command\": %s,\n  \"read_ceiling_gbps\": %s,\n  \"reps\": %d,\n"
-          "  \"warmup\": %d,\n  \"flush_mib\": %s,\n  \"results\": [",
+          "  \"command\": %s,\n  \"read_ceiling_gbps\": %s,\n  \"launch_floor_us\": %s,\n"
+          "  \"reps\": %d,\n  \"warmup\": %d,\n  \"flush_mib\": %s,\n  \"results\": [",
           json_str(info.device).c_str(), json_str(info.vendor).c_str(),
           json_str(info.vendor_version).c_str(), json_str(info.runtime).c_str(),
-          json_str(info.command).c_str(), json_num(info.ceiling_gbps).c_str(), info.reps,
-          info.warmup, json_num(info.flush_mib).c_str());
+          json_str(info.command).c_str(), json_num(info.ceiling_gbps).c_str(),
+          json_num(info.launch_floor_us).c_str(), info.reps, info.warmup,
+          json_num(info.flush_mib).c_str());
   for (size_t i = 0; i < rs.size(); i++) {
     const Result &r = rs[i];
     const char *okv = r.status == "pass" ? "true" : r.status == "n/a" ? "null" : "false";
@@ -431,11 +433,12 @@ std::string summary_markdown(const RunInfo &info, const std::vector<Result> &rs)
   std::string o;
   char b[2048];
   snprintf(b, sizeof b,
-           "## zs-bench-gpu: %s, %s\n\nRead ceiling %.0f GB/s (16-byte streaming loads). Times: "
+           "## zs-bench-gpu: %s, %s\n\nRead ceiling %.0f GB/s (16-byte streaming loads); "
+           "launch floor %.2f us a call (an empty kernel issued back to back). Times: "
            "warm median of %d calls, us. Speed-up = %s time / zsparse time (> 1: zsparse "
            "faster). frac = (format bytes + x + y) / time / ceiling.\n\n",
-           info.device.c_str(), info.vendor_version.c_str(), info.ceiling_gbps, info.reps,
-           info.vendor.c_str());
+           info.device.c_str(), info.vendor_version.c_str(), info.ceiling_gbps,
+           info.launch_floor_us, info.reps, info.vendor.c_str());
   o += b;
   const char *v = info.vendor_short.c_str();
   snprintf(b, sizeof b,

@@ -93,11 +93,13 @@ struct RunInfo {
   std::string device, vendor_version, runtime, command;
   std::string vendor, vendor_short; /* library column of the vendor's results, table label */
   double ceiling_gbps = NAN;
+  double launch_floor_us = NAN; /* an empty kernel's calls back to back, us a call */
   int reps = 0, warmup = 0;
   double flush_mib = 0;
 };
 
-bool write_csv(const std::string &path, const std::vector<Result> &rs);
+/* launch_floor_us: the run's, on every line (empty where not measured) */
+bool write_csv(const std::string &path, const RunInfo &info, const std::vector<Result> &rs);
 bool write_json(const std::string &path, const RunInfo &info, const std::vector<Result> &rs);
 /* Side-by-side table (ours vs cuSPARSE) per matrix and type. */
 std::string summary_markdown(const RunInfo &info, const std::vector<Result> &rs);

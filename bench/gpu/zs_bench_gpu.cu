@@ -28,7 +28,8 @@ const char kUsage[] =
     "atomic SpMVT) beside cuSPARSE (generic API, 32-bit indices, alpha = 1, beta = 0: CSR ALG1\n"
     "and ALG2, COO ALG1, SELL-32, each after cusparseSpMV_preprocess; CSR and COO and SELL with\n"
     "CUSPARSE_OPERATION_TRANSPOSE from one copy; Aᵀ stored as CSR and run forward), f64 and f32,\n"
-    "after measuring the device's read-bandwidth ceiling (16-byte streaming loads).\n"
+    "after measuring the device's read-bandwidth ceiling (16-byte streaming loads) and the\n"
+    "host's launch floor (an empty kernel's calls issued back to back: us a call).\n"
     "\n"
     "MATRIX   a Matrix Market file (.mtx or .mtx.gz), gen:SPEC for a generator spec (e.g.\n"
     "         gen:stencil2d:n=4096,points=5; see docs/generators.md), or `suite`: lap2d\n"
@@ -75,7 +76,8 @@ const char kUsage[] =
     "warm = median of --reps back-to-back calls (batches); cold = median of --reps calls each\n"
     "after overwriting and reading the scratch buffer (larger than the 50 MiB L2 of an H100).\n"
     "host_mean_us is wall time per call\n"
-    "over a synchronised batch: a cross-check of the events.\n"
+    "over a synchronised batch: a cross-check of the events. launch_floor_us (every CSV line) is\n"
+    "the run's launch floor: no product of this host issues faster.\n"
     "Bytes: the format's arrays (zs_encoded_bytes for zsparse; int32 offsets and indices for\n"
     "cuSPARSE; SELL with its padding) + x + y, each once.\n"
     "Check: one call with y poisoned (NaN) per kernel, against a long double host reference; row\n"
@@ -194,6 +196,8 @@ __global__ void probe_read(const double2 *__restrict__ a, size_t n, double *out)
 }
 
 /* Reads and overwrites the scratch buffer: evicts the matrix and vectors from L2. */
+__global__ void empty_kernel() {}
+
 __global__ void flush_kernel(float4 *b, size_t n) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
        i += (size_t)gridDim.x * blockDim.x) {
@@ -268,6 +272,23 @@ double measure_ceiling(Gpu &g, double gib) {
     CUDA_CHECK(cudaGetLastError());
   }
   return best;
+}
+
+/* The launch floor: wall time per call of an empty kernel of one warp issued back to back by
+ * this host, then synchronised once (median of 9 batches of 2000). Every product is a launch at
+ * least, so a product of a few us times this host's issue rate as much as the GPU: the floor
+ * moves with the host's CPU, not with the GPU. */
+double measure_launch_floor() {
+  std::vector<double> t;
+  for (int r = 0; r < 10; r++) {
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const double t0 = now_s();
+    for (int k = 0; k < 2000; k++) empty_kernel<<<1, 32>>>();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (r) t.push_back(1e6 * (now_s() - t0) / 2000); /* the first batch warms up */
+  }
+  CUDA_CHECK(cudaGetLastError());
+  return median(t);
 }
 
 /* ---- one kernel: check, then time ------------------------------------------------------- */
@@ -1069,7 +1090,7 @@ std::vector<Input> expand(const Options &o) {
 }
 
 void write_outputs(const Options &o, const RunInfo &info, const std::vector<Result> &rs) {
-  if (!o.csv.empty()) write_csv(o.csv, rs);
+  if (!o.csv.empty()) write_csv(o.csv, info, rs);
   if (!o.json.empty()) write_json(o.json, info, rs);
   if (!o.md.empty()) {
     FILE *f = fopen(o.md.c_str(), "w");
@@ -1199,9 +1220,11 @@ int run(const Options &opt, int argc, char **argv) {
     g.flush.alloc((size_t)(opt.flush_mib * (1 << 20)) & ~(size_t)15, "cache flush scratch");
     CUDA_CHECK(cudaMemset(g.flush.p, 0, g.flush.bytes));
     g.ceiling = info.ceiling_gbps = measure_ceiling(g, opt.ceiling_gib);
-    logf("read ceiling: %.0f GB/s; %s", g.ceiling, info.vendor_version.c_str());
-    printf("read ceiling %.0f GB/s on %s; %s\n", g.ceiling, info.device.c_str(),
-           info.vendor_version.c_str());
+    info.launch_floor_us = measure_launch_floor();
+    logf("read ceiling: %.0f GB/s; launch floor %.2f us a call; %s", g.ceiling,
+         info.launch_floor_us, info.vendor_version.c_str());
+    printf("read ceiling %.0f GB/s, launch floor %.2f us a call on %s; %s\n", g.ceiling,
+           info.launch_floor_us, info.device.c_str(), info.vendor_version.c_str());
 
     for (const Input &in : inputs) {
       try {
