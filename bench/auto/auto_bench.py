@@ -35,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SUMMARY = ["case", "source", "type", "op", "nnz", "backend", "chooser", "auto_choice", "auto_us", "best_candidate",
            "best_us", "auto_over_best", "rank", "candidates", "vendor_best", "vendor_us", "auto_over_vendor",
-           "vendor_run_auto_us", "auto_over_vendor_run", "plan_s",
+           "vendor_run_auto_us", "auto_over_vendor_run", "vendor_launch_floor_us", "plan_s",
            "plan_wall_s", "load1", "note"]
 WORKLOAD = {"N": "spmv", "P": "pair"}
 STAND_IN = "csr"
@@ -180,7 +180,8 @@ def vendor_times(prog, source, types, reps, timeout, specs=(), batch=1):
     if rc not in (0, 1) or not os.path.exists(out_csv):
         raise RuntimeError(f"zs-bench-gpu exit {rc}: {err.strip()[-300:]}")
     with open(out_csv, newline="") as f:
-        checked = [r for r in csv.DictReader(f) if r["time_warm_us"] and r["ok"] in ("1", "ok", "yes", "true")]
+        every = list(csv.DictReader(f))
+    checked = [r for r in every if r["time_warm_us"] and r["ok"] in ("1", "ok", "yes", "true")]
     os.remove(out_csv)
     rows = [r for r in checked if r["library"] == "cusparse"]
     found = {(r["type"], "N", r["kernel"]): float(r["time_warm_us"]) for r in checked
@@ -193,6 +194,9 @@ def vendor_times(prog, source, types, reps, timeout, specs=(), batch=1):
         if n and tt:
             (a, ka), (b, kb) = min(n), min(tt)
             found[(t, "P")] = (a + b, f"{ka} + {kb} T")
+    floor = next((r["launch_floor_us"] for r in every if r.get("launch_floor_us")), None)
+    if floor:  # the host's launch floor in that process: what products of a few us are bound by
+        found["launch_floor"] = float(floor)
     return found
 
 
@@ -220,6 +224,8 @@ def summarise(name, source, t, op, rows, choice, vendor, load):
         line["vendor_best"], line["vendor_us"] = peer[1], f"{peer[0]:.3f}"
         if line.get("auto_us"):
             line["auto_over_vendor"] = f"{float(line['auto_us']) / peer[0]:.3f}"
+        if "launch_floor" in vendor:
+            line["vendor_launch_floor_us"] = f"{vendor['launch_floor']:.3f}"
         same = vendor.get((t, op, auto_spec))
         if same:
             line["vendor_run_auto_us"] = f"{same:.3f}"

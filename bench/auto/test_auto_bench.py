@@ -147,22 +147,24 @@ with tempfile.TemporaryDirectory() as d:
     with open(fake, "w") as f:
         f.write("#!/bin/sh\necho \"$@\" > \"$0.args\"\n"
                 "while [ $# -gt 1 ]; do [ \"$1\" = --csv ] && out=$2; shift; done\ncat > \"$out\" <<'X'\n"
-                "matrix,rows,cols,nnz,type,library,kernel,op,bytes,time_warm_us,time_cold_us,gbps,frac_ceiling,max_rel_err,ok\n"
-                "m,1,1,1,f64,cusparse,csr-alg1,N,1,10.0,,,,,1\nm,1,1,1,f64,zsparse,csr,N,1,9.0,,,,,1\n"
-                "m,1,1,1,f64,zsparse,sell:sigma=4096,N,1,7.5,,,,,1\nm,1,1,1,f64,zsparse,dtans,N,1,1.0,,,,,0\nX\n")
+                "matrix,rows,cols,nnz,type,library,kernel,op,bytes,time_warm_us,time_cold_us,gbps,frac_ceiling,max_rel_err,ok,"
+                "launch_floor_us\n"
+                "m,1,1,1,f64,cusparse,csr-alg1,N,1,10.0,,,,,1,2.5\nm,1,1,1,f64,zsparse,csr,N,1,9.0,,,,,1,2.5\n"
+                "m,1,1,1,f64,zsparse,sell:sigma=4096,N,1,7.5,,,,,1,2.5\nm,1,1,1,f64,zsparse,dtans,N,1,1.0,,,,,0,2.5\nX\n")
     v = auto_bench.vendor_times(fake, "gen:x", ["f64"], 3, 30, ["csr", "sell:sigma=4096", "dtans", "csr"], 16)
     with open(fake + ".args") as f:
         args = f.read().split()
     expect("--batch" in args and args[args.index("--batch") + 1] == "16", f"the vendor's batch: {args}")
-    expect(v == {("f64", "N"): (10.0, "csr-alg1"), ("f64", "N", "csr"): 9.0, ("f64", "N", "sell:sigma=4096"): 7.5},
-           f"auto's choices beside cuSPARSE: {v}")
+    expect(v == {("f64", "N"): (10.0, "csr-alg1"), ("f64", "N", "csr"): 9.0, ("f64", "N", "sell:sigma=4096"): 7.5,
+                 "launch_floor": 2.5}, f"auto's choices beside cuSPARSE, and the run's launch floor: {v}")
     expect("--format-spmv-only" in args and args.count("--format") == 2 and "sell:sigma=4096" in args
            and "dtans" in args and args[-1] == "gen:x", f"zs-bench-gpu's arguments: {args}")
     line = auto_bench.summarise("m", "gen:x", "f64", "N", [{"library": "zsparse", "op": "N", "type": "f64",
                                 "candidate": "sell:sigma=4096", "ok": "1", "time_us": "8.0", "nnz": "1",
                                 "backend": "cuda"}], ("sell:sigma=4096", "model", 0.01, 0.1), v, "0.5")
     expect(line.get("auto_over_vendor") == "0.800" and line.get("vendor_run_auto_us") == "7.500"
-           and line.get("auto_over_vendor_run") == "0.750", f"the summary's vendor columns: {line}")
+           and line.get("auto_over_vendor_run") == "0.750" and line.get("vendor_launch_floor_us") == "2.500",
+           f"the summary's vendor columns: {line}")
 
     # join_runs.py: a newer call's lines replace the older ones per case (or per candidate),
     # each line naming its call; other columns are refused.
