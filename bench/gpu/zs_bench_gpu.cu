@@ -195,9 +195,10 @@ __global__ void probe_read(const double2 *__restrict__ a, size_t n, double *out)
   if (s0 + s1 < 0) out[0] = s0 + s1;
 }
 
-/* Reads and overwrites the scratch buffer: evicts the matrix and vectors from L2. */
+/* Nothing: what a launch costs without a product (measure_launch_floor). */
 __global__ void empty_kernel() {}
 
+/* Reads and overwrites the scratch buffer: evicts the matrix and vectors from L2. */
 __global__ void flush_kernel(float4 *b, size_t n) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
        i += (size_t)gridDim.x * blockDim.x) {
@@ -276,8 +277,8 @@ double measure_ceiling(Gpu &g, double gib) {
 
 /* The launch floor: wall time per call of an empty kernel of one warp issued back to back by
  * this host, then synchronised once (median of 9 batches of 2000). Every product is a launch at
- * least, so a product of a few us times this host's issue rate as much as the GPU: the floor
- * moves with the host's CPU, not with the GPU. */
+ * least, so a product of a few us times this host's issue rate as much as the GPU. The floor
+ * moves with the host and between processes on one host, not with the GPU's work. */
 double measure_launch_floor() {
   std::vector<double> t;
   for (int r = 0; r < 10; r++) {
