@@ -459,9 +459,10 @@ def dtans5_evict(name):
     return table(["matrix", "type", "format", "evict-first µs", "plain µs", "plain ×"], rows)
 
 
-def dtans5_evict_auto(name):
-    """The same two modules timed by zs-bench-auto beside the device list's other operators
-    (cases NAME-MODULE-ROUND): best of the rounds, the module's SELL beside as the control."""
+def module_ab(name, first, second, first_label, second_label):
+    """Two modules timed by zs-bench-auto (cases NAME-MODULE-ROUND), best of the rounds, op N:
+    CSR-dtANS's version 5 lines (versions 2-4, over 100 µs here, left out), SELL beside as the
+    control (its code the same in both modules)."""
     t = {}
     for r in rows_of(name):
         if r["op"] == "N" and r["ok"] == "1":
@@ -471,13 +472,23 @@ def dtans5_evict_auto(name):
     rows = []
     for m, ty in dict.fromkeys(k[:2] for k in t):
         for kern in ("dtans", "dtans:row_kind=packed"):
-            ef, plain = t.get((m, ty, kern, "ef")), t.get((m, ty, kern, "dt5plain"))
-            if ef is None or ef > 100:  # versions 2-4 (ws's default): not version 5's words
+            a, b = t.get((m, ty, kern, first)), t.get((m, ty, kern, second))
+            if a is None or a > 100:
                 continue
-            s_ef, s_plain = t.get((m, ty, "sell", "ef")), t.get((m, ty, "sell", "dt5plain"))
-            rows.append([m, ty, kern, f1(ef), f1(plain), x(ef, plain), f1(s_ef), f1(s_plain), x(s_ef, s_plain)])
-    return table(["matrix", "type", "format", "evict-first µs", "plain µs", "plain ×", "SELL µs (module ef)",
-                  "SELL µs (module dt5plain)", "×"], rows)
+            s_a, s_b = t.get((m, ty, "sell", first)), t.get((m, ty, "sell", second))
+            rows.append([m, ty, kern, f1(a), f1(b), x(a, b), f1(s_a), f1(s_b), x(s_a, s_b)])
+    return table(["matrix", "type", "format", f"{first_label} µs", f"{second_label} µs", f"{second_label} ×",
+                  f"SELL µs (module {first})", f"SELL µs (module {second})", "×"], rows)
+
+
+def dtans5_evict_auto(name):
+    """Version 5's words evict-first (module ef) or plain (dt5plain), beside the device list."""
+    return module_ab(name, "ef", "dt5plain", "evict-first", "plain")
+
+
+def occupancy_memo(name):
+    """CSR-dtANS asking its occupancy every call (module before) or once per operator (memo)."""
+    return module_ab(name, "before", "memo", "asked every call", "asked once")
 
 
 def small_calls(name):
