@@ -12,6 +12,9 @@ typedef struct zsi_auto_stats {
   int64_t rows, cols, nnz;
   zs_type type;
   double row_mean, row_cv; /* nonzeros per row: mean and coefficient of variation */
+  double len_misses;       /* share of rows (from the third) whose length is not the one that
+                              last followed the two lengths before it: row ends a cpu's branch
+                              predictor cannot foresee */
   int64_t row_max;
   double long_share;    /* share of nonzeros in rows longer than 256 and 16x the mean */
   double delta_entropy; /* bits per nonzero of the column deltas (a row's first relative to
@@ -148,7 +151,9 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(csr_row_step_ns, "CSR on a GPU: a block's step through its longest row, 32 nonzeros, ns")    \
   X(csr_fused_long, "CSR on a GPU: rows longer than a block finished by their last chunk (1)")   \
   X(sell_lanes_step_entries, "SELL with 4 threads a row: entries from which a step is full")     \
-  X(gather_l1_ps, "a scattered gather from an x that fits gather_window_kib whole, ps (GPU)")
+  X(gather_l1_ps, "a scattered gather from an x that fits gather_window_kib whole, ps (GPU)")    \
+  X(row_miss_ps, "cpu: a row end its loop mispredicts (len_misses), ps")                         \
+  X(row_miss_min, "cpu: mispredicted row ends a product must pass before they cost (0: none)")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };

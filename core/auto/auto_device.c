@@ -170,6 +170,8 @@ static const double cpu[ZSI_AUTO_NK] = {
     [ZSI_AUTO_K_serial_factor] = 2.0,
     [ZSI_AUTO_K_coo_launch_us] = 0.8,
     [ZSI_AUTO_K_pair_cache_mib] = 4,
+    [ZSI_AUTO_K_row_miss_ps] = 4000,
+    [ZSI_AUTO_K_row_miss_min] = 6000,
 };
 
 /* Device classes: the GPU ones share the H100's decode constants (the H200 runs the same

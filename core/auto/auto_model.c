@@ -16,6 +16,7 @@ typedef struct product {
   double launch_us;        /* the fixed part of us, which a fused pair pays once */
   double walk_us, read_us; /* SELL: the longest row's chain of loads (GPU), the bytes' time */
   double lanes;            /* SELL: threads a row of its SpMV (GPU; 0 read as 1) */
+  double misses_us;        /* cpu: its mispredicted row ends (row_misses_us), in us */
   const char *bound;
 } product;
 
@@ -123,6 +124,18 @@ static double sell_stream_us(const zsi_auto_device *d, double bytes, double eff)
   return resident_stream_us(&l2, bytes, eff);
 }
 
+/* A cpu thread's loop mispredicts the end of a row whose length its branch predictor could not
+ * foresee (len_misses; cpu: Erdos-Renyi of 10^5 rows, 10 a row, CSR 661 us with equal lengths
+ * and 1058 with Poisson ones, about 4 ns a changed row). A predictor learns the sequence of a
+ * few thousand row ends, repeated product after product: below row_miss_min they cost nothing
+ * (memplus, 6 190 missed of 17 758 rows: CSR 35.8 us, sorted SELL 37.9; rmat-s14, 10 935 of
+ * 16 384: 85.2 and 51.5). The formats that walk A row by row pay it (CSR, COO, GCSB's rows in a
+ * block, CCI's row streams); SELL's slices walk 32 rows padded to one length. */
+static double row_misses_us(const zsi_auto_stats *st, const zsi_auto_device *d) {
+  const double n = (double)st->rows * st->len_misses;
+  return d->gpu || n < K(row_miss_min) ? 0 : n * K(row_miss_ps) * 1e-6;
+}
+
 /* no_slabs: col_slabs=1, where the kernel would otherwise cut x into slabs; small: block_nnz=1024
  * (blocks of 1024 nonzeros: more blocks for a small matrix, a shorter fixed cost). */
 static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d, int no_slabs,
@@ -152,12 +165,15 @@ static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
    * per 32 nonzeros; a longer row is cut into chunks of a block each. On a small matrix that
    * chain is the time (H100, plain loads: rajat01, a row of 1442, 7.2 us, 5.3 with blocks of
    * 1024; adder_dcop_05, 1310: 6.2 and 5.0; rmat-s14, 1540: 8.2 and 7.1; rows under 100: 3.1-3.5) */
+  const double misses = row_misses_us(st, d);
   const double chunk = fmin((double)st->row_max, small ? 1024 : 2048);
   const double walk = d->gpu ? ceil(chunk / 32) * K(csr_row_step_ns) * 1e-3 : 0;
-  p.us = launch + fmax((b + g) * serial(d, work_of(st)), walk), p.launch_us = launch;
-  p.bound = walk > b + g     ? "longest row"
-            : launch > b + g ? "launch"
-                             : larger(b, g, "bytes", "gathers");
+  p.us = launch + fmax((b + g + misses) * serial(d, work_of(st)), walk), p.launch_us = launch;
+  p.misses_us = misses * serial(d, work_of(st));
+  p.bound = walk > b + g + misses     ? "longest row"
+            : launch > b + g + misses ? "launch"
+            : misses > fmax(b, g)     ? "mispredicted row ends"
+                                      : larger(b, g, "bytes", "gathers");
   return p;
 }
 
@@ -167,7 +183,9 @@ static product coo_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
   p.bytes = (double)st->nnz * (8.0 + vs);
   const double g = x_gather_us(st, d);
   const double b = stream_us(d, p.bytes + vector_bytes(st), K(coo_eff));
-  p.us = K(coo_launch_us) + (b + g) * serial(d, work_of(st)), p.launch_us = K(coo_launch_us);
+  p.misses_us = row_misses_us(st, d) * serial(d, work_of(st));
+  p.us = K(coo_launch_us) + (b + g) * serial(d, work_of(st)) + p.misses_us;
+  p.launch_us = K(coo_launch_us);
   p.bound = larger(b, g, "bytes", "gathers");
   return p;
 }
@@ -185,7 +203,7 @@ static product gcsb_product(const zsi_auto_stats *st, const zsi_auto_device *d) 
    * bcsstk16, 1251, 8.5; their bytes ~2) */
   const double b = resident_stream_us(d, p.bytes + vector_bytes(st), eff);
   const double walk = d->gpu ? ceil((double)st->block_row_max / 32.0) * K(gcsb_step_ns) * 1e-3 : 0;
-  p.us = K(gcsb_launch_us) + fmax((b + g) * serial(d, work_of(st)), walk);
+  p.us = K(gcsb_launch_us) + fmax((b + g + row_misses_us(st, d)) * serial(d, work_of(st)), walk);
   p.launch_us = K(gcsb_launch_us);
   p.bound = walk > b + g ? "fullest block row" : larger(b, g, "bytes", "gathers");
   return p;
@@ -224,6 +242,8 @@ static double sell_lanes(const zsi_auto_stats *st, const zsi_auto_device *d, dou
   return few || skewed ? 4 : 1;
 }
 
+#define SELL_CPU_SUMS_ROWS (8 * 4096) /* sell_sums_pay's line on two threads */
+
 /* SELL-C-sigma with c = 32 (docs/formats/sell.md), in natural order (sell_fill) or sorted by
  * length in windows of 4096 rows (sorted: sell_fill_sorted): every slice of 32 rows padded to its
  * longest row, columns and values of every entry, a slice offset per 32 rows; the kernels do not
@@ -238,9 +258,13 @@ static product sell_product(const zsi_auto_stats *st, const zsi_auto_device *d, 
    * moves rows (their lengths differ) a warp's 32 sums land on 32 sectors of y, not on 32
    * neighbouring values, and their rows' gathers of x no longer share lines: sell_sorted_row_ps
    * a row (H100, Watts-Strogatz f64, rows of 10 +- 2, plain loads: 6.1 us sorted against 5.3
-   * in natural order, though 17 % smaller) */
+   * in natural order, though 17 % smaller). A cpu thread's sums land in its own window's part
+   * of y, 4096 values in its caches, except below SELL_CPU_SUMS_ROWS rows, where the windows
+   * that two threads share write their sums in position order and a second pass writes y
+   * (backends/cpu/cpu_sell.c, sell_sums_pay, on two threads), priced as the GPU's scatter */
   const int moves = sorted && st->row_cv > 0;
-  const double scatter = moves ? (32.0 - vs) * (double)st->rows : 0;
+  const int scattered = d->gpu || st->rows < SELL_CPU_SUMS_ROWS;
+  const double scatter = moves && scattered ? (32.0 - vs) * (double)st->rows : 0;
   const double moved = moves ? (double)st->rows * K(sell_sorted_row_ps) * 1e-6 : 0;
   const double read = (4.0 + vs) * entries + 8.0 * (slices + 1) + (sorted ? 4.0 * st->rows : 0);
   product p = {0};
@@ -286,7 +310,8 @@ static product cci_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
   /* hub rows take one slice group (23x CSR on R-MAT) */
   const double g = x_gather_us(st, d) + st->long_share * (double)st->nnz * 50 * K(gather_ps) * 1e-6;
   p.us = K(cci_launch_us) +
-         (fmax(b, dec) + (double)st->rows * K(cci_row_ps) * 1e-6 + g) * serial(d, work_of(st));
+         (fmax(b, dec) + (double)st->rows * K(cci_row_ps) * 1e-6 + g + row_misses_us(st, d)) *
+             serial(d, work_of(st));
   p.launch_us = K(cci_launch_us);
   p.bound = g > fmax(b, dec) ? "gathers" : larger(b, dec, "bytes", "decode");
   return p;
@@ -568,8 +593,15 @@ static void transposed(const spec *s, tmode m, const product *p, const product *
     return;
   }
   switch (s->format) {
-  case ZS_FORMAT_CSR: *t_us = K(csr_t) * p->us, *pair_us = K(csr_pair) * p->us; return;
-  case ZS_FORMAT_COO: *t_us = K(coo_t) * p->us, *pair_us = K(coo_pair) * p->us; return;
+  /* the cpu's SpMVT walks A's rows as the SpMV does, and its pair walks them once for both */
+  case ZS_FORMAT_CSR:
+    *t_us = K(csr_t) * (p->us - p->misses_us) + p->misses_us;
+    *pair_us = K(csr_pair) * (p->us - p->misses_us) + p->misses_us;
+    return;
+  case ZS_FORMAT_COO:
+    *t_us = K(coo_t) * (p->us - p->misses_us) + p->misses_us;
+    *pair_us = K(coo_pair) * (p->us - p->misses_us) + p->misses_us;
+    return;
   case ZS_FORMAT_GCSB:
     *t_us = K(gcsb_t) * p->us;
     if (m == T_ATOMIC) {

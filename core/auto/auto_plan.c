@@ -179,6 +179,7 @@ zs_status zs_plan_stats(const zs_plan *p, zs_stat_fn fn, void *ctx) {
       {"nnz", (double)st->nnz},
       {"row_mean", st->row_mean},
       {"row_cv", st->row_cv},
+      {"len_misses", st->len_misses},
       {"row_max", (double)st->row_max},
       {"long_row_share", st->long_share},
       {"delta_entropy", st->delta_entropy},

@@ -280,12 +280,22 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
 
   /* Row lengths: every row; and what slices of 32 rows padded to their longest hold. */
   double sum2 = 0, sliced = 0;
-  int64_t slice_max = 0, block = 0;
+  int64_t slice_max = 0, block = 0, misses = 0;
+  /* each row's length guessed from the two before it, as the length that last followed them
+   * (hashed into LEN_HISTORY slots): what a branch predictor learns of a loop's trip counts */
+  enum { LEN_HISTORY = 4096 };
+  int64_t *follows = malloc(sizeof *follows * LEN_HISTORY);
+  if (!follows) return zsi_oom("zs_plan: statistics", sizeof *follows * LEN_HISTORY);
+  for (int k = 0; k < LEN_HISTORY; k++) follows[k] = -1;
+  int64_t prev1 = 0, prev2 = 0;
   /* GCSB's default beta: 128 bytes of values, 16 rows of f64, 32 of f32 */
   const int64_t beta = 128 / (int64_t)zs_type_size(A->type);
   for (int64_t i = 0; i < A->rows; i++) {
     const int64_t n = A->row_ptr[i + 1] - A->row_ptr[i];
     sum2 += (double)n * (double)n;
+    const unsigned h = (unsigned)((prev1 * 31 + prev2 * 977) % LEN_HISTORY);
+    if (i > 1 && follows[h] != n) misses++;
+    follows[h] = n, prev2 = prev1, prev1 = n;
     if (n > st->row_max) st->row_max = n;
     if (n > slice_max) slice_max = n;
     if (i % 32 == 31 || i == A->rows - 1) sliced += 32.0 * (double)slice_max, slice_max = 0;
@@ -301,6 +311,8 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
   st->sell_fill_sorted =
       A->nnz ? sorted_entries(A->row_ptr, NULL, A->rows, longs) / (double)A->nnz : 1;
   st->row_mean = (double)A->nnz / (double)A->rows;
+  st->len_misses = A->rows > 2 ? (double)misses / (double)(A->rows - 2) : 0;
+  free(follows);
   const double var = sum2 / (double)A->rows - st->row_mean * st->row_mean;
   st->row_cv = st->row_mean > 0 ? sqrt(var > 0 ? var : 0) / st->row_mean : 0;
   const double long_min = fmax(256.0, 16.0 * st->row_mean);

@@ -440,6 +440,39 @@ static void cpu_small_test(void) {
         fabs(c[big].us / (2.4 * s1[listed(s1, ns, ZS_FORMAT_SELL, "", "")].us) - 1) < 1e-9);
 }
 
+/* The cpu's loops mispredict row ends they cannot foresee (len_misses), past a few thousand a
+ * product (row_miss_min): R-MAT of scale 14 (10 935 of 16 384 rows; cpu-auto-runs.csv: CSR 85.2
+ * us, sorted SELL 51.5) goes to sorted SELL, whose slices walk rows of one length; CSR's pair
+ * pays them once (one walk for both products); at scale 12 (about 2 700) they cost nothing. */
+static void cpu_row_miss_test(void) {
+  zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES], off[ZSI_AUTO_MAX_CANDIDATES];
+  int n, n_off, k;
+  zsi_auto_stats st;
+  zs_matrix *A = zs_test_generate_or_exit("rmat:scale=14,per_row=8,values=random,seed=21", ZS_F64);
+  CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
+  zs_matrix_destroy(&A);
+  const double missed = (double)st.rows * st.len_misses;
+  CHECK(missed > 6000);
+  k = model_with(&st, "cpu", NULL, "spmv", c, &n);
+  CHECK(c[k].format == ZS_FORMAT_SELL && !strcmp(c[k].options, "sigma=4096"));
+  k = model_with(&st, "cpu", "row_miss_ps 0", "spmv", off, &n_off);
+  CHECK(off[k].format == ZS_FORMAT_CSR);
+  const double spmv_extra = c[0].us - off[0].us; /* 4 ns a missed row end */
+  CHECK(fabs(spmv_extra - missed * 4e-3) < 1e-6);
+  const int sorted = listed(c, n, ZS_FORMAT_SELL, "sigma=4096", "");
+  CHECK(sorted > 0 && c[sorted].us == off[listed(off, n_off, ZS_FORMAT_SELL, "sigma=4096", "")].us);
+  model_with(&st, "cpu", NULL, "pair", c, &n);
+  model_with(&st, "cpu", "row_miss_ps 0", "pair", off, &n_off);
+  CHECK(fabs(c[0].us - off[0].us - spmv_extra) < 1e-6);
+  A = zs_test_generate_or_exit("rmat:scale=12,per_row=8,values=random,seed=21", ZS_F64);
+  CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
+  zs_matrix_destroy(&A);
+  CHECK((double)st.rows * st.len_misses < 6000 && st.len_misses > 0.4);
+  model_with(&st, "cpu", NULL, "spmv", c, &n);
+  model_with(&st, "cpu", "row_miss_ps 0", "spmv", off, &n_off);
+  CHECK(c[0].us == off[0].us);
+}
+
 /* Packed rows at 10^7 nonzeros on the H100 (bench/data/h100-auto-runs.csv): raw f32 values
  * decode at 3.1 ps an entry (band f32 72.4 us against SELL's 58.5; 64 values' ids 40.4), and
  * the one kernel's fixed cost is a small CSR's (band-narrow, 1.6e6 nonzeros: 6.5 us against
@@ -666,6 +699,7 @@ static int model_test(void) {
   small_test();
   split_test();
   cpu_small_test();
+  cpu_row_miss_test();
   window_test();
   packed_test();
   packed_size_test();
@@ -764,10 +798,15 @@ static int stats_test(void) {
   /* deltas: -200 from the row, 199, 1, 1, 199 in most rows: about 1.5 bits */
   CHECK(st.delta_entropy > 1.0 && st.delta_entropy < 2.5);
   CHECK(st.far_share < 0.05 && st.bandwidth < 0.01 && st.sampled == 1.0);
+  /* rows of 5 but for the grid's edges (3 and 4): the guess from the two lengths before misses
+   * about two rows of each grid line of 200 (its last row follows two rows of 5, as its inner
+   * rows do) */
+  CHECK(st.len_misses > 0.005 && st.len_misses < 0.015);
   zs_matrix_destroy(&A);
   A = zs_test_generate_or_exit("erdos_renyi:rows=20000,per_row=8,seed=5", ZS_F64);
   CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
   CHECK(st.distinct == ZSI_AUTO_MANY_VALUES && st.value_entropy == 64.0);
+  CHECK(st.len_misses * (double)(st.rows - 2) <= 1.0); /* 8 a row: only the first guess */
   CHECK(st.far_share > 0.9 && st.delta_entropy > 10 && st.bandwidth > 0.5);
   CHECK(st.top1_share < 0.05 && st.hot_cols > 10000);
   zs_matrix_destroy(&A);
@@ -784,6 +823,9 @@ static int stats_test(void) {
   A = zs_test_generate_or_exit("rmat:scale=14,per_row=8,seed=5", ZS_F64);
   CHECK_STATUS(zsi_auto_stats_compute(A, &st), ZS_OK);
   CHECK(st.row_cv > 1.0 && st.top1_share > 0.1);
+  /* R-MAT's row lengths follow no pattern: most are not the one that followed their two
+   * predecessors' last time */
+  CHECK(st.len_misses > 0.4 && st.len_misses < 1.0);
   CHECK(st.packed_fill > 2.0); /* slices padded to their longest row */
   CHECK(st.packed_order == 0); /* under 2^16 rows: natural order, as the encoder keeps it */
   zs_matrix_destroy(&A);
