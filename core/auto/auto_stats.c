@@ -305,6 +305,7 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
       block = 0;
     }
   }
+  free(follows);
   st->sell_fill = A->nnz ? sliced / (double)A->nnz : 1;
   int64_t *longs = malloc(sizeof *longs * ZSI_AUTO_SELL_SIGMA);
   if (!longs) return zsi_oom("zs_plan: statistics", sizeof *longs * ZSI_AUTO_SELL_SIGMA);
@@ -312,7 +313,6 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
       A->nnz ? sorted_entries(A->row_ptr, NULL, A->rows, longs) / (double)A->nnz : 1;
   st->row_mean = (double)A->nnz / (double)A->rows;
   st->len_misses = A->rows > 2 ? (double)misses / (double)(A->rows - 2) : 0;
-  free(follows);
   const double var = sum2 / (double)A->rows - st->row_mean * st->row_mean;
   st->row_cv = st->row_mean > 0 ? sqrt(var > 0 ? var : 0) / st->row_mean : 0;
   const double long_min = fmax(256.0, 16.0 * st->row_mean);
