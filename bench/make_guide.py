@@ -515,6 +515,23 @@ def small_calls(name):
     return note + table(head, rows)
 
 
+def small_ncu(name):
+    """Nsight Compute's device time (gpu__time_duration, each launch profiled alone, median) of
+    the SpMV kernels of small matrices: ours and cuSPARSE's, from one zs-bench-gpu process each."""
+    want = [("zsparse", "zs_csr_rows_kernel", "our CSR"), ("zsparse", "zs_sell", "our SELL"),
+            ("cusparse", "cusparse::sellmv_v1", "cuSPARSE SELL-32"),
+            ("cusparse", "cusparse::coomv_kernel", "cuSPARSE COO"),
+            ("cusparse", "cusparse::csrmv_v3_kernel", "cuSPARSE CSR (its main kernel)")]
+    t = {}
+    for r in rows_of(name):
+        for lib, prefix, label in want:
+            if r["library"] == lib and r["kernel"].startswith(prefix) and (r["matrix"], label) not in t:
+                t[(r["matrix"], label)] = float(r["ncu_duration_us_median"])
+    rows = [[m] + [f"{t[(m, w[2])]:.2f}" if (m, w[2]) in t else "–" for w in want]
+            for m in dict.fromkeys(k[0] for k in t)]
+    return table(["matrix"] + [w[2] + " µs" for w in want], rows)
+
+
 def split_carveout(name):
     """The split kernel's carve-out hint (experimental.split_carveout, a trial option) on R-MAT, best
     of the rounds; the default only where it ran before any hint was set (the hint is the
