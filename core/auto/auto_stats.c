@@ -281,11 +281,15 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
   /* Row lengths: every row; and what slices of 32 rows padded to their longest hold. */
   double sum2 = 0, sliced = 0;
   int64_t slice_max = 0, block = 0, misses = 0;
+  /* scratch of a window's rows: first the row-length guesses' table, then sorted_entries' long
+   * rows (which it writes before it reads) */
+  int64_t *longs = malloc(sizeof *longs * ZSI_AUTO_SELL_SIGMA);
+  if (!longs) return zsi_oom("zs_plan: statistics", sizeof *longs * ZSI_AUTO_SELL_SIGMA);
   /* each row's length guessed from the two before it, as the length that last followed them
    * (hashed into LEN_HISTORY slots): what a branch predictor learns of a loop's trip counts */
   enum { LEN_HISTORY = 4096 };
-  int64_t *follows = malloc(sizeof *follows * LEN_HISTORY);
-  if (!follows) return zsi_oom("zs_plan: statistics", sizeof *follows * LEN_HISTORY);
+  _Static_assert(LEN_HISTORY <= ZSI_AUTO_SELL_SIGMA, "the guesses' table fits the scratch");
+  int64_t *follows = longs;
   for (int k = 0; k < LEN_HISTORY; k++) follows[k] = -1;
   int64_t prev1 = 0, prev2 = 0;
   /* GCSB's default beta: 128 bytes of values, 16 rows of f64, 32 of f32 */
@@ -305,10 +309,7 @@ zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *st) {
       block = 0;
     }
   }
-  free(follows);
   st->sell_fill = A->nnz ? sliced / (double)A->nnz : 1;
-  int64_t *longs = malloc(sizeof *longs * ZSI_AUTO_SELL_SIGMA);
-  if (!longs) return zsi_oom("zs_plan: statistics", sizeof *longs * ZSI_AUTO_SELL_SIGMA);
   st->sell_fill_sorted =
       A->nnz ? sorted_entries(A->row_ptr, NULL, A->rows, longs) / (double)A->nnz : 1;
   st->row_mean = (double)A->nnz / (double)A->rows;
