@@ -165,11 +165,11 @@ static product csr_product(const zsi_auto_stats *st, const zsi_auto_device *d, i
    * per 32 nonzeros; a longer row is cut into chunks of a block each. On a small matrix that
    * chain is the time (H100, plain loads: rajat01, a row of 1442, 7.2 us, 5.3 with blocks of
    * 1024; adder_dcop_05, 1310: 6.2 and 5.0; rmat-s14, 1540: 8.2 and 7.1; rows under 100: 3.1-3.5) */
-  const double misses = row_misses_us(st, d);
+  const double misses = row_misses_us(st, d), one = serial(d, work_of(st));
   const double chunk = fmin((double)st->row_max, small ? 1024 : 2048);
   const double walk = d->gpu ? ceil(chunk / 32) * K(csr_row_step_ns) * 1e-3 : 0;
-  p.us = launch + fmax((b + g + misses) * serial(d, work_of(st)), walk), p.launch_us = launch;
-  p.misses_us = misses * serial(d, work_of(st));
+  p.us = launch + fmax((b + g + misses) * one, walk), p.launch_us = launch;
+  p.misses_us = misses * one;
   p.bound = walk > b + g + misses     ? "longest row"
             : launch > b + g + misses ? "launch"
             : misses > fmax(b, g)     ? "mispredicted row ends"
@@ -183,8 +183,9 @@ static product coo_product(const zsi_auto_stats *st, const zsi_auto_device *d) {
   p.bytes = (double)st->nnz * (8.0 + vs);
   const double g = x_gather_us(st, d);
   const double b = stream_us(d, p.bytes + vector_bytes(st), K(coo_eff));
-  p.misses_us = row_misses_us(st, d) * serial(d, work_of(st));
-  p.us = K(coo_launch_us) + (b + g) * serial(d, work_of(st)) + p.misses_us;
+  const double one = serial(d, work_of(st));
+  p.misses_us = row_misses_us(st, d) * one;
+  p.us = K(coo_launch_us) + (b + g) * one + p.misses_us;
   p.launch_us = K(coo_launch_us);
   p.bound = larger(b, g, "bytes", "gathers");
   return p;
