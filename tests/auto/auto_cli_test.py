@@ -207,11 +207,25 @@ def mode_calibrate(tool):
     cal = os.path.join(tmp, "cal.txt")
     rc, out, err = run(tool, "calibrate", "-b", "cpu", "--rows", "4096", "-o", cal, "--json")
     obj = json.loads(out) if rc == 0 and out.strip() else None
-    want = {"read_gbs", "csr_launch_us", "gather_ps", "dtans_decode_ps", "dtans_row_ps"}
+    launches = {"csr_launch_us", "csr_small_launch_us", "sell_launch_us", "coo_launch_us",
+                "gcsb_launch_us", "cci_launch_us", "dtans_launch_us"}
+    want = {"read_gbs", "gather_ps", "dtans_decode_ps", "dtans_row_ps", "row_miss_ps"} | launches
+    times = {"band", "tiny", "random", "dtans", "lengths_random", "lengths_sorted"}
     if not obj or set(obj["constants"]) != want or obj["file"] != cal or \
-            not all(v > 0 for v in obj["times_us"].values()):
+            set(obj["times_us"]) != times or not all(v > 0 for v in obj["times_us"].values()):
         fail("calibrate: rc=%d %r %s" % (rc, obj, err))
         return
+    # The tiny product's excess over its prediction moves every launch constant alike (none
+    # falls below 0); the row ends' price is never negative.
+    builtin = plan_json(tool, SPECS[0], "-b", "cpu")
+    if builtin:
+        k = obj["constants"]
+        shifts = {n: k[n] - builtin["constants"][n] for n in launches if k[n] > 0}
+        if not shifts or max(shifts.values()) - min(shifts.values()) > 1e-4 or \
+                min(k[n] for n in launches) < 0 or k["row_miss_ps"] < 0:
+            fail("calibrate: launch constants %r against built-in %r, row_miss_ps %r" % (
+                {n: k[n] for n in launches}, {n: builtin["constants"][n] for n in launches},
+                k["row_miss_ps"]))
     lines = [l.split() for l in open(cal) if l.strip() and not l.startswith("#")]
     if {l[0] for l in lines} != want:
         fail("calibrate: file lines %r" % lines)

@@ -1,26 +1,34 @@
 /* cli_calibrate.c — `zsparse calibrate`: time a few products on the backend and write the
  * format chooser's constants they correct as a calibration file (docs/auto.md). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "core/io/safe_output.h"
 #include "zsparse_auto.h"
 
 static const char help_text[] =
     "usage: zsparse calibrate [--backend B] [--type f32|f64] [--rows N] [-o FILE] [--json]\n"
     "\n"
-    "Times SpMV on the backend for four generated matrices of N rows (default 1048576; 64 for\n"
-    "the fixed cost) and sets the format chooser's constants from them, starting from the\n"
-    "device class's built-in ones: read_gbs from CSR on a banded matrix (x gathered in order),\n"
-    "csr_launch_us from a tiny matrix, gather_ps from CSR on a random matrix (every gather\n"
-    "scattered), dtans_decode_ps and dtans_row_ps (scaled together) from CSR-dtANS on a\n"
-    "few-valued 27-point stencil. Each product is the median of 10 after a warm-up.\n"
+    "Times SpMV on the backend for generated matrices of N rows (default 1048576) and sets the\n"
+    "format chooser's constants from them, starting from the device class's built-in ones:\n"
+    "read_gbs from CSR on a banded matrix (x gathered in order); the fixed cost of a product\n"
+    "from CSR on a tiny matrix (64 rows): its difference from the prediction is added to every\n"
+    "format's launch constant (csr_launch_us, csr_small_launch_us, sell_launch_us,\n"
+    "coo_launch_us, gcsb_launch_us, cci_launch_us, dtans_launch_us); gather_ps from CSR on a\n"
+    "random matrix (every gather scattered); dtans_decode_ps and dtans_row_ps (scaled\n"
+    "together) from CSR-dtANS on a few-valued 27-point stencil; and, where the model prices\n"
+    "mispredicted row ends (cpu), row_miss_ps from CSR on 65536 rows of random lengths\n"
+    "against the same rows sorted by length. Each product is the median of 10 after a warm-up\n"
+    "(the row ends: 9 rounds of 10 of each order, alternately; the median of the rounds'\n"
+    "differences).\n"
     "Writes 'constant value' lines to FILE (default $XDG_CACHE_HOME/zsparse/calibration-B.txt,\n"
-    "else ~/.cache/zsparse/calibration-B.txt), which plan takes with --calibration FILE and\n"
-    "--format auto with --options calibration=FILE. Never required: without a file the\n"
-    "built-in constants apply.\n"
+    "else ~/.cache/zsparse/calibration-B.txt; replaced whole by a rename), which plan takes\n"
+    "with --calibration FILE and --format auto with --options calibration=FILE. Never\n"
+    "required: without a file the built-in constants apply.\n"
     "\n"
     "options:\n"
     "  -b, --backend B   ref, cpu, cuda, hip (default: $ZS_BACKEND, else cuda > hip > cpu)\n"
@@ -28,23 +36,110 @@ static const char help_text[] =
     "  --rows N          rows of the timed matrices, 4096..2^27 (default 1048576)\n"
     "  -o, --output FILE where to write (the directory must exist, except the default's)\n"
     "  --json            one JSON object: backend, device, file, constants {name: value},\n"
-    "                    times_us {band, tiny, random, dtans}\n";
+    "                    times_us {band, tiny, random, dtans, lengths_random, lengths_sorted}\n";
 
-/* The median microseconds of SpMV of `spec` in `format` (default options) on the backend, and
- * the plan the chooser makes for it there. */
+/* The median microseconds of `repeat` SpMVs of A in `format` (default options) on the backend,
+ * and the plan the chooser makes for A there. */
+static zs_status time_matrix(zs_context *ctx, const char *backend, const zs_matrix *A,
+                             zs_format format, int repeat, zs_plan **plan, double *us) {
+  zs_encoded *E = NULL;
+  zs_operator *op = NULL;
+  zs_status s = zs_cli_plan_make(plan, A, backend, "spmv", NULL);
+  if (s == ZS_OK) s = zs_encode(&E, A, format, NULL);
+  if (s == ZS_OK) s = zs_operator_create(&op, ctx, E, backend, NULL);
+  zs_cli_measure m = {.op = ZS_OP_N, .repeat = repeat, .check = 0, .seed = 1};
+  if (s == ZS_OK) s = zs_cli_measure_run("calibrate", ctx, op, E, A, &m);
+  *us = 1e6 * m.time_median_s;
+  zs_operator_destroy(&op), zs_encoded_destroy(&E);
+  return s;
+}
+
+/* The same, of the generator's `spec`. */
 static zs_status time_spmv(zs_context *ctx, const char *backend, const char *spec, zs_type type,
                            zs_format format, zs_plan **plan, double *us) {
   zs_matrix *A = NULL;
-  zs_encoded *E = NULL;
-  zs_operator *op = NULL;
   zs_status s = zs_matrix_generate(&A, spec, type, 0);
-  if (s == ZS_OK) s = zs_cli_plan_make(plan, A, backend, "spmv", NULL);
-  if (s == ZS_OK) s = zs_encode(&E, A, format, NULL);
-  if (s == ZS_OK) s = zs_operator_create(&op, ctx, E, backend, NULL);
-  zs_cli_measure m = {.op = ZS_OP_N, .repeat = 10, .check = 0, .seed = 1};
-  if (s == ZS_OK) s = zs_cli_measure_run("calibrate", ctx, op, E, A, &m);
-  *us = 1e6 * m.time_median_s;
-  zs_operator_destroy(&op), zs_encoded_destroy(&E), zs_matrix_destroy(&A);
+  if (s == ZS_OK) s = time_matrix(ctx, backend, A, format, 10, plan, us);
+  zs_matrix_destroy(&A);
+  return s;
+}
+
+static int by_value(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The two matrices' SpMV in CSR, alternately, in ROUNDS rounds of 10 products each: their
+ * medians over the rounds, and the median of the rounds' differences (u - s). A machine whose
+ * speed drifts, or a neighbour's burst, moves one round, not the difference. */
+enum { ROUNDS = 9 };
+static zs_status time_pair(zs_context *ctx, const char *backend, const zs_matrix *U,
+                           const zs_matrix *S, double *t_u, double *t_s, double *diff) {
+  const zs_matrix *A[2] = {U, S};
+  zs_encoded *E[2] = {NULL, NULL};
+  zs_operator *op[2] = {NULL, NULL};
+  double t[2][ROUNDS], d[ROUNDS];
+  zs_status s = ZS_OK;
+  for (int k = 0; k < 2 && s == ZS_OK; k++)
+    if ((s = zs_encode(&E[k], A[k], ZS_FORMAT_CSR, NULL)) == ZS_OK)
+      s = zs_operator_create(&op[k], ctx, E[k], backend, NULL);
+  for (int r = 0; r < ROUNDS && s == ZS_OK; r++) {
+    for (int k = 0; k < 2 && s == ZS_OK; k++) {
+      zs_cli_measure m = {.op = ZS_OP_N, .repeat = 10, .check = 0, .seed = 1};
+      s = zs_cli_measure_run("calibrate", ctx, op[k], E[k], A[k], &m);
+      t[k][r] = 1e6 * m.time_median_s;
+    }
+    d[r] = t[0][r] - t[1][r];
+  }
+  if (s == ZS_OK) {
+    qsort(t[0], ROUNDS, sizeof(double), by_value), qsort(t[1], ROUNDS, sizeof(double), by_value);
+    qsort(d, ROUNDS, sizeof(double), by_value);
+    *t_u = t[0][ROUNDS / 2], *t_s = t[1][ROUNDS / 2], *diff = d[ROUNDS / 2];
+  }
+  for (int k = 0; k < 2; k++) zs_operator_destroy(&op[k]), zs_encoded_destroy(&E[k]);
+  return s;
+}
+
+/* A with its rows in order of length (stable): the same rows, nonzeros and gathers, whose
+ * lengths change only where a length ends, so a branch predictor foresees every row end. */
+static zs_status rows_by_length(const zs_matrix *A, zs_matrix **out) {
+  const int64_t rows = zs_matrix_rows(A), nnz = zs_matrix_nnz(A);
+  const size_t vs = zs_matrix_type(A) == ZS_F64 ? 8 : 4;
+  const int64_t *ptr;
+  const int32_t *col;
+  const void *val;
+  zs_matrix_csr(A, &ptr, &col, &val);
+  int64_t max_len = 0;
+  for (int64_t i = 0; i < rows; i++)
+    if (ptr[i + 1] - ptr[i] > max_len) max_len = ptr[i + 1] - ptr[i];
+  int64_t *start = calloc((size_t)max_len + 2, sizeof *start);
+  int64_t *p = malloc(((size_t)rows + 1) * sizeof *p);
+  int32_t *c = malloc((size_t)nnz * sizeof *c + 1);
+  char *v = malloc((size_t)nnz * vs + 1);
+  zs_status s = ZS_ERR_OUT_OF_MEMORY;
+  if (start && p && c && v) {
+    /* counting sort of the rows by length: start[L] is the first new row of length L */
+    for (int64_t i = 0; i < rows; i++) start[ptr[i + 1] - ptr[i] + 1]++;
+    for (int64_t L = 1; L <= max_len + 1; L++) start[L] += start[L - 1];
+    int64_t *at = start; /* at[L]: the next new row of length L */
+    int64_t *order = malloc((size_t)rows * sizeof *order + 1);
+    if (order) {
+      for (int64_t i = 0; i < rows; i++) order[at[ptr[i + 1] - ptr[i]]++] = i;
+      p[0] = 0;
+      for (int64_t r = 0; r < rows; r++) {
+        const int64_t i = order[r], len = ptr[i + 1] - ptr[i];
+        memcpy(c + p[r], col + ptr[i], (size_t)len * sizeof *c);
+        memcpy(v + (size_t)p[r] * vs, (const char *)val + (size_t)ptr[i] * vs, (size_t)len * vs);
+        p[r + 1] = p[r] + len;
+      }
+      s = zs_matrix_from_csr(out, rows, zs_matrix_cols(A), p, c, v, zs_matrix_type(A), 0);
+      free(order);
+    }
+  }
+  free(start), free(p), free(c), free(v);
+  if (s == ZS_ERR_OUT_OF_MEMORY && !(start && p && c && v))
+    fprintf(stderr, "zsparse calibrate: out of memory sorting %lld rows by length\n",
+            (long long)rows);
   return s;
 }
 
@@ -143,19 +238,45 @@ int zs_cli_calibrate(int argc, char **argv) {
   int n3 = 8;
   while ((int64_t)(n3 + 8) * (n3 + 8) * (n3 + 8) <= rows) n3 += 8;
   snprintf(st27, sizeof st27, "stencil3d:n=%d,points=27,values=set,distinct=64,seed=1", n3);
-  zs_plan *pb = NULL, *pt = NULL, *pr = NULL, *pd = NULL;
-  double t_band = 0, t_tiny = 0, t_random = 0, t_dtans = 0;
+  /* Poisson lengths of mean 10 on 65536 rows: x and the matrix fit a cache, so the row ends are
+   * what the two orders differ by */
+  const char lengths[] = "erdos_renyi:rows=65536,p=0.000152587890625,seed=1";
+  zs_plan *pb = NULL, *pt = NULL, *pr = NULL, *pd = NULL, *pu = NULL, *ps = NULL;
+  zs_matrix *U = NULL, *S = NULL;
+  double t_band = 0, t_tiny = 0, t_random = 0, t_dtans = 0, t_unsorted = 0, t_sorted = 0,
+         t_miss = 0;
   if ((s = time_spmv(ctx, backend, band, type, ZS_FORMAT_CSR, &pb, &t_band)) ||
       (s = time_spmv(ctx, backend, tiny, type, ZS_FORMAT_CSR, &pt, &t_tiny)) ||
       (s = time_spmv(ctx, backend, random, type, ZS_FORMAT_CSR, &pr, &t_random)) ||
-      (s = time_spmv(ctx, backend, st27, type, ZS_FORMAT_DTANS, &pd, &t_dtans))) {
+      (s = time_spmv(ctx, backend, st27, type, ZS_FORMAT_DTANS, &pd, &t_dtans)))
     zs_cli_lib_error("calibrate", s);
+  /* the row ends only where the model prices them (the built-in prediction differs) */
+  double miss_pred = 0;
+  if (s == ZS_OK && figure_of(pb, "device.row_miss_ps") > 0) {
+    if ((s = zs_matrix_generate(&U, lengths, type, 0)) != ZS_OK ||
+        (s = zs_cli_plan_make(&pu, U, backend, "spmv", NULL)) != ZS_OK)
+      zs_cli_lib_error("calibrate", s);
+    else if ((s = rows_by_length(U, &S)) == ZS_OK &&
+             (s = zs_cli_plan_make(&ps, S, backend, "spmv", NULL)) == ZS_OK)
+      miss_pred = predicted(pu, ZS_FORMAT_CSR) - predicted(ps, ZS_FORMAT_CSR);
+    else if (s != ZS_ERR_OUT_OF_MEMORY)
+      zs_cli_lib_error("calibrate", s);
+    if (s == ZS_OK && miss_pred > 0 &&
+        (s = time_pair(ctx, backend, U, S, &t_unsorted, &t_sorted, &t_miss)) != ZS_OK)
+      zs_cli_lib_error("calibrate", s);
+  }
+  if (s != ZS_OK) {
     zs_plan_destroy(&pb), zs_plan_destroy(&pt), zs_plan_destroy(&pr), zs_plan_destroy(&pd);
+    zs_plan_destroy(&pu), zs_plan_destroy(&ps), zs_matrix_destroy(&U), zs_matrix_destroy(&S);
     zs_context_destroy(&ctx);
     return ZS_CLI_FAIL;
   }
-  /* The model's terms at the built-in constants, rescaled to the measured times. */
-  const double launch = t_tiny > 0 ? t_tiny : figure_of(pb, "device.csr_launch_us");
+  /* The model's terms at the built-in constants, rescaled to the measured times. The tiny
+   * product's excess over its prediction is a fixed cost every product pays (a parallel
+   * region's fork and join on the cpu, the runtime's launch on a GPU), so every format's launch
+   * constant moves by it. */
+  const double shift = t_tiny > 0 ? t_tiny - predicted(pt, ZS_FORMAT_CSR) : 0;
+  const double launch = figure_of(pb, "device.csr_launch_us") + shift;
   const double bw = figure_of(pb, "device.read_gbs");
   const double p_band = predicted(pb, ZS_FORMAT_CSR) - figure_of(pb, "device.csr_launch_us");
   const double read_gbs = t_band > launch ? bw * p_band / (t_band - launch) : bw;
@@ -168,28 +289,57 @@ int zs_cli_calibrate(int argc, char **argv) {
   const double gather_ps = scatter > 0 && g > 0 ? g / scatter * 1e6 : g_old;
   const double d_launch = figure_of(pd, "device.dtans_launch_us");
   const double p_d = predicted(pd, ZS_FORMAT_DTANS) - d_launch;
-  const double scale = p_d > 0 && t_dtans > d_launch ? (t_dtans - d_launch) / p_d : 1.0;
-  const figure constants[] = {
+  const double scale =
+      p_d > 0 && t_dtans > d_launch + shift ? (t_dtans - d_launch - shift) / p_d : 1.0;
+  /* the unsorted rows' extra time over the sorted ones' is their mispredicted row ends; the
+   * built-in constant predicted miss_pred of it (none where the sorted rows ran slower) */
+  const double miss_old = figure_of(pb, "device.row_miss_ps");
+  const double row_miss_ps = miss_pred > 0 ? miss_old * fmax(t_miss, 0) / miss_pred : miss_old;
+  static const char *const launches[] = {"csr_launch_us",  "csr_small_launch_us", "sell_launch_us",
+                                         "coo_launch_us",  "gcsb_launch_us",      "cci_launch_us",
+                                         "dtans_launch_us"};
+  enum { n_launches = sizeof launches / sizeof *launches };
+  figure constants[n_launches + 5] = {
       {"read_gbs", read_gbs},
-      {"csr_launch_us", launch},
       {"gather_ps", gather_ps},
       {"dtans_decode_ps", figure_of(pd, "device.dtans_decode_ps") * scale},
       {"dtans_row_ps", figure_of(pd, "device.dtans_row_ps") * scale},
+      {"row_miss_ps", row_miss_ps},
   };
+  for (int i = 0; i < n_launches; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "device.%s", launches[i]);
+    constants[5 + i] = (figure){launches[i], fmax(figure_of(pb, name) + shift, 0)};
+  }
   const int n_constants = (int)(sizeof constants / sizeof *constants);
   zs_plan_info info;
   zs_plan_get_info(pb, &info);
-  FILE *f = fopen(path, "w");
-  int ok = f != NULL;
+  /* a unique temporary renamed over the file once complete: an interrupted or failed write
+   * leaves the old calibration, and a planted link is never followed */
+  zsi_output o;
+  s = zsi_output_open(&o, path, 0);
+  FILE *f = s == ZS_OK ? zsi_output_stdio(&o) : NULL;
+  int ok = f != NULL, err = 0;
   if (f) {
+    errno = 0;
     fprintf(f, "# zsparse calibrate: backend %s, device class %s, %s, %lld rows\n", backend,
             info.device, zs_type_name(type), (long long)rows);
     for (int i = 0; i < n_constants; i++)
       fprintf(f, "%s %.6g\n", constants[i].name, constants[i].value);
-    ok = fclose(f) == 0;
+    ok = !ferror(f);
+    err = errno;
+    if (fclose(f) != 0 && ok) ok = 0, err = errno;
   }
+  if (s == ZS_OK && !ok) {
+    zsi_output_abort(&o);
+    zsi_error(ZS_ERR_IO, "%s: writing the calibration failed: %s", path, strerror(err ? err : EIO));
+    s = ZS_ERR_IO;
+  } else if (s == ZS_OK) {
+    s = zsi_output_commit(&o);
+  }
+  ok = s == ZS_OK;
   if (!ok) {
-    fprintf(stderr, "zsparse calibrate: cannot write %s: %s\n", path, strerror(errno));
+    zs_cli_lib_error("calibrate", s);
   } else if (zs_cli_get(opts, n_opts, "json")) {
     zs_json j;
     zs_json_begin(&j, stdout);
@@ -204,6 +354,10 @@ int zs_cli_calibrate(int argc, char **argv) {
     zs_json_num(&j, "tiny", t_tiny);
     zs_json_num(&j, "random", t_random);
     zs_json_num(&j, "dtans", t_dtans);
+    if (miss_pred > 0) {
+      zs_json_num(&j, "lengths_random", t_unsorted);
+      zs_json_num(&j, "lengths_sorted", t_sorted);
+    }
     zs_json_object_end(&j);
     zs_json_end(&j);
   } else {
@@ -211,11 +365,14 @@ int zs_cli_calibrate(int argc, char **argv) {
         "calibrated %s (device class %s): band %.1f us, tiny %.1f us, random %.1f us, dtans "
         "%.1f us\n",
         backend, info.device, t_band, t_tiny, t_random, t_dtans);
+    if (miss_pred > 0)
+      printf("  row lengths: in random order %.1f us, sorted %.1f us\n", t_unsorted, t_sorted);
     for (int i = 0; i < n_constants; i++)
       printf("  %-16s %.6g\n", constants[i].name, constants[i].value);
     printf("written to %s (use: zsparse plan ... --calibration %s)\n", path, path);
   }
   zs_plan_destroy(&pb), zs_plan_destroy(&pt), zs_plan_destroy(&pr), zs_plan_destroy(&pd);
+  zs_plan_destroy(&pu), zs_plan_destroy(&ps), zs_matrix_destroy(&U), zs_matrix_destroy(&S);
   zs_context_destroy(&ctx);
   return ok ? ZS_CLI_OK : ZS_CLI_FAIL;
 }
