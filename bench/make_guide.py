@@ -532,6 +532,19 @@ def small_ncu(name):
     return table(["matrix"] + [w[2] + " µs" for w in want], rows)
 
 
+def launch_probe(name):
+    """zs-launch-probe: µs a call to issue one kernel by each path, and cuSPARSE's SpMV on 32 rows,
+    in one process per module-loading mode, two passes each."""
+    t, cols = {}, []
+    for r in rows_of(name):
+        col = f"{r['loading']} loading, pass {r['pass']}"
+        cols += [col] if col not in cols else []
+        t[(r["call"], col)] = r["us"]
+    calls = list(dict.fromkeys(k[0] for k in t))
+    return table(["call"] + [c + " µs" for c in cols],
+                 [[c] + [t.get((c, col), "–") for col in cols] for c in calls])
+
+
 def split_carveout(name):
     """The split kernel's carve-out hint (experimental.split_carveout, a trial option) on R-MAT, best
     of the rounds; the default only where it ran before any hint was set (the hint is the
