@@ -62,6 +62,8 @@ const char kUsage[] =
     "                   (op P: zs_spmv_pair, y = A x and z = A^T w in one call) on an operator\n"
     "                   with transpose=atomic (csb, gcsb: a third one, SpMV deterministic);\n"
     "                   both outputs checked, bytes = the format once + four vectors\n"
+    "                   (lines named by F; `csr` and `coo`, whose default lines have those\n"
+    "                   names, as `csr@` and `coo@`)\n"
     "  --format-spmv-only  the --format operators' SpMV alone (no SpMVT, no pair): what\n"
     "                   bench/auto times auto's choice by, beside cuSPARSE in one process\n"
     "  --no-cold        skip the cold-cache timing\n"
@@ -583,8 +585,11 @@ void bench_zsparse(const MatrixCtx &c, zs_context *ctx, const zs_matrix *A, zs_t
     }
   }
 
-  /* Further formats: the default operator (SpMV, deterministic SpMVT) and an atomic one. */
-  for (const std::string &spec : c.opt->formats) {
+  /* Further formats: the default operator (SpMV, deterministic SpMVT) and an atomic one. Lines
+   * are named by the spec as given; `csr` and `coo` (the lines above have those names) end in
+   * an `@` of no operator options, so that no two lines of a run share a name. */
+  for (const std::string &given : c.opt->formats) {
+    const std::string spec = given == "csr" || given == "coo" ? given + "@" : given;
     const size_t at_sign = spec.find('@');
     const std::string enc_spec = spec.substr(0, at_sign);
     const std::string op_opts = at_sign == std::string::npos ? "" : spec.substr(at_sign + 1);
