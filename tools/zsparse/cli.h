@@ -133,6 +133,8 @@ typedef struct zs_cli_measure {
   zs_op op;
   int pair;   /* zs_spmv_pair instead: y = A x and z = Aᵀ w, both timed and checked (op unused) */
   int repeat; /* timed repetitions after one warm-up */
+  int batch;  /* products issued back to back in each repetition, synchronised once (0 or 1: one);
+                 its time / batch is the repetition's: a product's issue rate, not its latency */
   int check;  /* compare with the host reference */
   uint64_t seed; /* for x and y */
   /* results */

@@ -22,9 +22,10 @@ static const char help_text[] =
     "random matrix (every gather scattered); dtans_decode_ps and dtans_row_ps (scaled\n"
     "together) from CSR-dtANS on a few-valued 27-point stencil; and, where the model prices\n"
     "mispredicted row ends (cpu), row_miss_ps from CSR on 65536 rows of random lengths\n"
-    "against the same rows sorted by length. Each product is the median of 10 after a warm-up\n"
-    "(the row ends: 9 rounds of 10 of each order, alternately; the median of the rounds'\n"
-    "differences).\n"
+    "against the same rows sorted by length. Each time is the median of 10 samples after a\n"
+    "warm-up, a sample 16 products issued back to back and synchronised once (the rate a\n"
+    "solver's loop sees, which the constants describe; the row ends: 9 rounds of 10 samples of\n"
+    "each order, alternately, and the median of the rounds' differences).\n"
     "Writes 'constant value' lines to FILE (default $XDG_CACHE_HOME/zsparse/calibration-B.txt,\n"
     "else ~/.cache/zsparse/calibration-B.txt; replaced whole by a rename), which plan takes\n"
     "with --calibration FILE and --format auto with --options calibration=FILE. Never\n"
@@ -47,7 +48,9 @@ static zs_status time_matrix(zs_context *ctx, const char *backend, const zs_matr
   zs_status s = zs_cli_plan_make(plan, A, backend, "spmv", NULL);
   if (s == ZS_OK) s = zs_encode(&E, A, format, NULL);
   if (s == ZS_OK) s = zs_operator_create(&op, ctx, E, backend, NULL);
-  zs_cli_measure m = {.op = ZS_OP_N, .repeat = repeat, .check = 0, .seed = 1};
+  /* back to back, as a solver's loop issues them and the model's constants describe: a
+   * product of a few us on a GPU is otherwise its launch's and synchronisation's latency */
+  zs_cli_measure m = {.op = ZS_OP_N, .repeat = repeat, .batch = 16, .check = 0, .seed = 1};
   if (s == ZS_OK) s = zs_cli_measure_run("calibrate", ctx, op, E, A, &m);
   *us = 1e6 * m.time_median_s;
   zs_operator_destroy(&op), zs_encoded_destroy(&E);
@@ -85,7 +88,7 @@ static zs_status time_pair(zs_context *ctx, const char *backend, const zs_matrix
       s = zs_operator_create(&op[k], ctx, E[k], backend, NULL);
   for (int r = 0; r < ROUNDS && s == ZS_OK; r++) {
     for (int k = 0; k < 2 && s == ZS_OK; k++) {
-      zs_cli_measure m = {.op = ZS_OP_N, .repeat = 10, .check = 0, .seed = 1};
+      zs_cli_measure m = {.op = ZS_OP_N, .repeat = 10, .batch = 16, .check = 0, .seed = 1};
       s = zs_cli_measure_run("calibrate", ctx, op[k], E[k], A[k], &m);
       t[k][r] = 1e6 * m.time_median_s;
     }
