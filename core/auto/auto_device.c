@@ -232,6 +232,21 @@ zs_status zsi_auto_device_calibrate(zsi_auto_device *d, const char *path) {
   zs_status s = ZS_OK;
   while (s == ZS_OK && fgets(line, sizeof line, f)) {
     lineno++;
+    /* a line longer than the buffer: only its comment may run on (its rest is skipped, not read
+     * as a line of its own); a 'name value' pair never needs that much */
+    const size_t len = strlen(line);
+    if (len > 0 && line[len - 1] != '\n' && !feof(f)) {
+      int c;
+      while ((c = fgetc(f)) != EOF && c != '\n') {
+      }
+      if (!strchr(line, '#')) {
+        s = zsi_error(ZS_ERR_PARSE,
+                      "auto: calibration file %s line %d: longer than %d characters before a "
+                      "'#' comment",
+                      path, lineno, (int)sizeof line - 2);
+        break;
+      }
+    }
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
     char name[64], extra[8];

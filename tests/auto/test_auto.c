@@ -958,9 +958,19 @@ static int options_test(void) {
   fputs("dtans_decode_ps fast\n", f);
   fclose(f);
   refused(A, opts, ZS_ERR_PARSE, "line 1");
-  /* A good calibration file changes the prediction, and the plan says where it came from. */
+  /* a line longer than the reader's buffer: refused where no comment begins in it, line named */
   f = fopen(path, "w");
-  fputs("read_gbs 1 # a slow device\n\nl2_gbs 1\nsell_l2_gbs 1\ncsr_launch_us 0\n", f);
+  fputs("read_gbs 1000\ncsr_launch_us 1", f);
+  for (int i = 0; i < 300; i++) fputc('0', f);
+  fputs("\nno_such_constant 3\n", f);
+  fclose(f);
+  refused(A, opts, ZS_ERR_PARSE, "line 2: longer than");
+  /* A good calibration file changes the prediction, and the plan says where it came from; a
+   * comment of any length runs on (its rest is not read as a line of its own). */
+  f = fopen(path, "w");
+  fputs("# written by", f);
+  for (int i = 0; i < 600; i++) fputs(i % 50 ? "x" : " read_gbs 5000 ", f);
+  fputs("\nread_gbs 1 # a slow device\n\nl2_gbs 1\nsell_l2_gbs 1\ncsr_launch_us 0\n", f);
   fclose(f);
   zs_plan *p = NULL, *q = NULL;
   CHECK_STATUS(zs_plan_create(&p, A, opts), ZS_OK);
