@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/auto/auto.h"
+#include "core/io/open_regular.h"
 
 #define NAME_ENTRY(name, doc) #name,
 #define DOC_ENTRY(name, doc) doc,
@@ -224,28 +225,32 @@ zs_status zsi_auto_device_builtin(const char *backend, const char *device, zsi_a
                    want);
 }
 
+#define CALIBRATION_MAX_BYTES (UINT64_C(1) << 20)
+
 zs_status zsi_auto_device_calibrate(zsi_auto_device *d, const char *path) {
-  FILE *f = fopen(path, "r");
-  if (!f) return zsi_error(ZS_ERR_IO, "auto: calibration file %s: %s", path, strerror(errno));
-  char line[256];
+  FILE *f = NULL;
+  uint64_t size = 0;
+  zs_status s = zsi_open_regular(path, "r", &f, &size);
+  if (s != ZS_OK) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", zs_last_error());
+    return zsi_error(s, "auto: calibration file %s", why);
+  }
+  /* a few dozen short lines: anything far larger is not a calibration file */
+  if (size > CALIBRATION_MAX_BYTES) {
+    fclose(f);
+    return zsi_error(ZS_ERR_PARSE, "auto: calibration file %s: larger than 1 MiB", path);
+  }
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n;
   int lineno = 0;
-  zs_status s = ZS_OK;
-  while (s == ZS_OK && fgets(line, sizeof line, f)) {
+  while (s == ZS_OK && (n = getline(&line, &cap, f)) >= 0) {
     lineno++;
-    /* a line longer than the buffer: only its comment may run on (its rest is skipped, not read
-     * as a line of its own); a 'name value' pair never needs that much */
-    const size_t len = strlen(line);
-    if (len > 0 && line[len - 1] != '\n' && !feof(f)) {
-      int c;
-      while ((c = fgetc(f)) != EOF && c != '\n') {
-      }
-      if (!strchr(line, '#')) {
-        s = zsi_error(ZS_ERR_PARSE,
-                      "auto: calibration file %s line %d: longer than %d characters before a "
-                      "'#' comment",
-                      path, lineno, (int)sizeof line - 2);
-        break;
-      }
+    if (memchr(line, '\0', (size_t)n)) {
+      s = zsi_error(ZS_ERR_PARSE, "auto: calibration file %s line %d: holds a NUL byte", path,
+                    lineno);
+      break;
     }
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
@@ -272,6 +277,9 @@ zs_status zsi_auto_device_calibrate(zsi_auto_device *d, const char *path) {
     else
       d->k[k] = v;
   }
+  free(line);
+  if (s == ZS_OK && ferror(f))
+    s = zsi_error(ZS_ERR_IO, "auto: calibration file %s: read error", path);
   fclose(f);
   if (s == ZS_OK) snprintf(d->source, sizeof d->source, "calibration %.140s", path);
   return s;

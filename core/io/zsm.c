@@ -1,15 +1,13 @@
 /* zsm.c — the .zsm container: save and load a zs_encoded (layout in docs/container.md). */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
+#include "core/io/open_regular.h"
 #include "core/io/safe_output.h"
 #include "core/zs_internal.h"
 
@@ -694,27 +692,10 @@ static zs_status take_meta(zs_encoded *E, const zsm_entry *dir, const char *path
 
 zs_status zs_encoded_load(zs_encoded **out, const char *path) {
   if (!out || !path) return zsi_error(ZS_ERR_INVALID_ARGUMENT, "zs_encoded_load: NULL argument");
-  /* Non-blocking open so that a FIFO or device named by mistake is refused, not waited on. */
-  const int fd = open(path, O_RDONLY | O_NONBLOCK);
-  if (fd < 0) return zsi_error(ZS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    const int err = errno;
-    close(fd);
-    return zsi_error(ZS_ERR_IO, "%s: cannot stat: %s", path, strerror(err));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return zsi_error(ZS_ERR_IO, "%s: %s", path,
-                     S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
-  }
   FILE *f = NULL;
-  const int flags = fcntl(fd, F_GETFL);
-  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 || !(f = fdopen(fd, "rb"))) {
-    const int err = errno;
-    close(fd);
-    return zsi_error(ZS_ERR_IO, "%s: cannot open: %s", path, strerror(err));
-  }
+  uint64_t file_size = 0;
+  const zs_status opened = zsi_open_regular(path, "rb", &f, &file_size);
+  if (opened != ZS_OK) return opened;
   zsm_reader r = {f, path, 0};
   unsigned char *h = malloc(ZSM_HEADER_MAX);
   zs_encoded *hdr = malloc(sizeof *hdr);
@@ -725,7 +706,7 @@ zs_status zs_encoded_load(zs_encoded **out, const char *path) {
     s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "%s: header buffers", path);
     goto done;
   }
-  if ((s = parse_header(&r, (uint64_t)st.st_size, h, hdr, dir)) != ZS_OK) goto done;
+  if ((s = parse_header(&r, file_size, h, hdr, dir)) != ZS_OK) goto done;
 
   /* Sizes are now known to fit inside the file, so allocating them is safe. */
   if ((s = zsi_encoded_new(&E, hdr->format, hdr->type, hdr->rows, hdr->cols, hdr->nnz)) != ZS_OK)

@@ -958,13 +958,20 @@ static int options_test(void) {
   fputs("dtans_decode_ps fast\n", f);
   fclose(f);
   refused(A, opts, ZS_ERR_PARSE, "line 1");
-  /* a line longer than the reader's buffer: refused where no comment begins in it, line named */
+  /* binary content, and a file that is not regular (read without end, or waited on) */
   f = fopen(path, "w");
   fputs("read_gbs 1000\ncsr_launch_us 1", f);
-  for (int i = 0; i < 300; i++) fputc('0', f);
-  fputs("\nno_such_constant 3\n", f);
+  fputc('\0', f);
+  fputs("0\n", f);
   fclose(f);
-  refused(A, opts, ZS_ERR_PARSE, "line 2: longer than");
+  refused(A, opts, ZS_ERR_PARSE, "line 2: holds a NUL byte");
+  f = fopen(path, "w");
+  for (int i = 0; i < 21000; i++)
+    fputs("# a calibration file is a few dozen short lines ....\n", f);
+  fclose(f);
+  refused(A, opts, ZS_ERR_PARSE, "larger than 1 MiB");
+  refused(A, "calibration=/dev/zero", ZS_ERR_IO, "/dev/zero: is not a regular file");
+  refused(A, "calibration=/", ZS_ERR_IO, "is a directory");
   /* A good calibration file changes the prediction, and the plan says where it came from; a
    * comment of any length runs on (its rest is not read as a line of its own). */
   f = fopen(path, "w");
