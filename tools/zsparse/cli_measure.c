@@ -164,11 +164,17 @@ static zs_status side_setup(side *d, zs_context *ctx, const char *backend, zs_ty
   return ZS_OK;
 }
 
-/* The measured call: one product, or both of the pair with the same alpha and beta. */
+/* The measured call, issued: one product, or both of the pair with the same alpha and beta. */
+static zs_status issue(zs_operator *op, const zs_cli_measure *m, side *d, double alpha,
+                       double beta) {
+  return m->pair ? zs_spmv_pair(op, alpha, d[0].x, beta, d[0].y, alpha, d[1].x, beta, d[1].y)
+                 : zs_spmv(op, m->op, alpha, d[0].x, beta, d[0].y);
+}
+
+/* The measured call, issued and finished. */
 static zs_status product(zs_operator *op, const zs_cli_measure *m, side *d, double alpha,
                          double beta) {
-  zs_status s = m->pair ? zs_spmv_pair(op, alpha, d[0].x, beta, d[0].y, alpha, d[1].x, beta, d[1].y)
-                        : zs_spmv(op, m->op, alpha, d[0].x, beta, d[0].y);
+  const zs_status s = issue(op, m, d, alpha, beta);
   return s != ZS_OK ? s : zs_operator_sync(op);
 }
 
@@ -211,9 +217,7 @@ zs_status zs_cli_measure_run(const char *cmd, zs_context *ctx, zs_operator *op, 
   for (int r = 0; r < m->repeat; r++) {
     if ((s = zs_operator_sync(op)) != ZS_OK) goto done;
     const double t0 = zs_cli_now();
-    for (int b = 0; b + 1 < batch && s == ZS_OK; b++)
-      s = m->pair ? zs_spmv_pair(op, 1.0, d[0].x, 0.0, d[0].y, 1.0, d[1].x, 0.0, d[1].y)
-                  : zs_spmv(op, m->op, 1.0, d[0].x, 0.0, d[0].y);
+    for (int b = 0; b + 1 < batch && s == ZS_OK; b++) s = issue(op, m, d, 1.0, 0.0);
     if (s != ZS_OK || (s = product(op, m, d, 1.0, 0.0)) != ZS_OK) goto done;
     times[r] = (zs_cli_now() - t0) / batch;
   }
