@@ -121,6 +121,23 @@ FILE *zsi_output_stdio(zsi_output *o) {
   return f;
 }
 
+zs_status zsi_output_write_all(const char *path, unsigned flags, const void *data, size_t n) {
+  zsi_output o;
+  zs_status s = zsi_output_open(&o, path, flags);
+  if (s != ZS_OK) return s;
+  FILE *f = zsi_output_stdio(&o);
+  errno = 0;
+  int ok = f && fwrite(data, 1, n, f) == n;
+  int err = errno;
+  if (f && fclose(f) != 0 && ok) ok = 0, err = errno;
+  if (!ok) {
+    zsi_output_abort(&o);
+    return zsi_error(ZS_ERR_IO, "%s: writing the output failed: %s", path,
+                     strerror(err ? err : EIO));
+  }
+  return zsi_output_commit(&o);
+}
+
 /* Make the rename itself durable; a failure here loses nothing already written, so it is
  * ignored (some file systems refuse fsync on a directory). */
 static void sync_directory(const char *target) {

@@ -38,6 +38,10 @@ ZSI_HIDDEN FILE *zsi_output_stdio(zsi_output *o);
 /* fsync, keep the old file's mode, rename over the target, close. On failure the temporary is
  * removed and the old file is untouched. */
 ZSI_HIDDEN zs_status zsi_output_commit(zsi_output *o);
+/* The whole of data[0..n) as `path`'s new content, through open, one write and commit: the old
+ * file stays on any failure, and the error names path and the cause. */
+ZSI_HIDDEN zs_status zsi_output_write_all(const char *path, unsigned flags, const void *data,
+                                          size_t n);
 /* Close and remove the temporary (any error path; safe to call twice). */
 ZSI_HIDDEN void zsi_output_abort(zsi_output *o);
 

@@ -317,30 +317,18 @@ int zs_cli_calibrate(int argc, char **argv) {
   const int n_constants = (int)(sizeof constants / sizeof *constants);
   zs_plan_info info;
   zs_plan_get_info(pb, &info);
-  /* a unique temporary renamed over the file once complete: an interrupted or failed write
-   * leaves the old calibration, and a planted link is never followed */
-  zsi_output o;
-  s = zsi_output_open(&o, path, 0);
-  FILE *f = s == ZS_OK ? zsi_output_stdio(&o) : NULL;
-  int ok = f != NULL, err = 0;
-  if (f) {
-    errno = 0;
-    fprintf(f, "# zsparse calibrate: backend %s, device class %s, %s, %lld rows\n", backend,
-            info.device, zs_type_name(type), (long long)rows);
-    for (int i = 0; i < n_constants; i++)
-      fprintf(f, "%s %.6g\n", constants[i].name, constants[i].value);
-    ok = !ferror(f);
-    err = errno;
-    if (fclose(f) != 0 && ok) ok = 0, err = errno;
-  }
-  if (s == ZS_OK && !ok) {
-    zsi_output_abort(&o);
-    zsi_error(ZS_ERR_IO, "%s: writing the calibration failed: %s", path, strerror(err ? err : EIO));
-    s = ZS_ERR_IO;
-  } else if (s == ZS_OK) {
-    s = zsi_output_commit(&o);
-  }
-  ok = s == ZS_OK;
+  /* the file's whole text, then one safe write: a unique temporary renamed over the file once
+   * complete, so an interrupted or failed write leaves the old calibration, and a planted link
+   * is never followed */
+  char text[4096];
+  size_t len = (size_t)snprintf(text, sizeof text,
+                                "# zsparse calibrate: backend %s, device class %s, %s, %lld rows\n",
+                                backend, info.device, zs_type_name(type), (long long)rows);
+  for (int i = 0; i < n_constants && len < sizeof text; i++)
+    len += (size_t)snprintf(text + len, sizeof text - len, "%s %.6g\n", constants[i].name,
+                            constants[i].value);
+  s = zsi_output_write_all(path, 0, text, len < sizeof text ? len : sizeof text - 1);
+  const int ok = s == ZS_OK;
   if (!ok) {
     zs_cli_lib_error("calibrate", s);
   } else if (zs_cli_get(opts, n_opts, "json")) {

@@ -1,5 +1,4 @@
 /* cli_vans.c — `zsparse vans`: MAT-VANS containers: generate, encode, inspect and run. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,25 +43,6 @@ static uint32_t fnv1a(const int8_t *p, int64_t n) {
   uint32_t h = 2166136261u;
   for (int64_t i = 0; i < n; i++) h = (h ^ (uint8_t)p[i]) * 16777619u;
   return h;
-}
-
-/* The chain's output as raw bytes, through the library's safe output: a unique temporary renamed
- * over the target once complete, special files refused, the old file kept on any failure. */
-static zs_status write_output(const char *path, const int8_t *y, int64_t n) {
-  zsi_output o;
-  zs_status s = zsi_output_open(&o, path, ZSI_OUTPUT_BINARY);
-  if (s != ZS_OK) return s;
-  FILE *f = zsi_output_stdio(&o);
-  errno = 0;
-  int ok = f && fwrite(y, 1, (size_t)n, f) == (size_t)n;
-  int err = errno;
-  if (f && fclose(f) != 0 && ok) ok = 0, err = errno;
-  if (!ok) {
-    zsi_output_abort(&o);
-    return zsi_error(ZS_ERR_IO, "%s: writing the output failed: %s", path,
-                     strerror(err ? err : EIO));
-  }
-  return zsi_output_commit(&o);
 }
 
 static int cmd_info(const char *path, int json) {
@@ -148,7 +128,7 @@ static int cmd_run(const char *path, const char *backend, int64_t reps, const ch
     zs_cli_lib_error("vans run", s);
     goto done;
   }
-  if (out && (s = write_output(out, y, nk)) != ZS_OK) {
+  if (out && (s = zsi_output_write_all(out, ZSI_OUTPUT_BINARY, y, (size_t)nk)) != ZS_OK) {
     zs_cli_lib_error("vans run", s);
     goto done;
   }
