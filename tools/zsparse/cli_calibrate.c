@@ -116,33 +116,29 @@ static zs_status rows_by_length(const zs_matrix *A, zs_matrix **out) {
   for (int64_t i = 0; i < rows; i++)
     if (ptr[i + 1] - ptr[i] > max_len) max_len = ptr[i + 1] - ptr[i];
   int64_t *start = calloc((size_t)max_len + 2, sizeof *start);
-  int64_t *p = malloc(((size_t)rows + 1) * sizeof *p);
+  int64_t *p = malloc(((size_t)rows + 1) * sizeof *p),
+          *order = malloc((size_t)rows * sizeof *order + 1);
   int32_t *c = malloc((size_t)nnz * sizeof *c + 1);
   char *v = malloc((size_t)nnz * vs + 1);
-  zs_status s = ZS_ERR_OUT_OF_MEMORY;
-  if (start && p && c && v) {
-    /* counting sort of the rows by length: start[L] is the first new row of length L */
+  zs_status s;
+  if (start && p && order && c && v) {
+    /* counting sort of the rows by length: start[L], then the next new row of length L */
     for (int64_t i = 0; i < rows; i++) start[ptr[i + 1] - ptr[i] + 1]++;
     for (int64_t L = 1; L <= max_len + 1; L++) start[L] += start[L - 1];
-    int64_t *at = start; /* at[L]: the next new row of length L */
-    int64_t *order = malloc((size_t)rows * sizeof *order + 1);
-    if (order) {
-      for (int64_t i = 0; i < rows; i++) order[at[ptr[i + 1] - ptr[i]]++] = i;
-      p[0] = 0;
-      for (int64_t r = 0; r < rows; r++) {
-        const int64_t i = order[r], len = ptr[i + 1] - ptr[i];
-        memcpy(c + p[r], col + ptr[i], (size_t)len * sizeof *c);
-        memcpy(v + (size_t)p[r] * vs, (const char *)val + (size_t)ptr[i] * vs, (size_t)len * vs);
-        p[r + 1] = p[r] + len;
-      }
-      s = zs_matrix_from_csr(out, rows, zs_matrix_cols(A), p, c, v, zs_matrix_type(A), 0);
-      free(order);
+    for (int64_t i = 0; i < rows; i++) order[start[ptr[i + 1] - ptr[i]]++] = i;
+    p[0] = 0;
+    for (int64_t r = 0; r < rows; r++) {
+      const int64_t i = order[r], len = ptr[i + 1] - ptr[i];
+      memcpy(c + p[r], col + ptr[i], (size_t)len * sizeof *c);
+      memcpy(v + (size_t)p[r] * vs, (const char *)val + (size_t)ptr[i] * vs, (size_t)len * vs);
+      p[r + 1] = p[r] + len;
     }
+    s = zs_matrix_from_csr(out, rows, zs_matrix_cols(A), p, c, v, zs_matrix_type(A), 0);
+  } else {
+    s = zsi_error(ZS_ERR_OUT_OF_MEMORY, "calibrate: out of memory sorting %lld rows by length",
+                  (long long)rows);
   }
-  free(start), free(p), free(c), free(v);
-  if (s == ZS_ERR_OUT_OF_MEMORY && !(start && p && c && v))
-    fprintf(stderr, "zsparse calibrate: out of memory sorting %lld rows by length\n",
-            (long long)rows);
+  free(start), free(p), free(order), free(c), free(v);
   return s;
 }
 
@@ -262,7 +258,7 @@ int zs_cli_calibrate(int argc, char **argv) {
     else if ((s = rows_by_length(U, &S)) == ZS_OK &&
              (s = zs_cli_plan_make(&ps, S, backend, "spmv", NULL)) == ZS_OK)
       miss_pred = predicted(pu, ZS_FORMAT_CSR) - predicted(ps, ZS_FORMAT_CSR);
-    else if (s != ZS_ERR_OUT_OF_MEMORY)
+    else
       zs_cli_lib_error("calibrate", s);
     if (s == ZS_OK && miss_pred > 0 &&
         (s = time_pair(ctx, backend, U, S, &t_unsorted, &t_sorted, &t_miss)) != ZS_OK)
