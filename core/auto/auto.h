@@ -153,7 +153,8 @@ ZSI_HIDDEN zs_status zsi_auto_stats_compute(const zs_matrix *A, zsi_auto_stats *
   X(sell_lanes_step_entries, "SELL with 4 threads a row: entries from which a step is full")     \
   X(gather_l1_ps, "a scattered gather from an x that fits gather_window_kib whole, ps (GPU)")    \
   X(row_miss_ps, "cpu: a row end its loop mispredicts (len_misses), ps")                         \
-  X(row_miss_min, "cpu: mispredicted row ends a product must pass before any costs")
+  X(row_miss_min, "cpu: mispredicted row ends a product must pass before any costs")             \
+  X(margin, "another format is chosen over CSR when predicted under this share of its time")
 
 #define ZSI_AUTO_K_ENUM(name, doc) ZSI_AUTO_K_##name,
 enum { ZSI_AUTO_CONSTANTS(ZSI_AUTO_K_ENUM) ZSI_AUTO_NK };
@@ -235,7 +236,5 @@ typedef struct zsi_auto_trial {
 ZSI_HIDDEN zs_status zsi_auto_trial_run(const zs_matrix *A, const char *backend,
                                         const zsi_auto_workload *w, zsi_auto_candidate *c, int n,
                                         int *choice, zsi_auto_trial *t);
-
-#define ZSI_AUTO_MARGIN 0.97 /* a compressed format must be predicted 3 % faster than CSR */
 
 #endif /* ZS_AUTO_H */

@@ -784,13 +784,13 @@ int zsi_auto_model(const zsi_auto_stats *st, const zsi_auto_device *d, const zsi
   feature_line(st, features, sizeof features);
   const char *bname = zs_format_name(c[best].format);
   int choice = best;
-  if (c[best].format != ZS_FORMAT_CSR && c[best].us > ZSI_AUTO_MARGIN * c[plain].us) {
+  if (c[best].format != ZS_FORMAT_CSR && c[best].us > K(margin) * c[plain].us) {
     choice = plain;
     snprintf(reason, reason_len,
-             "csr: no other format predicted 3 %% faster (best %s%s%s %.1f us vs %.1f us) on "
+             "csr: no other format predicted %.0f %% faster (best %s%s%s %.1f us vs %.1f us) on "
              "%s; %s",
-             bname, c[best].options[0] ? ":" : "", c[best].options, c[best].us, c[plain].us,
-             d->name, features);
+             100 * (1 - K(margin)), bname, c[best].options[0] ? ":" : "", c[best].options,
+             c[best].us, c[plain].us, d->name, features);
   } else if (c[best].format == ZS_FORMAT_CSR) {
     snprintf(reason, reason_len, "csr: the fastest predicted (%.1f us, %s) on %s; %s", c[best].us,
              c[best].why, d->name, features);

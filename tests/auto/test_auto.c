@@ -246,6 +246,42 @@ static int choose_with(const shape *s, const char *work, const char *line, zsi_a
   return k;
 }
 
+/* The margin: another format is chosen only when predicted under `margin` times the best CSR
+ * candidate's time, else that CSR; with margin 1 the choice is the fastest predicted. Checked on
+ * every shape below, GPU and cpu, SpMV and pair, at three margins; the built-in ones are 0.98
+ * (GPU classes) and 0.97 (cpu). */
+static void margin_test(void) {
+  const shape *const shapes[] = {&st27_set, &lap2d_set, &band_rand, &er_rand, &rmat_rand, &tiny};
+  const char *const backends[] = {"cuda", "cpu"}, *const works[] = {"spmv", "pair"};
+  const char *const lines[] = {"margin 1", "margin 0.97", "margin 0.5"};
+  const double margins[] = {1, 0.97, 0.5};
+  zsi_auto_candidate c[ZSI_AUTO_MAX_CANDIDATES];
+  int n, non_csr = 0;
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+    for (int b = 0; b < 2; b++)
+      for (int w = 0; w < 2; w++)
+        for (int m = 0; m < 3; m++) {
+          const zsi_auto_stats st = stats_of(shapes[i]);
+          const int k = model_with(&st, backends[b], lines[m], works[w], c, &n);
+          double fastest = c[0].us, fastest_csr = c[0].us;
+          for (int j = 0; j < n; j++) {
+            fastest = fmin(fastest, c[j].us);
+            if (c[j].format == ZS_FORMAT_CSR) fastest_csr = fmin(fastest_csr, c[j].us);
+          }
+          if (c[k].format != ZS_FORMAT_CSR) {
+            non_csr += m == 0;
+            CHECK(c[k].us <= fastest * 1.001 && c[k].us <= margins[m] * fastest_csr);
+          } else {
+            CHECK(c[k].us <= fastest_csr * 1.001);
+            CHECK(fastest >= margins[m] * fastest_csr * 0.999);
+          }
+        }
+  CHECK(non_csr > 0); /* the shapes include ones another format wins */
+  zsi_auto_device d;
+  CHECK(zsi_auto_device_builtin("cuda", "h200", &d) == ZS_OK && d.k[ZSI_AUTO_K_margin] == 0.98);
+  CHECK(zsi_auto_device_builtin("cpu", "", &d) == ZS_OK && d.k[ZSI_AUTO_K_margin] == 0.97);
+}
+
 /* Small matrices on the H100: CSR's default row blocks shrink below one block per SM (132 x 2048
  * nonzeros), so block_nnz=1024 is no candidate there (it is the default from 135 K to 270 K
  * nonzeros, and larger than the default's below); from 270 K to 2 M nonzeros it is (1.0-1.3 us
@@ -697,6 +733,7 @@ static int model_test(void) {
   k = choose(&rmat_rand, "cuda", "h100", "spmv", c, &n);
   CHECK(c[k].format == ZS_FORMAT_CSR);
   small_test();
+  margin_test();
   split_test();
   cpu_small_test();
   cpu_row_miss_test();
@@ -970,6 +1007,12 @@ static int options_test(void) {
     fputs("# a calibration file is a few dozen short lines ....\n", f);
   fclose(f);
   refused(A, opts, ZS_ERR_PARSE, "larger than 1 MiB");
+  for (int i = 0; i < 2; i++) {
+    f = fopen(path, "w");
+    fputs(i ? "margin 1.5\n" : "margin 0\n", f);
+    fclose(f);
+    refused(A, opts, ZS_ERR_PARSE, "line 1: margin must be in (0, 1]");
+  }
   refused(A, "calibration=/dev/zero", ZS_ERR_IO, "/dev/zero: is not a regular file");
   refused(A, "calibration=/", ZS_ERR_IO, "is a directory");
   /* A good calibration file changes the prediction, and the plan says where it came from; a
