@@ -19,8 +19,10 @@ static const char help_text[] =
     "from CSR on a tiny matrix (64 rows): its difference from the prediction is added to every\n"
     "format's launch constant (csr_launch_us, csr_small_launch_us, sell_launch_us,\n"
     "coo_launch_us, gcsb_launch_us, cci_launch_us, dtans_launch_us); gather_ps from CSR on a\n"
-    "random matrix (every gather scattered); dtans_decode_ps and dtans_row_ps (scaled\n"
-    "together) from CSR-dtANS on a few-valued 27-point stencil; and, where the model prices\n"
+    "random matrix (every gather scattered), or gather_far_ps where the model prices that\n"
+    "matrix's gathers as far (x's hot part over 40 % of cache_mib: the cpu at the default\n"
+    "rows); dtans_decode_ps and dtans_row_ps (scaled together) from CSR-dtANS on a\n"
+    "few-valued 27-point stencil; and, where the model prices\n"
     "mispredicted row ends (cpu), row_miss_ps from CSR on 65536 rows of random lengths\n"
     "against the same rows sorted by length. Each time is the median of 10 samples after a\n"
     "warm-up, a sample 16 products issued back to back and synchronised once (the rate a\n"
@@ -280,7 +282,15 @@ int zs_cli_calibrate(int argc, char **argv) {
   const double p_band = predicted(pb, ZS_FORMAT_CSR) - figure_of(pb, "device.csr_launch_us");
   const double read_gbs = t_band > launch ? bw * p_band / (t_band - launch) : bw;
   const double scatter = figure_of(pr, "far_share") * figure_of(pr, "nnz");
-  const double g_old = figure_of(pr, "device.gather_ps");
+  /* the random matrix's gathers are priced at gather_ps where x's hot part fits 40 % of the
+   * cache, else at gather_far_ps (auto_model.c, x_fits): they calibrate that one (the cpu's at
+   * the default rows: x of 8 MB against 16 MB) */
+  const double x_hot = figure_of(pr, "hot_cols") * (type == ZS_F64 ? 8.0 : 4.0);
+  const int far = x_hot > 0.4 * figure_of(pr, "device.cache_mib") * 1048576.0;
+  const char *const gather_name = far ? "gather_far_ps" : "gather_ps";
+  char gather_figure[64];
+  snprintf(gather_figure, sizeof gather_figure, "device.%s", gather_name);
+  const double g_old = figure_of(pr, gather_figure);
   const double bytes_us = (predicted(pr, ZS_FORMAT_CSR) - figure_of(pr, "device.csr_launch_us") -
                            scatter * g_old * 1e-6) *
                           bw / read_gbs;
@@ -300,7 +310,7 @@ int zs_cli_calibrate(int argc, char **argv) {
   enum { n_launches = sizeof launches / sizeof *launches };
   figure constants[n_launches + 5] = {
       {"read_gbs", read_gbs},
-      {"gather_ps", gather_ps},
+      {gather_name, gather_ps},
       {"dtans_decode_ps", figure_of(pd, "device.dtans_decode_ps") * scale},
       {"dtans_row_ps", figure_of(pd, "device.dtans_row_ps") * scale},
       {"row_miss_ps", row_miss_ps},
