@@ -24,10 +24,13 @@ static const char help_text[] =
     "rows); dtans_decode_ps and dtans_row_ps (scaled together) from CSR-dtANS on a\n"
     "few-valued 27-point stencil; and, where the model prices\n"
     "mispredicted row ends (cpu), row_miss_ps from CSR on 65536 rows of random lengths\n"
-    "against the same rows sorted by length. Each time is the median of 10 samples after a\n"
-    "warm-up, a sample 16 products issued back to back and synchronised once (the rate a\n"
-    "solver's loop sees, which the constants describe; the row ends: 9 rounds of 10 samples of\n"
-    "each order, alternately, and the median of the rounds' differences).\n"
+    "against the same rows sorted by length, and row_miss_min, the mispredicted rows a\n"
+    "branch predictor learns, from the same on 8192, 16384 and 32768 rows (between the\n"
+    "largest whose row ends cost under half that price and the next). Each time is the\n"
+    "median of 10 samples after a warm-up, a sample 16 products issued back to back and\n"
+    "synchronised once (the rate a solver's loop sees, which the constants describe; the row\n"
+    "ends: 9 rounds of 10 samples of each order, alternately, and the median of the rounds'\n"
+    "differences).\n"
     "Writes 'constant value' lines to FILE (default $XDG_CACHE_HOME/zsparse/calibration-B.txt,\n"
     "else ~/.cache/zsparse/calibration-B.txt; replaced whole by a rename), which plan takes\n"
     "with --calibration FILE and --format auto with --options calibration=FILE. Never\n"
@@ -173,6 +176,34 @@ static double figure_of(const zs_plan *p, const char *name) {
   return f.value;
 }
 
+/* A branch predictor learns the row ends of a small enough matrix, repeated product after
+ * product: the model prices none below row_miss_min mispredicted rows. Poisson lengths of mean 10
+ * on each of these rows (the last is the one that sets row_miss_ps) are timed against the same
+ * rows sorted by length; row_miss_min is the geometric mean of the misses of the largest size
+ * whose row ends cost under half the full price and of the next (2-core AMD EPYC: free up to
+ * 16384 rows, 15 000 misses, about 2 ns each from 32768). */
+static const int64_t length_rows[] = {8192, 16384, 32768};
+enum { N_LENGTHS = sizeof length_rows / sizeof *length_rows };
+
+/* The misses (rows whose length the predictor cannot foresee) and the time they cost (us) of
+ * Poisson lengths on `rows` rows. */
+static zs_status time_lengths(zs_context *ctx, const char *backend, zs_type type, int64_t rows,
+                              double *misses, double *cost_us) {
+  char spec[96];
+  snprintf(spec, sizeof spec, "erdos_renyi:rows=%lld,p=%.17g,seed=1", (long long)rows,
+           10.0 / (double)rows);
+  zs_matrix *U = NULL, *S = NULL;
+  zs_plan *pu = NULL;
+  double t_u, t_s;
+  zs_status s = zs_matrix_generate(&U, spec, type, 0);
+  if (s == ZS_OK) s = zs_cli_plan_make(&pu, U, backend, "spmv", NULL);
+  if (s == ZS_OK) s = rows_by_length(U, &S);
+  if (s == ZS_OK) s = time_pair(ctx, backend, U, S, &t_u, &t_s, cost_us);
+  if (s == ZS_OK) *misses = figure_of(pu, "len_misses") * (double)rows;
+  zs_plan_destroy(&pu), zs_matrix_destroy(&U), zs_matrix_destroy(&S);
+  return s;
+}
+
 /* The default file: $XDG_CACHE_HOME/zsparse or ~/.cache/zsparse, created. */
 static int default_path(const char *backend, char *out, size_t len) {
   const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -252,7 +283,7 @@ int zs_cli_calibrate(int argc, char **argv) {
       (s = time_spmv(ctx, backend, st27, type, ZS_FORMAT_DTANS, &pd, &t_dtans)))
     zs_cli_lib_error("calibrate", s);
   /* the row ends only where the model prices them (the built-in prediction differs) */
-  double miss_pred = 0;
+  double miss_pred = 0, small_misses[N_LENGTHS] = {0}, small_cost[N_LENGTHS] = {0};
   if (s == ZS_OK && figure_of(pb, "device.row_miss_ps") > 0) {
     if ((s = zs_matrix_generate(&U, lengths, type, 0)) != ZS_OK ||
         (s = zs_cli_plan_make(&pu, U, backend, "spmv", NULL)) != ZS_OK)
@@ -265,6 +296,10 @@ int zs_cli_calibrate(int argc, char **argv) {
     if (s == ZS_OK && miss_pred > 0 &&
         (s = time_pair(ctx, backend, U, S, &t_unsorted, &t_sorted, &t_miss)) != ZS_OK)
       zs_cli_lib_error("calibrate", s);
+    for (int i = 0; i < N_LENGTHS && s == ZS_OK && miss_pred > 0; i++)
+      if ((s = time_lengths(ctx, backend, type, length_rows[i], &small_misses[i],
+                            &small_cost[i])) != ZS_OK)
+        zs_cli_lib_error("calibrate", s);
   }
   if (s != ZS_OK) {
     zs_plan_destroy(&pb), zs_plan_destroy(&pt), zs_plan_destroy(&pr), zs_plan_destroy(&pd);
@@ -304,21 +339,33 @@ int zs_cli_calibrate(int argc, char **argv) {
    * built-in constant predicted miss_pred of it (none where the sorted rows ran slower) */
   const double miss_old = figure_of(pb, "device.row_miss_ps");
   const double row_miss_ps = miss_pred > 0 ? miss_old * fmax(t_miss, 0) / miss_pred : miss_old;
+  double row_miss_min = figure_of(pb, "device.row_miss_min");
+  if (miss_pred > 0 && row_miss_ps > 0) {
+    const double all_misses = figure_of(pu, "len_misses") * (double)zs_matrix_rows(U);
+    int free_up_to = -1; /* the sizes before the first whose row ends cost half the full price */
+    while (free_up_to + 1 < N_LENGTHS &&
+           small_cost[free_up_to + 1] * 1e6 < 0.5 * row_miss_ps * small_misses[free_up_to + 1])
+      free_up_to++;
+    const double below = free_up_to >= 0 ? small_misses[free_up_to] : 0.5 * small_misses[0];
+    const double above = free_up_to + 1 < N_LENGTHS ? small_misses[free_up_to + 1] : all_misses;
+    row_miss_min = sqrt(below * above);
+  }
   static const char *const launches[] = {"csr_launch_us",  "csr_small_launch_us", "sell_launch_us",
                                          "coo_launch_us",  "gcsb_launch_us",      "cci_launch_us",
                                          "dtans_launch_us"};
   enum { n_launches = sizeof launches / sizeof *launches };
-  figure constants[n_launches + 5] = {
+  figure constants[n_launches + 6] = {
       {"read_gbs", read_gbs},
       {gather_name, gather_ps},
       {"dtans_decode_ps", figure_of(pd, "device.dtans_decode_ps") * scale},
       {"dtans_row_ps", figure_of(pd, "device.dtans_row_ps") * scale},
       {"row_miss_ps", row_miss_ps},
+      {"row_miss_min", row_miss_min},
   };
   for (int i = 0; i < n_launches; i++) {
     char name[64];
     snprintf(name, sizeof name, "device.%s", launches[i]);
-    constants[5 + i] = (figure){launches[i], fmax(figure_of(pb, name) + shift, 0)};
+    constants[6 + i] = (figure){launches[i], fmax(figure_of(pb, name) + shift, 0)};
   }
   const int n_constants = (int)(sizeof constants / sizeof *constants);
   zs_plan_info info;
