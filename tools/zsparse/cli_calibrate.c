@@ -176,31 +176,41 @@ static double figure_of(const zs_plan *p, const char *name) {
   return f.value;
 }
 
-/* A branch predictor learns the row ends of a small enough matrix, repeated product after
- * product: the model prices none below row_miss_min mispredicted rows. Poisson lengths of mean 10
- * on each of these rows (the last is the one that sets row_miss_ps) are timed against the same
- * rows sorted by length; row_miss_min is the geometric mean of the misses of the largest size
- * whose row ends cost under half the full price and of the next (2-core AMD EPYC: free up to
- * 16384 rows, 15 000 misses, about 2 ns each from 32768). */
+/* Row ends: Poisson lengths of mean 10 on ROWS rows (x and the matrix fit a cache, so the row
+ * ends are what the two orders differ by) timed against the same rows sorted by length. A branch
+ * predictor learns the row ends of a small enough matrix, repeated product after product: the
+ * model prices none below row_miss_min mispredicted rows. The largest size sets row_miss_ps; the
+ * smaller ones set row_miss_min, the geometric mean of the misses of the largest size whose row
+ * ends cost under half the full price and of the next (2-core AMD EPYC: free up to 16384 rows,
+ * 15 000 misses, about 2 ns each from 32768). */
+#define LENGTHS_ROWS 65536
 static const int64_t length_rows[] = {8192, 16384, 32768};
 enum { N_LENGTHS = sizeof length_rows / sizeof *length_rows };
 
-/* The misses (rows whose length the predictor cannot foresee) and the time they cost (us) of
- * Poisson lengths on `rows` rows. */
+typedef struct lengths_run {
+  double misses;  /* rows whose length the predictor cannot foresee (len_misses x rows) */
+  double pred_us; /* the model's time of the random order over the sorted one (built-in) */
+  double t_u, t_s, cost_us; /* the two orders' times and the median of their differences */
+} lengths_run;
+
+/* One size: timed where `always`, else only where the model prices its row ends. */
 static zs_status time_lengths(zs_context *ctx, const char *backend, zs_type type, int64_t rows,
-                              double *misses, double *cost_us) {
+                              int always, lengths_run *r) {
   char spec[96];
   snprintf(spec, sizeof spec, "erdos_renyi:rows=%lld,p=%.17g,seed=1", (long long)rows,
            10.0 / (double)rows);
   zs_matrix *U = NULL, *S = NULL;
-  zs_plan *pu = NULL;
-  double t_u, t_s;
+  zs_plan *pu = NULL, *ps = NULL;
   zs_status s = zs_matrix_generate(&U, spec, type, 0);
   if (s == ZS_OK) s = zs_cli_plan_make(&pu, U, backend, "spmv", NULL);
   if (s == ZS_OK) s = rows_by_length(U, &S);
-  if (s == ZS_OK) s = time_pair(ctx, backend, U, S, &t_u, &t_s, cost_us);
-  if (s == ZS_OK) *misses = figure_of(pu, "len_misses") * (double)rows;
-  zs_plan_destroy(&pu), zs_matrix_destroy(&U), zs_matrix_destroy(&S);
+  if (s == ZS_OK) s = zs_cli_plan_make(&ps, S, backend, "spmv", NULL);
+  if (s == ZS_OK) {
+    r->misses = figure_of(pu, "len_misses") * (double)rows;
+    r->pred_us = predicted(pu, ZS_FORMAT_CSR) - predicted(ps, ZS_FORMAT_CSR);
+    if (always || r->pred_us > 0) s = time_pair(ctx, backend, U, S, &r->t_u, &r->t_s, &r->cost_us);
+  }
+  zs_plan_destroy(&pu), zs_plan_destroy(&ps), zs_matrix_destroy(&U), zs_matrix_destroy(&S);
   return s;
 }
 
@@ -270,40 +280,23 @@ int zs_cli_calibrate(int argc, char **argv) {
   int n3 = 8;
   while ((int64_t)(n3 + 8) * (n3 + 8) * (n3 + 8) <= rows) n3 += 8;
   snprintf(st27, sizeof st27, "stencil3d:n=%d,points=27,values=set,distinct=64,seed=1", n3);
-  /* Poisson lengths of mean 10 on 65536 rows: x and the matrix fit a cache, so the row ends are
-   * what the two orders differ by */
-  const char lengths[] = "erdos_renyi:rows=65536,p=0.000152587890625,seed=1";
-  zs_plan *pb = NULL, *pt = NULL, *pr = NULL, *pd = NULL, *pu = NULL, *ps = NULL;
-  zs_matrix *U = NULL, *S = NULL;
-  double t_band = 0, t_tiny = 0, t_random = 0, t_dtans = 0, t_unsorted = 0, t_sorted = 0,
-         t_miss = 0;
+  zs_plan *pb = NULL, *pt = NULL, *pr = NULL, *pd = NULL;
+  double t_band = 0, t_tiny = 0, t_random = 0, t_dtans = 0;
   if ((s = time_spmv(ctx, backend, band, type, ZS_FORMAT_CSR, &pb, &t_band)) ||
       (s = time_spmv(ctx, backend, tiny, type, ZS_FORMAT_CSR, &pt, &t_tiny)) ||
       (s = time_spmv(ctx, backend, random, type, ZS_FORMAT_CSR, &pr, &t_random)) ||
       (s = time_spmv(ctx, backend, st27, type, ZS_FORMAT_DTANS, &pd, &t_dtans)))
     zs_cli_lib_error("calibrate", s);
   /* the row ends only where the model prices them (the built-in prediction differs) */
-  double miss_pred = 0, small_misses[N_LENGTHS] = {0}, small_cost[N_LENGTHS] = {0};
+  lengths_run big = {0}, small[N_LENGTHS] = {{0}};
   if (s == ZS_OK && figure_of(pb, "device.row_miss_ps") > 0) {
-    if ((s = zs_matrix_generate(&U, lengths, type, 0)) != ZS_OK ||
-        (s = zs_cli_plan_make(&pu, U, backend, "spmv", NULL)) != ZS_OK)
-      zs_cli_lib_error("calibrate", s);
-    else if ((s = rows_by_length(U, &S)) == ZS_OK &&
-             (s = zs_cli_plan_make(&ps, S, backend, "spmv", NULL)) == ZS_OK)
-      miss_pred = predicted(pu, ZS_FORMAT_CSR) - predicted(ps, ZS_FORMAT_CSR);
-    else
-      zs_cli_lib_error("calibrate", s);
-    if (s == ZS_OK && miss_pred > 0 &&
-        (s = time_pair(ctx, backend, U, S, &t_unsorted, &t_sorted, &t_miss)) != ZS_OK)
-      zs_cli_lib_error("calibrate", s);
-    for (int i = 0; i < N_LENGTHS && s == ZS_OK && miss_pred > 0; i++)
-      if ((s = time_lengths(ctx, backend, type, length_rows[i], &small_misses[i],
-                            &small_cost[i])) != ZS_OK)
-        zs_cli_lib_error("calibrate", s);
+    s = time_lengths(ctx, backend, type, LENGTHS_ROWS, 0, &big);
+    for (int i = 0; i < N_LENGTHS && s == ZS_OK && big.pred_us > 0; i++)
+      s = time_lengths(ctx, backend, type, length_rows[i], 1, &small[i]);
+    if (s != ZS_OK) zs_cli_lib_error("calibrate", s);
   }
   if (s != ZS_OK) {
     zs_plan_destroy(&pb), zs_plan_destroy(&pt), zs_plan_destroy(&pr), zs_plan_destroy(&pd);
-    zs_plan_destroy(&pu), zs_plan_destroy(&ps), zs_matrix_destroy(&U), zs_matrix_destroy(&S);
     zs_context_destroy(&ctx);
     return ZS_CLI_FAIL;
   }
@@ -336,18 +329,18 @@ int zs_cli_calibrate(int argc, char **argv) {
   const double scale =
       p_d > 0 && t_dtans > d_launch + shift ? (t_dtans - d_launch - shift) / p_d : 1.0;
   /* the unsorted rows' extra time over the sorted ones' is their mispredicted row ends; the
-   * built-in constant predicted miss_pred of it (none where the sorted rows ran slower) */
+   * built-in constant predicted big.pred_us of it (none where the sorted rows ran slower) */
   const double miss_old = figure_of(pb, "device.row_miss_ps");
-  const double row_miss_ps = miss_pred > 0 ? miss_old * fmax(t_miss, 0) / miss_pred : miss_old;
+  const double row_miss_ps =
+      big.pred_us > 0 ? miss_old * fmax(big.cost_us, 0) / big.pred_us : miss_old;
   double row_miss_min = figure_of(pb, "device.row_miss_min");
-  if (miss_pred > 0 && row_miss_ps > 0) {
-    const double all_misses = figure_of(pu, "len_misses") * (double)zs_matrix_rows(U);
+  if (big.pred_us > 0 && row_miss_ps > 0) {
     int free_up_to = -1; /* the sizes before the first whose row ends cost half the full price */
     while (free_up_to + 1 < N_LENGTHS &&
-           small_cost[free_up_to + 1] * 1e6 < 0.5 * row_miss_ps * small_misses[free_up_to + 1])
+           small[free_up_to + 1].cost_us * 1e6 < 0.5 * row_miss_ps * small[free_up_to + 1].misses)
       free_up_to++;
-    const double below = free_up_to >= 0 ? small_misses[free_up_to] : 0.5 * small_misses[0];
-    const double above = free_up_to + 1 < N_LENGTHS ? small_misses[free_up_to + 1] : all_misses;
+    const double below = free_up_to >= 0 ? small[free_up_to].misses : 0.5 * small[0].misses;
+    const double above = free_up_to + 1 < N_LENGTHS ? small[free_up_to + 1].misses : big.misses;
     row_miss_min = sqrt(below * above);
   }
   static const char *const launches[] = {"csr_launch_us",  "csr_small_launch_us", "sell_launch_us",
@@ -398,9 +391,9 @@ int zs_cli_calibrate(int argc, char **argv) {
     zs_json_num(&j, "tiny", t_tiny);
     zs_json_num(&j, "random", t_random);
     zs_json_num(&j, "dtans", t_dtans);
-    if (miss_pred > 0) {
-      zs_json_num(&j, "lengths_random", t_unsorted);
-      zs_json_num(&j, "lengths_sorted", t_sorted);
+    if (big.pred_us > 0) {
+      zs_json_num(&j, "lengths_random", big.t_u);
+      zs_json_num(&j, "lengths_sorted", big.t_s);
     }
     zs_json_object_end(&j);
     zs_json_end(&j);
@@ -409,14 +402,13 @@ int zs_cli_calibrate(int argc, char **argv) {
         "calibrated %s (device class %s): band %.1f us, tiny %.1f us, random %.1f us, dtans "
         "%.1f us\n",
         backend, info.device, t_band, t_tiny, t_random, t_dtans);
-    if (miss_pred > 0)
-      printf("  row lengths: in random order %.1f us, sorted %.1f us\n", t_unsorted, t_sorted);
+    if (big.pred_us > 0)
+      printf("  row lengths: in random order %.1f us, sorted %.1f us\n", big.t_u, big.t_s);
     for (int i = 0; i < n_constants; i++)
       printf("  %-16s %.6g\n", constants[i].name, constants[i].value);
     printf("written to %s (use: zsparse plan ... --calibration %s)\n", path, path);
   }
   zs_plan_destroy(&pb), zs_plan_destroy(&pt), zs_plan_destroy(&pr), zs_plan_destroy(&pd);
-  zs_plan_destroy(&pu), zs_plan_destroy(&ps), zs_matrix_destroy(&U), zs_matrix_destroy(&S);
   zs_context_destroy(&ctx);
   return ok ? ZS_CLI_OK : ZS_CLI_FAIL;
 }
